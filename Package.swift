@@ -1,0 +1,51 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The dependency rules are the architecture (see README "Architecture"):
+// - ReceptionCore: wire types, Backend, Middleware, Pipeline. Foundation only.
+// - ReceptionIntent and ReceptionSoul depend on the core, never on each other.
+// - Each backend adapter depends on the core and its transport, never on the REPL or another adapter.
+// - Reference servers are used by tests and `reception serve`, never by a library module.
+// - Only the `reception` executable sees everything.
+let package = Package(
+    name: "Reception",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "ReceptionCore", targets: ["ReceptionCore"]),
+        .library(name: "ReceptionIntent", targets: ["ReceptionIntent"]),
+        .library(name: "ReceptionSoul", targets: ["ReceptionSoul"]),
+        .library(name: "ReceptionLocal", targets: ["ReceptionLocal"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // Core contract: Loop Symphony wire types, the Backend and Middleware protocols, the pipeline.
+        .target(name: "ReceptionCore"),
+
+        // Local intent classifier and the middleware that fills `context.intent`.
+        .target(name: "ReceptionIntent", dependencies: ["ReceptionCore"]),
+
+        // soul.md parsing and the personality renderer/middleware.
+        .target(name: "ReceptionSoul", dependencies: ["ReceptionCore", .product(name: "Yams", package: "Yams")]),
+
+        // Embedded `local` backend: Loop Symphony semantics over BM25 retrieval on Markdown knowledge.
+        .target(name: "ReceptionLocal", dependencies: ["ReceptionCore"], resources: [.copy("Knowledge")]),
+
+        // GNU readline, reached through a small shim header (Swift 6 forbids touching its C globals directly).
+        .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
+
+        // The interactive shell as a library: testable without a terminal.
+
+        // forkpty() for driving the real binary through a pseudo-terminal (tests and benchmarks only).
+        .target(name: "CPseudoTerminal", linkerSettings: [.linkedLibrary("util")]),
+
+
+        .testTarget(name: "ReceptionCoreTests", dependencies: ["ReceptionCore"]),
+        .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent"]),
+        .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul"]),
+        .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionLocal"]),
+        // End-to-end: drives the built `reception` binary through a pseudo-terminal.
+    ]
+)

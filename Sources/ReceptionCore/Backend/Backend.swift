@@ -1,0 +1,93 @@
+/// A problem-solving engine that Reception talks to.
+///
+/// As small as swift-log's `LogHandler`: submit a request and read typed events from the
+/// returned stream. Everything else is optional and advertised through `capabilities`,
+/// so the REPL only offers `/approve` or `/cancel` where the backend can do them.
+public protocol Backend: Sendable {
+    /// Name, transport and what this backend supports.
+    var descriptor: BackendDescriptor { get }
+
+    /// Sends a request. The stream ends after `.result`, `.failure` or, at trust level 0,
+    /// `.planAwaitingApproval`; cancelling the consuming task stops the work.
+    func submit(_ request: TaskRequest) -> BackendEventStream
+
+    /// Runs a plan that was awaiting approval and streams its execution.
+    func approve(taskID: String) -> BackendEventStream
+
+    /// Discards a plan that was awaiting approval.
+    func reject(taskID: String) async throws
+
+    /// Asks the backend to stop a running task.
+    func cancel(taskID: String) async throws
+
+    /// Answers a `.permissionRequest` the backend raised during a task.
+    func answer(_ answer: PermissionAnswer) async throws
+}
+
+public typealias BackendEventStream = AsyncThrowingStream<BackendEvent, any Error>
+
+extension Backend {
+    public func approve(taskID: String) -> BackendEventStream {
+        BackendEventStream { $0.finish(throwing: BackendError.unsupported(operation: "approve", backend: descriptor.name)) }
+    }
+
+    public func reject(taskID: String) async throws {
+        throw BackendError.unsupported(operation: "reject", backend: descriptor.name)
+    }
+
+    public func cancel(taskID: String) async throws {
+        throw BackendError.unsupported(operation: "cancel", backend: descriptor.name)
+    }
+
+    public func answer(_ answer: PermissionAnswer) async throws {
+        throw BackendError.unsupported(operation: "answer permission requests", backend: descriptor.name)
+    }
+}
+
+/// What a backend is and what it can do.
+public struct BackendDescriptor: Sendable, Hashable, Codable {
+    /// The name people type: `local`, `loop-symphony`, ...
+    public var name: String
+    /// One line for `/backend`: where it lives and how we reach it.
+    public var summary: String
+    public var capabilities: BackendCapabilities
+
+    public init(name: String, summary: String, capabilities: BackendCapabilities) {
+        self.name = name
+        self.summary = summary
+        self.capabilities = capabilities
+    }
+}
+
+/// Features a backend supports beyond `submit`.
+public struct BackendCapabilities: OptionSet, Sendable, Hashable, Codable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Honours trust levels: level 0 returns a plan that `approve` runs.
+    public static let planApproval = BackendCapabilities(rawValue: 1 << 0)
+    /// `cancel(taskID:)` stops a running task.
+    public static let cancellation = BackendCapabilities(rawValue: 1 << 1)
+    /// Raises `.permissionRequest` and accepts `answer(_:)`.
+    public static let permissionRequests = BackendCapabilities(rawValue: 1 << 2)
+    /// Streams `.textDelta` chunks before the result.
+    public static let textStreaming = BackendCapabilities(rawValue: 1 << 3)
+    /// Emits iteration `.progress` events while it works.
+    public static let progress = BackendCapabilities(rawValue: 1 << 4)
+    /// Uses `context.intent` to choose its strategy.
+    public static let intentAware = BackendCapabilities(rawValue: 1 << 5)
+    /// Adds interventions to `suggested_followups`.
+    public static let interventions = BackendCapabilities(rawValue: 1 << 6)
+
+    public static let names: [(BackendCapabilities, String)] = [
+        (.planApproval, "plan approval"), (.cancellation, "cancel"), (.permissionRequests, "permission requests"),
+        (.textStreaming, "streamed text"), (.progress, "progress"), (.intentAware, "intent"),
+        (.interventions, "interventions"),
+    ]
+
+    /// Human-readable list, e.g. "plan approval, cancel, progress".
+    public var summary: String {
+        let parts = Self.names.filter { contains($0.0) }.map(\.1)
+        return parts.isEmpty ? "submit only" : parts.joined(separator: ", ")
+    }
+}

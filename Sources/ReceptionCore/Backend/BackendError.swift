@@ -1,0 +1,23 @@
+/// Errors a backend throws (as opposed to a task that fails, reported as `.failure`).
+public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The backend cannot do this at all (see `BackendCapabilities`).
+    case unsupported(operation: String, backend: String)
+    /// No task with this id, or not in a state that allows the operation.
+    case invalidTaskState(taskID: String, reason: String)
+    /// The server answered with an HTTP error; `detail` is the server's own explanation.
+    case http(status: Int, detail: String)
+    /// The server could not be reached.
+    case unreachable(url: String, reason: String)
+    /// The server sent something that does not follow the contract.
+    case protocolViolation(String)
+
+    public var description: String {
+        switch self {
+        case .unsupported(let operation, let backend): "The \(backend) backend cannot \(operation)."
+        case .invalidTaskState(let taskID, let reason): "Task \(taskID): \(reason)"
+        case .http(let status, let detail): "HTTP \(status): \(detail)"
+        case .unreachable(let url, let reason): "Cannot reach \(url): \(reason)"
+        case .protocolViolation(let what): "The backend broke its contract: \(what)"
+        }
+    }
+}

@@ -1,0 +1,96 @@
+/// What a backend reports while it works on a request.
+public enum BackendEvent: Sendable, Hashable {
+    /// The backend took the request and gave it an id.
+    case accepted(taskID: String, status: TaskStatus)
+    /// Trust level 0: nothing runs until the person approves (or rejects) this plan.
+    case planAwaitingApproval(TaskPlan)
+    /// The task moved to a new status.
+    case status(taskID: String, status: TaskStatus)
+    /// An iteration or phase finished.
+    case progress(TaskProgress)
+    /// A chunk of streamed answer text (WebSocket backends).
+    case textDelta(String)
+    /// The backend is using a tool.
+    case toolUse(ToolUse)
+    /// The backend needs the person's permission before it goes on.
+    case permissionRequest(PermissionRequest)
+    /// The final, personality-agnostic result.
+    case result(TaskResponse)
+    /// The task failed or was cancelled.
+    case failure(TaskFailure)
+
+    /// True for the events after which a stream ends.
+    public var isTerminal: Bool {
+        switch self {
+        case .result, .failure, .planAwaitingApproval: true
+        default: false
+        }
+    }
+}
+
+public struct TaskProgress: Sendable, Hashable, Codable {
+    public var taskID: String
+    public var iteration: Int?
+    public var phase: String?
+    /// A short line for people, e.g. "searched 3 knowledge files".
+    public var message: String
+    public var durationMS: Int?
+    /// The backend's own detail, as sent.
+    public var data: JSONValue?
+
+    public init(taskID: String, iteration: Int? = nil, phase: String? = nil, message: String, durationMS: Int? = nil, data: JSONValue? = nil) {
+        self.taskID = taskID
+        self.iteration = iteration
+        self.phase = phase
+        self.message = message
+        self.durationMS = durationMS
+        self.data = data
+    }
+}
+
+public struct ToolUse: Sendable, Hashable, Codable {
+    public var name: String
+    public var input: JSONValue?
+
+    public init(name: String, input: JSONValue? = nil) {
+        self.name = name
+        self.input = input
+    }
+}
+
+public struct PermissionRequest: Sendable, Hashable, Codable {
+    public var id: String
+    public var tool: String?
+    public var description: String
+    public var input: JSONValue?
+
+    public init(id: String, tool: String? = nil, description: String, input: JSONValue? = nil) {
+        self.id = id
+        self.tool = tool
+        self.description = description
+        self.input = input
+    }
+}
+
+public struct PermissionAnswer: Sendable, Hashable, Codable {
+    public var requestID: String
+    public var approved: Bool
+
+    public init(requestID: String, approved: Bool) {
+        self.requestID = requestID
+        self.approved = approved
+    }
+}
+
+public struct TaskFailure: Sendable, Hashable, Codable {
+    public var taskID: String?
+    /// What went wrong, in words a person can act on.
+    public var message: String
+    public var cancelled: Bool
+
+    public init(taskID: String? = nil, message: String, cancelled: Bool = false) {
+        self.taskID = taskID
+        self.message = message
+        self.cancelled = cancelled
+    }
+}

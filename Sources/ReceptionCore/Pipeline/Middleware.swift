@@ -1,0 +1,72 @@
+/// One link of the chain between the front end and a backend, in the spirit of
+/// Hummingbird's `RouterMiddleware`.
+///
+/// Outgoing, a middleware changes the request before calling `next`; incoming, it
+/// transforms the events of the exchange `next` returns. Either half may be a no-op.
+///
+/// ```swift
+/// struct Shout: Middleware {
+///     func handle(_ request: ReceptionRequest, context: ReceptionContext, next: MiddlewareNext) async throws -> Exchange {
+///         var request = request
+///         request.task.query = request.task.query.uppercased()      // outgoing
+///         return try await next(request, context)                      // incoming untouched
+///     }
+/// }
+/// ```
+public protocol Middleware: Sendable {
+    func handle(_ request: ReceptionRequest, context: ReceptionContext, next: MiddlewareNext) async throws -> Exchange
+}
+
+/// The rest of the chain, ending at the backend.
+public typealias MiddlewareNext = @Sendable (ReceptionRequest, ReceptionContext) async throws -> Exchange
+
+/// A request as it reached the backend, and the events coming back.
+public struct Exchange: Sendable {
+    /// The request after every outgoing middleware ran: what the backend received.
+    public var request: ReceptionRequest
+    public var events: ResponseStream
+
+    public init(request: ReceptionRequest, events: ResponseStream) {
+        self.request = request
+        self.events = events
+    }
+
+    /// Transforms each incoming event into zero or more events; `finish` may add events
+    /// when the backend's stream ends (e.g. text held back while a word was incomplete).
+    /// Cancelling the consumer cancels the upstream stream too.
+    public func mapEvents(
+        _ transform: @escaping @Sendable (ResponseEvent) async throws -> [ResponseEvent],
+        finish: @escaping @Sendable () async throws -> [ResponseEvent] = { [] }
+    ) -> Exchange {
+        let upstream = events
+        let mapped = ResponseStream { continuation in
+            let task = Task {
+                do {
+                    for try await event in upstream {
+                        for output in try await transform(event) { continuation.yield(output) }
+                    }
+                    for output in try await finish() { continuation.yield(output) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+        return Exchange(request: request, events: mapped)
+    }
+}
+
+public typealias ResponseStream = AsyncThrowingStream<ResponseEvent, any Error>
+
+/// A backend event on its way back, with what the front end should show for it.
+public struct ResponseEvent: Sendable, Hashable {
+    public var event: BackendEvent
+    /// Filled by the personality middleware; empty means "draw the event plainly".
+    public var display: [DisplayBlock]
+
+    public init(_ event: BackendEvent, display: [DisplayBlock] = []) {
+        self.event = event
+        self.display = display
+    }
+}

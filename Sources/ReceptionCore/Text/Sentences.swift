@@ -1,0 +1,56 @@
+/// Splits prose into sentences without Foundation's linguistic APIs (not available on
+/// Linux). A sentence ends at `.`, `!` or `?` (plus closing quotes or brackets) followed by
+/// whitespace; common abbreviations, initials and decimals do not end one.
+public enum Sentences {
+    static let abbreviations: Set<String> = ["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "no", "approx", "cf", "fig"]
+
+    public static func split(_ text: String) -> [String] {
+        var sentences: [String] = []
+        var current = ""
+        let characters = Array(text)
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            current.append(character)
+            if character == "." || character == "!" || character == "?" {
+                var end = index + 1
+                while end < characters.count, "\"')]”’".contains(characters[end]) { current.append(characters[end]); end += 1 }
+                let atBoundary = end >= characters.count || characters[end].isWhitespace
+                if atBoundary && !(character == "." && endsWithAbbreviation(current)) {
+                    let sentence = current.trimmingWhitespace
+                    if !sentence.isEmpty { sentences.append(sentence) }
+                    current = ""
+                }
+                index = end
+                continue
+            }
+            index += 1
+        }
+        let rest = current.trimmingWhitespace
+        if !rest.isEmpty { sentences.append(rest) }
+        return sentences
+    }
+
+    private static func endsWithAbbreviation(_ text: String) -> Bool {
+        let word = text.dropLast().reversed().prefix { !$0.isWhitespace }.reversed()
+        let lowered = String(word).lowercased().trimmingCharacters(in: "(\"'")
+        if lowered.count == 1, lowered.first?.isLetter == true { return true }  // an initial: "J. Smith"
+        return abbreviations.contains(lowered)
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(scalars[first...last])
+    }
+
+    func trimmingCharacters(in set: String) -> String {
+        var result = Substring(self)
+        while let first = result.first, set.contains(first) { result.removeFirst() }
+        while let last = result.last, set.contains(last) { result.removeLast() }
+        return String(result)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import ReceptionCore
+
+/// Turns ranked passages into an outcome, a summary and findings.
+///
+/// - complete: a strong match answers the question;
+/// - saturated: the strong matches were all given earlier in this session;
+/// - bounded: nothing relevant (said plainly, with a pointer to a real backend);
+/// - inconclusive: strong matches from different files disagree (one negates what the other states).
+enum Answerer {
+    struct Composed {
+        var outcome: Outcome
+        var summary: String
+        var findings: [Finding]
+        var confidence: Double
+        var discrepancy: String?
+        var followups: [String]
+        var usedPassages: [String]
+    }
+
+    /// A passage answers when it holds at least half of the query's information.
+    static let strongCoverage = 0.5
+    static let relevantCoverage = 0.25
+
+    static func compose(query: String, matches: [KnowledgeBase.Match], alreadySaid: Set<String>) -> Composed {
+        let strong = matches.filter { $0.coverage >= strongCoverage }
+        let others = matches.filter { $0.coverage < strongCoverage && $0.coverage >= relevantCoverage }
+        let followups = (strong.dropFirst(2) + others).map(\.passage.heading)
+            .reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            .prefix(2).map { "Tell me more about \($0.lowercased())" }
+
+        guard let best = strong.first else {
+            let partial = others.prefix(2).map(finding)
+            let summary = "I found nothing in my knowledge that answers this. The local backend only knows its Markdown " +
+                "knowledge files, not the wider world; connect a real backend with /backend for questions like this one."
+            return Composed(outcome: .bounded, summary: summary, findings: partial,
+                            confidence: (matches.first?.coverage ?? 0) * 0.5, discrepancy: nil,
+                            followups: followups.isEmpty ? ["What can Reception do?"] : followups, usedPassages: [])
+        }
+        if let (a, b) = disagreement(in: strong) {
+            let discrepancy = "\(a.passage.file) (\(a.passage.heading)) says: \"\(bestSentence(a))\" — " +
+                "but \(b.passage.file) (\(b.passage.heading)) says: \"\(bestSentence(b))\""
+            return Composed(outcome: .inconclusive, summary: "My sources disagree on this.", findings: [finding(a), finding(b)],
+                            confidence: 0.5, discrepancy: discrepancy,
+                            followups: ["Which of these sources is more recent?"] + followups, usedPassages: [a.passage.id, b.passage.id])
+        }
+        let used = Array(strong.prefix(2))
+        let confidence = min(0.95, 0.5 + 0.45 * best.coverage)
+        if used.allSatisfy({ alreadySaid.contains($0.passage.id) }) {
+            return Composed(outcome: .saturated, summary: leadSentences(best.passage.text, count: 2), findings: used.map(finding),
+                            confidence: confidence, discrepancy: nil, followups: followups, usedPassages: used.map(\.passage.id))
+        }
+        return Composed(outcome: .complete, summary: leadSentences(best.passage.text, count: 3), findings: used.map(finding),
+                        confidence: confidence, discrepancy: nil, followups: followups, usedPassages: used.map(\.passage.id))
+    }
+
+    static func finding(_ match: KnowledgeBase.Match) -> Finding {
+        Finding(content: leadSentences(match.passage.text, count: 2), source: match.passage.id,
+                confidence: (min(1, match.coverage) * 100).rounded() / 100)
+    }
+
+    /// Two strong matches from different files whose most relevant sentences share terms
+    /// and differ in negation.
+    static func disagreement(in strong: [KnowledgeBase.Match]) -> (KnowledgeBase.Match, KnowledgeBase.Match)? {
+        for (index, a) in strong.enumerated() {
+            for b in strong.dropFirst(index + 1) where b.passage.file != a.passage.file {
+                let sentenceA = bestSentence(a), sentenceB = bestSentence(b)
+                let shared = Set(KnowledgeBase.terms(sentenceA)).intersection(KnowledgeBase.terms(sentenceB)).intersection(a.matchedTerms)
+                if shared.count >= 2 && isNegated(sentenceA) != isNegated(sentenceB) { return (a, b) }
+            }
+        }
+        return nil
+    }
+
+    static func bestSentence(_ match: KnowledgeBase.Match) -> String {
+        sentences(match.passage.text).max { Set(KnowledgeBase.terms($0)).intersection(match.matchedTerms).count <
+            Set(KnowledgeBase.terms($1)).intersection(match.matchedTerms).count } ?? match.passage.text
+    }
+
+    static func isNegated(_ sentence: String) -> Bool {
+        let words = Set(sentence.lowercased().split { !($0.isLetter || $0 == "'") }.map(String.init))
+        return !words.isDisjoint(with: ["not", "no", "never", "cannot", "can't", "doesn't", "don't", "isn't", "won't", "without"])
+    }
+
+    static func sentences(_ text: String) -> [String] {
+        Sentences.split(text)
+    }
+
+    static func leadSentences(_ text: String, count: Int) -> String {
+        sentences(text.replacingOccurrences(of: "\n", with: " ")).prefix(count).joined(separator: " ")
+    }
+}

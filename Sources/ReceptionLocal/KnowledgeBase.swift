@@ -1,0 +1,143 @@
+import Foundation
+import ReceptionCore
+
+/// A folder of Markdown files split into passages at headings, ranked with BM25.
+public struct KnowledgeBase: Sendable {
+    public struct Passage: Sendable, Hashable {
+        /// Stable id: `file.md#Heading`.
+        public var id: String
+        /// The file, relative to the knowledge folder.
+        public var file: String
+        public var heading: String
+        public var text: String
+        /// The category, from the file name when it is one of Loop Symphony's (else `patterns`).
+        public var category: KnowledgeCategory
+        fileprivate var termCounts: [String: Int]
+        fileprivate var length: Int
+    }
+
+    public struct Match: Sendable, Hashable {
+        public var passage: Passage
+        public var score: Double
+        /// Share of the query's information (idf-weighted terms) this passage contains, 0...1.
+        public var coverage: Double
+        public var matchedTerms: Set<String>
+    }
+
+    public let root: URL
+    public private(set) var passages: [Passage] = []
+    private var documentFrequency: [String: Int] = [:]
+    private var averageLength: Double = 1
+
+    /// Loads every `.md` file under `directory` (recursively).
+    public init(directory: URL) throws {
+        root = directory.standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw LocalBackendError.knowledgeFolderMissing(root.path)
+        }
+        let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
+            .filter { $0.pathExtension.lowercased() == "md" }
+            .sorted { $0.path < $1.path }
+        for file in files {
+            let relative = String(file.standardizedFileURL.path.dropFirst(root.path.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            let text = try String(contentsOf: file, encoding: .utf8)
+            passages += Self.split(text, file: relative)
+        }
+        guard !passages.isEmpty else { throw LocalBackendError.knowledgeFolderEmpty(root.path) }
+        for passage in passages {
+            for term in passage.termCounts.keys { documentFrequency[term, default: 0] += 1 }
+        }
+        averageLength = Double(passages.map(\.length).reduce(0, +)) / Double(passages.count)
+    }
+
+    /// The knowledge about Reception itself that ships with it.
+    public static func builtIn() throws -> KnowledgeBase {
+        try KnowledgeBase(directory: try ResourceLocator.knowledgeDirectory())
+    }
+
+    /// Content terms of `text` as the index sees them.
+    public static func terms(_ text: String) -> [String] {
+        text.lowercased()
+            .split { !($0.isLetter || $0.isNumber) }
+            .map { Stemmer.stem(String($0)) }
+            .filter { $0.count > 1 && !Stopwords.all.contains($0) }
+    }
+
+    /// Passages ranked by BM25 (k1 1.2, b 0.75), best first, at most `limit`.
+    public func search(_ query: String, limit: Int = 5) -> [Match] {
+        let queryTerms = Set(Self.terms(query))
+        guard !queryTerms.isEmpty else { return [] }
+        let count = Double(passages.count)
+        let idf = Dictionary(uniqueKeysWithValues: queryTerms.map { term in
+            let df = Double(documentFrequency[term] ?? 0)
+            return (term, log(1 + (count - df + 0.5) / (df + 0.5)))
+        })
+        let totalInformation = idf.values.reduce(0, +)
+        var matches: [Match] = []
+        for passage in passages {
+            var score = 0.0
+            var matched = Set<String>()
+            for term in queryTerms {
+                guard let tf = passage.termCounts[term].map(Double.init) else { continue }
+                matched.insert(term)
+                let norm = 1.2 * (0.25 + 0.75 * Double(passage.length) / averageLength)
+                score += idf[term]! * tf * 2.2 / (tf + norm)
+            }
+            guard score > 0 else { continue }
+            let coverage = matched.reduce(0) { $0 + idf[$1]! } / max(totalInformation, .ulpOfOne)
+            matches.append(Match(passage: passage, score: score, coverage: coverage, matchedTerms: matched))
+        }
+        return Array(matches.sorted { ($0.score, $1.passage.id) > ($1.score, $0.passage.id) }.prefix(limit))
+    }
+
+    private static func split(_ text: String, file: String) -> [Passage] {
+        let category = KnowledgeCategory(wire: ((file as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased())
+        var passages: [Passage] = []
+        var heading = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        var lines: [String] = []
+        func flush() {
+            let body = lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            lines = []
+            guard !body.isEmpty else { return }
+            let terms = Self.terms(heading + " " + body)
+            passages.append(Passage(id: "\(file)#\(heading)", file: file, heading: heading, text: body,
+                                    category: category.isKnown ? category : .patterns,
+                                    termCounts: terms.reduce(into: [:]) { $0[$1, default: 0] += 1 }, length: terms.count))
+        }
+        for line in text.components(separatedBy: "\n") {
+            if line.hasPrefix("#") {
+                flush()
+                heading = line.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)
+            } else {
+                lines.append(line)
+            }
+        }
+        flush()
+        return passages
+    }
+}
+
+/// A light suffix stripper: enough that "plans" finds "plan" and "classified" finds "classify".
+enum Stemmer {
+    static func stem(_ word: String) -> String {
+        guard word.count > 4 else { return word }
+        for (suffix, replacement) in [("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")] where word.hasSuffix(suffix) {
+            if suffix == "s" && (word.hasSuffix("ss") || word.hasSuffix("us")) { return word }
+            return String(word.dropLast(suffix.count)) + replacement
+        }
+        return word
+    }
+}
+
+enum Stopwords {
+    static let all: Set<String> = [
+        "the", "an", "and", "or", "but", "if", "then", "of", "to", "in", "on", "at", "by", "for", "with", "about", "as",
+        "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "have", "has", "had", "it", "its",
+        "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "how", "why", "when", "where",
+        "can", "could", "should", "would", "will", "shall", "may", "might", "must", "me", "my", "mine", "you", "your",
+        "we", "our", "they", "them", "their", "he", "she", "his", "her", "from", "into", "so", "not", "no", "yes", "just",
+        "some", "any", "all", "more", "most", "very", "too", "also", "than", "up", "out", "get", "tell", "know", "want",
+        "need", "like", "please", "thank", "thanks", "hi", "hello", "hey", "ok", "okay", "really", "much", "many", "one",
+    ]
+}

@@ -1,0 +1,109 @@
+import Foundation
+import ReceptionCore
+
+/// The embedded backend: Loop Symphony semantics, in process, no network.
+///
+/// Trust level 0 returns a plan that waits for `approve`; levels 1 and 2 run at once.
+/// Answers come from BM25 retrieval over a folder of Markdown knowledge files.
+public struct LocalBackend: Backend {
+    public struct Settings: Sendable {
+        /// Pause between steps, so progress is visible and a task can be cancelled mid-way.
+        public var stepDelay: Duration
+        public init(stepDelay: Duration = .milliseconds(120)) { self.stepDelay = stepDelay }
+    }
+
+    private let engine: LocalEngine
+    private let settings: Settings
+    private let knowledgeSummary: String
+
+    public init(knowledge: KnowledgeBase, usesBuiltInKnowledge: Bool = false, settings: Settings = Settings()) {
+        engine = LocalEngine(knowledge: knowledge, usesBuiltInKnowledge: usesBuiltInKnowledge)
+        self.settings = settings
+        knowledgeSummary = usesBuiltInKnowledge ? "Reception's built-in knowledge" : knowledge.root.path
+    }
+
+    public var descriptor: BackendDescriptor {
+        BackendDescriptor(name: "local", summary: "embedded, no network; answers from \(knowledgeSummary)",
+                          capabilities: [.planApproval, .cancellation, .progress, .intentAware, .interventions])
+    }
+
+    public func submit(_ request: TaskRequest) -> BackendEventStream {
+        stream { engine, continuation in
+            if request.trustLevel <= 0 {
+                let plan = await engine.plan(for: request)
+                continuation.yield(.accepted(taskID: request.id, status: .awaitingApproval))
+                continuation.yield(.planAwaitingApproval(plan))
+                return
+            }
+            continuation.yield(.accepted(taskID: request.id, status: .pending))
+            try await run(request, engine: engine, continuation: continuation)
+        }
+    }
+
+    public func approve(taskID: String) -> BackendEventStream {
+        stream { engine, continuation in
+            let request = try await engine.takePlan(taskID)
+            continuation.yield(.accepted(taskID: taskID, status: .pending))
+            try await run(request, engine: engine, continuation: continuation)
+        }
+    }
+
+    public func reject(taskID: String) async throws {
+        _ = try await engine.takePlan(taskID)
+    }
+
+    public func cancel(taskID: String) async throws {
+        try await engine.requestCancel(taskID)
+    }
+
+    private func run(_ request: TaskRequest, engine: LocalEngine, continuation: BackendEventStream.Continuation) async throws {
+        let taskID = request.id
+        await engine.started(taskID)
+        defer { Task { await engine.finished(taskID) } }
+        continuation.yield(.status(taskID: taskID, status: .running))
+        let start = ContinuousClock.now
+        let matches = await engine.search(request.query)
+        try await pause(taskID, engine: engine)
+        let files = Set(matches.map(\.passage.file)).count
+        continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 1, phase: "retrieval",
+            message: "searched \(await engine.passageCount) passages; \(matches.count) matched in \(files) file(s)")))
+        try await pause(taskID, engine: engine)
+        let best = matches.first.map { "best match: \($0.passage.file) § \($0.passage.heading)" } ?? "no relevant passage"
+        continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 2, phase: "ranking", message: best)))
+        try await pause(taskID, engine: engine)
+        let elapsed = start.duration(to: .now)
+        let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        let response = await engine.answer(request, matches: matches, durationMS: milliseconds)
+        continuation.yield(.status(taskID: taskID, status: .complete))
+        continuation.yield(.result(response))
+    }
+
+    /// Waits one step, in slices, so `cancel(taskID:)` takes effect within 50 ms.
+    private func pause(_ taskID: String, engine: LocalEngine) async throws {
+        let deadline = ContinuousClock.now + settings.stepDelay
+        repeat {
+            try await Task.sleep(for: min(.milliseconds(50), deadline - .now))
+            if await engine.isCancelled(taskID) { throw CancellationError() }
+        } while ContinuousClock.now < deadline
+    }
+
+    /// Runs `body` as the producer of a stream; cancellation (by the consumer or by
+    /// `cancel(taskID:)`) ends it with a `.failure(cancelled)` event rather than an error.
+    private func stream(_ body: @escaping @Sendable (LocalEngine, BackendEventStream.Continuation) async throws -> Void) -> BackendEventStream {
+        let engine = engine
+        return BackendEventStream { continuation in
+            let task = Task {
+                do {
+                    try await body(engine, continuation)
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.yield(.failure(TaskFailure(message: "Task cancelled", cancelled: true)))
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Finds the knowledge folder SwiftPM copies next to the built products.
+///
+/// `Bundle.module` would stop the process when the bundle is missing (a binary copied
+/// elsewhere); this looks in the usual places and reports a clear error instead.
+enum ResourceLocator {
+    static func knowledgeDirectory() throws -> URL {
+        let bundleSuffix = "_ReceptionLocal.resources"
+        var candidates: [URL] = []
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+        candidates.append(executable.deletingLastPathComponent())
+        candidates.append(Bundle.main.bundleURL)
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        for directory in candidates {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            if let bundle = entries.first(where: { $0.hasSuffix(bundleSuffix) }) {
+                let knowledge = directory.appendingPathComponent(bundle).appendingPathComponent("Knowledge")
+                if FileManager.default.fileExists(atPath: knowledge.path) { return knowledge }
+            }
+        }
+        throw LocalBackendError.builtInKnowledgeMissing(searched: candidates.map(\.path))
+    }
+}
+
+public enum LocalBackendError: Error, CustomStringConvertible, Sendable, Equatable {
+    case knowledgeFolderMissing(String)
+    case knowledgeFolderEmpty(String)
+    case builtInKnowledgeMissing(searched: [String])
+
+    public var description: String {
+        switch self {
+        case .knowledgeFolderMissing(let path): "Knowledge folder not found: \(path)"
+        case .knowledgeFolderEmpty(let path): "No Markdown (.md) files with text in the knowledge folder \(path)"
+        case .builtInKnowledgeMissing(let searched):
+            "Reception's built-in knowledge (*\("_ReceptionLocal.resources")/Knowledge) is not next to the binary; looked in \(searched.joined(separator: ", ")). Pass --knowledge DIR."
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Testing
+import ReceptionCore
+
+/// A backend that answers every request with one result echoing the query: enough to
+/// observe what the chain did to the request and to the events.
+private struct EchoBackend: Backend {
+    var descriptor: BackendDescriptor { BackendDescriptor(name: "echo", summary: "echo", capabilities: []) }
+    func submit(_ request: TaskRequest) -> BackendEventStream {
+        BackendEventStream { continuation in
+            continuation.yield(.accepted(taskID: request.id, status: .pending))
+            continuation.yield(.result(TaskResponse(requestID: request.id, outcome: .complete, findings: [], summary: request.query,
+                                                    confidence: 1, metadata: ExecutionMetadata())))
+            continuation.finish()
+        }
+    }
+}
+
+private struct Tag: Middleware {
+    let name: String
+    func handle(_ request: ReceptionRequest, context: ReceptionContext, next: MiddlewareNext) async throws -> Exchange {
+        var request = request
+        request.task.query += " >\(name)"
+        return try await next(request, context).mapEvents { event in
+            var event = event
+            event.display.append(DisplayBlock(role: .note, markdown: "<\(name)"))
+            return [event]
+        }
+    }
+}
+
+@Suite("Middleware pipeline")
+struct PipelineTests {
+    @Test func outgoingRunsInOrderAndIncomingInReverse() async throws {
+        let pipeline = Pipeline(middleware: [Tag(name: "a"), Tag(name: "b")], backend: EchoBackend())
+        let exchange = try await pipeline.send(ReceptionRequest(task: TaskRequest(query: "hi")), context: ReceptionContext(sessionID: "s"))
+        #expect(exchange.request.task.query == "hi >a >b", "the exchange reports the request as the backend got it")
+        var last: ResponseEvent?
+        for try await event in exchange.events { last = event }
+        guard case .result(let response)? = last?.event else { Issue.record("no result"); return }
+        #expect(response.summary == "hi >a >b")
+        #expect(last?.display.map(\.markdown) == ["<b", "<a"])
+    }
+
+    @Test func backendDefaultsReportUnsupportedOperations() async throws {
+        await #expect(throws: BackendError.unsupported(operation: "cancel", backend: "echo")) {
+            try await EchoBackend().cancel(taskID: "t")
+        }
+        var failed = false
+        do { for try await _ in EchoBackend().approve(taskID: "t") {} } catch { failed = true }
+        #expect(failed)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import ReceptionCore
+@testable import ReceptionLocal
+
+@Suite("Embedded local backend")
+struct LocalBackendTests {
+    static func knowledge(_ files: [String: String]) throws -> KnowledgeBase {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-kb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for (name, text) in files { try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        return try KnowledgeBase(directory: directory)
+    }
+
+    static func events(_ stream: BackendEventStream) async throws -> [BackendEvent] {
+        var events: [BackendEvent] = []
+        for try await event in stream { events.append(event) }
+        return events
+    }
+
+    static func result(_ events: [BackendEvent]) -> TaskResponse? {
+        events.compactMap { if case .result(let r) = $0 { r } else { nil } }.first
+    }
+
+    let fast = LocalBackend.Settings(stepDelay: .milliseconds(1))
+
+    @Test func trustZeroReturnsAPlanAndApproveRunsIt() async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: fast)
+        let request = TaskRequest(query: "how do trust levels and plans work?", preferences: TaskPreferences(trustLevel: 0))
+        let submitted = try await Self.events(backend.submit(request))
+        #expect(submitted.first == .accepted(taskID: request.id, status: .awaitingApproval))
+        guard case .planAwaitingApproval(let plan)? = submitted.last else { Issue.record("no plan"); return }
+        #expect(plan.requiresApproval)
+        let run = try await Self.events(backend.approve(taskID: request.id))
+        let statuses = run.compactMap { if case .status(_, let s) = $0 { s } else { nil } }
+        #expect(statuses == [.running, .complete])
+        #expect(run.filter { if case .progress = $0 { true } else { false } }.count == 2)
+        #expect(Self.result(run)?.outcome == .complete)
+        await #expect(throws: BackendError.self) { try await backend.reject(taskID: request.id) }
+    }
+
+    @Test func outcomesFollowRetrieval() async throws {
+        let kb = try Self.knowledge([
+            "museum.md": "# Opening hours\nThe city museum opens at nine on Sundays and closes at five.\n",
+            "leaflet.md": "# Sunday closures\nThe city museum does not open on Sundays during winter.\n",
+            "garden.md": "# Roses\nRoses need six hours of sun and deep watering once a week.\n",
+        ])
+        let backend = LocalBackend(knowledge: kb, settings: fast)
+        func ask(_ query: String) async throws -> TaskResponse {
+            try #require(Self.result(try await Self.events(backend.submit(TaskRequest(query: query, preferences: TaskPreferences(trustLevel: 1))))))
+        }
+        let roses = try await ask("how much sun do roses need?")
+        #expect(roses.outcome == .complete)
+        #expect(roses.findings.first?.source == "garden.md#Roses")
+        #expect(roses.summary.contains("six hours of sun"))
+        #expect(try await ask("how much sun do roses need?").outcome == .saturated)
+        let museum = try await ask("does the city museum open on sundays?")
+        #expect(museum.outcome == .inconclusive)
+        #expect(museum.discrepancy?.contains("does not open") == true)
+        let bounded = try await ask("should I take the train or fly to Seattle?")
+        #expect(bounded.outcome == .bounded)
+        #expect(bounded.summary.contains("connect a real backend"))
+        let again = try await ask("train or flight to Seattle, which one?")
+        #expect(again.followups.interventions.contains { $0.type == .proactive }, "the same unanswered topic came back")
+    }
+
+    @Test func cancelStopsARunningTask() async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .seconds(5)))
+        let request = TaskRequest(query: "what can reception do", preferences: TaskPreferences(trustLevel: 1))
+        let started = ContinuousClock.now
+        async let events = Self.events(backend.submit(request))
+        try await Task.sleep(for: .milliseconds(200))
+        try await backend.cancel(taskID: request.id)
+        let received = try await events
+        guard case .failure(let failure)? = received.last else { Issue.record("no failure event"); return }
+        #expect(failure.cancelled)
+        #expect(started.duration(to: .now) < .seconds(5))
+    }
+
+    @Test func interventionsAreGatedByTrustLevel() async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: fast)
+        let broad = TaskRequest(query: "tell me about everything?? and also what can you do?", preferences: TaskPreferences(trustLevel: 2))
+        let response = try #require(Self.result(try await Self.events(backend.submit(broad))))
+        let types = response.followups.interventions.map(\.type)
+        #expect(types.contains(.pushback))
+        #expect(!types.contains(.scoping) && !types.contains(.education), "level 2 shows only proactive and pushback")
+    }
+}

@@ -1,0 +1,40 @@
+import Testing
+import ReceptionCore
+import ReceptionSoul
+
+@Suite("soul.md basics")
+struct SoulBasicsTests {
+    @Test func frontMatterAndNameFromHeading() throws {
+        let soul = try SoulParser.parse("""
+        ---
+        greeting: Hello there.
+        outcomes:
+          saturated: "Best I can do:"
+        ---
+        # Ada
+
+        Calm and precise.
+        """)
+        #expect(soul.name == "Ada")
+        #expect(soul.greeting == "Hello there.")
+        #expect(soul.outcomeFraming["saturated"] == "Best I can do:")
+    }
+
+    @Test func brokenYAMLReportsTheLine() {
+        #expect(throws: SoulParser.ParseError.self) {
+            try SoulParser.parse("---\nname: [unclosed\n---\n# X\n", fileName: "x.md")
+        }
+    }
+
+    @Test func rendersInterventionsAsCardsAndGatesThemByTrust() {
+        let response = TaskResponse(requestID: "r", outcome: .complete, findings: [], summary: "Done.", confidence: 0.9,
+                                    metadata: ExecutionMetadata(),
+                                    suggestedFollowups: ["Next?", "[education] Try /followups", "[pushback] Too broad"])
+        let renderer = SoulRenderer(soul: Soul(name: "t", interventionLabels: ["education": "Tip"]))
+        let atZero = renderer.render(response, trustLevel: 0)
+        #expect(atZero.filter { $0.role == .intervention }.map(\.title) == ["Tip", "Pushback"])
+        #expect(atZero.first { $0.role == .followups }?.items == ["Next?"])
+        let atTwo = renderer.render(response, trustLevel: 2)
+        #expect(atTwo.filter { $0.role == .intervention }.map(\.interventionType) == [.pushback])
+    }
+}
