@@ -1,88 +1,138 @@
 import Foundation
 import ReceptionCore
 
-/// Local, fast intent and urgency classifier: weighted cue scoring, softmax confidences,
-/// and the contributing features for `/intent` and `classify --explain`.
+/// Local, fast intent and urgency classifier: lexicon cues, structural and time features,
+/// two multinomial logistic-regression heads with calibrated (temperature-scaled)
+/// probabilities, and the contributing features for `/intent` and `classify --explain`.
 public struct IntentClassifier: Sendable {
-    public let model: CueModel
+    public let lexicon: Lexicon
+    public let weights: IntentWeights
+    public let extractor: FeatureExtractor
+    /// Feature id × label (intent labels then urgency labels).
+    private let matrix: [Double]
+    private let bias: [Double]
 
-    public init(model: CueModel = .builtIn) {
-        self.model = model
+    private static let intents = IntentType.knownCases
+    private static let urgencies = UrgencyLevel.knownCases
+    private static let intentCount = IntentWeights.intentLabels.count
+    private static let width = IntentWeights.width
+
+    /// The shipped lexicon and weights.
+    public init() {
+        self = Self.shippedClassifier
     }
 
+    private static let shippedClassifier = IntentClassifier(lexicon: .shipped, weights: .shipped)
+
+    public init(lexicon: Lexicon, weights: IntentWeights) {
+        self.lexicon = lexicon
+        self.weights = weights
+        let extractor = FeatureExtractor(lexicon: lexicon, vocabulary: weights.vocabulary)
+        self.extractor = extractor
+        var matrix = [Double](repeating: 0, count: extractor.count * Self.width)
+        for (name, row) in weights.features {
+            guard let id = extractor.index[name] else { continue }
+            for k in 0..<Self.width { matrix[id * Self.width + k] = row[k] }
+        }
+        self.matrix = matrix
+        self.bias = weights.bias
+    }
+
+    /// A user lexicon and/or weights file; either defaults to the shipped one.
+    /// Errors name the file (and line, for the lexicon).
+    public init(lexiconURL: URL?, weightsURL: URL?) throws {
+        let lexicon = try lexiconURL.map { try Lexicon(contentsOf: $0) } ?? .shipped
+        let weights = try weightsURL.map { try IntentWeights(contentsOf: $0) } ?? .shipped
+        self.init(lexicon: lexicon, weights: weights)
+    }
+
+    /// Classifies one message. `goal` is the conversation goal (`TaskContext.goal`);
+    /// `previous` the turn before, whose labels carry over to a short follow-up.
     public func classify(_ text: String, goal: String? = nil, previous: ConversationTurn? = nil) -> IntentClassification {
-        let tokens = Tokenizer.tokens(text)
-        let joined = " " + tokens.joined(separator: " ") + " "
-        let intent = score(head: model.intent, labels: IntentType.knownCases.map(\.rawValue), joined: joined)
-        let urgency = score(head: model.urgency, labels: UrgencyLevel.knownCases.map(\.rawValue), joined: joined)
-        return IntentClassification(
-            intent: IntentType(wire: intent.chosen.label), urgency: UrgencyLevel(wire: urgency.chosen.label),
-            intentConfidence: intent.chosen.probability, urgencyConfidence: urgency.chosen.probability,
-            intentExplanation: intent, urgencyExplanation: urgency)
-    }
-
-    private func score(head: [String: [Cue]], labels: [String], joined: String) -> HeadExplanation {
-        var scored: [(label: String, score: Double, contributions: [FeatureContribution])] = labels.map { label in
-            var contributions: [FeatureContribution] = []
-            var total = model.bias[label] ?? 0
-            if total != 0 { contributions.append(FeatureContribution(feature: "bias", weight: total)) }
-            for cue in head[label] ?? [] where joined.contains(" \(cue.phrase) ") {
-                total += cue.weight
-                contributions.append(FeatureContribution(feature: "cue:\"\(cue.phrase)\"", weight: cue.weight))
+        var tokens: [Token] = []
+        tokens.reserveCapacity(64)
+        var active: [Int32] = []
+        active.reserveCapacity(64)
+        extractor.features(text, goal: goal, tokens: &tokens, into: &active)
+        var logits = bias
+        matrix.withUnsafeBufferPointer { m in
+            for id in active {
+                let row = Int(id) * Self.width
+                for k in 0..<Self.width { logits[k] += m[row + k] }
             }
-            return (label, total, contributions.sorted { abs($0.weight) > abs($1.weight) })
         }
-        let maxScore = scored.map(\.score).max() ?? 0
-        let exps = scored.map { exp($0.score - maxScore) }
-        let sum = exps.reduce(0, +)
-        scored.sort { $0.score > $1.score }
-        let probability = { (label: String) in exps[labels.firstIndex(of: label)!] / sum }
-        let make = { (entry: (label: String, score: Double, contributions: [FeatureContribution])) in
-            LabelScore(label: entry.label, probability: probability(entry.label), contributions: entry.contributions)
+        // A short follow-up ("and tomorrow?") inherits the previous turn's labels.
+        var carried = [Double](repeating: 0, count: Self.width)
+        if let previous, tokens.count <= 8, weights.previousTurnWeight != 0 {
+            if let intent = previous.intent, let k = Self.intents.firstIndex(of: intent) { carried[k] = weights.previousTurnWeight }
+            if let urgency = previous.urgency, let k = Self.urgencies.firstIndex(of: urgency) { carried[Self.intentCount + k] = weights.previousTurnWeight }
+            for k in 0..<Self.width { logits[k] += carried[k] }
         }
-        return HeadExplanation(chosen: make(scored[0]), runnerUp: scored.count > 1 ? make(scored[1]) : nil)
+        let intent = explain(logits: logits, range: 0..<Self.intentCount, labels: IntentWeights.intentLabels, active: active, carried: carried)
+        let urgency = explain(logits: logits, range: Self.intentCount..<Self.width, labels: IntentWeights.urgencyLabels, active: active, carried: carried)
+        return IntentClassification(
+            intent: Self.intents[intent.index], urgency: Self.urgencies[urgency.index],
+            intentConfidence: intent.explanation.chosen.probability, urgencyConfidence: urgency.explanation.chosen.probability,
+            intentExplanation: intent.explanation, urgencyExplanation: urgency.explanation)
+    }
+
+    /// The probabilities of both heads without explanations (for evaluation at scale).
+    public func probabilities(_ text: String, goal: String? = nil) -> (intent: [Double], urgency: [Double]) {
+        let active = extractor.features(text, goal: goal)
+        return probabilities(active: active)
+    }
+
+    func probabilities(active: [Int32]) -> (intent: [Double], urgency: [Double]) {
+        var logits = bias
+        matrix.withUnsafeBufferPointer { m in
+            for id in active {
+                let row = Int(id) * Self.width
+                for k in 0..<Self.width { logits[k] += m[row + k] }
+            }
+        }
+        return (softmax(Array(logits[0..<Self.intentCount])), softmax(Array(logits[Self.intentCount...])))
+    }
+
+    private func explain(logits: [Double], range: Range<Int>, labels: [String], active: [Int32], carried: [Double])
+        -> (index: Int, explanation: HeadExplanation) {
+        var maximum = -Double.infinity
+        for k in range where logits[k] > maximum { maximum = logits[k] }
+        var sum = 0.0
+        var probabilities = [Double](repeating: 0, count: range.count)
+        for k in range {
+            let e = exp(logits[k] - maximum)
+            probabilities[k - range.lowerBound] = e
+            sum += e
+        }
+        var best = 0, second = -1
+        for i in 0..<probabilities.count {
+            probabilities[i] /= sum
+            if i == 0 { continue }
+            if probabilities[i] > probabilities[best] { second = best; best = i }
+            else if second < 0 || probabilities[i] > probabilities[second] { second = i }
+        }
+        func score(_ i: Int) -> LabelScore {
+            let k = range.lowerBound + i
+            var contributions: [FeatureContribution] = []
+            contributions.reserveCapacity(active.count + 2)
+            contributions.append(FeatureContribution(feature: "bias", weight: bias[k]))
+            if carried[k] != 0 { contributions.append(FeatureContribution(feature: "context:previous-turn", weight: carried[k])) }
+            matrix.withUnsafeBufferPointer { m in
+                for id in active {
+                    let weight = m[Int(id) * Self.width + k]
+                    if weight != 0 { contributions.append(FeatureContribution(feature: extractor.names[Int(id)], weight: weight)) }
+                }
+            }
+            contributions.sort { abs($0.weight) > abs($1.weight) || (abs($0.weight) == abs($1.weight) && $0.feature < $1.feature) }
+            return LabelScore(label: labels[i], probability: probabilities[i], contributions: contributions)
+        }
+        return (best, HeadExplanation(chosen: score(best), runnerUp: second >= 0 ? score(second) : nil))
     }
 }
 
-/// A word or phrase that pushes one label, matched as whole words.
-public struct Cue: Sendable, Hashable, Codable {
-    public var phrase: String
-    public var weight: Double
-}
-
-/// The cue lexicon and per-label biases.
-public struct CueModel: Sendable, Hashable, Codable {
-    public var intent: [String: [Cue]]
-    public var urgency: [String: [Cue]]
-    public var bias: [String: Double]
-
-    public static let builtIn = CueModel(
-        intent: [
-            "decision": cues(2.0, "should i", "or", "vs", "versus", "which", "worth it", "is it worth", "choose", "pick", "better for me", "would you"),
-            "research": cues(2.0, "explain", "how does", "history of", "causes of", "deep dive", "overview", "evidence", "research"),
-            "action": cues(2.0, "how do i", "steps", "write", "draft", "book", "set up", "fix", "remind me", "make", "create", "help me"),
-            "curiosity": cues(1.2, "why", "what is", "what's", "how tall", "how many", "capital", "i wonder", "fun fact", "curious"),
-            "validation": cues(2.2, "is it true", "right", "correct", "am i right", "fact check", "really", "i think", "pretty sure", "check my"),
-        ],
-        urgency: [
-            "immediate": cues(2.5, "now", "right now", "asap", "urgent", "emergency", "immediately", "minutes"),
-            "soon": cues(2.5, "today", "tonight", "tomorrow", "this afternoon", "this evening", "later"),
-            "planning": cues(2.5, "next week", "next month", "next year", "weekend", "summer", "planning", "trip", "in june", "month"),
-            "exploratory": cues(1.5, "someday", "in general", "curious", "just wondering"),
-        ],
-        bias: ["curiosity": 0.5, "exploratory": 1.0])
-
-    private static func cues(_ weight: Double, _ phrases: String...) -> [Cue] {
-        phrases.map { Cue(phrase: $0, weight: weight) }
-    }
-}
-
-/// Lowercased whole-word tokens; apostrophes stay inside words ("what's").
-public enum Tokenizer {
-    public static func tokens(_ text: String) -> [String] {
-        text.lowercased()
-            .replacingOccurrences(of: "\u{2019}", with: "'")
-            .split { !($0.isLetter || $0.isNumber || $0 == "'") }
-            .map(String.init)
-    }
+func softmax(_ logits: [Double]) -> [Double] {
+    let maximum = logits.max() ?? 0
+    let exps = logits.map { exp($0 - maximum) }
+    let sum = exps.reduce(0, +)
+    return exps.map { $0 / sum }
 }

@@ -1,0 +1,539 @@
+import Foundation
+
+/// Turns a message into a set of named binary features: lexicon cues (family and phrase),
+/// their negations, structural features, time expressions, opening words, vocabulary
+/// words and conversation-goal cues.
+///
+/// Built once from a `Lexicon` and a vocabulary; extraction itself works on hashed tokens
+/// and integer feature ids.
+public struct FeatureExtractor: Sendable {
+    /// Feature names, indexed by feature id.
+    public let names: [String]
+    public let index: [String: Int]
+
+    private let rewriteTable: HashTable          // token → rewrite index
+    private let rewriteStart: [Int32]
+    private let rewriteTokens: [UInt64]
+    private let classTable: HashTable            // token → class bit mask
+    private let trie: HashTable                  // (node, token) → child node
+    private let nodeCueStart: [Int32]            // node → range in nodeCues
+    private let nodeCues: [Int32]                // phrase ids
+    private let phraseFeature: [Int32]
+    private let phraseFamily: [Int32]
+    private let familyFeature: [Int32]
+    private let negFeature: [Int32]
+    private let goalFeature: [Int32]
+    private let familyIsTime: [Bool]
+    private let wordTable: HashTable             // token → word feature
+    private let firstTable: HashTable            // token → first-word feature
+    private let pronounIs: HashTable             // tokens whose "'s" means "is"
+    private let tokenIs: UInt64, tokenNot: UInt64, tokenAre: UInt64, tokenHave: UInt64
+    private let tokenWill: UInt64, tokenWould: UInt64, tokenAm: UInt64
+
+    private let rewriteWords: [String]
+
+    /// The vocabulary words (without the `word:` prefix), sorted.
+    public let vocabulary: [String]
+
+    // Class bits (order of `Lexicon.requiredClasses`).
+    private static func bit(_ name: String) -> UInt32 {
+        UInt32(1) << UInt32(Lexicon.requiredClasses.firstIndex(of: name)!)
+    }
+    private static let cNegator = bit("negator"), cFirstPerson = bit("first-person"), cOpener = bit("opener")
+    private static let cImperative = bit("imperative-verb"), cRequestPrefix = bit("request-prefix"), cTag = bit("tag-word")
+    private static let cNumberWord = bit("number-word"), cMinute = bit("unit-minute"), cHour = bit("unit-hour")
+    private static let cDay = bit("unit-day"), cWeek = bit("unit-week"), cClockSuffix = bit("clock-suffix")
+    private static let cOrdinal = bit("ordinal-suffix"), cWeekday = bit("weekday"), cMonth = bit("month")
+    private static let cMonthAmbiguous = bit("month-ambiguous"), cMonthPreposition = bit("month-preposition")
+    private static let cBe = bit("be-verb"), cOr = bit("or-word"), cOrTail = bit("or-tail"), cWh = bit("wh-word")
+    private static let cAux = bit("aux-verb"), cRequestModal = bit("request-modal"), cAddressee = bit("addressee")
+    private static let cNext = bit("next-word"), cIn = bit("in-word")
+
+    /// Built-in structural and time features, in feature-id order.
+    public static let fixedFeatures: [String] = [
+        "struct:question-mark", "struct:wh-start", "struct:aux-start", "struct:wh-later", "struct:imperative",
+        "struct:imperative-later", "struct:polite-request", "struct:either-or", "struct:either-or+first-person",
+        "struct:or-not", "struct:tag-question", "struct:progressive", "struct:first-person-progressive",
+        "struct:multi-question", "struct:multi-sentence", "struct:first-person",
+        "len:1-3", "len:4-8", "len:9-20", "len:21+",
+        "time:in-n-minutes", "time:n-minutes", "time:in-n-hours", "time:n-hours", "time:in-n-days", "time:n-days",
+        "time:in-n-weeks", "time:n-weeks", "time:in-n-bare", "time:clock", "time:weekday", "time:next-weekday",
+        "time:month", "time:ordinal-date", "time:numeric-date", "time:year", "time:none",
+        "goal:present",
+    ]
+    private enum F {
+        static let question = 0, whStart = 1, auxStart = 2, whLater = 3, imperative = 4, imperativeLater = 5
+        static let politeRequest = 6, eitherOr = 7, eitherOrFirstPerson = 8, orNot = 9, tagQuestion = 10
+        static let progressive = 11, firstPersonProgressive = 12, multiQuestion = 13, multiSentence = 14, firstPerson = 15
+        static let len1 = 16, len4 = 17, len9 = 18, len21 = 19
+        static let inMinutes = 20, nMinutes = 21, inHours = 22, nHours = 23, inDays = 24, nDays = 25
+        static let inWeeks = 26, nWeeks = 27, inBare = 28, clock = 29, weekday = 30, nextWeekday = 31
+        static let month = 32, ordinalDate = 33, numericDate = 34, year = 35, timeNone = 36, goalPresent = 37
+        static let firstTime = 20, lastTime = 35
+    }
+
+    public init(lexicon: Lexicon, vocabulary: [String] = []) {
+        var names = Self.fixedFeatures
+        var index: [String: Int] = [:]
+        for (i, name) in names.enumerated() { index[name] = i }
+        @discardableResult func feature(_ name: String) -> Int32 {
+            if let existing = index[name] { return Int32(existing) }
+            index[name] = names.count
+            names.append(name)
+            return Int32(names.count - 1)
+        }
+
+        // Rewrites: applied to raw words before anything else.
+        var rewriteTable = HashTable(capacity: max(lexicon.rewrites.count, 8))
+        var rewriteStart: [Int32] = [0]
+        var rewriteTokens: [UInt64] = []
+        for rewrite in lexicon.rewrites {
+            let words = rewrite.replacement.flatMap { Self.plainWords($0) }
+            rewriteTable.set(tokenHash(rewrite.word), Int32(rewriteStart.count - 1))
+            rewriteTokens += words.map { tokenHash($0) }
+            rewriteStart.append(Int32(rewriteTokens.count))
+        }
+        self.rewriteTable = rewriteTable
+        self.rewriteStart = rewriteStart
+        self.rewriteTokens = rewriteTokens
+        self.rewriteWords = lexicon.rewrites.flatMap { $0.replacement.flatMap { Self.plainWords($0) } }
+        self.tokenIs = tokenHash("is"); self.tokenNot = tokenHash("not"); self.tokenAre = tokenHash("are")
+        self.tokenHave = tokenHash("have"); self.tokenWill = tokenHash("will"); self.tokenWould = tokenHash("would")
+        self.tokenAm = tokenHash("am")
+        var pronounIs = HashTable(capacity: 32)
+        for word in ["what", "that", "it", "he", "she", "there", "here", "who", "where", "how", "when", "why", "this", "everything", "nothing", "something"] {
+            pronounIs.set(tokenHash(word), 1)
+        }
+        self.pronounIs = pronounIs
+
+        // Word classes.
+        let classCount = lexicon.classes.reduce(0) { $0 + $1.words.count }
+        var classTable = HashTable(capacity: max(classCount, 8))
+        for (name, words) in lexicon.classes {
+            guard let bit = Lexicon.requiredClasses.firstIndex(of: name) else { continue }
+            for word in words {
+                let hash = tokenHash(word)
+                let old = classTable.get(hash)
+                classTable.set(hash, (old < 0 ? 0 : old) | Int32(bitPattern: UInt32(1) << UInt32(bit)))
+            }
+        }
+        self.classTable = classTable
+
+        var firstTable = HashTable(capacity: max(lexicon.words(of: "opener").count, 8))
+        for word in lexicon.words(of: "opener") {
+            firstTable.set(tokenHash(word), feature("first:\"\(word)\""))
+        }
+        self.firstTable = firstTable
+
+        // Cue families and their phrases, as a trie over normalised tokens.
+        var familyFeature: [Int32] = [], negFeature: [Int32] = [], goalFeature: [Int32] = [], familyIsTime: [Bool] = []
+        for family in lexicon.families {
+            familyFeature.append(feature("cue:\(family.name)"))
+            familyIsTime.append(family.name.hasPrefix("time-") || family.name.hasPrefix("ongoing-"))
+        }
+        for family in lexicon.families { negFeature.append(feature("neg:\(family.name)")) }
+        for family in lexicon.families { goalFeature.append(feature("goal:\(family.name)")) }
+        var phraseFeature: [Int32] = [], phraseFamily: [Int32] = []
+        var children: [[UInt64: Int32]] = [[:]]
+        var cuesAtNode: [[Int32]] = [[]]
+        let probe = TokenProbe(rewriteTable: rewriteTable, rewriteStart: rewriteStart, rewriteTokens: rewriteTokens,
+                               pronounIs: pronounIs)
+        for (familyIndex, family) in lexicon.families.enumerated() {
+            for phrase in family.phrases {
+                let hashes = probe.hashes(phrase)
+                guard !hashes.isEmpty else { continue }
+                var node: Int32 = 0
+                for hash in hashes {
+                    if let child = children[Int(node)][hash] { node = child } else {
+                        let child = Int32(children.count)
+                        children.append([:])
+                        cuesAtNode.append([])
+                        children[Int(node)][hash] = child
+                        node = child
+                    }
+                }
+                let phraseID = Int32(phraseFeature.count)
+                phraseFeature.append(feature("phrase:\"\(phrase)\""))
+                phraseFamily.append(Int32(familyIndex))
+                cuesAtNode[Int(node)].append(phraseID)
+            }
+        }
+        var trie = HashTable(capacity: max(children.count, 8))
+        for (node, edges) in children.enumerated() {
+            for (hash, child) in edges { trie.set(combine(Int32(node), hash), child) }
+        }
+        var nodeCueStart: [Int32] = [0], nodeCues: [Int32] = []
+        for cues in cuesAtNode {
+            nodeCues += cues
+            nodeCueStart.append(Int32(nodeCues.count))
+        }
+        self.trie = trie
+        self.nodeCueStart = nodeCueStart
+        self.nodeCues = nodeCues
+        self.phraseFeature = phraseFeature
+        self.phraseFamily = phraseFamily
+        self.familyFeature = familyFeature
+        self.negFeature = negFeature
+        self.goalFeature = goalFeature
+        self.familyIsTime = familyIsTime
+
+        let vocabulary = Array(Set(vocabulary)).sorted()
+        var wordTable = HashTable(capacity: max(vocabulary.count, 8))
+        for word in vocabulary { wordTable.set(tokenHash(word), feature("word:\"\(word)\"")) }
+        self.wordTable = wordTable
+        self.vocabulary = vocabulary
+
+        self.names = names
+        self.index = index
+    }
+
+    private static func plainWords(_ text: String) -> [String] {
+        text.split { !($0.isLetter || $0.isNumber || $0 == "'") }.map(String.init)
+    }
+
+    public var count: Int { names.count }
+
+    // MARK: Tokens
+
+    /// The normalised tokens of a message (contractions expanded, rewrites applied).
+    func tokens(_ text: String, into tokens: inout [Token]) -> UInt8 {
+        if let folded = TextNormalizer.normalizedBytes(text) {
+            return folded.withUnsafeBufferPointer { tokenize($0, into: &tokens) }
+        }
+        var text = text
+        return text.withUTF8 { tokenize($0, into: &tokens) }
+    }
+
+    private func tokenize(_ bytes: UnsafeBufferPointer<UInt8>, into tokens: inout [Token]) -> UInt8 {
+        RawTokenizer.scan(bytes) { start, end, separator, isNumber in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            var apostrophe = -1
+            var value: Int32 = 0
+            for i in start..<end {
+                var byte = bytes[i]
+                if byte >= 65 && byte <= 90 { byte |= 0x20 }
+                if byte == 39 { apostrophe = i }
+                if isNumber && value < 100_000 { value = value * 10 + Int32(byte - 48) }
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            }
+            var flags: UInt8 = isNumber ? Token.number : 0
+            if !isNumber && end - start >= 5 && bytes[end - 3] | 0x20 == 105 && bytes[end - 2] | 0x20 == 110 && bytes[end - 1] | 0x20 == 103 {
+                flags |= Token.progressive
+            }
+            if appendRewrite(hash, separator: separator, into: &tokens) { return }
+            guard apostrophe >= 0 else {
+                tokens.append(Token(hash: hash, separator: separator, flags: flags, value: value))
+                return
+            }
+            // A contraction or possessive the rewrites do not list.
+            var stemEnd = apostrophe
+            let suffixLength = end - apostrophe - 1
+            var suffix: UInt64 = 0
+            let s0 = bytes[apostrophe + 1] | 0x20
+            if suffixLength == 1 && s0 == 116 && apostrophe - start >= 2 && bytes[apostrophe - 1] | 0x20 == 110 {
+                stemEnd = apostrophe - 1; suffix = tokenNot                                  // n't
+            } else if suffixLength == 1 && s0 == 115 {
+                suffix = 1                                                                    // 's
+            } else if suffixLength == 2 && s0 == 114 { suffix = tokenAre                     // 're
+            } else if suffixLength == 2 && s0 == 118 { suffix = tokenHave                    // 've
+            } else if suffixLength == 2 && s0 == 108 { suffix = tokenWill                    // 'll
+            } else if suffixLength == 1 && s0 == 100 { suffix = tokenWould                   // 'd
+            } else if suffixLength == 1 && s0 == 109 { suffix = tokenAm                      // 'm
+            } else {
+                tokens.append(Token(hash: hash, separator: separator, flags: flags, value: value))
+                return
+            }
+            var stem: UInt64 = 0xcbf2_9ce4_8422_2325
+            for i in start..<stemEnd {
+                var byte = bytes[i]
+                if byte >= 65 && byte <= 90 { byte |= 0x20 }
+                stem = (stem ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            }
+            if !appendRewrite(stem, separator: separator, into: &tokens) {
+                tokens.append(Token(hash: stem, separator: separator, flags: Token.expanded, value: 0))
+            }
+            if suffix == 1 {
+                if pronounIs.get(stem) >= 0 {
+                    tokens.append(Token(hash: tokenIs, separator: Separator.space, flags: Token.expanded, value: 0))
+                } else {
+                    tokens[tokens.count - 1].flags |= Token.possessive
+                }
+            } else {
+                tokens.append(Token(hash: suffix, separator: Separator.space, flags: Token.expanded, value: 0))
+            }
+        }
+    }
+
+    @inline(__always)
+    private func appendRewrite(_ hash: UInt64, separator: UInt8, into tokens: inout [Token]) -> Bool {
+        let rewrite = rewriteTable.get(hash)
+        guard rewrite >= 0 else { return false }
+        let from = Int(rewriteStart[Int(rewrite)]), to = Int(rewriteStart[Int(rewrite) + 1])
+        for i in from..<to {
+            tokens.append(Token(hash: rewriteTokens[i], separator: i == from ? separator : Separator.space, flags: Token.expanded, value: 0))
+        }
+        return true
+    }
+
+    @inline(__always)
+    private func classes(_ token: Token) -> UInt32 {
+        let found = classTable.get(token.hash)
+        return found < 0 ? 0 : UInt32(bitPattern: found)
+    }
+
+    // MARK: Features
+
+    /// The active feature ids of a message (each at most once), in extraction order.
+    public func features(_ text: String, goal: String? = nil) -> [Int32] {
+        var tokens: [Token] = []
+        tokens.reserveCapacity(64)
+        var output: [Int32] = []
+        output.reserveCapacity(64)
+        features(text, goal: goal, tokens: &tokens, into: &output)
+        return output
+    }
+
+    func features(_ text: String, goal: String?, tokens: inout [Token], into output: inout [Int32]) {
+        tokens.removeAll(keepingCapacity: true)
+        let last = self.tokens(text, into: &tokens)
+        var timeSeen = false
+        @inline(__always) func add(_ id: Int32) {
+            if !output.contains(id) { output.append(id) }
+        }
+        @inline(__always) func add(_ fixed: Int) {
+            if fixed >= F.firstTime && fixed <= F.lastTime { timeSeen = true }
+            add(Int32(fixed))
+        }
+        let n = tokens.count
+        tokens.withUnsafeBufferPointer { t in
+            var classes = [UInt32](repeating: 0, count: n)
+            for i in 0..<n { classes[i] = self.classes(t[i]) }
+
+            // Cues (trie) and vocabulary words.
+            for i in 0..<n {
+                let word = wordTable.get(t[i].hash)
+                if word >= 0 { add(word) }
+                var node: Int32 = 0
+                var j = i
+                while j < n {
+                    if j > i && t[j].separator >= Separator.stop { break }
+                    node = trie.get(combine(node, t[j].hash))
+                    if node < 0 { break }
+                    let from = Int(nodeCueStart[Int(node)]), to = Int(nodeCueStart[Int(node) + 1])
+                    if from < to {
+                        var negated = false
+                        var k = i - 1
+                        while k >= 0 && k >= i - 3 {
+                            if classes[k] & Self.cNegator != 0 { negated = true; break }
+                            if t[k + 1].separator >= Separator.comma { break }
+                            k -= 1
+                        }
+                        for c in from..<to {
+                            let phrase = Int(nodeCues[c])
+                            let family = Int(phraseFamily[phrase])
+                            if negated {
+                                add(negFeature[family])
+                            } else {
+                                add(familyFeature[family])
+                                add(phraseFeature[phrase])
+                                if familyIsTime[family] { timeSeen = true }
+                            }
+                        }
+                    }
+                    j += 1
+                }
+            }
+            guard n > 0 else { return }
+
+            // Opening words, questions, imperatives.
+            let first = firstTable.get(t[0].hash)
+            if first >= 0 { add(first) }
+            if last == Separator.question { add(F.question) }
+            var p = 0
+            while p < n - 1 && p < 3 && classes[p] & Self.cRequestPrefix != 0 { p += 1 }
+            if classes[p] & Self.cWh != 0 { add(F.whStart) }
+            if classes[p] & Self.cAux != 0 && classes[p] & Self.cWh == 0 { add(F.auxStart) }
+            if p + 1 < n && classes[p] & Self.cRequestModal != 0 && classes[p + 1] & Self.cAddressee != 0 {
+                add(F.politeRequest)
+                p += 2
+                while p < n - 1 && classes[p] & Self.cRequestPrefix != 0 { p += 1 }
+            }
+            if p < n && classes[p] & Self.cImperative != 0 { add(F.imperative) }
+            var questions = last == Separator.question ? 1 : 0
+            var sentences = 0
+            var firstPerson = false
+            for i in 0..<n {
+                let c = classes[i]
+                if c & Self.cFirstPerson != 0 { firstPerson = true }
+                if i > 0 && t[i].separator >= Separator.stop {
+                    sentences += 1
+                    if t[i].separator == Separator.question { questions += 1 }
+                    if c & Self.cImperative != 0 { add(F.imperativeLater) }
+                    if c & Self.cWh != 0 { add(F.whLater) }
+                }
+                if c & Self.cOr != 0 && i > 0 && i < n - 1 {
+                    if classes[i + 1] & Self.cNegator != 0 || classes[i + 1] & Self.cOrTail != 0 {
+                        if classes[i + 1] & Self.cNegator != 0 { add(F.orNot) }
+                    } else {
+                        add(F.eitherOr)
+                    }
+                }
+                if c & Self.cBe != 0 && i + 1 < n && t[i + 1].flags & Token.progressive != 0 {
+                    add(F.progressive)
+                    if i > 0 && classes[i - 1] & Self.cFirstPerson != 0 { add(F.firstPersonProgressive) }
+                }
+            }
+            if firstPerson {
+                add(F.firstPerson)
+                if output.contains(Int32(F.eitherOr)) { add(F.eitherOrFirstPerson) }
+            }
+            if questions >= 2 { add(F.multiQuestion) }
+            if sentences >= 1 { add(F.multiSentence) }
+            if n >= 4 && classes[n - 1] & Self.cTag != 0 && (t[n - 1].separator >= Separator.comma || last == Separator.question) {
+                add(F.tagQuestion)
+            }
+            add(n <= 3 ? F.len1 : n <= 8 ? F.len4 : n <= 20 ? F.len9 : F.len21)
+
+            // Time expressions.
+            for i in 0..<n {
+                let c = classes[i]
+                let token = t[i]
+                if token.isNumber {
+                    if i + 1 < n {
+                        let next = classes[i + 1]
+                        let joined = t[i + 1].separator
+                        if next & Self.cClockSuffix != 0 && joined == Separator.space { add(F.clock) }
+                        if joined == Separator.colon && t[i + 1].isNumber { add(F.clock) }
+                        if next & Self.cOrdinal != 0 && joined == Separator.space { add(F.ordinalDate) }
+                        if joined == Separator.slash && t[i + 1].isNumber { add(F.numericDate) }
+                    }
+                    if token.value >= 1900 && token.value <= 2100 { add(F.year) }
+                    if i > 0 && classes[i - 1] & Self.cIn == 0 && t[i - 1].hash == Self.tokenAt && token.value <= 24 { add(F.clock) }
+                }
+                if c & Self.cWeekday != 0 {
+                    add(F.weekday)
+                    if i > 0 && classes[i - 1] & Self.cNext != 0 { add(F.nextWeekday) }
+                }
+                if c & Self.cMonth != 0 && c & Self.cMonthAmbiguous == 0 { add(F.month) }
+                if c & Self.cMonthAmbiguous != 0 {
+                    if (i > 0 && classes[i - 1] & Self.cMonthPreposition != 0) || (i + 1 < n && t[i + 1].isNumber) { add(F.month) }
+                }
+                // "N minutes", "in N minutes", "in half an hour", "in 20"
+                if c & (Self.cMinute | Self.cHour | Self.cDay | Self.cWeek) != 0 && i > 0 {
+                    var k = i - 1
+                    var quantity = false
+                    while k >= 0 && k >= i - 3 && (t[k].isNumber || classes[k] & Self.cNumberWord != 0) {
+                        quantity = true
+                        k -= 1
+                    }
+                    if quantity {
+                        let within = k >= 0 && classes[k] & (Self.cIn | Self.cNext) != 0
+                        if c & Self.cMinute != 0 { add(within ? F.inMinutes : F.nMinutes) }
+                        else if c & Self.cHour != 0 { add(within ? F.inHours : F.nHours) }
+                        else if c & Self.cDay != 0 { add(within ? F.inDays : F.nDays) }
+                        else { add(within ? F.inWeeks : F.nWeeks) }
+                    }
+                }
+                if c & Self.cIn != 0 && i + 1 < n && t[i + 1].isNumber
+                    && (i + 2 == n || t[i + 2].separator >= Separator.comma) {
+                    add(F.inBare)
+                }
+            }
+            if !timeSeen { add(F.timeNone) }
+        }
+
+        // The conversation goal: its cue families, as separate features.
+        if let goal, !goal.isEmpty {
+            add(F.goalPresent)
+            var goalTokens: [Token] = []
+            _ = self.tokens(goal, into: &goalTokens)
+            let m = goalTokens.count
+            for i in 0..<m {
+                var node: Int32 = 0
+                var j = i
+                while j < m {
+                    node = trie.get(combine(node, goalTokens[j].hash))
+                    if node < 0 { break }
+                    for c in Int(nodeCueStart[Int(node)])..<Int(nodeCueStart[Int(node) + 1]) {
+                        add(goalFeature[Int(phraseFamily[Int(nodeCues[c])])])
+                    }
+                    j += 1
+                }
+            }
+        }
+    }
+
+    private static let tokenAt = tokenHash("at")
+
+    /// Normalised words of a message as strings (slow; for building vocabularies and debugging).
+    public func words(_ text: String) -> [String] {
+        var lookup: [UInt64: String] = [:]
+        func remember(_ word: String) { lookup[tokenHash(word)] = word }
+        for word in ["is", "not", "are", "have", "will", "would", "am"] { remember(word) }
+        var raw: [String] = []
+        let source = TextNormalizer.normalizedBytes(text) ?? Array(text.utf8)
+        source.withUnsafeBufferPointer { bytes in
+            _ = RawTokenizer.scan(bytes) { start, end, _, _ in
+                let word = String(decoding: bytes[start..<end], as: UTF8.self).lowercased()
+                raw.append(word)
+            }
+        }
+        for word in raw {
+            remember(word)
+            if let apostrophe = word.firstIndex(of: "'") {
+                let stem = String(word[..<apostrophe])
+                remember(stem)
+                if stem.hasSuffix("n") { remember(String(stem.dropLast())) }
+            }
+        }
+        for rewrite in rewriteWords { remember(rewrite) }
+        var tokens: [Token] = []
+        _ = self.tokens(text, into: &tokens)
+        return tokens.map { lookup[$0.hash] ?? "?" }
+    }
+
+}
+
+/// Hashes lexicon phrases the same way messages are hashed.
+private struct TokenProbe {
+    let rewriteTable: HashTable
+    let rewriteStart: [Int32]
+    let rewriteTokens: [UInt64]
+    let pronounIs: HashTable
+
+    func hashes(_ phrase: String) -> [UInt64] {
+        var output: [UInt64] = []
+        for word in phrase.split(separator: " ") {
+            let word = String(word)
+            let rewrite = rewriteTable.get(tokenHash(word))
+            if rewrite >= 0 {
+                output += rewriteTokens[Int(rewriteStart[Int(rewrite)])..<Int(rewriteStart[Int(rewrite) + 1])]
+            } else if let apostrophe = word.firstIndex(of: "'") {
+                let stem = String(word[..<apostrophe])
+                let suffix = word[word.index(after: apostrophe)...]
+                switch suffix {
+                case "t" where stem.hasSuffix("n"): output += [tokenHash(String(stem.dropLast())), tokenHash("not")]
+                case "s": output += pronounIs.get(tokenHash(stem)) >= 0 ? [tokenHash(stem), tokenHash("is")] : [tokenHash(stem)]
+                case "re": output += [tokenHash(stem), tokenHash("are")]
+                case "ve": output += [tokenHash(stem), tokenHash("have")]
+                case "ll": output += [tokenHash(stem), tokenHash("will")]
+                case "d": output += [tokenHash(stem), tokenHash("would")]
+                case "m": output += [tokenHash(stem), tokenHash("am")]
+                default: output.append(tokenHash(word))
+                }
+            } else {
+                // digits and letters split as in messages ("3pm" → "3", "pm")
+                var current = ""
+                var digits: Bool? = nil
+                for ch in word {
+                    let isDigit = ch.isNumber
+                    if let d = digits, d != isDigit { output.append(tokenHash(current)); current = "" }
+                    current.append(ch)
+                    digits = isDigit
+                }
+                if !current.isEmpty { output.append(tokenHash(current)) }
+            }
+        }
+        return output
+    }
+}

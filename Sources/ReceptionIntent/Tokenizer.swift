@@ -1,0 +1,138 @@
+import Foundation
+
+/// A normalised word of a message, as the feature extractor sees it.
+///
+/// Tokens are identified by a 64-bit FNV-1a hash of their lowercased UTF-8 bytes, so
+/// matching a word or a phrase never allocates a `String`.
+public struct Token: Sendable, Hashable {
+    public var hash: UInt64
+    /// The strongest punctuation between this token and the previous one (`Separator`).
+    public var separator: UInt8
+    public var flags: UInt8
+    /// The value of a number token (capped), else 0.
+    public var value: Int32
+
+    public static let number: UInt8 = 1
+    /// Ends in "ing" (a progressive verb, usually).
+    public static let progressive: UInt8 = 2
+    /// Produced by expanding a contraction or a rewrite ("what's" → "what is").
+    public static let expanded: UInt8 = 4
+    /// The word carried a possessive "'s" ("tomorrow's").
+    public static let possessive: UInt8 = 8
+
+    public var isNumber: Bool { flags & Token.number != 0 }
+}
+
+/// Punctuation kinds recorded between tokens, weakest first.
+public enum Separator {
+    public static let space: UInt8 = 0
+    public static let hyphen: UInt8 = 1
+    public static let slash: UInt8 = 2
+    public static let colon: UInt8 = 3
+    public static let comma: UInt8 = 4
+    public static let stop: UInt8 = 5
+    public static let exclamation: UInt8 = 6
+    public static let question: UInt8 = 7
+}
+
+/// FNV-1a, 64 bit: the token identity used everywhere in the classifier.
+@inline(__always)
+public func tokenHash<S: Sequence>(_ bytes: S) -> UInt64 where S.Element == UInt8 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+    return hash
+}
+
+@inline(__always)
+public func tokenHash(_ word: String) -> UInt64 { tokenHash(Array(word.utf8)) }
+
+/// Text as the tokenizer sees it: lowercased ASCII bytes, or, when the message holds any
+/// non-ASCII character, the Unicode-folded form (case, diacritics, width, curly quotes).
+enum TextNormalizer {
+    static func normalizedBytes(_ text: String) -> [UInt8]? {
+        var text = text
+        let ascii: Bool = text.withUTF8 { buffer in
+            for byte in buffer where byte >= 0x80 { return false }
+            return true
+        }
+        if ascii { return nil }
+        var folded = text
+            .replacingOccurrences(of: "\u{2019}", with: "'")
+            .replacingOccurrences(of: "\u{2018}", with: "'")
+            .replacingOccurrences(of: "\u{02BC}", with: "'")
+            .replacingOccurrences(of: "\u{FF07}", with: "'")
+            .replacingOccurrences(of: "\u{201C}", with: "\"")
+            .replacingOccurrences(of: "\u{201D}", with: "\"")
+            .replacingOccurrences(of: "\u{2014}", with: " - ")
+            .replacingOccurrences(of: "\u{2013}", with: " - ")
+            .replacingOccurrences(of: "\u{2026}", with: "...")
+            .replacingOccurrences(of: "\u{FF1F}", with: "?")
+            .replacingOccurrences(of: "\u{00BF}", with: " ")
+        folded = folded.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        return Array(folded.lowercased().utf8)
+    }
+}
+
+/// Splits a message into whole-word tokens.
+///
+/// Words are runs of letters and digits (any non-ASCII byte counts as a letter, so other
+/// scripts survive); an apostrophe inside a word is kept ("what's"); a change between
+/// digits and letters splits ("3pm" → "3", "pm"; "15th" → "15", "th"). The strongest
+/// punctuation seen between two words is recorded on the second.
+public struct RawTokenizer {
+    /// Calls `emit(start, end, separator, isNumber)` for each raw word; returns the last punctuation kind.
+    @inline(__always)
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, _ emit: (Int, Int, UInt8, Bool) -> Void) -> UInt8 {
+        var index = 0
+        let count = bytes.count
+        var separator = Separator.space
+        var start = -1
+        var digits = false
+        var last: UInt8 = Separator.space
+        while index < count {
+            let raw = bytes[index]
+            let byte = (raw >= 65 && raw <= 90) ? raw | 0x20 : raw
+            let isDigit = byte >= 48 && byte <= 57
+            let isLetter = (byte >= 97 && byte <= 122) || byte >= 0x80
+            if isDigit || isLetter {
+                if start >= 0 && digits != isDigit {
+                    emit(start, index, separator, digits)
+                    separator = Separator.space
+                    start = -1
+                }
+                if start < 0 { start = index; digits = isDigit }
+                last = Separator.space
+            } else if byte == 39 && start >= 0 && !digits && index + 1 < count && Self.isWordByte(bytes[index + 1]) {
+                // apostrophe inside a word: keep it
+            } else {
+                if start >= 0 {
+                    emit(start, index, separator, digits)
+                    separator = Separator.space
+                    start = -1
+                }
+                let kind: UInt8
+                switch byte {
+                case 63: kind = Separator.question
+                case 33: kind = Separator.exclamation
+                case 46, 59: kind = Separator.stop
+                case 44: kind = Separator.comma
+                case 58: kind = Separator.colon
+                case 47: kind = Separator.slash
+                case 45: kind = Separator.hyphen
+                default: kind = Separator.space
+                }
+                if kind > separator { separator = kind }
+                if kind != Separator.space { last = kind }
+            }
+            index += 1
+        }
+        if start >= 0 { emit(start, count, separator, digits) }
+        return last
+    }
+
+    @inline(__always)
+    static func isWordByte(_ raw: UInt8) -> Bool {
+        let byte = raw | 0x20
+        return (byte >= 97 && byte <= 122) || raw >= 0x80
+    }
+}
