@@ -47,7 +47,8 @@ public struct FeatureExtractor: Sendable {
     private static let cMonthAmbiguous = bit("month-ambiguous"), cMonthPreposition = bit("month-preposition")
     private static let cBe = bit("be-verb"), cOr = bit("or-word"), cOrTail = bit("or-tail"), cWh = bit("wh-word")
     private static let cAux = bit("aux-verb"), cRequestModal = bit("request-modal"), cAddressee = bit("addressee")
-    private static let cNext = bit("next-word"), cIn = bit("in-word")
+    private static let cNext = bit("next-word"), cIn = bit("in-word"), cJust = bit("just-word"), cAgo = bit("ago-word")
+    private static let cClockPreposition = bit("clock-preposition")
 
     /// Built-in structural and time features, in feature-id order.
     public static let fixedFeatures: [String] = [
@@ -59,7 +60,8 @@ public struct FeatureExtractor: Sendable {
         "time:in-n-minutes", "time:n-minutes", "time:in-n-hours", "time:n-hours", "time:in-n-days", "time:n-days",
         "time:in-n-weeks", "time:n-weeks", "time:in-n-bare", "time:clock", "time:weekday", "time:next-weekday",
         "time:month", "time:ordinal-date", "time:numeric-date", "time:year", "time:none",
-        "goal:present",
+        "goal:present", "struct:wh-short", "struct:either-or+wh", "time:just-happened", "time:ago",
+        "struct:either-or-short", "struct:starts-progressive",
     ]
     private enum F {
         static let question = 0, whStart = 1, auxStart = 2, whLater = 3, imperative = 4, imperativeLater = 5
@@ -69,6 +71,7 @@ public struct FeatureExtractor: Sendable {
         static let inMinutes = 20, nMinutes = 21, inHours = 22, nHours = 23, inDays = 24, nDays = 25
         static let inWeeks = 26, nWeeks = 27, inBare = 28, clock = 29, weekday = 30, nextWeekday = 31
         static let month = 32, ordinalDate = 33, numericDate = 34, year = 35, timeNone = 36, goalPresent = 37
+        static let whShort = 38, eitherOrWh = 39, justHappened = 40, ago = 41, eitherOrShort = 42, startsProgressive = 43
         static let firstTime = 20, lastTime = 35
     }
 
@@ -158,6 +161,28 @@ public struct FeatureExtractor: Sendable {
                 cuesAtNode[Int(node)].append(phraseID)
             }
         }
+        // Vocabulary: single words in their own table, word n-grams in the trie.
+        let vocabulary = Array(Set(vocabulary)).sorted()
+        var wordTable = HashTable(capacity: max(vocabulary.count, 8))
+        for word in vocabulary {
+            let id = feature("word:\"\(word)\"")
+            let hashes = word.split(separator: " ").map { tokenHash(String($0)) }
+            if hashes.count == 1 { wordTable.set(hashes[0], id); continue }
+            var node: Int32 = 0
+            for hash in hashes {
+                if let child = children[Int(node)][hash] { node = child } else {
+                    let child = Int32(children.count)
+                    children.append([:])
+                    cuesAtNode.append([])
+                    children[Int(node)][hash] = child
+                    node = child
+                }
+            }
+            cuesAtNode[Int(node)].append(-(id + 1))
+        }
+        self.wordTable = wordTable
+        self.vocabulary = vocabulary
+
         var trie = HashTable(capacity: max(children.count, 8))
         for (node, edges) in children.enumerated() {
             for (hash, child) in edges { trie.set(combine(Int32(node), hash), child) }
@@ -177,11 +202,6 @@ public struct FeatureExtractor: Sendable {
         self.goalFeature = goalFeature
         self.familyIsTime = familyIsTime
 
-        let vocabulary = Array(Set(vocabulary)).sorted()
-        var wordTable = HashTable(capacity: max(vocabulary.count, 8))
-        for word in vocabulary { wordTable.set(tokenHash(word), feature("word:\"\(word)\"")) }
-        self.wordTable = wordTable
-        self.vocabulary = vocabulary
 
         self.names = names
         self.index = index
@@ -219,6 +239,9 @@ public struct FeatureExtractor: Sendable {
             var flags: UInt8 = isNumber ? Token.number : 0
             if !isNumber && end - start >= 5 && bytes[end - 3] | 0x20 == 105 && bytes[end - 2] | 0x20 == 110 && bytes[end - 1] | 0x20 == 103 {
                 flags |= Token.progressive
+            }
+            if !isNumber && end - start >= 4 && bytes[end - 2] | 0x20 == 101 && bytes[end - 1] | 0x20 == 100 {
+                flags |= Token.past
             }
             if appendRewrite(hash, separator: separator, into: &tokens) { return }
             guard apostrophe >= 0 else {
@@ -329,7 +352,9 @@ public struct FeatureExtractor: Sendable {
                             k -= 1
                         }
                         for c in from..<to {
-                            let phrase = Int(nodeCues[c])
+                            let entry = nodeCues[c]
+                            if entry < 0 { add(-entry - 1); continue }
+                            let phrase = Int(entry)
                             let family = Int(phraseFamily[phrase])
                             if negated {
                                 add(negFeature[family])
@@ -359,6 +384,7 @@ public struct FeatureExtractor: Sendable {
                 while p < n - 1 && classes[p] & Self.cRequestPrefix != 0 { p += 1 }
             }
             if p < n && classes[p] & Self.cImperative != 0 { add(F.imperative) }
+            if t[0].flags & Token.progressive != 0 && classes[0] & Self.cWh == 0 { add(F.startsProgressive) }
             var questions = last == Separator.question ? 1 : 0
             var sentences = 0
             var firstPerson = false
@@ -383,10 +409,15 @@ public struct FeatureExtractor: Sendable {
                     if i > 0 && classes[i - 1] & Self.cFirstPerson != 0 { add(F.firstPersonProgressive) }
                 }
             }
+            let eitherOr = output.contains(Int32(F.eitherOr))
             if firstPerson {
                 add(F.firstPerson)
-                if output.contains(Int32(F.eitherOr)) { add(F.eitherOrFirstPerson) }
+                if eitherOr { add(F.eitherOrFirstPerson) }
             }
+            let whStart = output.contains(Int32(F.whStart))
+            if whStart && n <= 8 && !firstPerson { add(F.whShort) }
+            if eitherOr && whStart { add(F.eitherOrWh) }
+            if eitherOr && n <= 8 { add(F.eitherOrShort) }
             if questions >= 2 { add(F.multiQuestion) }
             if sentences >= 1 { add(F.multiSentence) }
             if n >= 4 && classes[n - 1] & Self.cTag != 0 && (t[n - 1].separator >= Separator.comma || last == Separator.question) {
@@ -408,7 +439,10 @@ public struct FeatureExtractor: Sendable {
                         if joined == Separator.slash && t[i + 1].isNumber { add(F.numericDate) }
                     }
                     if token.value >= 1900 && token.value <= 2100 { add(F.year) }
-                    if i > 0 && classes[i - 1] & Self.cIn == 0 && t[i - 1].hash == Self.tokenAt && token.value <= 24 { add(F.clock) }
+                    if i > 0 && classes[i - 1] & Self.cClockPreposition != 0 && token.value <= 24
+                        && (i + 1 == n || t[i + 1].separator >= Separator.comma || classes[i + 1] & Self.cClockSuffix != 0) {
+                        add(F.clock)
+                    }
                 }
                 if c & Self.cWeekday != 0 {
                     add(F.weekday)
@@ -434,6 +468,12 @@ public struct FeatureExtractor: Sendable {
                         else { add(within ? F.inWeeks : F.nWeeks) }
                     }
                 }
+                if c & Self.cJust != 0 && i + 1 < n && t[i + 1].flags & Token.past != 0 {
+                    add(F.justHappened); timeSeen = true
+                }
+                if c & Self.cAgo != 0 && i > 0 && classes[i - 1] & (Self.cMinute | Self.cHour | Self.cDay | Self.cWeek) != 0 {
+                    add(F.ago)
+                }
                 if c & Self.cIn != 0 && i + 1 < n && t[i + 1].isNumber
                     && (i + 2 == n || t[i + 2].separator >= Separator.comma) {
                     add(F.inBare)
@@ -454,7 +494,7 @@ public struct FeatureExtractor: Sendable {
                 while j < m {
                     node = trie.get(combine(node, goalTokens[j].hash))
                     if node < 0 { break }
-                    for c in Int(nodeCueStart[Int(node)])..<Int(nodeCueStart[Int(node) + 1]) {
+                    for c in Int(nodeCueStart[Int(node)])..<Int(nodeCueStart[Int(node) + 1]) where nodeCues[c] >= 0 {
                         add(goalFeature[Int(phraseFamily[Int(nodeCues[c])])])
                     }
                     j += 1
@@ -463,7 +503,6 @@ public struct FeatureExtractor: Sendable {
         }
     }
 
-    private static let tokenAt = tokenHash("at")
 
     /// Normalised words of a message as strings (slow; for building vocabularies and debugging).
     public func words(_ text: String) -> [String] {

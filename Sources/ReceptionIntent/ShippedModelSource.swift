@@ -20,3 +20,8 @@ public enum ShippedModelSource {
         """
     }
 }
+
+extension ShippedModelSource {
+    /// The built-in lexicon file, as text (a starting point for a user lexicon).
+    public static var shippedLexiconText: String { ShippedModel.lexicon }
+}

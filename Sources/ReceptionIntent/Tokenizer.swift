@@ -19,6 +19,8 @@ public struct Token: Sendable, Hashable {
     public static let expanded: UInt8 = 4
     /// The word carried a possessive "'s" ("tomorrow's").
     public static let possessive: UInt8 = 8
+    /// Ends in "ed" (a past participle, usually).
+    public static let past: UInt8 = 16
 
     public var isNumber: Bool { flags & Token.number != 0 }
 }

@@ -4,22 +4,24 @@ import ReceptionCore
 /// Options of `reception train`; the defaults produced the shipped weights.
 public struct TrainingOptions: Sendable, Hashable {
     /// L2 strength on lexicon, structural and time features.
-    public var l2: Double = 0.003
+    public var l2: Double = 0.001
     /// L2 strength on vocabulary-word features (stronger: words memorise a corpus).
-    public var l2Words: Double = 0.02
+    public var l2Words: Double = 0.002
     /// A word becomes a feature when it occurs in at least this many training messages (0: no word features).
-    public var minWordCount: Int = 4
+    public var minWordCount: Int = 3
+    /// Also learn word pairs ("word:\"how do\"") seen in `minWordCount` messages.
+    public var bigrams: Bool = true
     /// Class weights are (N / (K · n_c))^balance: 0 plain, 1 fully balanced.
-    public var balance: Double = 0.5
+    public var balance: Double = 1
     /// Folds of the cross-validation that fits the calibration temperature.
     public var folds: Int = 5
     public var maxIterations: Int = 400
-    public var previousTurnWeight: Double = 1.5
+    public var previousTurnWeight: Double = 3
 
     public init() {}
 
     var summary: [String: String] {
-        ["l2": IntentWeights.number(l2), "l2_words": IntentWeights.number(l2Words), "min_word_count": String(minWordCount),
+        ["l2": IntentWeights.number(l2), "l2_words": IntentWeights.number(l2Words), "min_word_count": String(minWordCount), "bigrams": String(bigrams),
          "balance": IntentWeights.number(balance), "folds": String(folds), "max_iterations": String(maxIterations)]
     }
 }
@@ -39,9 +41,14 @@ public enum Trainer {
             let plain = FeatureExtractor(lexicon: lexicon)
             var documentFrequency: [String: Int] = [:]
             for example in examples {
-                for word in Set(plain.words(example.text)) where word != "?" && !word.allSatisfy(\.isNumber) {
-                    documentFrequency[word, default: 0] += 1
+                let words = plain.words(example.text).map { $0.allSatisfy(\.isNumber) ? "" : $0 }
+                var grams = Set(words.filter { !$0.isEmpty && $0 != "?" })
+                if options.bigrams && words.count > 1 {
+                    for i in 0..<(words.count - 1) where !words[i].isEmpty && !words[i + 1].isEmpty && words[i] != "?" && words[i + 1] != "?" {
+                        grams.insert(words[i] + " " + words[i + 1])
+                    }
                 }
+                for gram in grams { documentFrequency[gram, default: 0] += 1 }
             }
             vocabulary = documentFrequency.filter { $0.value >= options.minWordCount }.keys.sorted()
         }
