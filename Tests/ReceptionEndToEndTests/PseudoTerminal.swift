@@ -73,6 +73,18 @@ final class TerminalSession: Sendable {
         throw HarnessError("timed out")
     }
 
+    /// Waits until the screen satisfies `condition`.
+    func waitUntil(_ what: String, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation,
+                   _ condition: (String) -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(screen) { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("Timed out waiting for \(what). Screen:\n\(screen)", sourceLocation: sourceLocation)
+        throw HarnessError("timed out")
+    }
+
     /// Waits for the process to end; nil if it is still running after `timeout`.
     func exitStatus(timeout: Duration = .seconds(10)) async throws -> Int32? {
         let deadline = ContinuousClock.now + timeout
@@ -93,9 +105,16 @@ final class TerminalSession: Sendable {
         close(master)
     }
 
+    /// Removes escape sequences and applies backspaces, as the terminal would show it
+    /// (readline redraws an edited line by backing up over it).
     static func stripANSI(_ text: String) -> String {
-        text.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: "", options: .regularExpression)
+        let plain = text.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: "", options: .regularExpression)
             .replacingOccurrences(of: "\u{1}", with: "").replacingOccurrences(of: "\u{2}", with: "")
+        var shown: [Character] = []
+        for character in plain {
+            if character == "\u{8}" { if shown.last.map({ $0 != "\n" }) == true { shown.removeLast() } } else { shown.append(character) }
+        }
+        return String(shown)
     }
 }
 

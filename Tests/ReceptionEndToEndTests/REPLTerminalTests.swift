@@ -74,14 +74,14 @@ struct REPLTerminalTests {
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
 
         let second = try TerminalSession(arguments: [], home: first.home)
-        var mark = try await second.waitFor(Self.prompt)
+        let mark = try await second.waitFor(Self.prompt)
         second.type("\u{1B}[A")  // up arrow recalls the previous session's lines, newest first
-        mark = try await second.waitFor("/quit", after: mark)
+        try await second.waitFor("/quit", after: mark)
         second.type("\u{1B}[A")
-        mark = try await second.waitFor("/goal remember this line", after: mark)
+        try await second.waitUntil("the recalled /goal line") { $0.hasSuffix("/goal remember this line") }
         second.type("\u{15}")  // ^U clears it
-        second.type("/hel\t")
-        try await second.waitFor("/help", after: mark)
+        second.type("/fol\t")
+        try await second.waitUntil("/fol completed to /followups") { $0.hasSuffix("/followups ") }
     }
 
     @Test func slashCommandsExplainThemselvesAndUnknownOnesSuggest() async throws {
