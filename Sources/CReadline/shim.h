@@ -5,6 +5,8 @@
 // concurrency-safe". The REPL's single terminal-owning thread reaches them only through
 // these small accessors.
 #include <stdio.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <readline/readline.h>
 #include <readline/history.h>
 
@@ -29,6 +31,13 @@ static inline void reception_rl_discard_line(void) {
     rl_point = 0;
     rl_end = 0;
     rl_mark = 0;
+}
+
+/// Width of the terminal on `fd` in columns, or 0 when it is not a terminal.
+static inline int reception_terminal_columns(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+    return 0;
 }
 
 #endif

@@ -25,7 +25,7 @@ enum Answerer {
     static func compose(query: String, matches: [KnowledgeBase.Match], alreadySaid: Set<String>) -> Composed {
         let strong = matches.filter { $0.coverage >= strongCoverage }
         let others = matches.filter { $0.coverage < strongCoverage && $0.coverage >= relevantCoverage }
-        let followups = (strong.dropFirst(2) + others).map(\.passage.heading)
+        let followups = (strong.dropFirst(2) + others).filter(\.passage.isSection).map(\.passage.heading)
             .reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
             .prefix(2).map { "Tell me more about \($0.lowercased())" }
 

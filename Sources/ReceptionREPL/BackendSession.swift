@@ -1,4 +1,5 @@
 import ReceptionCore
+import Synchronization
 
 /// A backend the REPL can switch to with `/backend NAME`.
 public struct BackendEntry: Sendable {
@@ -78,4 +79,15 @@ public protocol SoulControl: Sendable {
     func reload() -> String
     /// Reloads if the file changed on disk since the last check; returns a message if so.
     func reloadIfChanged() -> String?
+}
+
+/// The names tab completion offers that change while the REPL runs (the current
+/// backend's extra commands), shared between the REPL and its line reader.
+public final class CompletionWords: Sendable {
+    private let commands = Mutex<[String]>([])
+    public init() {}
+    public var extensionCommands: [String] {
+        get { commands.withLock { $0 } }
+        set { commands.withLock { $0 = newValue } }
+    }
 }

@@ -27,12 +27,15 @@ public actor REPL {
     let middleware: [any Middleware]
     let backends: [BackendEntry]
     let souls: (any SoulControl)?
+    let completionWords: CompletionWords?
     var state: SessionState
     var session: BackendSession?
     var backendName: String = ""
 
     public init(configuration: Configuration, reader: any LineReader, console: Console,
-                middleware: [any Middleware], backends: [BackendEntry], souls: (any SoulControl)?) {
+                middleware: [any Middleware], backends: [BackendEntry], souls: (any SoulControl)?,
+                completionWords: CompletionWords? = nil) {
+        self.completionWords = completionWords
         self.configuration = configuration
         self.reader = reader
         self.console = console
@@ -272,6 +275,7 @@ public actor REPL {
             if let old = session { await old.shutdown() }
             session = newSession
             backendName = entry.name
+            completionWords?.extensionCommands = newSession.commands.map(\.name)
             state.pendingPlan = nil
             return true
         } catch {

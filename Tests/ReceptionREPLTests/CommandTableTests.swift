@@ -25,3 +25,24 @@ struct CommandTableTests {
         #expect(SlashCommand.named("exit")?.name == "/quit")
     }
 }
+
+@Suite("Terminal text")
+struct TerminalTextTests {
+    @Test func wrapsAtWordsCountingOnlyVisibleCharactersAndKeepsListIndent() {
+        let styled = "  • " + Style.bold("alpha") + " beta gamma delta epsilon zeta eta theta"
+        let wrapped = TextWrap.wrap(styled, width: 24).components(separatedBy: "\n")
+        #expect(wrapped.count > 1)
+        #expect(wrapped.allSatisfy { TextWrap.visibleLength($0) <= 24 })
+        #expect(wrapped.dropFirst().allSatisfy { $0.hasPrefix("    ") && !$0.hasPrefix("     ") }, "continuations align with the item text")
+        #expect(TextWrap.stripANSI(wrapped.joined(separator: " ")).split(separator: " ").joined(separator: " ")
+                == "• alpha beta gamma delta epsilon zeta eta theta")
+    }
+
+    @Test func markdownStylesOnATerminalAndStripsToPlainText() {
+        let markdown = "# Title\nUse **bold**, *em*, `snake_case_code` and a_b_c.\n- item"
+        #expect(MarkdownText.render(markdown, styled: false) == "Title\nUse bold, em, snake_case_code and a_b_c.\n  - item")
+        let styled = MarkdownText.render(markdown, styled: true)
+        #expect(styled.contains("\u{1B}[1m"))
+        #expect(TextWrap.stripANSI(styled).contains("snake_case_code and a_b_c."))
+    }
+}

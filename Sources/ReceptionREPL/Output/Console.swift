@@ -1,3 +1,4 @@
+import CReadline
 import Foundation
 import Synchronization
 
@@ -25,9 +26,11 @@ public final class Console: Sendable {
         self.sink = sink
     }
 
-    /// Writes text followed by a newline, clearing the spinner first.
+    /// Writes text followed by a newline, clearing the spinner first. On a terminal, long
+    /// lines are word-wrapped to its current width (JSON and piped text are left alone).
     public func line(_ text: String = "") {
-        write(text + "\n")
+        let columns = mode == .json ? 0 : Int(reception_terminal_columns(STDOUT_FILENO))
+        write((columns > 0 ? TextWrap.wrap(text, width: columns - 1) : text) + "\n")
     }
 
     public func write(_ text: String) {

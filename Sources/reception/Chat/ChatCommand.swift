@@ -74,12 +74,14 @@ struct ChatCommand: AsyncParsableCommand {
         }
 
         let backends = BackendCatalog.entries(for: .init(knowledge: knowledge, localStepMilliseconds: localStepMs))
+        let completionWords = CompletionWords()
         let reader: any LineReader
         if interactive && !json {
             let history = noHistory ? nil : (historyFile ?? XDG.stateHome.appendingPathComponent("reception/history").path)
             let backendNames = backends.map(\.name)
             reader = ReadlineLineReader(historyPath: history) { line, _ in
-                REPL.completions(line: line, backends: backendNames, souls: library.names(), extensions: [])
+                REPL.completions(line: line, backends: backendNames, souls: library.names(),
+                                 extensions: completionWords.extensionCommands)
             }
         } else {
             reader = PlainLineReader()
@@ -88,7 +90,7 @@ struct ChatCommand: AsyncParsableCommand {
             configuration: .init(mode: mode, trustLevel: trust, initialBackend: backend),
             reader: reader, console: console,
             middleware: [IntentMiddleware(classifier: IntentClassifier()), PersonalityMiddleware(store: library.store)],
-            backends: backends, souls: library)
+            backends: backends, souls: library, completionWords: completionWords)
         let status = await repl.run()
         if status != 0 { throw ExitCode(status) }
     }
