@@ -110,6 +110,7 @@ final class TerminalSession: Sendable {
     static func stripANSI(_ text: String) -> String {
         let plain = text.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: "", options: .regularExpression)
             .replacingOccurrences(of: "\u{1}", with: "").replacingOccurrences(of: "\u{2}", with: "")
+            .replacingOccurrences(of: "\r\n", with: "\n")
         var shown: [Character] = []
         for character in plain {
             if character == "\u{8}" { if shown.last.map({ $0 != "\n" }) == true { shown.removeLast() } } else { shown.append(character) }

@@ -38,7 +38,7 @@ struct REPLTerminalTests {
         var at = try await terminal.waitFor(Self.prompt)
         terminal.enter("what can reception do?")
         at = try await terminal.waitFor("curiosity", after: at)
-        try await Task.sleep(for: .milliseconds(300))
+        try await terminal.waitUntil("the spinner") { _ in terminal.rawOutput.contains("(Ctrl-C cancels)") }
         let pressed = ContinuousClock.now
         terminal.type("\u{03}")
         at = try await terminal.waitFor("Cancelled", after: at)
@@ -82,6 +82,18 @@ struct REPLTerminalTests {
         second.type("\u{15}")  // ^U clears it
         second.type("/fol\t")
         try await second.waitUntil("/fol completed to /followups") { $0.hasSuffix("/followups ") }
+    }
+
+    @Test func aTrailingBackslashContinuesTheMessageOnTheNextLine() async throws {
+        let terminal = try TerminalSession(arguments: ["--trust", "1", "--local-step-ms", "1"])
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("what can\\")
+        at = try await terminal.waitFor("… ", after: at)
+        terminal.enter("reception do?")
+        at = try await terminal.waitFor("curiosity", after: at)
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        terminal.enter("/history")
+        try await terminal.waitFor("1. what can\nreception do?", after: at)
     }
 
     @Test func slashCommandsExplainThemselvesAndUnknownOnesSuggest() async throws {
