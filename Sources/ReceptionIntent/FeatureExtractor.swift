@@ -48,7 +48,7 @@ public struct FeatureExtractor: Sendable {
     private static let cBe = bit("be-verb"), cOr = bit("or-word"), cOrTail = bit("or-tail"), cWh = bit("wh-word")
     private static let cAux = bit("aux-verb"), cRequestModal = bit("request-modal"), cAddressee = bit("addressee")
     private static let cNext = bit("next-word"), cIn = bit("in-word"), cJust = bit("just-word"), cAgo = bit("ago-word")
-    private static let cClockPreposition = bit("clock-preposition")
+    private static let cClockPreposition = bit("clock-preposition"), cClockFollow = bit("clock-follow")
 
     /// Built-in structural and time features, in feature-id order.
     public static let fixedFeatures: [String] = [
@@ -439,8 +439,11 @@ public struct FeatureExtractor: Sendable {
                         if joined == Separator.slash && t[i + 1].isNumber { add(F.numericDate) }
                     }
                     if token.value >= 1900 && token.value <= 2100 { add(F.year) }
+                    if i > 0 && classes[i - 1] & Self.cClockPreposition != 0 && token.value >= 100 && token.value <= 2359 && token.value % 100 < 60 {
+                        add(F.clock) // "at 0800"
+                    }
                     if i > 0 && classes[i - 1] & Self.cClockPreposition != 0 && token.value <= 24
-                        && (i + 1 == n || t[i + 1].separator >= Separator.comma || classes[i + 1] & Self.cClockSuffix != 0) {
+                        && (i + 1 == n || t[i + 1].separator >= Separator.hyphen || classes[i + 1] & (Self.cClockSuffix | Self.cClockFollow) != 0) {
                         add(F.clock)
                     }
                 }
@@ -456,14 +459,17 @@ public struct FeatureExtractor: Sendable {
                 if c & (Self.cMinute | Self.cHour | Self.cDay | Self.cWeek) != 0 && i > 0 {
                     var k = i - 1
                     var quantity = false
+                    var amount: Int32 = 1
                     while k >= 0 && k >= i - 3 && (t[k].isNumber || classes[k] & Self.cNumberWord != 0) {
                         quantity = true
+                        if t[k].isNumber { amount = max(amount, t[k].value) }
                         k -= 1
                     }
                     if quantity {
                         let within = k >= 0 && classes[k] & (Self.cIn | Self.cNext) != 0
-                        if c & Self.cMinute != 0 { add(within ? F.inMinutes : F.nMinutes) }
-                        else if c & Self.cHour != 0 { add(within ? F.inHours : F.nHours) }
+                        // An hour or less reads as minutes; a day or two as hours: the distance matters, not the unit.
+                        if c & Self.cMinute != 0 || (c & Self.cHour != 0 && amount <= 1) { add(within ? F.inMinutes : F.nMinutes) }
+                        else if c & Self.cHour != 0 || (c & Self.cDay != 0 && amount <= 2) { add(within ? F.inHours : F.nHours) }
                         else if c & Self.cDay != 0 { add(within ? F.inDays : F.nDays) }
                         else { add(within ? F.inWeeks : F.nWeeks) }
                     }
@@ -479,10 +485,10 @@ public struct FeatureExtractor: Sendable {
                     add(F.inBare)
                 }
             }
-            if !timeSeen { add(F.timeNone) }
         }
 
         // The conversation goal: its cue families, as separate features.
+        let short = n <= 8
         if let goal, !goal.isEmpty {
             add(F.goalPresent)
             var goalTokens: [Token] = []
@@ -495,12 +501,19 @@ public struct FeatureExtractor: Sendable {
                     node = trie.get(combine(node, goalTokens[j].hash))
                     if node < 0 { break }
                     for c in Int(nodeCueStart[Int(node)])..<Int(nodeCueStart[Int(node) + 1]) where nodeCues[c] >= 0 {
-                        add(goalFeature[Int(phraseFamily[Int(nodeCues[c])])])
+                        let family = Int(phraseFamily[Int(nodeCues[c])])
+                        add(goalFeature[family])
+                        // A short message leans on its goal: the goal's cue families count as the message's.
+                        if short {
+                            add(familyFeature[family])
+                            if familyIsTime[family] { timeSeen = true }
+                        }
                     }
                     j += 1
                 }
             }
         }
+        if !timeSeen { add(F.timeNone) }
     }
 
 
@@ -542,7 +555,7 @@ private struct TokenProbe {
 
     func hashes(_ phrase: String) -> [UInt64] {
         var output: [UInt64] = []
-        for word in phrase.split(separator: " ") {
+        for word in phrase.lowercased().split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "'") }) {
             let word = String(word)
             let rewrite = rewriteTable.get(tokenHash(word))
             if rewrite >= 0 {

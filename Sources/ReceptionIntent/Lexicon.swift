@@ -50,7 +50,7 @@ public struct Lexicon: Sendable, Hashable {
         "negator", "first-person", "opener", "imperative-verb", "request-prefix", "tag-word",
         "number-word", "unit-minute", "unit-hour", "unit-day", "unit-week", "clock-suffix", "ordinal-suffix",
         "weekday", "month", "month-ambiguous", "month-preposition", "be-verb", "or-word", "or-tail",
-        "wh-word", "aux-verb", "request-modal", "addressee", "next-word", "in-word", "just-word", "ago-word", "clock-preposition",
+        "wh-word", "aux-verb", "request-modal", "addressee", "next-word", "in-word", "just-word", "ago-word", "clock-preposition", "clock-follow",
     ]
 
     public init() {}
