@@ -71,6 +71,9 @@ public struct CorpusReader: Sendable {
         self.progress = progress
     }
 
+    private static let intents = Dictionary(uniqueKeysWithValues: IntentType.knownCases.map { ($0.rawValue, $0) })
+    private static let urgencies = Dictionary(uniqueKeysWithValues: UrgencyLevel.knownCases.map { ($0.rawValue, $0) })
+
     public struct Result: Sendable {
         public var messages: [LabelledMessage] = []
         public var issues: [CorpusIssue] = []
@@ -100,15 +103,15 @@ public struct CorpusReader: Sendable {
             result.issues.append(problem)
         }
         func record(_ fields: [String: String], line: Int) throws {
-            guard let text = fields["text"], !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            guard let text = fields["text"], text.utf8.contains(where: { $0 > 32 }) else {
                 return try issue(line, "missing or empty \"text\"")
             }
             guard let intentRaw = fields["intent"] else { return try issue(line, "missing \"intent\"") }
-            guard let intent = IntentType.knownCases.first(where: { $0.rawValue == intentRaw.lowercased() }) else {
+            guard let intent = Self.intents[intentRaw] ?? Self.intents[intentRaw.lowercased()] else {
                 return try issue(line, "unknown intent \"\(intentRaw)\" (expected \(IntentWeights.intentLabels.joined(separator: ", ")))")
             }
             guard let urgencyRaw = fields["urgency"] else { return try issue(line, "missing \"urgency\"") }
-            guard let urgency = UrgencyLevel.knownCases.first(where: { $0.rawValue == urgencyRaw.lowercased() }) else {
+            guard let urgency = Self.urgencies[urgencyRaw] ?? Self.urgencies[urgencyRaw.lowercased()] else {
                 return try issue(line, "unknown urgency \"\(urgencyRaw)\" (expected \(IntentWeights.urgencyLabels.joined(separator: ", ")))")
             }
             func optional(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }

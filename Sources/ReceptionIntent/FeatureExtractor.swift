@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Built once from a `Lexicon` and a vocabulary; extraction itself works on hashed tokens
 /// and integer feature ids.
-public struct FeatureExtractor: Sendable {
+public final class FeatureExtractor: Sendable {
     /// Feature names, indexed by feature id.
     public let names: [String]
     public let index: [String: Int]
@@ -16,6 +16,8 @@ public struct FeatureExtractor: Sendable {
     private let rewriteTokens: [UInt64]
     private let classTable: HashTable            // token → class bit mask
     private let trie: HashTable                  // (node, token) → child node
+    private let table: TokenTable                // token → classes, features, rewrite, root node (one probe)
+    private let nodeHasChildren: [Bool]
     private let nodeCueStart: [Int32]            // node → range in nodeCues
     private let nodeCues: [Int32]                // phrase ids
     private let phraseFeature: [Int32]
@@ -35,20 +37,37 @@ public struct FeatureExtractor: Sendable {
     /// The vocabulary words (without the `word:` prefix), sorted.
     public let vocabulary: [String]
 
-    // Class bits (order of `Lexicon.requiredClasses`).
-    private static func bit(_ name: String) -> UInt32 {
-        UInt32(1) << UInt32(Lexicon.requiredClasses.firstIndex(of: name)!)
-    }
-    private static let cNegator = bit("negator"), cFirstPerson = bit("first-person"), cOpener = bit("opener")
-    private static let cImperative = bit("imperative-verb"), cRequestPrefix = bit("request-prefix"), cTag = bit("tag-word")
-    private static let cNumberWord = bit("number-word"), cMinute = bit("unit-minute"), cHour = bit("unit-hour")
-    private static let cDay = bit("unit-day"), cWeek = bit("unit-week"), cClockSuffix = bit("clock-suffix")
-    private static let cOrdinal = bit("ordinal-suffix"), cWeekday = bit("weekday"), cMonth = bit("month")
-    private static let cMonthAmbiguous = bit("month-ambiguous"), cMonthPreposition = bit("month-preposition")
-    private static let cBe = bit("be-verb"), cOr = bit("or-word"), cOrTail = bit("or-tail"), cWh = bit("wh-word")
-    private static let cAux = bit("aux-verb"), cRequestModal = bit("request-modal"), cAddressee = bit("addressee")
-    private static let cNext = bit("next-word"), cIn = bit("in-word"), cJust = bit("just-word"), cAgo = bit("ago-word")
-    private static let cClockPreposition = bit("clock-preposition"), cClockFollow = bit("clock-follow")
+    // Class bits, in the order of `Lexicon.requiredClasses` (literal constants: no lazy initialisation in the hot path).
+    private static let cNegator: UInt32 = 1 << 0  // negator
+    private static let cFirstPerson: UInt32 = 1 << 1  // first-person
+    private static let cOpener: UInt32 = 1 << 2  // opener
+    private static let cImperative: UInt32 = 1 << 3  // imperative-verb
+    private static let cRequestPrefix: UInt32 = 1 << 4  // request-prefix
+    private static let cTag: UInt32 = 1 << 5  // tag-word
+    private static let cNumberWord: UInt32 = 1 << 6  // number-word
+    private static let cMinute: UInt32 = 1 << 7  // unit-minute
+    private static let cHour: UInt32 = 1 << 8  // unit-hour
+    private static let cDay: UInt32 = 1 << 9  // unit-day
+    private static let cWeek: UInt32 = 1 << 10  // unit-week
+    private static let cClockSuffix: UInt32 = 1 << 11  // clock-suffix
+    private static let cOrdinal: UInt32 = 1 << 12  // ordinal-suffix
+    private static let cWeekday: UInt32 = 1 << 13  // weekday
+    private static let cMonth: UInt32 = 1 << 14  // month
+    private static let cMonthAmbiguous: UInt32 = 1 << 15  // month-ambiguous
+    private static let cMonthPreposition: UInt32 = 1 << 16  // month-preposition
+    private static let cBe: UInt32 = 1 << 17  // be-verb
+    private static let cOr: UInt32 = 1 << 18  // or-word
+    private static let cOrTail: UInt32 = 1 << 19  // or-tail
+    private static let cWh: UInt32 = 1 << 20  // wh-word
+    private static let cAux: UInt32 = 1 << 21  // aux-verb
+    private static let cRequestModal: UInt32 = 1 << 22  // request-modal
+    private static let cAddressee: UInt32 = 1 << 23  // addressee
+    private static let cNext: UInt32 = 1 << 24  // next-word
+    private static let cIn: UInt32 = 1 << 25  // in-word
+    private static let cJust: UInt32 = 1 << 26  // just-word
+    private static let cAgo: UInt32 = 1 << 27  // ago-word
+    private static let cClockPreposition: UInt32 = 1 << 28  // clock-preposition
+    private static let cClockFollow: UInt32 = 1 << 29  // clock-follow
 
     /// Built-in structural and time features, in feature-id order.
     public static let fixedFeatures: [String] = [
@@ -76,6 +95,7 @@ public struct FeatureExtractor: Sendable {
     }
 
     public init(lexicon: Lexicon, vocabulary: [String] = []) {
+        precondition(Lexicon.requiredClasses.count == 30, "class bits are literal constants: update them with requiredClasses")
         var names = Self.fixedFeatures
         var index: [String: Int] = [:]
         for (i, name) in names.enumerated() { index[name] = i }
@@ -87,7 +107,7 @@ public struct FeatureExtractor: Sendable {
         }
 
         // Rewrites: applied to raw words before anything else.
-        var rewriteTable = HashTable(capacity: max(lexicon.rewrites.count, 8))
+        let rewriteTable = HashTable(capacity: max(lexicon.rewrites.count, 8))
         var rewriteStart: [Int32] = [0]
         var rewriteTokens: [UInt64] = []
         for rewrite in lexicon.rewrites {
@@ -103,7 +123,7 @@ public struct FeatureExtractor: Sendable {
         self.tokenIs = tokenHash("is"); self.tokenNot = tokenHash("not"); self.tokenAre = tokenHash("are")
         self.tokenHave = tokenHash("have"); self.tokenWill = tokenHash("will"); self.tokenWould = tokenHash("would")
         self.tokenAm = tokenHash("am")
-        var pronounIs = HashTable(capacity: 32)
+        let pronounIs = HashTable(capacity: 32)
         for word in ["what", "that", "it", "he", "she", "there", "here", "who", "where", "how", "when", "why", "this", "everything", "nothing", "something"] {
             pronounIs.set(tokenHash(word), 1)
         }
@@ -111,7 +131,7 @@ public struct FeatureExtractor: Sendable {
 
         // Word classes.
         let classCount = lexicon.classes.reduce(0) { $0 + $1.words.count }
-        var classTable = HashTable(capacity: max(classCount, 8))
+        let classTable = HashTable(capacity: max(classCount, 8))
         for (name, words) in lexicon.classes {
             guard let bit = Lexicon.requiredClasses.firstIndex(of: name) else { continue }
             for word in words {
@@ -122,7 +142,7 @@ public struct FeatureExtractor: Sendable {
         }
         self.classTable = classTable
 
-        var firstTable = HashTable(capacity: max(lexicon.words(of: "opener").count, 8))
+        let firstTable = HashTable(capacity: max(lexicon.words(of: "opener").count, 8))
         for word in lexicon.words(of: "opener") {
             firstTable.set(tokenHash(word), feature("first:\"\(word)\""))
         }
@@ -163,7 +183,7 @@ public struct FeatureExtractor: Sendable {
         }
         // Vocabulary: single words in their own table, word n-grams in the trie.
         let vocabulary = Array(Set(vocabulary)).sorted()
-        var wordTable = HashTable(capacity: max(vocabulary.count, 8))
+        let wordTable = HashTable(capacity: max(vocabulary.count, 8))
         for word in vocabulary {
             let id = feature("word:\"\(word)\"")
             let hashes = word.split(separator: " ").map { tokenHash(String($0)) }
@@ -183,7 +203,7 @@ public struct FeatureExtractor: Sendable {
         self.wordTable = wordTable
         self.vocabulary = vocabulary
 
-        var trie = HashTable(capacity: max(children.count, 8))
+        let trie = HashTable(capacity: max(children.count, 8))
         for (node, edges) in children.enumerated() {
             for (hash, child) in edges { trie.set(combine(Int32(node), hash), child) }
         }
@@ -193,6 +213,23 @@ public struct FeatureExtractor: Sendable {
             nodeCueStart.append(Int32(nodeCues.count))
         }
         self.trie = trie
+        self.nodeHasChildren = children.map { !$0.isEmpty }
+        // One record per known token, so the hot path probes memory once per word.
+        var infos: [UInt64: TokenInfo] = [:]
+        func update(_ key: UInt64, _ change: (inout TokenInfo) -> Void) {
+            var info = infos[key] ?? TokenInfo()
+            info.key = key
+            change(&info)
+            infos[key] = info
+        }
+        for (key, value) in rewriteTable.pairs { update(key) { $0.rewrite = value } }
+        for (key, value) in classTable.pairs { update(key) { $0.classes = UInt32(bitPattern: value) } }
+        for (key, value) in firstTable.pairs { update(key) { $0.first = value } }
+        for (key, value) in wordTable.pairs { update(key) { $0.word = value } }
+        for (hash, child) in children[0] {
+            update(hash) { $0.root = child; $0.rootHasChildren = !children[Int(child)].isEmpty }
+        }
+        self.table = TokenTable(infos.keys.sorted().map { infos[$0]! })
         self.nodeCueStart = nodeCueStart
         self.nodeCues = nodeCues
         self.phraseFeature = phraseFeature
@@ -214,6 +251,14 @@ public struct FeatureExtractor: Sendable {
     public var count: Int { names.count }
 
     // MARK: Tokens
+
+    /// How many normalised tokens a message has.
+    public func tokenCount(_ text: String) -> Int {
+        var tokens: [Token] = []
+        tokens.reserveCapacity(64)
+        _ = self.tokens(text, into: &tokens)
+        return tokens.count
+    }
 
     /// The normalised tokens of a message (contractions expanded, rewrites applied).
     func tokens(_ text: String, into tokens: inout [Token]) -> UInt8 {
@@ -289,7 +334,7 @@ public struct FeatureExtractor: Sendable {
 
     @inline(__always)
     private func appendRewrite(_ hash: UInt64, separator: UInt8, into tokens: inout [Token]) -> Bool {
-        let rewrite = rewriteTable.get(hash)
+        let rewrite = table.lookup(hash).rewrite
         guard rewrite >= 0 else { return false }
         let from = Int(rewriteStart[Int(rewrite)]), to = Int(rewriteStart[Int(rewrite) + 1])
         for i in from..<to {
@@ -300,8 +345,7 @@ public struct FeatureExtractor: Sendable {
 
     @inline(__always)
     private func classes(_ token: Token) -> UInt32 {
-        let found = classTable.get(token.hash)
-        return found < 0 ? 0 : UInt32(bitPattern: found)
+        table.lookup(token.hash).classes
     }
 
     // MARK: Features
@@ -319,29 +363,47 @@ public struct FeatureExtractor: Sendable {
     func features(_ text: String, goal: String?, tokens: inout [Token], into output: inout [Int32]) {
         tokens.removeAll(keepingCapacity: true)
         let last = self.tokens(text, into: &tokens)
+        let words = (names.count + 63) / 64
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { seen in
+            seen.initialize(repeating: 0)
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: max(tokens.count, 1)) { classes in
+                features(last: last, goal: goal, tokens: tokens, seen: seen, classes: classes, into: &output)
+            }
+        }
+    }
+
+    private func features(last: UInt8, goal: String?, tokens: [Token], seen: UnsafeMutableBufferPointer<UInt64>,
+                          classes: UnsafeMutableBufferPointer<UInt32>, into output: inout [Int32]) {
         var timeSeen = false
         @inline(__always) func add(_ id: Int32) {
-            if !output.contains(id) { output.append(id) }
+            let word = Int(id) >> 6, bit = UInt64(1) << UInt64(id & 63)
+            if seen[word] & bit == 0 {
+                seen[word] |= bit
+                output.append(id)
+            }
         }
+        @inline(__always) func has(_ fixed: Int) -> Bool { seen[fixed >> 6] & (UInt64(1) << UInt64(fixed & 63)) != 0 }
         @inline(__always) func add(_ fixed: Int) {
             if fixed >= F.firstTime && fixed <= F.lastTime { timeSeen = true }
             add(Int32(fixed))
         }
         let n = tokens.count
-        tokens.withUnsafeBufferPointer { t in
-            var classes = [UInt32](repeating: 0, count: n)
-            for i in 0..<n { classes[i] = self.classes(t[i]) }
+        do {
+            let t = tokens
 
             // Cues (trie) and vocabulary words.
             for i in 0..<n {
-                let word = wordTable.get(t[i].hash)
-                if word >= 0 { add(word) }
-                var node: Int32 = 0
+                let info = table.lookup(t[i].hash)
+                classes[i] = info.classes
+                if info.word >= 0 { add(info.word) }
+                var node = info.root
                 var j = i
-                while j < n {
-                    if j > i && t[j].separator >= Separator.stop { break }
-                    node = trie.get(combine(node, t[j].hash))
-                    if node < 0 { break }
+                while node >= 0 {
+                    if j > i {
+                        if t[j].separator >= Separator.stop || !nodeHasChildren[Int(node)] { break }
+                        node = trie.get(combine(node, t[j].hash))
+                        if node < 0 { break }
+                    }
                     let from = Int(nodeCueStart[Int(node)]), to = Int(nodeCueStart[Int(node) + 1])
                     if from < to {
                         var negated = false
@@ -366,12 +428,13 @@ public struct FeatureExtractor: Sendable {
                         }
                     }
                     j += 1
+                    if j >= n { break }
                 }
             }
-            guard n > 0 else { return }
+            if n > 0 {
 
             // Opening words, questions, imperatives.
-            let first = firstTable.get(t[0].hash)
+            let first = table.lookup(t[0].hash).first
             if first >= 0 { add(first) }
             if last == Separator.question { add(F.question) }
             var p = 0
@@ -409,12 +472,12 @@ public struct FeatureExtractor: Sendable {
                     if i > 0 && classes[i - 1] & Self.cFirstPerson != 0 { add(F.firstPersonProgressive) }
                 }
             }
-            let eitherOr = output.contains(Int32(F.eitherOr))
+            let eitherOr = has(F.eitherOr)
             if firstPerson {
                 add(F.firstPerson)
                 if eitherOr { add(F.eitherOrFirstPerson) }
             }
-            let whStart = output.contains(Int32(F.whStart))
+            let whStart = has(F.whStart)
             if whStart && n <= 8 && !firstPerson { add(F.whShort) }
             if eitherOr && whStart { add(F.eitherOrWh) }
             if eitherOr && n <= 8 { add(F.eitherOrShort) }
@@ -484,6 +547,7 @@ public struct FeatureExtractor: Sendable {
                     && (i + 2 == n || t[i + 2].separator >= Separator.comma) {
                     add(F.inBare)
                 }
+            }
             }
         }
 

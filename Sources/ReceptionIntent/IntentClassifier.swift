@@ -11,11 +11,17 @@ public struct IntentClassifier: Sendable {
     /// Feature id × label (intent labels then urgency labels).
     private let matrix: [Double]
     private let bias: [Double]
+    private let names: [String]
 
     private static let intents = IntentType.knownCases
     private static let urgencies = UrgencyLevel.knownCases
-    private static let intentCount = IntentWeights.intentLabels.count
-    private static let width = IntentWeights.width
+    // Literal so the hot path needs no lazy-global checks (checked against IntentWeights in init).
+    private static let intentCount = 5
+    private static let width = 9
+    /// Contributions listed per label; the rest are summed into one `other features (N)` entry, listed last.
+    public static let explanationLimit = 10
+    private static let otherNames = (0...64).map { "other features (\($0))" }
+    private static func otherName(_ count: Int) -> String { count < otherNames.count ? otherNames[count] : "other features (\(count))" }
 
     /// The shipped lexicon and weights.
     public init() {
@@ -25,10 +31,12 @@ public struct IntentClassifier: Sendable {
     private static let shippedClassifier = IntentClassifier(lexicon: .shipped, weights: .shipped)
 
     public init(lexicon: Lexicon, weights: IntentWeights) {
+        precondition(Self.intentCount == IntentWeights.intentLabels.count && Self.width == IntentWeights.width)
         self.lexicon = lexicon
         self.weights = weights
         let extractor = FeatureExtractor(lexicon: lexicon, vocabulary: weights.vocabulary)
         self.extractor = extractor
+        self.names = extractor.names
         var matrix = [Double](repeating: 0, count: extractor.count * Self.width)
         for (name, row) in weights.features {
             guard let id = extractor.index[name] else { continue }
@@ -113,17 +121,43 @@ public struct IntentClassifier: Sendable {
         }
         func score(_ i: Int) -> LabelScore {
             let k = range.lowerBound + i
-            var contributions: [FeatureContribution] = []
-            contributions.reserveCapacity(active.count + 2)
-            contributions.append(FeatureContribution(feature: "bias", weight: bias[k]))
-            if carried[k] != 0 { contributions.append(FeatureContribution(feature: "context:previous-turn", weight: carried[k])) }
-            matrix.withUnsafeBufferPointer { m in
-                for id in active {
-                    let weight = m[Int(id) * Self.width + k]
-                    if weight != 0 { contributions.append(FeatureContribution(feature: extractor.names[Int(id)], weight: weight)) }
+            let contributions = withUnsafeTemporaryAllocation(of: (Double, Int32).self, capacity: active.count + 2) { buffer in
+                var m = 0
+                buffer[m] = (bias[k], -1); m += 1
+                if carried[k] != 0 { buffer[m] = (carried[k], -2); m += 1 }
+                matrix.withUnsafeBufferPointer { weights in
+                    for id in active {
+                        let weight = weights[Int(id) * Self.width + k]
+                        if weight != 0 { buffer[m] = (weight, id); m += 1 }
+                    }
                 }
+                // The largest contributions by magnitude, kept sorted in place at the front (ties: extraction order).
+                let limit = Self.explanationLimit
+                var shown = 0
+                for b in 0..<m {
+                    let entry = buffer[b]
+                    let size = abs(entry.0)
+                    if shown == limit && size <= abs(buffer[shown - 1].0) { continue }
+                    // while filling, the entry sits at b == shown; when full, the displaced smallest moves to b
+                    var c = shown < limit ? shown : shown - 1
+                    if shown < limit { shown += 1 } else { buffer[b] = buffer[shown - 1] }
+                    while c > 0 && abs(buffer[c - 1].0) < size { buffer[c] = buffer[c - 1]; c -= 1 }
+                    buffer[c] = entry
+                }
+                var list: [FeatureContribution] = []
+                list.reserveCapacity(shown + 1)
+                for a in 0..<shown {
+                    let (weight, id) = buffer[a]
+                    let name = id == -1 ? "bias" : id == -2 ? "context:previous-turn" : names[Int(id)]
+                    list.append(FeatureContribution(feature: name, weight: weight))
+                }
+                if m > shown {
+                    var rest = 0.0
+                    for a in shown..<m { rest += buffer[a].0 }
+                    list.append(FeatureContribution(feature: Self.otherName(m - shown), weight: rest))
+                }
+                return list
             }
-            contributions.sort { abs($0.weight) > abs($1.weight) || (abs($0.weight) == abs($1.weight) && $0.feature < $1.feature) }
             return LabelScore(label: labels[i], probability: probabilities[i], contributions: contributions)
         }
         return (best, HeadExplanation(chosen: score(best), runnerUp: second >= 0 ? score(second) : nil))

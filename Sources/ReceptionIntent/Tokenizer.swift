@@ -53,25 +53,52 @@ public func tokenHash(_ word: String) -> UInt64 { tokenHash(Array(word.utf8)) }
 enum TextNormalizer {
     static func normalizedBytes(_ text: String) -> [UInt8]? {
         var text = text
-        let ascii: Bool = text.withUTF8 { buffer in
-            for byte in buffer where byte >= 0x80 { return false }
-            return true
+        let fast: [UInt8]?? = text.withUTF8 { buffer in
+            var ascii = true
+            for byte in buffer where byte >= 0x80 { ascii = false; break }
+            if ascii { return .some(nil) }
+            return map(buffer, keepingLetters: false).map { .some($0) }
         }
-        if ascii { return nil }
-        var folded = text
-            .replacingOccurrences(of: "\u{2019}", with: "'")
-            .replacingOccurrences(of: "\u{2018}", with: "'")
-            .replacingOccurrences(of: "\u{02BC}", with: "'")
-            .replacingOccurrences(of: "\u{FF07}", with: "'")
-            .replacingOccurrences(of: "\u{201C}", with: "\"")
-            .replacingOccurrences(of: "\u{201D}", with: "\"")
-            .replacingOccurrences(of: "\u{2014}", with: " - ")
-            .replacingOccurrences(of: "\u{2013}", with: " - ")
-            .replacingOccurrences(of: "\u{2026}", with: "...")
-            .replacingOccurrences(of: "\u{FF1F}", with: "?")
-            .replacingOccurrences(of: "\u{00BF}", with: " ")
-        folded = folded.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-        return Array(folded.lowercased().utf8)
+        if let fast { return fast }
+        // Letters outside ASCII: fold case, diacritics and width ("Café" → "cafe"), then map punctuation.
+        var folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
+        return folded.withUTF8 { map($0, keepingLetters: true) }
+    }
+
+    /// Maps curly quotes, dashes, ellipses and other punctuation to ASCII and symbols such as
+    /// emoji to spaces. Returns nil at the first other non-ASCII character unless `keepingLetters`.
+    private static func map(_ buffer: UnsafeBufferPointer<UInt8>, keepingLetters: Bool) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(buffer.count + 8)
+        var i = 0
+        let count = buffer.count
+        while i < count {
+            let byte = buffer[i]
+            if byte < 0x80 { out.append(byte); i += 1; continue }
+            let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+            if byte == 0xE2 && i + 2 < count && buffer[i + 1] == 0x80 {
+                switch buffer[i + 2] {
+                case 0x98, 0x99, 0x9B, 0xB2: out.append(39)          // ‘ ’ ‛ ′
+                case 0x9C, 0x9D, 0x9F, 0xB3: out.append(34)          // “ ” ‟ ″
+                case 0x90, 0x91, 0x92, 0x93, 0x94, 0x95: out += [32, 45, 32]  // hyphens and dashes
+                case 0xA6: out += [46, 46, 46]                        // …
+                default: out.append(32)                               // spaces, bullets, other punctuation
+                }
+                i += 3
+                continue
+            }
+            if byte == 0xEF && i + 2 < count && buffer[i + 1] == 0xBC && buffer[i + 2] == 0x9F { out.append(63); i += 3; continue } // ？
+            if byte == 0xC2 && i + 1 < count && (buffer[i + 1] == 0xBF || buffer[i + 1] == 0xA1 || buffer[i + 1] == 0xA0) { out.append(32); i += 2; continue } // ¿ ¡ nbsp
+            if byte >= 0xF0 || (byte == 0xE2 && i + 1 < count && buffer[i + 1] >= 0x86) || (byte == 0xEF && i + 1 < count && buffer[i + 1] == 0xB8) {
+                out.append(32)                                        // emoji, arrows, symbols, variation selectors
+                i += length
+                continue
+            }
+            guard keepingLetters else { return nil }
+            let end = min(count, i + length)
+            while i < end { out.append(buffer[i]); i += 1 }
+        }
+        return out
     }
 }
 

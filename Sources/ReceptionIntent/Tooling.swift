@@ -85,6 +85,15 @@ public enum IntentBenchmark {
         }
     }
 
+    /// Median over rounds of the thread's CPU time per message (insensitive to other processes).
+    nonisolated(unsafe) public static var lastMedianCPUPerMessage = 0.0
+
+    static func cpuNow() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
     static func now() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -122,8 +131,15 @@ public enum IntentBenchmark {
         }
         bare.sort()
         let loopStart = now()
-        for _ in 0..<rounds { for text in texts { sink &+= classifier.classify(text).urgency.rawValue.count } }
+        var roundCPU: [Double] = []
+        for _ in 0..<rounds {
+            let cpuStart = cpuNow()
+            for text in texts { sink &+= classifier.classify(text).urgency.rawValue.count }
+            roundCPU.append(Double(cpuNow() - cpuStart) / Double(texts.count))
+        }
         let loopSeconds = Double(now() - loopStart) / 1e9
+        roundCPU.sort()
+        lastMedianCPUPerMessage = roundCPU[roundCPU.count / 2]
         if sink == 42 { print("") }
         return (Double(samples[samples.count / 2]), Double(samples[samples.count * 9 / 10]),
                 Double(texts.count * rounds) / loopSeconds, Double(bare[bare.count / 2]))

@@ -113,3 +113,35 @@ struct TrainingTests {
         #expect(report.urgency.ece < 0.05, "urgency ECE \(report.urgency.ece)")
     }
 }
+
+@Suite("Reports")
+struct ReportTests {
+    @Test func theHTMLReportIsSelfContainedWithCharts() throws {
+        let messages = [
+            LabelledMessage(id: "1", text: "should I take the train or fly <tomorrow>?", intent: .decision, urgency: .soon, location: "t.jsonl:1"),
+            LabelledMessage(id: "2", text: "why is the sky blue", intent: .research, urgency: .exploratory, location: "t.jsonl:2"),
+            LabelledMessage(id: "3", text: "book a table for two tonight", intent: .action, urgency: .soon, location: "t.jsonl:3"),
+        ]
+        let report = EvaluationReport.evaluate(messages, classifier: IntentClassifier(), files: ["t.jsonl"],
+                                               issues: [CorpusIssue(file: "t.jsonl", line: 4, message: "malformed JSON")])
+        let html = ReportHTML.render(report)
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.components(separatedBy: "<svg").count - 1 == 6) // heatmap, reliability, histogram × 2 heads
+        #expect(html.contains("aria-label=\"confusion matrix\""))
+        #expect(html.contains("aria-label=\"reliability diagram\""))
+        #expect(html.contains("t.jsonl:4: malformed JSON"))
+        #expect(!html.contains("<script"))
+        #expect(!html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "").contains("http"))
+        #expect(!html.contains("<tomorrow>"))
+        // the research message is classified curiosity: it is listed among the errors, with its explanation
+        #expect(report.worstErrors.contains { $0.id == "2" })
+        #expect(html.contains("why is the sky blue"))
+        let text = ReportText.evaluation(report)
+        #expect(text.contains("skipped 1 malformed line(s)"))
+        #expect(text.contains("confusion (rows: truth, columns: predicted)"))
+        let json = try report.json()
+        let decoded = try JSONDecoder().decode(EvaluationReport.self, from: Data(json.utf8))
+        #expect(decoded.count == 3 && decoded.intent.confusion == report.intent.confusion)
+        #expect(report.meets(minAccuracy: 0) && !report.meets(minAccuracy: 1.01))
+    }
+}

@@ -56,6 +56,7 @@ struct BenchCommand: ParsableCommand {
         print("classify: \(short.count) messages (≤ \(maxWords) words) × \(rounds) rounds")
         print("  median \(Int(timing.median)) ns/message (p90 \(Int(timing.p90)) ns), \(Int(timing.perSecond)) messages/s on one thread")
         print("  without explanations: median \(Int(timing.medianBare)) ns/message")
+        print("  thread CPU time: median over rounds \(Int(IntentBenchmark.lastMedianCPUPerMessage)) ns/message")
         print("eval: \(report.count) messages in \(String(format: "%.3f", seconds)) s (read + classify + metrics)")
     }
 }
