@@ -270,17 +270,7 @@ public final class FeatureExtractor: Sendable {
     }
 
     private func tokenize(_ bytes: UnsafeBufferPointer<UInt8>, into tokens: inout [Token]) -> UInt8 {
-        RawTokenizer.scan(bytes) { start, end, separator, isNumber in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            var apostrophe = -1
-            var value: Int32 = 0
-            for i in start..<end {
-                var byte = bytes[i]
-                if byte >= 65 && byte <= 90 { byte |= 0x20 }
-                if byte == 39 { apostrophe = i }
-                if isNumber && value < 100_000 { value = value * 10 + Int32(byte - 48) }
-                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-            }
+        RawTokenizer.scan(bytes) { start, end, separator, isNumber, hash, value, apostrophe in
             var flags: UInt8 = isNumber ? Token.number : 0
             if !isNumber && end - start >= 5 && bytes[end - 3] | 0x20 == 105 && bytes[end - 2] | 0x20 == 110 && bytes[end - 1] | 0x20 == 103 {
                 flags |= Token.progressive
@@ -589,7 +579,7 @@ public final class FeatureExtractor: Sendable {
         var raw: [String] = []
         let source = TextNormalizer.normalizedBytes(text) ?? Array(text.utf8)
         source.withUnsafeBufferPointer { bytes in
-            _ = RawTokenizer.scan(bytes) { start, end, _, _ in
+            _ = RawTokenizer.scan(bytes) { start, end, _, _, _, _, _ in
                 let word = String(decoding: bytes[start..<end], as: UTF8.self).lowercased()
                 raw.append(word)
             }

@@ -109,53 +109,66 @@ enum TextNormalizer {
 /// digits and letters splits ("3pm" → "3", "pm"; "15th" → "15", "th"). The strongest
 /// punctuation seen between two words is recorded on the second.
 public struct RawTokenizer {
-    /// Calls `emit(start, end, separator, isNumber)` for each raw word; returns the last punctuation kind.
+    /// Calls `emit(start, end, separator, isNumber, hash, value, apostrophe)` for each raw word
+    /// (hash: FNV-1a of the lowercased bytes; value: of a number; apostrophe: its index or -1),
+    /// in one pass over the bytes; returns the last punctuation kind.
     @inline(__always)
-    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, _ emit: (Int, Int, UInt8, Bool) -> Void) -> UInt8 {
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, _ emit: (Int, Int, UInt8, Bool, UInt64, Int32, Int) -> Void) -> UInt8 {
         var index = 0
         let count = bytes.count
         var separator = Separator.space
         var start = -1
         var digits = false
         var last: UInt8 = Separator.space
+        var hash: UInt64 = 0
+        var value: Int32 = 0
+        var apostrophe = -1
         while index < count {
             let raw = bytes[index]
-            let byte = (raw >= 65 && raw <= 90) ? raw | 0x20 : raw
-            let isDigit = byte >= 48 && byte <= 57
-            let isLetter = (byte >= 97 && byte <= 122) || byte >= 0x80
-            if isDigit || isLetter {
+            let byte = (raw &- 65) < 26 ? raw | 0x20 : raw
+            let isDigit = (byte &- 48) < 10
+            if isDigit || (byte &- 97) < 26 || byte >= 0x80 {
                 if start >= 0 && digits != isDigit {
-                    emit(start, index, separator, digits)
+                    emit(start, index, separator, digits, hash, value, apostrophe)
                     separator = Separator.space
                     start = -1
                 }
-                if start < 0 { start = index; digits = isDigit }
+                if start < 0 {
+                    start = index; digits = isDigit
+                    hash = 0xcbf2_9ce4_8422_2325; value = 0; apostrophe = -1
+                }
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+                if isDigit && value < 100_000 { value = value &* 10 &+ Int32(byte &- 48) }
                 last = Separator.space
             } else if byte == 39 && start >= 0 && !digits && index + 1 < count && Self.isWordByte(bytes[index + 1]) {
                 // apostrophe inside a word: keep it
+                hash = (hash ^ 39) &* 0x0000_0100_0000_01b3
+                apostrophe = index
             } else {
                 if start >= 0 {
-                    emit(start, index, separator, digits)
+                    emit(start, index, separator, digits, hash, value, apostrophe)
                     separator = Separator.space
                     start = -1
                 }
-                let kind: UInt8
-                switch byte {
-                case 63: kind = Separator.question
-                case 33: kind = Separator.exclamation
-                case 46, 59: kind = Separator.stop
-                case 44: kind = Separator.comma
-                case 58: kind = Separator.colon
-                case 47: kind = Separator.slash
-                case 45: kind = Separator.hyphen
-                default: kind = Separator.space
+                if byte != 32 {
+                    let kind: UInt8
+                    switch byte {
+                    case 63: kind = Separator.question
+                    case 33: kind = Separator.exclamation
+                    case 46, 59: kind = Separator.stop
+                    case 44: kind = Separator.comma
+                    case 58: kind = Separator.colon
+                    case 47: kind = Separator.slash
+                    case 45: kind = Separator.hyphen
+                    default: kind = Separator.space
+                    }
+                    if kind > separator { separator = kind }
+                    if kind != Separator.space { last = kind }
                 }
-                if kind > separator { separator = kind }
-                if kind != Separator.space { last = kind }
             }
             index += 1
         }
-        if start >= 0 { emit(start, count, separator, digits) }
+        if start >= 0 { emit(start, count, separator, digits, hash, value, apostrophe) }
         return last
     }
 
