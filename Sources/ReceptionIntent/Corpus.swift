@@ -71,6 +71,23 @@ public struct CorpusReader: Sendable {
         self.progress = progress
     }
 
+    /// A labelled message from one record's fields, or the problem with it.
+    static func message(_ fields: [String: String], line: Int, name: String) -> Swift.Result<LabelledMessage, CorpusIssue> {
+        func problem(_ message: String) -> Swift.Result<LabelledMessage, CorpusIssue> { .failure(CorpusIssue(file: name, line: line, message: message)) }
+        guard let text = fields["text"], text.utf8.contains(where: { $0 > 32 }) else { return problem("missing or empty \"text\"") }
+        guard let intentRaw = fields["intent"] else { return problem("missing \"intent\"") }
+        guard let intent = intents[intentRaw] ?? intents[intentRaw.lowercased()] else {
+            return problem("unknown intent \"\(intentRaw)\" (expected \(IntentWeights.intentLabels.joined(separator: ", ")))")
+        }
+        guard let urgencyRaw = fields["urgency"] else { return problem("missing \"urgency\"") }
+        guard let urgency = urgencies[urgencyRaw] ?? urgencies[urgencyRaw.lowercased()] else {
+            return problem("unknown urgency \"\(urgencyRaw)\" (expected \(IntentWeights.urgencyLabels.joined(separator: ", ")))")
+        }
+        func optional(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }
+        return .success(LabelledMessage(id: optional("id"), text: text, intent: intent, urgency: urgency,
+                                        goal: optional("goal"), note: optional("note"), location: "\(name):\(line)"))
+    }
+
     private static let intents = Dictionary(uniqueKeysWithValues: IntentType.knownCases.map { ($0.rawValue, $0) })
     private static let urgencies = Dictionary(uniqueKeysWithValues: UrgencyLevel.knownCases.map { ($0.rawValue, $0) })
 
@@ -103,43 +120,63 @@ public struct CorpusReader: Sendable {
             result.issues.append(problem)
         }
         func record(_ fields: [String: String], line: Int) throws {
-            guard let text = fields["text"], text.utf8.contains(where: { $0 > 32 }) else {
-                return try issue(line, "missing or empty \"text\"")
+            switch Self.message(fields, line: line, name: name) {
+            case .success(let message): result.messages.append(message)
+            case .failure(let problem): try issue(problem.line, problem.message)
             }
-            guard let intentRaw = fields["intent"] else { return try issue(line, "missing \"intent\"") }
-            guard let intent = Self.intents[intentRaw] ?? Self.intents[intentRaw.lowercased()] else {
-                return try issue(line, "unknown intent \"\(intentRaw)\" (expected \(IntentWeights.intentLabels.joined(separator: ", ")))")
-            }
-            guard let urgencyRaw = fields["urgency"] else { return try issue(line, "missing \"urgency\"") }
-            guard let urgency = Self.urgencies[urgencyRaw] ?? Self.urgencies[urgencyRaw.lowercased()] else {
-                return try issue(line, "unknown urgency \"\(urgencyRaw)\" (expected \(IntentWeights.urgencyLabels.joined(separator: ", ")))")
-            }
-            func optional(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }
-            result.messages.append(LabelledMessage(id: optional("id"), text: text, intent: intent, urgency: urgency,
-                                                   goal: optional("goal"), note: optional("note"), location: "\(name):\(line)"))
         }
-        let reportEvery = max(bytes.count / 200, 65_536)
-        var nextReport = reportEvery
         switch format {
         case .jsonl:
-            var line = 0
-            var start = 0
-            try bytes.withUnsafeBufferPointer { buffer in
-                while start < buffer.count {
-                    var end = start
-                    while end < buffer.count && buffer[end] != 10 { end += 1 }
-                    line += 1
-                    var slice = buffer[start..<end]
-                    if slice.last == 13 { slice = slice.dropLast() }
-                    if !slice.allSatisfy({ $0 == 32 || $0 == 9 }) {
+            // Lines are found first, then parsed in parallel chunks and merged in file order.
+            var lineStarts: [Int] = []
+            lineStarts.reserveCapacity(bytes.count / 64 + 1)
+            var position = 0
+            while position < bytes.count {
+                lineStarts.append(position)
+                while position < bytes.count && bytes[position] != 10 { position += 1 }
+                position += 1
+            }
+            let lineCount = lineStarts.count
+            let starts = lineStarts
+            let chunkSize = 4096
+            let chunks = (lineCount + chunkSize - 1) / chunkSize
+            let parts = UnsafeMutableBufferPointer<Result>.allocate(capacity: max(chunks, 1))
+            parts.initialize(repeating: Result())
+            defer { parts.deinitialize(); parts.deallocate() }
+            nonisolated(unsafe) let slots = parts
+            let done = Counter()
+            let total = bytes.count
+            let progress = self.progress
+            bytes.withUnsafeBufferPointer { buffer in
+                nonisolated(unsafe) let buffer = buffer
+                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                    var part = Result()
+                    for index in (chunk * chunkSize)..<min(lineCount, (chunk + 1) * chunkSize) {
+                        let start = starts[index]
+                        var end = index + 1 < lineCount ? starts[index + 1] - 1 : buffer.count
+                        if end > start && buffer[end - 1] == 10 { end -= 1 }
+                        if end > start && buffer[end - 1] == 13 { end -= 1 }
+                        let slice = buffer[start..<end]
+                        if slice.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
                         switch FlatJSON.parse(slice) {
-                        case .success(let fields): try record(fields, line: line)
-                        case .failure(let error): try issue(line, "malformed JSON: \(error.message)")
+                        case .success(let fields):
+                            switch Self.message(fields, line: index + 1, name: name) {
+                            case .success(let message): part.messages.append(message)
+                            case .failure(let problem): part.issues.append(problem)
+                            }
+                        case .failure(let error):
+                            part.issues.append(CorpusIssue(file: name, line: index + 1, message: "malformed JSON: \(error.message)"))
                         }
                     }
-                    start = end + 1
-                    if start >= nextReport { progress?(start, buffer.count); nextReport += reportEvery }
+                    slots[chunk] = part
+                    let finished = done.add(min(lineCount, (chunk + 1) * chunkSize) - chunk * chunkSize)
+                    progress?(finished * total / max(lineCount, 1), total)
                 }
+            }
+            for part in parts {
+                if strict, let first = part.issues.first { throw first }
+                result.messages += part.messages
+                result.issues += part.issues
             }
         case .csv, .tsv:
             let rows = format == .csv ? DelimitedText.csvRows(bytes) : DelimitedText.tsvRows(bytes)
