@@ -5,19 +5,23 @@ import ReceptionCore
 /// two multinomial logistic-regression heads with calibrated (temperature-scaled)
 /// probabilities, and the contributing features for `/intent` and `classify --explain`.
 public struct IntentClassifier: Sendable {
-    public let lexicon: Lexicon
-    public let weights: IntentWeights
-    public let extractor: FeatureExtractor
-    /// Feature id × label (intent labels then urgency labels).
-    private let matrix: [Double]
-    private let bias: [Double]
-    private let names: [String]
+    /// nil: the shipped model, loaded once per process on first use (and warmed up in the
+    /// background by `init()`, so creating a classifier never delays a program's start).
+    private let custom: CompiledIntentModel?
+    @inline(__always) private var model: CompiledIntentModel { custom ?? Self.shippedModel }
+
+    public var lexicon: Lexicon { model.lexicon }
+    public var weights: IntentWeights { model.weights }
+    public var extractor: FeatureExtractor { model.extractor }
+    private var matrix: [Double] { model.matrix }
+    private var bias: [Double] { model.bias }
+    private var names: [String] { model.names }
 
     private static let intents = IntentType.knownCases
     private static let urgencies = UrgencyLevel.knownCases
     // Literal so the hot path needs no lazy-global checks (checked against IntentWeights in init).
-    private static let intentCount = 5
-    private static let width = 9
+    static let intentCount = 5
+    static let width = 9
     /// Contributions listed per label; the rest are summed into one `other features (N)` entry, listed last.
     public static let explanationLimit = 10
     private static let otherNames = (0...64).map { "other features (\($0))" }
@@ -25,25 +29,17 @@ public struct IntentClassifier: Sendable {
 
     /// The shipped lexicon and weights.
     public init() {
-        self = Self.shippedClassifier
+        custom = nil
+        Self.warmUp
     }
 
-    private static let shippedClassifier = IntentClassifier(lexicon: .shipped, weights: .shipped)
+    private static let shippedModel = CompiledIntentModel(lexicon: .shipped, weights: .shipped)
+    private static let warmUp: Void = {
+        DispatchQueue.global(qos: .userInitiated).async { _ = IntentClassifier.shippedModel }
+    }()
 
     public init(lexicon: Lexicon, weights: IntentWeights) {
-        precondition(Self.intentCount == IntentWeights.intentLabels.count && Self.width == IntentWeights.width)
-        self.lexicon = lexicon
-        self.weights = weights
-        let extractor = FeatureExtractor(lexicon: lexicon, vocabulary: weights.vocabulary)
-        self.extractor = extractor
-        self.names = extractor.names
-        var matrix = [Double](repeating: 0, count: extractor.count * Self.width)
-        for (name, row) in weights.features {
-            guard let id = extractor.index[name] else { continue }
-            for k in 0..<Self.width { matrix[id * Self.width + k] = row[k] }
-        }
-        self.matrix = matrix
-        self.bias = weights.bias
+        custom = CompiledIntentModel(lexicon: lexicon, weights: weights)
     }
 
     /// A user lexicon and/or weights file; either defaults to the shipped one.
@@ -61,8 +57,10 @@ public struct IntentClassifier: Sendable {
         tokens.reserveCapacity(64)
         var active: [Int32] = []
         active.reserveCapacity(64)
-        extractor.features(text, goal: goal, tokens: &tokens, into: &active)
-        var logits = bias
+        let model = self.model
+        model.extractor.features(text, goal: goal, tokens: &tokens, into: &active)
+        let matrix = model.matrix
+        var logits = model.bias
         matrix.withUnsafeBufferPointer { m in
             for id in active {
                 let row = Int(id) * Self.width
@@ -71,9 +69,10 @@ public struct IntentClassifier: Sendable {
         }
         // A short follow-up ("and tomorrow?") inherits the previous turn's labels.
         var carried = [Double](repeating: 0, count: Self.width)
-        if let previous, tokens.count <= 8, weights.previousTurnWeight != 0 {
-            if let intent = previous.intent, let k = Self.intents.firstIndex(of: intent) { carried[k] = weights.previousTurnWeight }
-            if let urgency = previous.urgency, let k = Self.urgencies.firstIndex(of: urgency) { carried[Self.intentCount + k] = weights.previousTurnWeight }
+        let carryWeight = model.weights.previousTurnWeight
+        if let previous, tokens.count <= 8, carryWeight != 0 {
+            if let intent = previous.intent, let k = Self.intents.firstIndex(of: intent) { carried[k] = carryWeight }
+            if let urgency = previous.urgency, let k = Self.urgencies.firstIndex(of: urgency) { carried[Self.intentCount + k] = carryWeight }
             for k in 0..<Self.width { logits[k] += carried[k] }
         }
         let intent = explain(logits: logits, range: 0..<Self.intentCount, labels: IntentWeights.intentLabels, active: active, carried: carried)
@@ -91,7 +90,9 @@ public struct IntentClassifier: Sendable {
     }
 
     func probabilities(active: [Int32]) -> (intent: [Double], urgency: [Double]) {
-        var logits = bias
+        let model = self.model
+        let matrix = model.matrix
+        var logits = model.bias
         matrix.withUnsafeBufferPointer { m in
             for id in active {
                 let row = Int(id) * Self.width
@@ -103,6 +104,8 @@ public struct IntentClassifier: Sendable {
 
     private func explain(logits: [Double], range: Range<Int>, labels: [String], active: [Int32], carried: [Double])
         -> (index: Int, explanation: HeadExplanation) {
+        let model = self.model
+        let matrix = model.matrix, bias = model.bias, names = model.names
         var maximum = -Double.infinity
         for k in range where logits[k] > maximum { maximum = logits[k] }
         var sum = 0.0
@@ -169,4 +172,33 @@ func softmax(_ logits: [Double]) -> [Double] {
     let exps = logits.map { exp($0 - maximum) }
     let sum = exps.reduce(0, +)
     return exps.map { $0 / sum }
+}
+
+/// A lexicon and weights compiled for classification: the feature extractor and the
+/// weight matrix aligned with its feature ids.
+final class CompiledIntentModel: Sendable {
+    let lexicon: Lexicon
+    let weights: IntentWeights
+    let extractor: FeatureExtractor
+    /// Feature id × label (intent labels then urgency labels).
+    let matrix: [Double]
+    let bias: [Double]
+    let names: [String]
+
+    init(lexicon: Lexicon, weights: IntentWeights) {
+        let width = IntentClassifier.width
+        precondition(IntentClassifier.intentCount == IntentWeights.intentLabels.count && width == IntentWeights.width)
+        self.lexicon = lexicon
+        self.weights = weights
+        let extractor = FeatureExtractor(lexicon: lexicon, vocabulary: weights.vocabulary)
+        self.extractor = extractor
+        self.names = extractor.names
+        var matrix = [Double](repeating: 0, count: extractor.count * width)
+        for (name, row) in weights.features {
+            guard let id = extractor.index[name] else { continue }
+            for k in 0..<width { matrix[id * width + k] = row[k] }
+        }
+        self.matrix = matrix
+        self.bias = weights.bias
+    }
 }
