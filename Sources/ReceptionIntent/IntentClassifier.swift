@@ -18,6 +18,8 @@ public struct IntentClassifier: Sendable {
     private var names: [String] { model.names }
 
     private static let intents = IntentType.knownCases
+    private static let intentLabels = IntentWeights.intentLabels
+    private static let urgencyLabels = IntentWeights.urgencyLabels
     private static let urgencies = UrgencyLevel.knownCases
     // Literal so the hot path needs no lazy-global checks (checked against IntentWeights in init).
     static let intentCount = 5
@@ -59,28 +61,32 @@ public struct IntentClassifier: Sendable {
         active.reserveCapacity(64)
         let model = self.model
         model.extractor.features(text, goal: goal, tokens: &tokens, into: &active)
-        let matrix = model.matrix
-        var logits = model.bias
-        matrix.withUnsafeBufferPointer { m in
-            for id in active {
-                let row = Int(id) * Self.width
-                for k in 0..<Self.width { logits[k] += m[row + k] }
+        let matrix = model.matrix, bias = model.bias
+        // Logits and the carried-over prior on the stack: no allocation.
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.width) { buffer in
+            let logits = UnsafeMutableBufferPointer(rebasing: buffer[0..<Self.width])
+            let carried = UnsafeMutableBufferPointer(rebasing: buffer[Self.width..<(2 * Self.width)])
+            for k in 0..<Self.width { logits[k] = bias[k]; carried[k] = 0 }
+            matrix.withUnsafeBufferPointer { m in
+                for id in active {
+                    let row = Int(id) * Self.width
+                    for k in 0..<Self.width { logits[k] += m[row + k] }
+                }
             }
+            // A short follow-up ("and tomorrow?") inherits the previous turn's labels.
+            let carryWeight = model.weights.previousTurnWeight
+            if let previous, tokens.count <= 8, carryWeight != 0 {
+                if let intent = previous.intent, let k = Self.intents.firstIndex(of: intent) { carried[k] = carryWeight }
+                if let urgency = previous.urgency, let k = Self.urgencies.firstIndex(of: urgency) { carried[Self.intentCount + k] = carryWeight }
+                for k in 0..<Self.width { logits[k] += carried[k] }
+            }
+            let intent = explain(model, logits: logits, range: 0..<Self.intentCount, labels: Self.intentLabels, active: active, carried: carried)
+            let urgency = explain(model, logits: logits, range: Self.intentCount..<Self.width, labels: Self.urgencyLabels, active: active, carried: carried)
+            return IntentClassification(
+                intent: Self.intents[intent.index], urgency: Self.urgencies[urgency.index],
+                intentConfidence: intent.explanation.chosen.probability, urgencyConfidence: urgency.explanation.chosen.probability,
+                intentExplanation: intent.explanation, urgencyExplanation: urgency.explanation)
         }
-        // A short follow-up ("and tomorrow?") inherits the previous turn's labels.
-        var carried = [Double](repeating: 0, count: Self.width)
-        let carryWeight = model.weights.previousTurnWeight
-        if let previous, tokens.count <= 8, carryWeight != 0 {
-            if let intent = previous.intent, let k = Self.intents.firstIndex(of: intent) { carried[k] = carryWeight }
-            if let urgency = previous.urgency, let k = Self.urgencies.firstIndex(of: urgency) { carried[Self.intentCount + k] = carryWeight }
-            for k in 0..<Self.width { logits[k] += carried[k] }
-        }
-        let intent = explain(logits: logits, range: 0..<Self.intentCount, labels: IntentWeights.intentLabels, active: active, carried: carried)
-        let urgency = explain(logits: logits, range: Self.intentCount..<Self.width, labels: IntentWeights.urgencyLabels, active: active, carried: carried)
-        return IntentClassification(
-            intent: Self.intents[intent.index], urgency: Self.urgencies[urgency.index],
-            intentConfidence: intent.explanation.chosen.probability, urgencyConfidence: urgency.explanation.chosen.probability,
-            intentExplanation: intent.explanation, urgencyExplanation: urgency.explanation)
     }
 
     /// The probabilities of both heads without explanations (for evaluation at scale).
@@ -102,25 +108,28 @@ public struct IntentClassifier: Sendable {
         return (softmax(Array(logits[0..<Self.intentCount])), softmax(Array(logits[Self.intentCount...])))
     }
 
-    private func explain(logits: [Double], range: Range<Int>, labels: [String], active: [Int32], carried: [Double])
-        -> (index: Int, explanation: HeadExplanation) {
-        let model = self.model
+    private func explain(_ model: CompiledIntentModel, logits: UnsafeMutableBufferPointer<Double>, range: Range<Int>, labels: [String],
+                         active: [Int32], carried: UnsafeMutableBufferPointer<Double>) -> (index: Int, explanation: HeadExplanation) {
         let matrix = model.matrix, bias = model.bias, names = model.names
         var maximum = -Double.infinity
         for k in range where logits[k] > maximum { maximum = logits[k] }
         var sum = 0.0
-        var probabilities = [Double](repeating: 0, count: range.count)
-        for k in range {
-            let e = exp(logits[k] - maximum)
-            probabilities[k - range.lowerBound] = e
-            sum += e
+        var probabilities: (Double, Double, Double, Double, Double) = (0, 0, 0, 0, 0)
+        let count = range.count
+        withUnsafeMutableBytes(of: &probabilities) { raw in
+            let p = raw.bindMemory(to: Double.self)
+            for k in range {
+                let e = exp(logits[k] - maximum)
+                p[k - range.lowerBound] = e
+                sum += e
+            }
+            for i in 0..<count { p[i] /= sum }
         }
+        func probability(_ i: Int) -> Double { withUnsafeBytes(of: probabilities) { $0.bindMemory(to: Double.self)[i] } }
         var best = 0, second = -1
-        for i in 0..<probabilities.count {
-            probabilities[i] /= sum
-            if i == 0 { continue }
-            if probabilities[i] > probabilities[best] { second = best; best = i }
-            else if second < 0 || probabilities[i] > probabilities[second] { second = i }
+        for i in 1..<count {
+            if probability(i) > probability(best) { second = best; best = i }
+            else if second < 0 || probability(i) > probability(second) { second = i }
         }
         func score(_ i: Int) -> LabelScore {
             let k = range.lowerBound + i
@@ -161,7 +170,7 @@ public struct IntentClassifier: Sendable {
                 }
                 return list
             }
-            return LabelScore(label: labels[i], probability: probabilities[i], contributions: contributions)
+            return LabelScore(label: labels[i], probability: probability(i), contributions: contributions)
         }
         return (best, HeadExplanation(chosen: score(best), runnerUp: second >= 0 ? score(second) : nil))
     }
