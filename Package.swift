@@ -15,10 +15,15 @@ let package = Package(
         .library(name: "ReceptionIntent", targets: ["ReceptionIntent"]),
         .library(name: "ReceptionSoul", targets: ["ReceptionSoul"]),
         .library(name: "ReceptionLocal", targets: ["ReceptionLocal"]),
+        .library(name: "ReceptionLoopSymphony", targets: ["ReceptionLoopSymphony"]),
+        .library(name: "ReceptionReferenceServers", targets: ["ReceptionReferenceServers"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // Core contract: Loop Symphony wire types, the Backend and Middleware protocols, the pipeline.
@@ -33,6 +38,19 @@ let package = Package(
         // Embedded `local` backend: Loop Symphony semantics over BM25 retrieval on Markdown knowledge.
         .target(name: "ReceptionLocal", dependencies: ["ReceptionCore"], resources: [.copy("Knowledge")]),
 
+        // Loop Symphony adapter: HTTP + SSE client, room heartbeat loop, SQLite knowledge cache, backend profiles.
+        .target(name: "ReceptionLoopSymphony", dependencies: [
+            "ReceptionCore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+
+        // Deterministic reference servers (Loop Symphony) for tests and `reception serve`.
+        .target(name: "ReceptionReferenceServers", dependencies: [
+            "ReceptionCore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+        ]),
+
         // GNU readline, reached through a small shim header (Swift 6 forbids touching its C globals directly).
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
 
@@ -46,6 +64,7 @@ let package = Package(
         .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent"]),
         .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul"]),
         .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionLocal"]),
+        .testTarget(name: "ReceptionLoopSymphonyTests", dependencies: ["ReceptionLoopSymphony", "ReceptionReferenceServers"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.
     ]
 )
