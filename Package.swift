@@ -71,6 +71,11 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "reception-bench", dependencies: ["CPseudoTerminal"]),
+        // Adapter overhead vs raw HTTP round trips against the reference server (run with -c release).
+        .executableTarget(name: "loop-symphony-bench", dependencies: [
+            "ReceptionCore", "ReceptionLoopSymphony", "ReceptionReferenceServers",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
 
         .testTarget(name: "ReceptionCoreTests", dependencies: ["ReceptionCore"]),
         .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent"]),
