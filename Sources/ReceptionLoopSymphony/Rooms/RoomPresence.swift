@@ -69,7 +69,6 @@ public struct RoomPresence: Sendable {
     public func run() async throws {
         _ = try await client.rooms.register(registration)
         onEvent(.registered(roomID: registration.roomID))
-        defer { }
         while !Task.isCancelled {
             do {
                 try await beat()
