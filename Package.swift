@@ -26,6 +26,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Already pulled in by the three above; named so the modules we import are declared.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
     ],
     targets: [
         // Core contract: Loop Symphony wire types, the Backend and Middleware protocols, the pipeline.
@@ -44,6 +48,8 @@ let package = Package(
         .target(name: "ReceptionLoopSymphony", dependencies: [
             "ReceptionCore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
 
@@ -51,6 +57,9 @@ let package = Package(
         .target(name: "ReceptionReferenceServers", dependencies: [
             "ReceptionCore",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
 
         // GNU readline, reached through a small shim header (Swift 6 forbids touching its C globals directly).
@@ -75,13 +84,19 @@ let package = Package(
         .executableTarget(name: "loop-symphony-bench", dependencies: [
             "ReceptionCore", "ReceptionLoopSymphony", "ReceptionReferenceServers",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
         ]),
 
         .testTarget(name: "ReceptionCoreTests", dependencies: ["ReceptionCore"]),
         .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent"]),
         .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul"]),
         .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionLocal"]),
-        .testTarget(name: "ReceptionLoopSymphonyTests", dependencies: ["ReceptionLoopSymphony", "ReceptionReferenceServers"]),
+        .testTarget(name: "ReceptionLoopSymphonyTests", dependencies: [
+            "ReceptionLoopSymphony", "ReceptionReferenceServers",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.
         .testTarget(name: "ReceptionEndToEndTests", dependencies: ["CPseudoTerminal"]),
