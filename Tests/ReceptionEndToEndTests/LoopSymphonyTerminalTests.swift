@@ -85,3 +85,68 @@ struct LoopSymphonyTerminalTests {
         try await terminal.waitFor("(this session)", after: at)
     }
 }
+
+/// The backend's slash commands, scripted through a pipe against the reference server.
+@Suite("Loop Symphony REPL commands")
+struct LoopSymphonyCommandTests {
+    @Test func everyCommandGroupAnswers() throws {
+        let helper = LoopSymphonyTerminalTests()
+        let (server, url) = try helper.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try helper.home(for: url)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Binary.reception())
+        process.arguments = ["--backend", "ls-e2e", "--plain", "--trust", "1"]
+        process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config", "TERM": "xterm"]
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stdout
+        try process.run()
+        let script = """
+        research rust async runtimes
+        /tasks recent
+        /tasks stats
+        /health
+        /trust-metrics
+        /knowledge capabilities
+        /knowledge add patterns Mornings -- Asks for news at seven
+        /knowledge entries patterns
+        /knowledge learn Prefers tables -- Likes answers as tables
+        /knowledge aggregate
+        /rooms beat
+        /knowledge cached news
+        /knowledge sync
+        /rooms
+        /heartbeats create Morning | 0 7 * * * | News for {date}?
+        /heartbeats list
+        /heartbeats tick
+        /heartbeats status
+        /arrangements plan find flights and compare prices
+        /loops plan fact check a claim
+        /novel research and summarize tides
+        /arrangements suggestion
+        /interventions evaluate tell me everything about go
+        /interventions
+        /quit
+
+        """
+        stdin.fileHandleForWriting.write(Data(script.utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        for expected in [
+            "Reference research answer to: research rust async runtimes", "| completed | Completed | research rust async runtimes |",
+            "0 active, 1 in total", "| /health | ok, version 0.1.0", "| tasks | 1 (1 succeeded, 0 did not) |", "The research instrument iterates",
+            "Added Mornings to patterns", "Mornings (patterns, manual) — Asks for news at seven", "accepted 1 learning(s)",
+            "Aggregated 1 learning(s): 1 created", "Heartbeat sent; knowledge now at version", "Mornings (patterns, v",
+            "Server knowledge version", "(this session)", "Created heartbeat Morning", "runs at 0 7 * * * UTC", "Ran 1 of 1 active heartbeat(s).",
+            "Morning", "sequential arrangement", "research → synthesis", "reference_loop", "Plan: about 4 iteration(s)",
+            "Novel arrangement task submitted", "no arrangement to suggest", "pushback: This request is very broad", "Up to 3 interventions per task",
+        ] {
+            #expect(output.contains(expected), "missing \(expected)")
+        }
+        #expect(!output.contains("dev-key"), "the API key is never printed")
+    }
+}
