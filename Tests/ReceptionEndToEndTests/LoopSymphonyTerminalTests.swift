@@ -31,14 +31,14 @@ struct LoopSymphonyTerminalTests {
     }
 
     /// A home directory whose backends.json names the server, with the key in a 0600 file.
-    func home(for url: String) throws -> URL {
+    func home(for url: String, trustLevel: Int? = nil) throws -> URL {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-ls-e2e-\(UUID().uuidString)")
         let config = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         let key = config.appendingPathComponent("ls.key")
         try "dev-key\n".write(to: key, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key.path)
-        let profiles = #"{"profiles":[{"name":"ls-e2e","kind":"loop-symphony","url":"\#(url)","api_key_file":"\#(key.path)","user_id":"e2e"}]}"#
+        let profiles = #"{"profiles":[{"name":"ls-e2e","kind":"loop-symphony","url":"\#(url)","api_key_file":"\#(key.path)","user_id":"e2e"\#(trustLevel.map { ",\"trust_level\":\($0)" } ?? "")}]}"#
         try profiles.write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
         return home
     }
@@ -77,6 +77,7 @@ struct LoopSymphonyTerminalTests {
         at = try await terminal.waitFor("5 successful tasks in a row. Enable semi-autonomous mode?", after: at)
         terminal.enter("y")
         at = try await terminal.waitFor("Trust level on the server is now", after: at)
+        at = try await terminal.waitFor("This session now sends requests at trust level 1", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
         terminal.enter("/trust-metrics")
         at = try await terminal.waitFor("1 (semi-autonomous)", after: at)
@@ -89,6 +90,35 @@ struct LoopSymphonyTerminalTests {
 /// The backend's slash commands, scripted through a pipe against the reference server.
 @Suite("Loop Symphony REPL commands")
 struct LoopSymphonyCommandTests {
+    @Test func aProfilesTrustLevelAppliesUnlessThePersonChoosesOne() throws {
+        let helper = LoopSymphonyTerminalTests()
+        let (server, url) = try helper.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try helper.home(for: url, trustLevel: 1)
+        func run(_ extra: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try Binary.reception())
+            process.arguments = ["--backend", "ls-e2e"] + extra
+            process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
+            let stdin = Pipe(), stdout = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            process.standardError = stdout
+            try process.run()
+            stdin.fileHandleForWriting.write(Data("hello profile\n/trust\n".utf8))
+            try stdin.fileHandleForWriting.close()
+            let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return output
+        }
+        let fromProfile = try run([])
+        #expect(fromProfile.contains("Reference note answer to: hello profile"), "trust 1 from the profile runs at once")
+        #expect(fromProfile.contains("Trust level 1"))
+        let chosen = try run(["--trust", "0"])
+        #expect(chosen.contains("/approve"), "--trust 0 wins over the profile: a plan first")
+        #expect(!chosen.contains("Reference note answer to: hello profile"))
+    }
+
     @Test func everyCommandGroupAnswers() throws {
         let helper = LoopSymphonyTerminalTests()
         let (server, url) = try helper.startServer()
