@@ -19,6 +19,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // Core contract: Loop Symphony wire types, the Backend and Middleware protocols, the pipeline.
@@ -28,7 +29,11 @@ let package = Package(
         .target(name: "ReceptionIntent", dependencies: ["ReceptionCore"]),
 
         // soul.md parsing and the personality renderer/middleware.
-        .target(name: "ReceptionSoul", dependencies: ["ReceptionCore", .product(name: "Yams", package: "Yams")]),
+        .target(name: "ReceptionSoul", dependencies: [
+            "ReceptionCore",
+            .product(name: "Yams", package: "Yams"),
+            .product(name: "Mustache", package: "swift-mustache"),
+        ]),
 
         // Embedded `local` backend: Loop Symphony semantics over BM25 retrieval on Markdown knowledge.
         .target(name: "ReceptionLocal", dependencies: ["ReceptionCore"], resources: [.copy("Knowledge")]),
@@ -44,7 +49,7 @@ let package = Package(
 
         .testTarget(name: "ReceptionCoreTests", dependencies: ["ReceptionCore"]),
         .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent"]),
-        .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul"]),
+        .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul"], exclude: ["Fixtures"]),
         .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionLocal"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.
     ]
