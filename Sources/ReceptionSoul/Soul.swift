@@ -325,5 +325,4 @@ public enum DefaultVoice {
         let raw = type.rawValue
         return raw.prefix(1).uppercased() + raw.dropFirst()
     }
-    }
 }
