@@ -99,7 +99,13 @@ struct MarkdownSoulReader {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { continue }
 
-            if let (key, value) = Self.rule(trimmed) {
+            if let (key, ruleValue) = Self.rule(trimmed) {
+                var value = ruleValue
+                if value.isEmpty, key != .use, key != .avoid {
+                    // "**Emojis:**" followed by a list: the list is the value (its first item for capitalisation).
+                    let items = followingListItems(after: index)
+                    value = key == .capitalization ? (items.first ?? "") : items.joined(separator: " ")
+                }
                 apply(rule: key, value: value, sectionHeading: sectionHeading)
                 if sectionKind == .vocabulary, key == .use || key == .avoid {
                     polarity = key == .use ? .prefer : .avoid
@@ -113,7 +119,8 @@ struct MarkdownSoulReader {
                capitalization == nil, trimmed.lowercased().contains("lowercase") {
                 capitalization = .lowercase
             }
-            if sectionKind == .voice, !voiceToneTaken, !Self.isListItem(trimmed), !trimmed.hasPrefix(">"), !trimmed.hasPrefix("|") {
+            if sectionKind == .voice, !voiceToneTaken, !Self.isListItem(trimmed), !trimmed.hasPrefix(">"), !trimmed.hasPrefix("|"),
+               trimmed != "---", trimmed != "***", !trimmed.hasPrefix("**") || !trimmed.hasSuffix(":**") {
                 voiceToneTaken = true
                 let plain = Self.plainText(trimmed)
                 if let sentence = Sentences.firstSentence(plain), sentence.count <= 100 { tone = tone ?? sentence }
@@ -130,6 +137,19 @@ struct MarkdownSoulReader {
             }
         }
         if language == nil { language = Self.detectLanguage(lines) }
+    }
+
+    func followingListItems(after index: Int) -> [String] {
+        var items: [String] = []
+        var position = index + 1
+        while position < lines.count, items.count < 8 {
+            let trimmed = lines[position].trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { if items.isEmpty { position += 1; continue } else { break } }
+            guard let item = Self.listItem(trimmed) else { break }
+            items.append(Self.plainText(item))
+            position += 1
+        }
+        return items
     }
 
     // MARK: Vocabulary
@@ -171,25 +191,43 @@ struct MarkdownSoulReader {
     /// The words or phrases a list item names: a bold lead-in, else quoted phrases, else
     /// the item itself when it is short (a long item is guidance, not a word).
     static func terms(in item: String, splitCommas: Bool) -> [String] {
-        let stripped = item.trimmingCharacters(in: CharacterSet(charactersIn: "❌✅✗✓ ").union(.whitespaces))
+        var stripped = item.trimmingCharacters(in: CharacterSet(charactersIn: "❌✅✗✓ ").union(.whitespaces))
+        // "No `folks` — he says `people`": what follows a dash is commentary.
+        if let dash = dashOutsideQuotes(stripped) { stripped = String(stripped[..<dash]) }
         if stripped.hasPrefix("**"), let close = stripped.dropFirst(2).range(of: "**") {
             let bold = String(stripped[stripped.index(stripped.startIndex, offsetBy: 2)..<close.lowerBound])
             return cleanTerm(bold).map { [$0] } ?? []
         }
         let quoted = quotedPhrases(stripped)
         if !quoted.isEmpty { return quoted.compactMap(cleanTerm) }
-        let withoutNotes = removeParentheticals(stripped)
+        var withoutNotes = removeParentheticals(stripped)
+        if withoutNotes.hasPrefix("No ") { withoutNotes = String(withoutNotes.dropFirst(3)) }
         let parts = splitCommas
             ? withoutNotes.split(separator: ",").map(String.init)
             : withoutNotes.components(separatedBy: " / ")
         return parts.compactMap(cleanTerm).filter { $0.split(separator: " ").count <= 5 }
     }
 
+    static func dashOutsideQuotes(_ text: String) -> String.Index? {
+        var inQuote = false
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "\"" || character == "“" || character == "”" || character == "`" { inQuote.toggle() }
+            if !inQuote, character == "—" || character == "–", index > text.startIndex {
+                let before = text[text.index(before: index)]
+                if before == " " { return text.index(before: index) }
+            }
+            index = text.index(after: index)
+        }
+        return nil
+    }
+
     static func quotedPhrases(_ text: String) -> [String] {
         var phrases: [String] = []
         var current: String?
         for character in text {
-            if character == "\"" || character == "“" || character == "”" {
+            if character == "\"" || character == "“" || character == "”" || character == "`" {
                 if let phrase = current { phrases.append(phrase); current = nil } else { current = "" }
             } else if current != nil {
                 current!.append(character)
@@ -295,7 +333,7 @@ struct MarkdownSoulReader {
 
     static func emojiPolicy(_ value: String) -> EmojiPolicy? {
         let words = Set(value.split { !$0.isLetter && !$0.isNumber }.map(String.init))
-        let sparing = ["rare", "rarely", "occasional", "occasionally", "sparing", "sparingly", "minimal", "max", "maximum", "máximo", "most", "limit", "limited", "few", "one", "1", "2", "acceptable", "sometimes", "少量", "偶尔", "偶爾"]
+        let sparing = ["rare", "rarely", "occasional", "occasionally", "sparing", "sparingly", "minimal", "max", "maximum", "máximo", "most", "limit", "limited", "few", "one", "1", "2", "acceptable", "sometimes", "sparse", "sparsely", "occasional", "少量", "偶尔", "偶爾"]
         let negative = ["no", "none", "never", "zero", "avoid", "don't", "without", "not", "nunca", "jamais", "keine", "kein", "不要", "禁止", "不使用"]
         let positive = ["yes", "allowed", "freely", "lots", "encouraged", "welcome", "love", "ok", "fine", "always", "plenty", "many"]
         func has(_ list: [String]) -> Bool { list.contains { words.contains($0) || (($0.unicodeScalars.first?.value ?? 0) > 0x2E80 && value.contains($0)) } }
@@ -389,18 +427,27 @@ struct MarkdownSoulReader {
     /// "SOUL.md - The Soul of C-3PO" → "C-3PO"; "SOUL.md — Cipher (Security Engineer)" → "Cipher";
     /// "Aaron's Writing Style Guide" → "Aaron"; generic headings ("Who You Are") give nothing.
     static func name(fromHeading heading: String) -> String? {
-        var text = plainText(heading)
-        for prefix in ["SOUL.md", "soul.md", "STYLE.md", "Soul.md"] where text.hasPrefix(prefix) {
-            text = String(text.dropFirst(prefix.count)).trimmingCharacters(in: CharacterSet(charactersIn: " -—–:|·"))
+        var text = removeParentheticals(plainText(heading)).trimmingCharacters(in: .whitespaces)
+        // "SOUL.md — Cipher", "Voice & Style — Garry Tan", "SOUL — Peter Steinberger": keep the part that is not about the file.
+        var parts = [text]
+        for separator in [" — ", " – ", " - ", " | ", ": "] where text.contains(separator) {
+            parts = text.components(separatedBy: separator)
+            break
         }
+        func isGeneric(_ part: String) -> Bool {
+            let lowered = part.lowercased().trimmingCharacters(in: .whitespaces)
+            if lowered.isEmpty { return true }
+            let generic = ["soul.md", "soul", "style.md", "style", "voice & style", "voice and style", "style guide", "writing style guide",
+                           "who you are", "who i am", "you", "identity", "about", "persona", "personality", "你是谁", "我是谁"]
+            return generic.contains(lowered)
+        }
+        text = parts.first { !isGeneric($0) }?.trimmingCharacters(in: .whitespaces) ?? ""
         for prefix in ["The Soul of ", "Soul of ", "The soul of "] where text.hasPrefix(prefix) { text = String(text.dropFirst(prefix.count)) }
-        text = removeParentheticals(text).trimmingCharacters(in: .whitespaces)
         for suffix in ["'s Writing Style Guide", "’s Writing Style Guide", " Writing Style Guide", "'s Style Guide", " Style Guide", "'s Soul", " Soul"] where text.hasSuffix(suffix) {
             text = String(text.dropLast(suffix.count))
         }
         text = text.trimmingCharacters(in: CharacterSet(charactersIn: " -—–:|·"))
-        let generic = ["who you are", "who i am", "soul", "you", "identity", "about", "你是谁", "我是谁", "persona", "personality"]
-        guard !text.isEmpty, text.count <= 60, !generic.contains(text.lowercased()), !text.contains("\\n") else { return nil }
+        guard !text.isEmpty, text.count <= 60, !isGeneric(text), !text.contains("\\n"), !text.hasPrefix("[") else { return nil }
         return text
     }
 

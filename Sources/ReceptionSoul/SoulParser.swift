@@ -103,11 +103,11 @@ private struct Analysis {
 
     // MARK: Front matter
 
-    static let topKeys = ["name", "description", "summary", "language", "tone", "formality", "verbosity", "length",
+    static let topKeys = ["name", "description", "language", "tone", "formality", "verbosity", "length",
                           "emoji", "capitalization", "capitalisation", "greeting", "sign_off", "signoff", "outcomes",
                           "confidence", "interventions", "followups", "followups_title", "titles", "vocabulary", "boundaries"]
     /// Keys other tools put in soul.md front matter (OpenClaw's templates): read without a warning, used for nothing.
-    static let foreignKeys: Set<String> = ["title", "read_when", "tags", "version", "author", "date"]
+    static let foreignKeys: Set<String> = ["title", "summary", "read_when", "tags", "version", "author", "date"]
 
     mutating func frontMatter(_ yaml: String, endLine: Int) {
         let node: Node?
@@ -167,7 +167,7 @@ private struct Analysis {
         switch key {
         case "name":
             if let name = string(value, key: key, allowEmpty: false) { soul.name = name }
-        case "description", "summary": soul.summary = string(value, key: key)
+        case "description": soul.summary = string(value, key: key)
         case "language":
             if let language = string(value, key: key, allowEmpty: false) {
                 if Self.isLanguageTag(language) {
@@ -323,6 +323,8 @@ private struct Analysis {
 
     /// Where each vocabulary word was declared, for the "both preferred and avoided" check.
     var vocabularyLocations: [String: (line: Int, column: Int)] = [:]
+    /// Vocabulary entries read from the Markdown body ("prefer:word", "avoid:word").
+    var proseVocabulary: Set<String> = []
 
     mutating func vocabulary(_ value: Node) {
         guard let mapping = mappingValue(value, key: "vocabulary") else { return }
@@ -523,7 +525,10 @@ private struct Analysis {
             soul.vocabulary.replace = body.replacements
             for (word, line) in body.preferLines { vocabularyLocations["prefer:\(word.lowercased())"] = (line, 1) }
             for (word, line) in body.avoidLines { vocabularyLocations["avoid:\(word.lowercased())"] = (line, 1) }
-        } else {
+        }
+        for (word, _) in body.preferLines { proseVocabulary.insert("prefer:\(word.lowercased())") }
+        for (word, _) in body.avoidLines { proseVocabulary.insert("avoid:\(word.lowercased())") }
+        if setByFrontMatter.contains("vocabulary") {
             // Front matter lists come first; the prose may add more.
             soul.vocabulary.prefer += body.prefer.filter { word in !soul.vocabulary.prefer.contains { $0.lowercased() == word.lowercased() } }
             soul.vocabulary.avoid += body.avoid.filter { word in !soul.vocabulary.avoid.contains { $0.lowercased() == word.lowercased() } }
@@ -535,8 +540,12 @@ private struct Analysis {
     mutating func crossChecks() {
         let preferred = Dictionary(soul.vocabulary.prefer.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
         for word in soul.vocabulary.avoid where preferred[word.lowercased()] != nil {
-            let (line, column) = vocabularyLocations["avoid:\(word.lowercased())"] ?? vocabularyLocations["prefer:\(word.lowercased())"] ?? (1, 1)
-            report(.error, line, column, "`\(word)` is both preferred and avoided")
+            let key = word.lowercased()
+            let (line, column) = vocabularyLocations["avoid:\(key)"] ?? vocabularyLocations["prefer:\(key)"] ?? (1, 1)
+            // Lists written in the front matter contradict each other: an error. Lists read
+            // from prose (files in the wild) may just mention a word twice: a warning.
+            let declared = !proseVocabulary.contains("avoid:\(key)") && !proseVocabulary.contains("prefer:\(key)")
+            report(declared ? .error : .warning, line, column, "`\(word)` is both preferred and avoided")
         }
         for replacement in soul.vocabulary.replace {
             let (line, column) = vocabularyLocations["replace:\(replacement.avoid.lowercased())"] ?? (1, 1)
