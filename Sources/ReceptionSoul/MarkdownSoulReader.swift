@@ -79,6 +79,7 @@ struct MarkdownSoulReader {
         var sectionKind: SoulSection.Kind = .other
         var sectionHeading = ""
         var voiceToneTaken = false
+        var vocabularyLevel: Int?
         for (index, line) in lines.enumerated() {
             if fenced[index] { continue }
             if sectionIndex + 1 < headings.count, headings[sectionIndex + 1].index == index {
@@ -86,12 +87,15 @@ struct MarkdownSoulReader {
                 let heading = headings[sectionIndex]
                 sectionKind = Self.kind(of: heading.text)
                 sectionHeading = heading.text.lowercased()
-                // A subsection inherits the vocabulary context of its parent, with its own polarity.
-                let own = Self.polarity(of: heading.text)
-                if sectionKind == .vocabulary || own != .none {
-                    polarity = own
-                    if own != .none { sectionKind = .vocabulary }
+                // A subsection of a vocabulary section is vocabulary too ("### Use" under "## Vocabulary").
+                if let level = vocabularyLevel, heading.level > level, sectionKind == .other || Self.polarity(of: heading.text) != .none {
+                    sectionKind = .vocabulary
+                }
+                if sectionKind == .vocabulary {
+                    if vocabularyLevel == nil || heading.level <= vocabularyLevel! { vocabularyLevel = heading.level }
+                    polarity = Self.polarity(of: heading.text)
                 } else {
+                    if let level = vocabularyLevel, heading.level <= level { vocabularyLevel = nil }
                     polarity = .none
                 }
                 continue
@@ -125,7 +129,7 @@ struct MarkdownSoulReader {
                 let plain = Self.plainText(trimmed)
                 if let sentence = Sentences.firstSentence(plain), sentence.count <= 100 { tone = tone ?? sentence }
             }
-            guard let item = Self.listItem(trimmed) else { continue }
+            guard let item = Self.listItem(trimmed) ?? (trimmed.hasPrefix("❌") ? String(trimmed.dropFirst()) : nil) else { continue }
             switch sectionKind {
             case .boundaries:
                 let text = Self.plainText(item).trimmingCharacters(in: CharacterSet(charactersIn: "❌✗✘ "))
@@ -438,7 +442,8 @@ struct MarkdownSoulReader {
             let lowered = part.lowercased().trimmingCharacters(in: .whitespaces)
             if lowered.isEmpty { return true }
             let generic = ["soul.md", "soul", "style.md", "style", "voice & style", "voice and style", "style guide", "writing style guide",
-                           "who you are", "who i am", "you", "identity", "about", "persona", "personality", "你是谁", "我是谁"]
+                           "who you are", "who i am", "you", "identity", "about", "persona", "personality", "你是谁", "我是谁",
+                           "style notes", "notes", "voice", "profile"]
             return generic.contains(lowered)
         }
         text = parts.first { !isGeneric($0) }?.trimmingCharacters(in: .whitespaces) ?? ""

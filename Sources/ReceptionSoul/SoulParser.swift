@@ -114,7 +114,16 @@ private struct Analysis {
         do {
             node = try Yams.compose(yaml: yaml)
         } catch let error as YamlError {
-            let (line, column, message) = Self.describe(error)
+            var (line, column, message) = Self.describe(error)
+            if case .duplicatedKeysInMapping(let duplicates, _) = error, let key = duplicates.first {
+                // Point at the second occurrence of the key.
+                let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
+                let hits = lines.indices.filter { lines[$0].trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") }
+                if hits.count > 1 {
+                    line = hits[1] + 1
+                    column = (lines[hits[1]].prefix { $0 == " " }.count) + 1
+                }
+            }
             report(.error, line + 1, column, "invalid YAML: \(message)")
             return
         } catch {
