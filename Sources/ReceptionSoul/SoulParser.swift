@@ -31,7 +31,7 @@ public enum SoulParser {
 
     public static func load(contentsOf url: URL) throws -> Soul {
         let text = try String(contentsOf: url, encoding: .utf8)
-        var soul = try parse(text, fileName: url.lastPathComponent)
+        var soul = try parse(text, fileName: url.path)
         soul.sourcePath = url.path
         return soul
     }
