@@ -685,6 +685,15 @@ enum CommonWords {
         "don't", "doesn't", "can't", "won't", "isn't", "aren't", "didn't", "want", "ask", "sources", "probably",
         "likely", "maybe", "perhaps", "partial", "mixed", "heads-up", "tip", "next", "you'd", "you'll", "we'll",
         "i'll", "i'm", "i've", "i'd", "treat", "looking", "one", "nothing", "something", "everything", "answer",
-        "evidence", "result", "results", "found", "keep", "want", "could", "consider", "break", "narrow", "did",
+        "evidence", "result", "results", "found", "keep", "consider", "break", "narrow", "run", "use", "check",
+        "read", "call", "take", "make", "get", "go", "open", "close", "start", "stop", "add", "remove", "set", "install",
+        "update", "fix", "build", "test", "ship", "deploy", "price", "prices", "cost", "costs", "time", "day", "days",
+        "tomorrow", "yesterday", "tonight", "none", "any", "other", "another", "such", "much", "very", "too", "almost",
+        "about", "around", "roughly", "nearly", "only", "once", "twice", "again", "instead", "otherwise", "however",
+        "therefore", "thus", "meanwhile", "finally", "overall", "also", "besides", "plus", "unfortunately", "luckily",
+        "good", "bad", "new", "old", "big", "small", "same", "different", "several", "each", "every", "nobody",
+        "someone", "anyone", "everyone", "people", "trains", "train", "flights", "flight", "tickets", "ticket", "data",
+        "sources", "source", "findings", "finding", "suppliers", "supplier", "summary", "step", "steps", "first",
+        "second", "third", "last", "next", "previous", "earlier", "later", "soon", "already", "still", "yet",
     ]
 }

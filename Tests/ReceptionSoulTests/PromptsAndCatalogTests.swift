@@ -16,7 +16,7 @@ struct PromptTests {
         #expect(prompt.contains("- Do not use emoji."))
         #expect(prompt.contains("- Never say: \"okay\", \"yeah\", \"stuff\"."))
         #expect(prompt.contains("\"very well\" rather than \"okay\"; "))
-        #expect(prompt.contains("A bounded result opens with \"I regret that I was obliged"))
+        #expect(prompt.contains("- For bounded results: open with \"I regret that I was obliged"))
         #expect(prompt.contains("The person's intent is decision (confidence 0.82), urgency immediate (confidence 0.64)."))
         #expect(prompt.contains("lead with a recommendation"))
         #expect(prompt.contains("They need this now"))

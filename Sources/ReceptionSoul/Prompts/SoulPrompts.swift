@@ -103,7 +103,8 @@ public struct SoulPrompts: Sendable {
             let defaults = DefaultVoice.outcome(outcome)
             let lead = style.lead ?? defaults.lead ?? ""
             let note = style.note ?? defaults.note ?? ""
-            outcomes.append(["outcome": outcome.rawValue, "has_lead": !lead.isEmpty, "lead": lead, "has_note": !note.isEmpty, "note": note])
+            outcomes.append(["outcome": outcome.rawValue, "has_lead": !lead.isEmpty, "lead": lead, "has_note": !note.isEmpty, "note": note,
+                             "has_framing": !lead.isEmpty || !note.isEmpty, "has_both": !lead.isEmpty && !note.isEmpty])
         }
         let interventions: [[String: Any]] = InterventionType.knownCases.map { type in
             ["type": type.rawValue, "label": soul.interventions[type.rawValue]?.label ?? DefaultVoice.interventionLabel(type)]
