@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "ReceptionIntent", targets: ["ReceptionIntent"]),
         .library(name: "ReceptionSoul", targets: ["ReceptionSoul"]),
         .library(name: "ReceptionLocal", targets: ["ReceptionLocal"]),
+        .library(name: "ReceptionREPL", targets: ["ReceptionREPL"]),
+        .executable(name: "reception", targets: ["reception"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -42,15 +44,26 @@ let package = Package(
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
 
         // The interactive shell as a library: testable without a terminal.
+        .target(name: "ReceptionREPL", dependencies: ["ReceptionCore", "CReadline"]),
 
         // forkpty() for driving the real binary through a pseudo-terminal (tests and benchmarks only).
         .target(name: "CPseudoTerminal", linkerSettings: [.linkedLibrary("util")]),
 
+        .executableTarget(
+            name: "reception",
+            dependencies: [
+                "ReceptionCore", "ReceptionIntent", "ReceptionSoul", "ReceptionLocal", "ReceptionREPL",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "reception-bench", dependencies: ["CPseudoTerminal"]),
 
         .testTarget(name: "ReceptionCoreTests", dependencies: ["ReceptionCore"]),
         .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent"]),
         .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul"], exclude: ["Fixtures"]),
         .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionLocal"]),
+        .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.
+        .testTarget(name: "ReceptionEndToEndTests", dependencies: ["CPseudoTerminal"]),
     ]
 )

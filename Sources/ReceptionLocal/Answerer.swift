@@ -22,10 +22,11 @@ enum Answerer {
     static let strongCoverage = 0.5
     static let relevantCoverage = 0.25
 
-    static func compose(query: String, matches: [KnowledgeBase.Match], alreadySaid: Set<String>) -> Composed {
+    static func compose(query: String, matches: [KnowledgeBase.Match], alreadySaid: Set<String>,
+                        sections: (String) -> [String] = { _ in [] }) -> Composed {
         let strong = matches.filter { $0.coverage >= strongCoverage }
         let others = matches.filter { $0.coverage < strongCoverage && $0.coverage >= relevantCoverage }
-        let followups = (strong.dropFirst(2) + others).map(\.passage.heading)
+        let followups = (strong.dropFirst(2) + others).filter(\.passage.isSection).map(\.passage.heading)
             .reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
             .prefix(2).map { "Tell me more about \($0.lowercased())" }
 
@@ -50,7 +51,13 @@ enum Answerer {
             return Composed(outcome: .saturated, summary: leadSentences(best.passage.text, count: 2), findings: used.map(finding),
                             confidence: confidence, discrepancy: nil, followups: followups, usedPassages: used.map(\.passage.id))
         }
-        return Composed(outcome: .complete, summary: leadSentences(best.passage.text, count: 3), findings: used.map(finding),
+        var summary = leadSentences(best.passage.text, count: 3)
+        // A file's introduction answers "what is in here" questions: list what the file covers.
+        let covered = best.passage.isSection ? [] : sections(best.passage.file)
+        if !covered.isEmpty {
+            summary += "\n\n" + covered.map { "- \($0)" }.joined(separator: "\n")
+        }
+        return Composed(outcome: .complete, summary: summary, findings: used.map(finding),
                         confidence: confidence, discrepancy: nil, followups: followups, usedPassages: used.map(\.passage.id))
     }
 

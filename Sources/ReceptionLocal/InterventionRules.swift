@@ -41,10 +41,10 @@ enum InterventionRules {
         }
 
         let tips: [(String, Bool, String)] = [
-            ("plan", !memory.sawPlan, "Tip: /trust 0 shows the backend's plan before anything runs; /approve runs it."),
+            ("plan", !memory.sawPlan, "/trust 0 shows the backend's plan before anything runs; /approve runs it."),
             ("followups", !memory.usedFollowup && !memory.offeredFollowups.isEmpty,
-             "Tip: /followups lists suggested questions; type a number to send one."),
-            ("knowledge", usesBuiltInKnowledge, "Tip: point the local backend at your own notes with reception --knowledge DIR."),
+             "/followups lists suggested questions; type a number to send one."),
+            ("knowledge", usesBuiltInKnowledge, "Point the local backend at your own notes with reception --knowledge DIR."),
         ]
         if let tip = tips.first(where: { $0.1 && !memory.tipsGiven.contains($0.0) }) {
             memory.tipsGiven.insert(tip.0)

@@ -12,6 +12,9 @@ public struct KnowledgeBase: Sendable {
         public var text: String
         /// The category, from the file name when it is one of Loop Symphony's (else `patterns`).
         public var category: KnowledgeCategory
+        /// False for a file's introduction (before its first `##`) and version headings:
+        /// not good topics to suggest as follow-ups.
+        public var isSection: Bool
         fileprivate var termCounts: [String: Int]
         fileprivate var length: Int
     }
@@ -96,18 +99,21 @@ public struct KnowledgeBase: Sendable {
         var passages: [Passage] = []
         var heading = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         var lines: [String] = []
+        var level = 0
         func flush() {
             let body = lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
             lines = []
             guard !body.isEmpty else { return }
             let terms = Self.terms(heading + " " + body)
+            let isSection = level >= 2 && heading.contains { $0.isLetter }
             passages.append(Passage(id: "\(file)#\(heading)", file: file, heading: heading, text: body,
-                                    category: category.isKnown ? category : .patterns,
+                                    category: category.isKnown ? category : .patterns, isSection: isSection,
                                     termCounts: terms.reduce(into: [:]) { $0[$1, default: 0] += 1 }, length: terms.count))
         }
         for line in text.components(separatedBy: "\n") {
             if line.hasPrefix("#") {
                 flush()
+                level = line.prefix { $0 == "#" }.count
                 heading = line.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)
             } else {
                 lines.append(line)

@@ -68,7 +68,10 @@ public struct LocalBackend: Backend {
         continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 1, phase: "retrieval",
             message: "searched \(await engine.passageCount) passages; \(matches.count) matched in \(files) file(s)")))
         try await pause(taskID, engine: engine)
-        let best = matches.first.map { "best match: \($0.passage.file) § \($0.passage.heading)" } ?? "no relevant passage"
+        let best = matches.first.map { match in
+            match.coverage >= Answerer.strongCoverage ? "best match: \(match.passage.file) § \(match.passage.heading)"
+                : "only weak matches (closest: \(match.passage.file) § \(match.passage.heading))"
+        } ?? "no relevant passage"
         continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 2, phase: "ranking", message: best)))
         try await pause(taskID, engine: engine)
         let elapsed = start.duration(to: .now)

@@ -50,7 +50,10 @@ actor LocalEngine {
     func search(_ query: String) -> [KnowledgeBase.Match] { knowledge.search(query, limit: 5) }
 
     func answer(_ request: TaskRequest, matches: [KnowledgeBase.Match], durationMS: Int) -> TaskResponse {
-        var composed = Answerer.compose(query: request.query, matches: matches, alreadySaid: memory.saidPassages)
+        let knowledge = knowledge
+        var composed = Answerer.compose(query: request.query, matches: matches, alreadySaid: memory.saidPassages) { file in
+            knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading)
+        }
         let interventions = InterventionRules.evaluate(
             query: request.query, matches: matches, outcome: composed.outcome, memory: &memory,
             usesBuiltInKnowledge: usesBuiltInKnowledge

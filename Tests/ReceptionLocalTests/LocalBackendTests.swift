@@ -68,10 +68,11 @@ struct LocalBackendTests {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .seconds(5)))
         let request = TaskRequest(query: "what can reception do", preferences: TaskPreferences(trustLevel: 1))
         let started = ContinuousClock.now
-        async let events = Self.events(backend.submit(request))
-        try await Task.sleep(for: .milliseconds(200))
-        try await backend.cancel(taskID: request.id)
-        let received = try await events
+        var received: [BackendEvent] = []
+        for try await event in backend.submit(request) {
+            received.append(event)
+            if case .status(_, .running) = event { try await backend.cancel(taskID: request.id) }
+        }
         guard case .failure(let failure)? = received.last else { Issue.record("no failure event"); return }
         #expect(failure.cancelled)
         #expect(started.duration(to: .now) < .seconds(5))
@@ -84,5 +85,18 @@ struct LocalBackendTests {
         let types = response.followups.interventions.map(\.type)
         #expect(types.contains(.pushback))
         #expect(!types.contains(.scoping) && !types.contains(.education), "level 2 shows only proactive and pushback")
+    }
+}
+
+@Suite("Local answers")
+struct LocalAnswerTests {
+    @Test func aFileIntroductionListsWhatTheFileCovers() async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))
+        let events = try await LocalBackendTests.events(backend.submit(TaskRequest(query: "what can reception do?", preferences: TaskPreferences(trustLevel: 1))))
+        let response = try #require(LocalBackendTests.result(events))
+        #expect(response.outcome == .complete)
+        #expect(response.summary.contains("- Intent classification"))
+        #expect(response.summary.contains("- Personalities from soul.md"))
+        #expect(!response.suggestedFollowups.contains { $0.contains("0.1.0") }, "version headings are no topics")
     }
 }

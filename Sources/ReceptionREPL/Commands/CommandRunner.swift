@@ -1,0 +1,271 @@
+import Foundation
+import ReceptionCore
+
+enum CommandResult { case proceed, quit }
+
+extension REPL {
+    /// Runs one slash command line. Errors are printed, never thrown: a bad command
+    /// must not end the session.
+    func runCommand(_ line: String) async -> CommandResult {
+        let words = CommandLineWords.split(line)
+        guard let name = words.first?.lowercased() else { return .proceed }
+        let arguments = Array(words.dropFirst())
+        state.commandsUsed.insert(name)
+        switch name {
+        case "/quit", "/exit": return .quit
+        case "/help": help(arguments)
+        case "/soul": soul(arguments)
+        case "/backend": await backend(arguments)
+        case "/intent": intent(arguments)
+        case "/trust": trust(arguments)
+        case "/approve": await approve()
+        case "/reject": await reject()
+        case "/cancel": await cancel(arguments)
+        case "/followups": followups()
+        case "/goal": goal(arguments)
+        case "/request": request()
+        case "/history": history()
+        case "/save": save(arguments)
+        default:
+            if let extensionCommand = session?.commands.first(where: { $0.name == name }) {
+                do { say(try await extensionCommand.run(arguments)) } catch { self.error(describe(error)) }
+            } else {
+                let known = SlashCommand.all.map(\.name) + (session?.commands.map(\.name) ?? [])
+                let suggestion = known.min { editDistance($0, name) < editDistance($1, name) }
+                    .flatMap { editDistance($0, name) <= 3 ? " Did you mean \($0)?" : nil } ?? ""
+                error("Unknown command \(name).\(suggestion) /help lists the commands.")
+            }
+        }
+        return .proceed
+    }
+
+    /// Names for tab completion after the given command.
+    public nonisolated static func completions(line: String, backends: [String], souls: [String], extensions: [String]) -> [String] {
+        let words = CommandLineWords.split(line)
+        let completingFirst = words.count <= 1 && !line.hasSuffix(" ")
+        if completingFirst { return SlashCommand.all.map(\.name) + ["/exit"] + extensions }
+        switch words.first?.lowercased() {
+        case "/soul": return ["list", "show", "reload"] + souls
+        case "/backend": return backends
+        case "/trust": return ["0", "1", "2"]
+        case "/intent":
+            if words.count >= 2 && words[1] == "set" {
+                return (words.count == 2 || (words.count == 3 && !line.hasSuffix(" "))) ? IntentType.knownCases.map(\.rawValue) + ["-"]
+                    : UrgencyLevel.knownCases.map(\.rawValue) + ["-"]
+            }
+            return ["set", "clear"]
+        case "/help": return SlashCommand.all.map(\.name) + extensions
+        case "/goal": return ["clear"]
+        default: return []
+        }
+    }
+
+    private func help(_ arguments: [String]) {
+        if let topic = arguments.first {
+            if let command = SlashCommand.named(topic) {
+                say("**\(command.name)** \(command.arguments)\n\n\(command.details)")
+            } else if let extensionCommand = session?.commands.first(where: { $0.name == (topic.hasPrefix("/") ? topic : "/" + topic) }) {
+                say("**\(extensionCommand.name)**\n\n\(extensionCommand.usage)")
+            } else {
+                error("No command \(topic). /help lists them.")
+            }
+            return
+        }
+        let width = (SlashCommand.all.map { $0.name.count + $0.arguments.count + 1 } + (session?.commands.map { $0.name.count } ?? [])).max() ?? 20
+        var lines = SlashCommand.all.map { command in
+            let left = command.arguments.isEmpty ? command.name : "\(command.name) \(command.arguments)"
+            return "  " + left.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary
+        }
+        if let extras = session?.commands, !extras.isEmpty {
+            lines.append("")
+            lines.append("From the \(backendName) backend:")
+            lines += extras.map { "  " + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
+        }
+        lines.append("")
+        lines.append("Type a message to send it. End a line with \\ to continue on the next. Ctrl-C cancels a running task; Ctrl-D leaves.")
+        console.line(lines.joined(separator: "\n"))
+    }
+
+    private func soul(_ arguments: [String]) {
+        guard let souls else { return error("No personality layer is configured.") }
+        switch arguments.first {
+        case nil, "list":
+            let names = souls.names()
+            let listed = names.map { $0 == souls.currentName ? "* \($0) (current)" : "  \($0)" }
+            say(listed.isEmpty ? "No soul files found. Using \(souls.currentName)." : listed.joined(separator: "\n"))
+        case "show": say(souls.show())
+        case "reload": note(souls.reload())
+        case let name?:
+            do { note(try souls.use(name)) } catch { self.error(describe(error)) }
+        }
+    }
+
+    private func backend(_ arguments: [String]) async {
+        guard let name = arguments.first else {
+            let lines = backends.map { entry in
+                let marker = entry.name == backendName ? "*" : " "
+                return "\(marker) \(entry.name) — \(entry.summary)"
+            }
+            let capabilities = session.map { "\ncurrent capabilities: \($0.backend.descriptor.capabilities.summary)" } ?? ""
+            say(lines.joined(separator: "\n") + capabilities)
+            return
+        }
+        if await connect(to: name) {
+            note("Now using \(name): \(session?.backend.descriptor.summary ?? "").")
+        }
+    }
+
+    private func intent(_ arguments: [String]) {
+        switch arguments.first?.lowercased() {
+        case nil:
+            var text = state.lastClassification.map(ClassificationText.explanation) ?? "No message has been classified yet."
+            if let pending = state.pendingOverride {
+                text += "\n\nNext message: intent \(pending.intent?.rawValue ?? "(classifier)"), urgency \(pending.urgency?.rawValue ?? "(classifier)")."
+            }
+            say(text)
+        case "clear":
+            state.pendingOverride = nil
+            note("The next message will be classified as usual.")
+        case "set":
+            let values = Array(arguments.dropFirst())
+            guard !values.isEmpty, values.count <= 2 else { return error("Usage: /intent set INTENT [URGENCY] (use - to leave one to the classifier)") }
+            var override = IntentOverride()
+            if values[0] != "-" {
+                guard let intent = IntentType(userInput: values[0]) else {
+                    return error("Unknown intent \"\(values[0])\". Use one of: \(IntentType.knownCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                override.intent = intent
+            }
+            if values.count == 2, values[1] != "-" {
+                guard let urgency = UrgencyLevel(userInput: values[1]) else {
+                    return error("Unknown urgency \"\(values[1])\". Use one of: \(UrgencyLevel.knownCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                override.urgency = urgency
+            }
+            state.pendingOverride = override
+            note("The next message goes out as intent \(override.intent?.rawValue ?? "(classifier)"), urgency \(override.urgency?.rawValue ?? "(classifier)").")
+        default:
+            error("Usage: /intent, /intent set INTENT [URGENCY], /intent clear")
+        }
+    }
+
+    private func trust(_ arguments: [String]) {
+        let meanings = ["supervised: a plan first, /approve runs it", "semi-autonomous: runs at once, detailed results",
+                        "autonomous: runs at once, minimal output"]
+        guard let value = arguments.first else {
+            return say("Trust level \(state.trustLevel) — \(meanings[state.trustLevel]).")
+        }
+        guard let level = Int(value), (0...2).contains(level) else { return error("Trust level must be 0, 1 or 2.") }
+        state.trustLevel = level
+        note("Trust level \(level) — \(meanings[level]).")
+    }
+
+    private func approve() async {
+        guard let pending = state.pendingPlan else { return error("No plan is waiting for approval.") }
+        guard session?.backend.descriptor.capabilities.contains(.planApproval) == true else {
+            return error("The \(backendName) backend has no plan approval.")
+        }
+        state.pendingPlan = nil
+        var request = pending.request
+        request.action = .approve(taskID: pending.plan.taskID)
+        let context = ReceptionContext(sessionID: state.sessionID, history: state.turns, trustLevel: pending.request.task.trustLevel)
+        await execute(request, context: context)
+    }
+
+    private func reject() async {
+        guard let pending = state.pendingPlan, let session else { return error("No plan is waiting for approval.") }
+        state.pendingPlan = nil
+        do {
+            try await session.backend.reject(taskID: pending.plan.taskID)
+            note("Plan dropped; nothing ran.")
+        } catch {
+            self.error(describe(error))
+        }
+    }
+
+    private func cancel(_ arguments: [String]) async {
+        guard let session else { return }
+        guard let taskID = arguments.first ?? state.lastTaskID else {
+            return error("No task to cancel. While a task runs, Ctrl-C cancels it.")
+        }
+        do {
+            try await session.backend.cancel(taskID: taskID)
+            note("Asked the backend to cancel \(taskID).")
+        } catch {
+            self.error(describe(error))
+        }
+    }
+
+    private func followups() {
+        guard !state.lastFollowups.isEmpty else { return note("The last result had no follow-up suggestions.") }
+        let lines = state.lastFollowups.enumerated().map { "  \($0.offset + 1). \($0.element)" }
+        say((lines + ["", "Type a number to send that question."]).joined(separator: "\n"))
+    }
+
+    private func goal(_ arguments: [String]) {
+        if arguments.isEmpty { return say(state.goal.map { "Goal: \($0)" } ?? "No goal set. /goal TEXT sets one.") }
+        if arguments == ["clear"] {
+            state.goal = nil
+            return note("Goal cleared.")
+        }
+        state.goal = arguments.joined(separator: " ")
+        note("Goal set: \(state.goal!)")
+    }
+
+    private func request() {
+        guard let request = state.lastRequest else { return note("Nothing has been sent yet.") }
+        let json = Wire.jsonString(request.task, pretty: true)
+        console.line(console.mode == .json ? Wire.jsonString(request.task) : json)
+    }
+
+    private func history() {
+        guard !state.turns.isEmpty else { return note("No messages yet in this session.") }
+        let lines = state.turns.enumerated().map { index, turn in
+            let labels = [turn.intent?.rawValue, turn.urgency?.rawValue].compactMap { $0 }.joined(separator: "/")
+            return "\(index + 1). \(turn.query)" + (labels.isEmpty ? "" : "  [\(labels)]") + (turn.outcome.map { " → \($0.rawValue)" } ?? "")
+        }
+        say(lines.joined(separator: "\n"))
+    }
+
+    private func save(_ arguments: [String]) {
+        let force = arguments.contains("--force")
+        guard let path = arguments.first(where: { $0 != "--force" }) else { return error("Usage: /save FILE [--force]") }
+        let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+        if FileManager.default.fileExists(atPath: url.path) && !force {
+            return error("\(url.path) already exists; /save \(path) --force replaces it.")
+        }
+        let markdown = TranscriptWriter.markdown(state.transcript, sessionID: state.sessionID, backend: backendName,
+                                                 soul: souls?.currentName)
+        do {
+            try Data(markdown.utf8).write(to: url, options: .atomic)
+            note("Saved \(state.transcript.count) entries to \(url.path).")
+        } catch {
+            self.error("Cannot write \(url.path): \(error.localizedDescription)")
+        }
+    }
+}
+
+/// Splits a command line into words; double or single quotes group words.
+enum CommandLineWords {
+    static func split(_ line: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quote: Character?
+        var inWord = false
+        for character in line {
+            if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "\"" || character == "'" {
+                quote = character
+                inWord = true
+            } else if character.isWhitespace {
+                if inWord { words.append(current); current = ""; inWord = false }
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if inWord { words.append(current) }
+        return words
+    }
+}

@@ -1,0 +1,57 @@
+/// The REPL's built-in slash commands: one table feeds `/help`, tab completion and
+/// did-you-mean suggestions.
+public struct SlashCommand: Sendable, Hashable {
+    public var name: String
+    public var arguments: String
+    public var summary: String
+    public var details: String
+
+    public static let all: [SlashCommand] = [
+        SlashCommand(name: "/help", arguments: "[COMMAND]", summary: "list commands, or explain one",
+                     details: "Without an argument, lists every command. `/help /soul` explains one."),
+        SlashCommand(name: "/soul", arguments: "[list | NAME | show | reload]", summary: "list, switch, show or reload personalities",
+                     details: "`/soul` or `/soul list` lists the souls found; `/soul NAME` (or a path to a .md file) switches; `/soul show` prints the current soul.md; `/soul reload` re-reads it. Edits to the current file are picked up automatically; a broken edit keeps the last good soul and shows the errors."),
+        SlashCommand(name: "/backend", arguments: "[NAME]", summary: "list backends, or switch to one",
+                     details: "`/backend` lists the configured backends and marks the current one; `/backend NAME` connects to another."),
+        SlashCommand(name: "/intent", arguments: "[set INTENT [URGENCY] | clear]", summary: "explain the last classification, or set labels by hand",
+                     details: "`/intent` shows the last message's intent and urgency with the features that decided them and the runner-up. `/intent set decision planning` uses those labels for the next message (either may be `-` to leave it to the classifier); `/intent clear` drops them.\nIntents: decision, research, action, curiosity, validation. Urgencies: immediate, soon, planning, exploratory."),
+        SlashCommand(name: "/trust", arguments: "[0 | 1 | 2]", summary: "show or set the trust level",
+                     details: "0 supervised: the backend shows a plan and waits for /approve. 1 semi-autonomous: runs at once with detailed results. 2 autonomous: runs at once with minimal output and fewer interventions. Reception never raises it on its own."),
+        SlashCommand(name: "/approve", arguments: "", summary: "run the plan awaiting approval", details: "Runs the plan the backend proposed at trust level 0 and streams its progress."),
+        SlashCommand(name: "/reject", arguments: "", summary: "drop the plan awaiting approval", details: "Discards the plan the backend proposed at trust level 0."),
+        SlashCommand(name: "/cancel", arguments: "[TASK_ID]", summary: "ask the backend to cancel a task",
+                     details: "Ctrl-C cancels the task that is running in front of you. `/cancel` asks the backend to stop the last task (or TASK_ID), e.g. one still running on a server after you stopped watching it."),
+        SlashCommand(name: "/followups", arguments: "", summary: "list suggested follow-ups (type a number to send one)",
+                     details: "Lists the follow-up questions of the last result, numbered. Typing just a number sends that question."),
+        SlashCommand(name: "/goal", arguments: "[TEXT | clear]", summary: "show or set the conversation goal",
+                     details: "The goal travels as `context.goal` with every message and can shift how messages are classified."),
+        SlashCommand(name: "/request", arguments: "", summary: "show the last request as sent (JSON)",
+                     details: "Prints the last request exactly as the backend received it, after every middleware (intent, context)."),
+        SlashCommand(name: "/history", arguments: "", summary: "list this session's messages", details: "Each message with its classification and outcome."),
+        SlashCommand(name: "/save", arguments: "FILE [--force]", summary: "save the conversation as Markdown",
+                     details: "Writes the transcript to FILE. An existing file is never overwritten unless you add --force."),
+        SlashCommand(name: "/quit", arguments: "", summary: "leave (Ctrl-D does too)", details: "Leaves the REPL; history is already saved."),
+    ]
+
+    public static func named(_ name: String) -> SlashCommand? {
+        let wanted = name.hasPrefix("/") ? name : "/" + name
+        if wanted == "/exit" { return all.first { $0.name == "/quit" } }
+        return all.first { $0.name == wanted }
+    }
+}
+
+/// Levenshtein distance, for did-you-mean.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    guard !a.isEmpty else { return b.count }
+    guard !b.isEmpty else { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}

@@ -1,0 +1,47 @@
+import ReceptionCore
+
+/// Draws display blocks as terminal text: styled (colours, cards) or plain (no ANSI).
+public struct BlockPrinter: Sendable {
+    public let styled: Bool
+
+    public init(styled: Bool) {
+        self.styled = styled
+    }
+
+    public func text(for blocks: [DisplayBlock]) -> String {
+        blocks.map(text(for:)).filter { !$0.isEmpty }.joined(separator: "\n")
+    }
+
+    public func text(for block: DisplayBlock) -> String {
+        let body = MarkdownText.render(block.markdown, styled: styled)
+        switch block.role {
+        case .progress:
+            return styled ? Style.dim("  · \(body)") : "  · \(body)"
+        case .note:
+            return styled ? Style.dim(body) : body
+        case .error:
+            return styled ? Style.red("✗ ") + body : "error: \(body)"
+        case .finding:
+            return (styled ? Style.dim("  • ") : "  - ") + body
+        case .intervention:
+            let label = block.title ?? block.interventionType?.rawValue.capitalized ?? "Note"
+            return styled ? Style.yellow("┃ ") + Style.bold(Style.yellow(label)) + "  " + body : "[\(label)] \(body)"
+        case .followups:
+            let title = block.title.map { styled ? Style.bold($0) : $0 }
+            let items = block.items.enumerated().map { "  \($0.offset + 1). \(MarkdownText.inline($0.element, styled: styled))" }
+            return ([title].compactMap { $0 } + items).joined(separator: "\n")
+        case .plan:
+            let title = block.title ?? "Plan"
+            let items = block.items.map { "  - \(MarkdownText.inline($0, styled: styled))" }
+            return ([styled ? Style.bold(Style.magenta(title)) + "  " + body : "\(title): \(body)"] + items).joined(separator: "\n")
+        case .discrepancy:
+            let title = block.title ?? "Discrepancy"
+            return (styled ? Style.bold(title) : title) + "\n" + body
+        case .signoff:
+            return styled ? Style.italic(body) : body
+        case .greeting, .summary, .text:
+            guard let title = block.title else { return body }
+            return (styled ? Style.bold(title) : title) + "\n" + body
+        }
+    }
+}

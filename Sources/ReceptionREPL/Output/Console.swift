@@ -1,0 +1,89 @@
+import CReadline
+import Foundation
+import Synchronization
+
+/// How the REPL writes: styled for a terminal, plain for pipes, or JSON lines for machines.
+public enum OutputMode: String, Sendable {
+    case styled, plain, json
+}
+
+/// Serialises everything written to standard output, and owns the spinner line so that
+/// output never lands in the middle of it.
+public final class Console: Sendable {
+    public let mode: OutputMode
+    private let sink: @Sendable (String) -> Void
+    private let state = Mutex(SpinnerState())
+
+    struct SpinnerState {
+        var label: String?
+        var frame = 0
+        var visible = false
+    }
+
+    /// `sink` receives every write (standard output by default; a buffer in tests).
+    public init(mode: OutputMode, sink: @escaping @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
+        self.mode = mode
+        self.sink = sink
+    }
+
+    /// Writes text followed by a newline, clearing the spinner first. On a terminal, long
+    /// lines are word-wrapped to its current width (JSON and piped text are left alone).
+    public func line(_ text: String = "") {
+        let columns = mode == .json ? 0 : Int(reception_terminal_columns(STDOUT_FILENO))
+        write((columns > 0 ? TextWrap.wrap(text, width: columns - 1) : text) + "\n")
+    }
+
+    public func write(_ text: String) {
+        state.withLock { spinner in
+            if spinner.visible { sink("\r\u{1B}[2K"); spinner.visible = false }
+            sink(text)
+        }
+    }
+
+    // MARK: spinner (styled mode only)
+
+    static let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+
+    /// Shows an animated status line until `stopSpinner()`; a no-op outside styled mode.
+    public func startSpinner(_ label: String) -> Task<Void, Never>? {
+        guard mode == .styled else { return nil }
+        state.withLock { $0.label = label }
+        return Task { [self] in
+            while !Task.isCancelled {
+                state.withLock { spinner in
+                    guard let label = spinner.label else { return }
+                    spinner.frame = (spinner.frame + 1) % Self.frames.count
+                    sink("\r\u{1B}[2K" + Style.dim("\(Self.frames[spinner.frame]) \(label)  (Ctrl-C cancels)"))
+                    spinner.visible = true
+                }
+                try? await Task.sleep(for: .milliseconds(90))
+            }
+        }
+    }
+
+    public func updateSpinner(_ label: String) {
+        state.withLock { if $0.label != nil { $0.label = label } }
+    }
+
+    public func stopSpinner(_ task: Task<Void, Never>?) {
+        task?.cancel()
+        state.withLock { spinner in
+            spinner.label = nil
+            if spinner.visible { sink("\r\u{1B}[2K"); spinner.visible = false }
+        }
+    }
+}
+
+/// ANSI styles.
+enum Style {
+    static func bold(_ text: String) -> String { "\u{1B}[1m\(text)\u{1B}[22m" }
+    static func dim(_ text: String) -> String { "\u{1B}[2m\(text)\u{1B}[22m" }
+    static func italic(_ text: String) -> String { "\u{1B}[3m\(text)\u{1B}[23m" }
+    static func underline(_ text: String) -> String { "\u{1B}[4m\(text)\u{1B}[24m" }
+    static func color(_ code: Int, _ text: String) -> String { "\u{1B}[\(code)m\(text)\u{1B}[39m" }
+    static func cyan(_ text: String) -> String { color(36, text) }
+    static func yellow(_ text: String) -> String { color(33, text) }
+    static func red(_ text: String) -> String { color(31, text) }
+    static func green(_ text: String) -> String { color(32, text) }
+    static func magenta(_ text: String) -> String { color(35, text) }
+}

@@ -1,0 +1,50 @@
+import ReceptionCore
+
+/// One JSON object per line for `--json`: the classification of each message and every
+/// event the backend sends, with what the personality made of it.
+struct EventJSON: Encodable {
+    var type: String
+    var taskID: String?
+    var status: String?
+    var plan: TaskPlan?
+    var progress: TaskProgress?
+    var text: String?
+    var tool: ToolUse?
+    var permission: PermissionRequest?
+    var result: TaskResponse?
+    var failure: TaskFailure?
+    var classification: IntentClassification?
+    var request: TaskRequest?
+    var message: String?
+    var display: [DisplayBlock]?
+
+    enum CodingKeys: String, CodingKey {
+        case type, taskID = "task_id", status, plan, progress, text, tool, permission, result, failure
+        case classification, request, message, display
+    }
+
+    init(type: String) { self.type = type }
+
+    init(_ event: ResponseEvent) {
+        switch event.event {
+        case .accepted(let taskID, let status): self.init(type: "accepted"); self.taskID = taskID; self.status = status.rawValue
+        case .planAwaitingApproval(let plan): self.init(type: "plan"); self.taskID = plan.taskID; self.plan = plan
+        case .status(let taskID, let status): self.init(type: "status"); self.taskID = taskID; self.status = status.rawValue
+        case .progress(let progress): self.init(type: "progress"); self.taskID = progress.taskID; self.progress = progress
+        case .textDelta(let text): self.init(type: "text"); self.text = text
+        case .toolUse(let tool): self.init(type: "tool_use"); self.tool = tool
+        case .permissionRequest(let request): self.init(type: "permission_request"); self.permission = request
+        case .result(let response): self.init(type: "result"); self.taskID = response.requestID; self.result = response
+        case .failure(let failure): self.init(type: "failure"); self.taskID = failure.taskID; self.failure = failure
+        }
+        display = event.display.isEmpty ? nil : event.display
+    }
+
+    static func message(_ type: String, _ text: String) -> EventJSON {
+        var json = EventJSON(type: type)
+        json.message = text
+        return json
+    }
+
+    var line: String { Wire.jsonString(self) }
+}

@@ -1,0 +1,341 @@
+import Foundation
+import ReceptionCore
+import Synchronization
+
+/// The interactive shell: reads lines, runs slash commands, sends messages through the
+/// middleware pipeline to the current backend and prints what comes back.
+///
+/// It knows nothing about how intent is classified, how souls are parsed or how backends
+/// talk to their servers: those arrive as middleware, a `SoulControl` and `BackendEntry`s.
+public actor REPL {
+    public struct Configuration: Sendable {
+        public var mode: OutputMode
+        public var trustLevel: Int
+        public var initialBackend: String
+
+        public init(mode: OutputMode, trustLevel: Int = 0, initialBackend: String = "local") {
+            self.mode = mode
+            self.trustLevel = trustLevel
+            self.initialBackend = initialBackend
+        }
+    }
+
+    let configuration: Configuration
+    let reader: any LineReader
+    let console: Console
+    let printer: BlockPrinter
+    let middleware: [any Middleware]
+    let backends: [BackendEntry]
+    let souls: (any SoulControl)?
+    let completionWords: CompletionWords?
+    var state: SessionState
+    var session: BackendSession?
+    var backendName: String = ""
+
+    public init(configuration: Configuration, reader: any LineReader, console: Console,
+                middleware: [any Middleware], backends: [BackendEntry], souls: (any SoulControl)?,
+                completionWords: CompletionWords? = nil) {
+        self.completionWords = completionWords
+        self.configuration = configuration
+        self.reader = reader
+        self.console = console
+        self.printer = BlockPrinter(styled: console.mode == .styled)
+        self.middleware = middleware
+        self.backends = backends
+        self.souls = souls
+        self.state = SessionState(sessionID: UUID().uuidString.lowercased(), trustLevel: configuration.trustLevel)
+    }
+
+    /// The session as it stands (for tests and embedding).
+    public var snapshot: SessionState { state }
+
+    /// Runs until `/quit` or end of input. Returns the process exit status.
+    public func run() async -> Int32 {
+        InterruptMonitor.shared.install()
+        guard await connect(to: configuration.initialBackend) else { return 1 }
+        greet()
+        var pending = ""
+        while true {
+            if let message = souls?.reloadIfChanged() { note(message) }
+            let input = await reader.readLine(prompt: pending.isEmpty ? prompt : continuationPrompt)
+            switch input {
+            case .endOfInput:
+                await leave()
+                return 0
+            case .interrupt:
+                pending = ""
+                continue
+            case .line(let raw):
+                // A trailing backslash continues the message on the next line.
+                if raw.hasSuffix("\\") {
+                    pending += String(raw.dropLast()) + "\n"
+                    continue
+                }
+                let text = (pending + raw).trimmingCharacters(in: .whitespacesAndNewlines)
+                pending = ""
+                guard !text.isEmpty else { continue }
+                reader.remember(text.replacingOccurrences(of: "\n", with: " "))
+                if text.hasPrefix("/") {
+                    if await runCommand(text) == .quit {
+                        await leave()
+                        return 0
+                    }
+                } else if let number = Int(text), !state.lastFollowups.isEmpty {
+                    await sendFollowup(number)
+                } else {
+                    await send(text)
+                }
+            }
+        }
+    }
+
+    var prompt: String {
+        console.mode == .styled ? "\u{1}\u{1B}[1;36m\u{2}›\u{1}\u{1B}[0m\u{2} " : (console.mode == .plain && isInteractiveInput ? "› " : "")
+    }
+
+    var continuationPrompt: String { console.mode == .styled ? "… " : "" }
+
+    nonisolated var isInteractiveInput: Bool { isatty(STDIN_FILENO) == 1 }
+
+    // MARK: messages
+
+    func send(_ text: String) async {
+        let task = TaskRequest(
+            query: text,
+            context: TaskContext(conversationSummary: state.conversationSummary, goal: state.goal),
+            preferences: TaskPreferences(trustLevel: state.trustLevel))
+        let context = ReceptionContext(sessionID: state.sessionID, history: state.turns, trustLevel: state.trustLevel,
+                                       intentOverride: state.pendingOverride)
+        state.pendingOverride = nil
+        state.transcript.append(TranscriptEntry(speaker: .person, markdown: text))
+        await execute(ReceptionRequest(task: task), context: context)
+    }
+
+    func sendFollowup(_ number: Int) async {
+        guard state.lastFollowups.indices.contains(number - 1) else {
+            error("There is no follow-up \(number); /followups lists \(state.lastFollowups.count).")
+            return
+        }
+        state.commandsUsed.insert("followup-number")
+        let question = state.lastFollowups[number - 1]
+        if console.mode != .json { console.line(style(dim: "→ \(question)")) }
+        await send(question)
+    }
+
+    /// Sends a request through the pipeline and shows its events until the stream ends,
+    /// Ctrl-C is pressed (the backend is asked to cancel) or the backend fails.
+    func execute(_ request: ReceptionRequest, context: ReceptionContext) async {
+        guard let session else { return error("No backend is connected; /backend lists them.") }
+        let pipeline = Pipeline(middleware: middleware, backend: session.backend)
+        let running = RunningTask()
+        let consumer = Task { try await self.consume(pipeline: pipeline, request: request, context: context, running: running) }
+        let cancellable = session.backend.descriptor.capabilities.contains(.cancellation)
+        let backend = session.backend
+        let interrupted = Mutex(false)
+        let previous = InterruptMonitor.shared.push {
+            interrupted.withLock { $0 = true }
+            consumer.cancel()
+            if cancellable, let taskID = running.taskID {
+                Task { try? await backend.cancel(taskID: taskID) }
+            }
+        }
+        do {
+            try await consumer.value
+        } catch is CancellationError {
+        } catch {
+            self.error(describe(error))
+        }
+        InterruptMonitor.shared.restore(previous)
+        if interrupted.withLock({ $0 }) {
+            console.stopSpinner(running.spinner)
+            let taskNote = running.taskID.map { cancellable ? " (asked the backend to cancel \($0))" : " (\($0) may still run on the backend)" } ?? ""
+            if console.mode == .json {
+                console.line(EventJSON.message("cancelled", "Cancelled by Ctrl-C\(taskNote)").line)
+            } else {
+                console.line(style(yellow: "Cancelled\(taskNote). Back at the prompt."))
+            }
+        }
+    }
+
+    private func consume(pipeline: Pipeline, request: ReceptionRequest, context: ReceptionContext, running: RunningTask) async throws {
+        let exchange = try await pipeline.send(request, context: context)
+        if case .submit = request.action {
+            state.lastRequest = exchange.request
+            showClassification(exchange.request)
+        }
+        running.spinner = console.startSpinner("working…")
+        defer { console.stopSpinner(running.spinner) }
+        var midText = false
+        for try await event in exchange.events {
+            try Task.checkCancellation()
+            if console.mode == .json { console.line(EventJSON(event).line) }
+            if case .textDelta = event.event {} else if midText { console.write("\n"); midText = false }
+            switch event.event {
+            case .accepted(let taskID, let status):
+                running.taskID = taskID
+                state.lastTaskID = taskID
+                console.updateSpinner("\(status.rawValue.replacingOccurrences(of: "_", with: " "))…")
+            case .status(_, let status):
+                console.updateSpinner("\(status.rawValue.replacingOccurrences(of: "_", with: " "))…")
+            case .planAwaitingApproval(let plan):
+                state.pendingPlan = PendingPlan(plan: plan, request: exchange.request)
+                show(event, fallback: [DisplayBlock(role: .plan, title: "Plan", markdown: plan.description)])
+                if console.mode != .json {
+                    console.line(style(dim: "Type /approve to run this plan, or /reject to drop it."))
+                }
+            case .progress(let progress):
+                console.updateSpinner(progress.message)
+                show(event, fallback: [DisplayBlock(role: .progress, markdown: progress.message)])
+            case .textDelta(let text):
+                let rendered = event.display.first?.markdown ?? text
+                if console.mode != .json { console.write(rendered); midText = true }
+            case .toolUse(let tool):
+                show(event, fallback: [DisplayBlock(role: .progress, markdown: "using \(tool.name)")])
+            case .permissionRequest(let permission):
+                console.stopSpinner(running.spinner)
+                try await askPermission(permission)
+            case .result(let response):
+                console.stopSpinner(running.spinner)
+                show(event, fallback: [DisplayBlock(role: .summary, markdown: response.summary)])
+                record(response, request: exchange.request)
+                await askAfterTask(response)
+            case .failure(let failure):
+                console.stopSpinner(running.spinner)
+                show(event, fallback: [DisplayBlock(role: .error, markdown: failure.message)])
+                state.transcript.append(TranscriptEntry(speaker: .system, markdown: "Failed: \(failure.message)"))
+            }
+        }
+        if midText { console.write("\n") }
+    }
+
+    private func record(_ response: TaskResponse, request: ReceptionRequest) {
+        let followups = response.followups.gated(forTrustLevel: request.task.trustLevel)
+        state.lastFollowups = followups.plainFollowups
+        state.turns.append(ConversationTurn(query: request.text, intent: request.classification?.intent,
+                                            urgency: request.classification?.urgency, outcome: response.outcome,
+                                            summary: response.summary))
+        let shown = BlockPrinter(styled: false).text(for: lastDisplay.isEmpty ? [DisplayBlock(role: .summary, markdown: response.summary)] : lastDisplay)
+        state.transcript.append(TranscriptEntry(speaker: .reception, markdown: shown))
+    }
+
+    private var lastDisplay: [DisplayBlock] = []
+
+    private func show(_ event: ResponseEvent, fallback: [DisplayBlock]) {
+        let blocks = event.display.isEmpty ? fallback : event.display
+        lastDisplay = blocks
+        guard console.mode != .json, !blocks.isEmpty else { return }
+        console.line(printer.text(for: blocks))
+    }
+
+    private func showClassification(_ request: ReceptionRequest) {
+        guard let classification = request.classification else { return }
+        if console.mode == .json {
+            var json = EventJSON(type: "classification")
+            json.classification = classification
+            json.request = request.task
+            console.line(json.line)
+            return
+        }
+        console.line(style(dim: "→ " + ClassificationText.line(classification)))
+    }
+
+    private func askPermission(_ permission: PermissionRequest) async throws {
+        guard let session else { return }
+        let answer = await ask("The backend asks permission: \(permission.description). Allow?")
+        try await session.backend.answer(PermissionAnswer(requestID: permission.id, approved: answer))
+    }
+
+    private func askAfterTask(_ response: TaskResponse) async {
+        guard let afterTask = session?.afterTask, let question = await afterTask(response) else { return }
+        guard await ask(question.text) else {
+            note("Keeping the current setting.")
+            return
+        }
+        do { console.line(MarkdownText.render(try await question.onYes(), styled: console.mode == .styled)) } catch { self.error(describe(error)) }
+    }
+
+    /// A yes/no question; anything but y/yes is no (never a silent yes).
+    func ask(_ question: String) async -> Bool {
+        if console.mode == .json { console.line(EventJSON.message("question", question).line) }
+        let input = await reader.readLine(prompt: console.mode == .styled ? "\(question) [y/N] " : "\(question) [y/N]\n")
+        guard case .line(let answer) = input else { return false }
+        return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+    }
+
+    // MARK: backends
+
+    @discardableResult
+    func connect(to name: String) async -> Bool {
+        guard let entry = backends.first(where: { $0.name == name }) else {
+            error("Unknown backend \"\(name)\". Known: \(backends.map(\.name).joined(separator: ", ")).")
+            return false
+        }
+        do {
+            let newSession = try await entry.make()
+            if let old = session { await old.shutdown() }
+            session = newSession
+            backendName = entry.name
+            completionWords?.extensionCommands = newSession.commands.map(\.name)
+            state.pendingPlan = nil
+            return true
+        } catch {
+            self.error("Cannot connect to \(name): \(describe(error))")
+            return false
+        }
+    }
+
+    func leave() async {
+        if let session { await session.shutdown() }
+        session = nil
+    }
+
+    private func greet() {
+        guard console.mode != .json else {
+            console.line(EventJSON.message("ready", "backend \(backendName), soul \(souls?.currentName ?? "none"), trust \(state.trustLevel)").line)
+            return
+        }
+        guard console.mode == .styled || isInteractiveInput else { return }
+        if let greeting = souls?.greeting { console.line(MarkdownText.render(greeting, styled: console.mode == .styled)) }
+        let soul = souls.map { " · soul \($0.currentName)" } ?? ""
+        console.line(style(dim: "Reception · backend \(backendName)\(soul) · trust \(state.trustLevel) · /help for commands, Ctrl-D to leave"))
+    }
+
+    // MARK: output helpers
+
+    func note(_ text: String) {
+        if console.mode == .json { console.line(EventJSON.message("note", text).line) } else { console.line(style(dim: text)) }
+    }
+
+    func error(_ text: String) {
+        if console.mode == .json {
+            console.line(EventJSON.message("error", text).line)
+        } else {
+            console.line(console.mode == .styled ? Style.red("✗ ") + text : "error: \(text)")
+        }
+    }
+
+    func say(_ markdown: String) {
+        if console.mode == .json { console.line(EventJSON.message("output", markdown).line) } else { console.line(MarkdownText.render(markdown, styled: console.mode == .styled)) }
+    }
+
+    func style(dim text: String) -> String { console.mode == .styled ? Style.dim(text) : text }
+    func style(yellow text: String) -> String { console.mode == .styled ? Style.yellow(text) : text }
+}
+
+/// The id of the task in flight and its spinner, shared with the Ctrl-C handler.
+final class RunningTask: Sendable {
+    private let state = Mutex<(taskID: String?, spinner: Task<Void, Never>?)>((nil, nil))
+    var taskID: String? {
+        get { state.withLock { $0.taskID } }
+        set { state.withLock { $0.taskID = newValue } }
+    }
+    var spinner: Task<Void, Never>? {
+        get { state.withLock { $0.spinner } }
+        set { state.withLock { $0.spinner = newValue } }
+    }
+}
+
+/// Errors as people should read them.
+func describe(_ error: any Error) -> String {
+    String(describing: error)
+}

@@ -1,0 +1,50 @@
+import ReceptionCore
+
+/// Everything the REPL remembers about this conversation. A value: commands read and
+/// change it, and it is easy to inspect in tests.
+public struct SessionState: Sendable {
+    public var sessionID: String
+    public var trustLevel: Int
+    public var goal: String?
+    /// Labels set with `/intent set`, used for the next message only.
+    public var pendingOverride: IntentOverride?
+    public var turns: [ConversationTurn] = []
+    /// What was shown, for `/save` (Markdown, in order).
+    public var transcript: [TranscriptEntry] = []
+    /// The last request as the backend received it (after every middleware).
+    public var lastRequest: ReceptionRequest?
+    public var lastFollowups: [String] = []
+    /// A trust-level-0 submission waiting for `/approve` or `/reject`.
+    public var pendingPlan: PendingPlan?
+    public var lastTaskID: String?
+    public var commandsUsed: Set<String> = []
+
+    public init(sessionID: String, trustLevel: Int) {
+        self.sessionID = sessionID
+        self.trustLevel = trustLevel
+    }
+
+    public var lastClassification: IntentClassification? { lastRequest?.classification }
+
+    /// A few recent turns for `context.conversation_summary`.
+    public var conversationSummary: String? {
+        let recent = turns.suffix(3)
+        guard !recent.isEmpty else { return nil }
+        return recent.map { turn in
+            var line = "Asked: \(turn.query)"
+            if let outcome = turn.outcome { line += " (\(outcome.rawValue))" }
+            return line
+        }.joined(separator: "; ")
+    }
+}
+
+public struct PendingPlan: Sendable {
+    public var plan: TaskPlan
+    public var request: ReceptionRequest
+}
+
+public struct TranscriptEntry: Sendable {
+    public enum Speaker: String, Sendable { case person, reception, system }
+    public var speaker: Speaker
+    public var markdown: String
+}

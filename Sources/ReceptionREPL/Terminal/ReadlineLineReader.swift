@@ -1,0 +1,128 @@
+import CReadline
+import Foundation
+import Synchronization
+
+/// GNU readline in callback mode: line editing, persistent history, tab completion and
+/// Ctrl-C that discards the line instead of killing the program.
+///
+/// readline is single-threaded C state, so one dedicated thread owns it: it polls stdin
+/// and a wake-up pipe (written on SIGINT/SIGWINCH) and feeds readline one key at a time.
+public final class ReadlineLineReader: LineReader, @unchecked Sendable {
+    // @unchecked: every readline call happens on `thread`; the Swift state below is
+    // guarded by `lock`.
+    private let historyPath: String?
+    private let lock = NSLock()
+    private let wakePipe: (read: Int32, write: Int32)
+    private var pendingSignals: [Int32] = []
+
+    /// Completion candidates for a line typed so far: called on the readline thread.
+    public typealias Completer = @Sendable (_ line: String, _ word: String) -> [String]
+
+    public init(historyPath: String?, completer: @escaping Completer) {
+        self.historyPath = historyPath
+        var fds: [Int32] = [0, 0]
+        pipe(&fds)
+        wakePipe = (fds[0], fds[1])
+        ReadlineGlobals.completer.withLock { $0 = completer }
+        reception_rl_configure("reception", readlineCompletion)
+        using_history()
+        if let historyPath {
+            let directory = (historyPath as NSString).deletingLastPathComponent
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                     attributes: [.posixPermissions: 0o700])
+            if !FileManager.default.fileExists(atPath: historyPath) {
+                _ = FileManager.default.createFile(atPath: historyPath, contents: nil, attributes: [.posixPermissions: 0o600])
+            }
+            read_history(historyPath)
+            history_truncate_file(historyPath, 2000)
+        }
+        InterruptMonitor.shared.setResizeHandler { [weak self] in self?.wake(with: SIGWINCH) }
+    }
+
+    public func remember(_ line: String) {
+        guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+        add_history(line)
+        if let historyPath { append_history(1, historyPath) }  // every line at once: nothing lost on a crash
+    }
+
+    public func readLine(prompt: String) async -> LineInput {
+        let previous = InterruptMonitor.shared.push { [weak self] in self?.wake(with: SIGINT) }
+        defer { InterruptMonitor.shared.restore(previous) }
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [self] in
+                continuation.resume(returning: self.readBlocking(prompt: prompt))
+            }
+        }
+    }
+
+    private func wake(with signal: Int32) {
+        lock.withLock { pendingSignals.append(signal) }
+        var byte: UInt8 = 1
+        _ = write(wakePipe.write, &byte, 1)
+    }
+
+    private func readBlocking(prompt: String) -> LineInput {
+        ReadlineGlobals.delivered.withLock { $0 = nil }
+        rl_callback_handler_install(prompt, readlineLineHandler)
+        defer { rl_callback_handler_remove() }
+        var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
+        while true {
+            if let line = ReadlineGlobals.delivered.withLock({ $0 }) { return line }
+            guard poll(&fds, 2, -1) >= 0 else {
+                if errno == EINTR { continue }
+                return .endOfInput
+            }
+            if fds[1].revents != 0 {
+                var buffer = [UInt8](repeating: 0, count: 64)
+                _ = read(wakePipe.read, &buffer, buffer.count)
+                let signals = lock.withLock { defer { pendingSignals = [] }; return pendingSignals }
+                if signals.contains(SIGWINCH) { rl_resize_terminal() }
+                if signals.contains(SIGINT) {
+                    reception_rl_discard_line()
+                    FileHandle.standardOutput.write(Data("^C\n".utf8))
+                    return .interrupt
+                }
+            }
+            if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                rl_callback_read_char()
+            }
+        }
+    }
+}
+
+/// The C callbacks cannot capture context, so they talk to the reader through these.
+enum ReadlineGlobals {
+    static let delivered = Mutex<LineInput?>(nil)
+    static let completer = Mutex<ReadlineLineReader.Completer?>(nil)
+}
+
+private let readlineLineHandler: @convention(c) (UnsafeMutablePointer<CChar>?) -> Void = { line in
+    guard let line else {
+        ReadlineGlobals.delivered.withLock { $0 = .endOfInput }
+        FileHandle.standardOutput.write(Data("\n".utf8))
+        return
+    }
+    ReadlineGlobals.delivered.withLock { $0 = .line(String(cString: line)) }
+    free(line)
+}
+
+private let readlineCompletion: @convention(c) (UnsafePointer<CChar>?, Int32, Int32) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = { text, _, _ in
+    reception_rl_no_default_completion()
+    let word = text.map { String(cString: $0) } ?? ""
+    let line = reception_rl_line_buffer().map { String(cString: $0) } ?? ""
+    guard let completer = ReadlineGlobals.completer.withLock({ $0 }) else { return nil }
+    let matches = completer(line, word).filter { $0.hasPrefix(word) }
+    guard !matches.isEmpty else { return nil }
+    // readline wants [common prefix, match..., NULL], every string malloc'ed.
+    var prefix = matches[0]
+    for match in matches.dropFirst() { while !match.hasPrefix(prefix) { prefix.removeLast() } }
+    let listed = matches.count == 1 ? [] : matches
+    let slots = listed.count + 2
+    guard let raw = malloc(MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * slots) else { return nil }
+    let array = raw.bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: slots)
+    array[0] = strdup(matches.count == 1 ? matches[0] : prefix)
+    for (index, match) in listed.enumerated() { array[index + 1] = strdup(match) }
+    array[listed.count + 1] = nil
+    return array
+}

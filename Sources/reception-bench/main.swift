@@ -1,0 +1,118 @@
+import CPseudoTerminal
+import Foundation
+
+// reception-bench: cold start to first prompt and peak memory of the real binary, on a
+// real pseudo-terminal (readline and all). Prints figures; it asserts nothing, because
+// shared machines are noisy: compare the numbers inside one run.
+//
+//   swift build -c release && swift run -c release reception-bench [--runs N] [--binary PATH]
+
+struct Options {
+    var runs = 15
+    var binary: String?
+
+    init(_ arguments: [String]) throws {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--runs": runs = Int(iterator.next() ?? "") ?? runs
+            case "--binary": binary = iterator.next()
+            case "-h", "--help":
+                print("usage: reception-bench [--runs N] [--binary PATH]\nMeasures cold start to the first prompt and peak memory of `reception` on a pseudo-terminal.")
+                exit(0)
+            default: throw BenchError("unknown argument \(argument) (try --help)")
+            }
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+struct Sample {
+    var startup: Duration
+    var peakKiB: Int
+}
+
+/// Starts `binary` on a pty, waits for `marker` in its output, types `input`, and reaps
+/// it: returns the time to the marker and the peak resident set size.
+func measure(_ binary: String, arguments: [String], marker: String, input: String, home: String) throws -> Sample {
+    let environment = ["HOME=\(home)", "XDG_STATE_HOME=\(home)/state", "XDG_CONFIG_HOME=\(home)/config", "TERM=xterm-256color", "LANG=C.UTF-8"]
+    var cStrings = ([binary] + arguments).map { strdup($0) } + [nil]
+    var cEnvironment = environment.map { strdup($0) } + [nil]
+    defer { (cStrings + cEnvironment).forEach { free($0) } }
+    var master: Int32 = -1
+    let start = ContinuousClock.now
+    let pid = reception_spawn_on_pty(binary, &cStrings, &cEnvironment, 40, 120, &master)
+    guard pid > 0 else { throw BenchError("could not start \(binary)") }
+    defer { close(master) }
+    var seen = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    var elapsed: Duration?
+    let needle = Array(marker.utf8)
+    while elapsed == nil {
+        var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 10_000) > 0 else { kill(pid, SIGKILL); throw BenchError("no prompt within 10 s") }
+        let count = read(master, &buffer, buffer.count)
+        guard count > 0 else { throw BenchError("the program ended before its prompt: \(String(decoding: seen, as: UTF8.self))") }
+        seen += buffer[0..<count]
+        if seen.count >= needle.count, (0...(seen.count - needle.count)).contains(where: { seen[$0..<($0 + needle.count)].elementsEqual(needle) }) {
+            elapsed = start.duration(to: .now)
+        }
+    }
+    _ = input.withCString { write(master, $0, strlen($0)) }
+    // Drain until the program exits so it never blocks on a full terminal buffer.
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, WNOHANG, &usage) == 0 {
+        var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        if poll(&descriptor, 1, 50) > 0 { _ = read(master, &buffer, buffer.count) }
+    }
+    return Sample(startup: elapsed!, peakKiB: usage.ru_maxrss)
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+func report(_ name: String, _ samples: [Sample]) {
+    let times = samples.map { milliseconds($0.startup) }.sorted()
+    let median = times[times.count / 2]
+    let peak = samples.map(\.peakKiB).max() ?? 0
+    print(String(format: "%@  median %.1f ms  min %.1f ms  max %.1f ms  peak RSS %.1f MB  (%d runs)",
+                 name.padding(toLength: 34, withPad: " ", startingAt: 0), median, times.first!, times.last!, Double(peak) / 1024, samples.count))
+}
+
+do {
+    let options = try Options(Array(CommandLine.arguments.dropFirst()))
+    let here = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    let binary = options.binary ?? here.appendingPathComponent("reception").path
+    guard FileManager.default.isExecutableFile(atPath: binary) else {
+        throw BenchError("\(binary) is not built; run `swift build -c release` first or pass --binary")
+    }
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(getpid())").path
+    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    print("binary: \(binary)")
+    // Baseline: the same process start without the REPL (argument parsing, dynamic linking).
+    var baseline: [Sample] = []
+    var startup: [Sample] = []
+    var firstAnswer: [Sample] = []
+    _ = try measure(binary, arguments: ["--no-history"], marker: "›", input: "/quit\r", home: home)  // warm the page cache
+    for _ in 0..<options.runs {
+        baseline.append(try measure(binary, arguments: ["--version"], marker: "0.", input: "", home: home))
+        startup.append(try measure(binary, arguments: ["--no-history"], marker: "›", input: "/quit\r", home: home))
+        firstAnswer.append(try measure(binary, arguments: ["--no-history", "--trust", "1", "--local-step-ms", "0"], marker: "›",
+                                       input: "what can reception do?\r/quit\r", home: home))
+    }
+    report("process start (--version)", baseline)
+    report("cold start to first prompt", startup)
+    report("…plus one answered message (RSS)", firstAnswer)
+    let ratio = milliseconds(startup.map(\.startup).sorted()[startup.count / 2]) / max(0.001, milliseconds(baseline.map(\.startup).sorted()[baseline.count / 2]))
+    print(String(format: "startup / process-start ratio: %.2f   targets: first prompt < 100 ms, peak < 40 MB", ratio))
+} catch {
+    FileHandle.standardError.write(Data("reception-bench: \(error)\n".utf8))
+    exit(1)
+}

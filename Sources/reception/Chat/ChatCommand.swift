@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import ReceptionCore
+import ReceptionIntent
+import ReceptionREPL
+import ReceptionSoul
+
+/// The interactive REPL (the default command).
+struct ChatCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chat",
+        abstract: "Chat with a backend through the intent and personality middleware (the default).",
+        discussion: """
+        On a terminal: readline editing, history in $XDG_STATE_HOME/reception/history, tab \
+        completion, a spinner while a task runs, Ctrl-C to cancel it, Ctrl-D to leave.
+        With standard input from a pipe or file: one message or /command per line, plain \
+        text output without colours (or --json: one JSON object per event).
+        """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("Backend to start on (see /backend).", valueName: "name"))
+    var backend = "local"
+
+    @Option(name: .long, help: ArgumentHelp("Soul name (a file in Souls/) or path to a soul.md file.", valueName: "name|file"))
+    var soul = "default"
+
+    @Option(name: .long, help: ArgumentHelp("Folder of Markdown files for the local backend to answer from.", valueName: "dir"))
+    var knowledge: String?
+
+    @Option(name: .long, help: ArgumentHelp("Trust level: 0 plan first, 1 semi-autonomous, 2 autonomous.", valueName: "0|1|2"))
+    var trust = 0
+
+    @Flag(name: .long, help: "Print one JSON object per event instead of text.")
+    var json = false
+
+    @Flag(name: .long, help: "Plain text without colours or spinner, even on a terminal.")
+    var plain = false
+
+    @Option(name: .long, help: ArgumentHelp("Where to keep input history.", valueName: "file"))
+    var historyFile: String?
+
+    @Flag(name: .long, help: "Keep no input history on disk.")
+    var noHistory = false
+
+    @Option(name: .long, help: ArgumentHelp("Pause between the local backend's steps, in milliseconds (demos, tests).", valueName: "ms"))
+    var localStepMs = 120
+
+    func validate() throws {
+        guard (0...2).contains(trust) else { throw ValidationError("--trust must be 0, 1 or 2.") }
+        guard localStepMs >= 0 else { throw ValidationError("--local-step-ms cannot be negative.") }
+    }
+
+    func run() async throws {
+        let interactive = isatty(STDIN_FILENO) == 1
+        let colour = interactive && isatty(STDOUT_FILENO) == 1 && !plain
+            && ProcessInfo.processInfo.environment["NO_COLOR"] == nil && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        let mode: OutputMode = json ? .json : (colour ? .styled : .plain)
+        let console = Console(mode: mode)
+
+        let directories = SoulLibrary.defaultDirectories()
+        let probe = SoulLibrary(store: SoulStore(.plain), current: nil, directories: directories)
+        let library: SoulLibrary
+        if let url = probe.locate(soul) {
+            do {
+                library = SoulLibrary(store: SoulStore(try SoulParser.load(contentsOf: url)), current: url, directories: directories)
+            } catch {
+                throw ValidationError("Cannot use soul \(url.path):\n\(error)")
+            }
+        } else if soul == "default" {
+            // A binary far from any Souls/ folder still starts, in a neutral voice.
+            library = SoulLibrary(store: SoulStore(.plain), current: nil, directories: directories)
+        } else {
+            throw ValidationError("\(SoulLibraryError.notFound(soul, known: probe.names()))")
+        }
+
+        let backends = BackendCatalog.entries(for: .init(knowledge: knowledge, localStepMilliseconds: localStepMs))
+        let completionWords = CompletionWords()
+        let reader: any LineReader
+        if interactive && !json {
+            let history = noHistory ? nil : (historyFile ?? XDG.stateHome.appendingPathComponent("reception/history").path)
+            let backendNames = backends.map(\.name)
+            reader = ReadlineLineReader(historyPath: history) { line, _ in
+                REPL.completions(line: line, backends: backendNames, souls: library.names(),
+                                 extensions: completionWords.extensionCommands)
+            }
+        } else {
+            reader = PlainLineReader()
+        }
+        let repl = REPL(
+            configuration: .init(mode: mode, trustLevel: trust, initialBackend: backend),
+            reader: reader, console: console,
+            middleware: [IntentMiddleware(classifier: IntentClassifier()), PersonalityMiddleware(store: library.store)],
+            backends: backends, souls: library, completionWords: completionWords)
+        let status = await repl.run()
+        if status != 0 { throw ExitCode(status) }
+    }
+}

@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// `reception`: the REPL by default, plus tools for intent corpora, souls and servers.
+@main
+struct Reception: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reception",
+        abstract: "A personality and intent layer between you and problem-solving backends.",
+        discussion: """
+        With no subcommand, starts the interactive REPL on the embedded `local` backend with \
+        the `default` soul: no server, no API key. Type /help inside it for its commands.
+        """,
+        version: "0.1.0",
+        subcommands: [ChatCommand.self],
+        defaultSubcommand: ChatCommand.self
+    )
+}

@@ -1,0 +1,45 @@
+import Testing
+import ReceptionCore
+
+// The middleware example of README.md, verbatim, so the README cannot drift from the API.
+
+/// Adds the person's city to every request, and times each answer.
+struct LocationAndTiming: Middleware {
+    let city: String
+
+    func handle(_ request: ReceptionRequest, context: ReceptionContext, next: MiddlewareNext) async throws -> Exchange {
+        var request = request
+        request.task.context = request.task.context ?? TaskContext()
+        request.task.context?.location = city                        // outgoing: enrich
+        let started = ContinuousClock.now
+        return try await next(request, context).mapEvents { event in
+            guard case .result = event.event else { return [event] }
+            var event = event                                         // incoming: wrap
+            event.display.append(DisplayBlock(role: .note, markdown: "answered in \(started.duration(to: .now))"))
+            return [event]
+        }
+    }
+}
+
+private struct Answer: Backend {
+    var descriptor: BackendDescriptor { BackendDescriptor(name: "answer", summary: "", capabilities: []) }
+    func submit(_ request: TaskRequest) -> BackendEventStream {
+        BackendEventStream { continuation in
+            continuation.yield(.result(TaskResponse(requestID: request.id, outcome: .complete, findings: [],
+                                                    summary: request.context?.location ?? "nowhere", confidence: 1, metadata: ExecutionMetadata())))
+            continuation.finish()
+        }
+    }
+}
+
+@Test("The README middleware example enriches requests and wraps results")
+func readmeMiddlewareExample() async throws {
+    let pipeline = Pipeline(middleware: [LocationAndTiming(city: "Lisbon")], backend: Answer())
+    let exchange = try await pipeline.send(ReceptionRequest(task: TaskRequest(query: "hi")), context: ReceptionContext(sessionID: "s"))
+    #expect(exchange.request.task.context?.location == "Lisbon")
+    for try await event in exchange.events {
+        guard case .result(let response) = event.event else { continue }
+        #expect(response.summary == "Lisbon")
+        #expect(event.display.first?.markdown.hasPrefix("answered in ") == true)
+    }
+}

@@ -1,0 +1,151 @@
+import CPseudoTerminal
+import Foundation
+import Synchronization
+import Testing
+
+/// The real `reception` binary on a real pseudo-terminal: what a person at a terminal
+/// sees, keystroke by keystroke. ^C typed here reaches the program as SIGINT because the
+/// terminal is its controlling tty.
+final class TerminalSession: Sendable {
+    let pid: pid_t
+    private let master: Int32
+    private let received = Mutex<[UInt8]>([])
+    private let closed = Mutex(false)
+    let home: URL
+
+    init(arguments: [String], home: URL? = nil, rows: UInt16 = 40, columns: UInt16 = 120) throws {
+        let binary = try Binary.reception()
+        let home = home ?? FileManager.default.temporaryDirectory.appendingPathComponent("reception-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        self.home = home
+        let environment = [
+            "HOME=\(home.path)", "XDG_STATE_HOME=\(home.path)/state", "XDG_CONFIG_HOME=\(home.path)/config",
+            "TERM=xterm-256color", "LANG=C.UTF-8", "PATH=/usr/bin:/bin",
+        ]
+        let argv = [binary] + arguments
+        var master: Int32 = -1
+        let pid = withCStrings(argv) { argvPointers in
+            withCStrings(environment) { envPointers in
+                reception_spawn_on_pty(binary, argvPointers, envPointers, rows, columns, &master)
+            }
+        }
+        guard pid > 0 else { throw HarnessError("could not start \(binary) on a pseudo-terminal") }
+        self.pid = pid
+        self.master = master
+        let fd = master
+        // The program writes to the terminal; read everything it shows on a thread.
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(fd, &buffer, buffer.count)
+                if count <= 0 { break }
+                received.withLock { $0 += buffer[0..<count] }
+            }
+            closed.withLock { $0 = true }
+        }
+    }
+
+    /// Everything shown so far, with ANSI escape sequences removed.
+    var screen: String { Self.stripANSI(String(decoding: received.withLock { $0 }, as: UTF8.self)) }
+    var rawOutput: String { String(decoding: received.withLock { $0 }, as: UTF8.self) }
+
+    func type(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, bytes.count) }
+    }
+
+    /// Types a line and presses Enter.
+    func enter(_ line: String) { type(line + "\r") }
+
+    /// Waits until `text` appears after position `after` of the screen; returns the position after it.
+    @discardableResult
+    func waitFor(_ text: String, after start: String.Index? = nil, timeout: Duration = .seconds(20),
+                 sourceLocation: SourceLocation = #_sourceLocation) async throws -> String.Index {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let current = screen
+            let from = start.map { min($0, current.endIndex) } ?? current.startIndex
+            if let range = current.range(of: text, range: from..<current.endIndex) { return range.upperBound }
+            if closed.withLock({ $0 }) { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("Timed out waiting for \"\(text)\". Screen:\n\(screen)", sourceLocation: sourceLocation)
+        throw HarnessError("timed out")
+    }
+
+    /// Waits until the screen satisfies `condition`.
+    func waitUntil(_ what: String, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation,
+                   _ condition: (String) -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(screen) { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("Timed out waiting for \(what). Screen:\n\(screen)", sourceLocation: sourceLocation)
+        throw HarnessError("timed out")
+    }
+
+    /// Waits for the process to end; nil if it is still running after `timeout`.
+    func exitStatus(timeout: Duration = .seconds(10)) async throws -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { return (status >> 8) & 0xff }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    var isRunning: Bool { kill(pid, 0) == 0 }
+
+    deinit {
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        close(master)
+    }
+
+    /// Removes escape sequences and applies backspaces, as the terminal would show it
+    /// (readline redraws an edited line by backing up over it).
+    static func stripANSI(_ text: String) -> String {
+        let plain = text.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: "", options: .regularExpression)
+            .replacingOccurrences(of: "\u{1}", with: "").replacingOccurrences(of: "\u{2}", with: "")
+            .replacingOccurrences(of: "\r\n", with: "\n")
+        var shown: [Character] = []
+        for character in plain {
+            if character == "\u{8}" { if shown.last.map({ $0 != "\n" }) == true { shown.removeLast() } } else { shown.append(character) }
+        }
+        return String(shown)
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+enum Binary {
+    /// The `reception` built by `swift build`/`swift test` in this checkout (or $RECEPTION_BINARY).
+    static func reception() throws -> String {
+        if let override = ProcessInfo.processInfo.environment["RECEPTION_BINARY"] { return override }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let candidates = [Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("reception"),
+                          Bundle.main.bundleURL.appendingPathComponent("reception"),
+                          root.appendingPathComponent(".build/debug/reception")]
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw HarnessError("the reception binary is not built; looked at \(candidates.map(\.path))")
+        }
+        return found.path
+    }
+
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+}
+
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    pointers.append(nil)
+    defer { pointers.forEach { free($0) } }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

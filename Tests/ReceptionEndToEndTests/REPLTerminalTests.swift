@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// A person at a terminal, using the real binary.
+@Suite("REPL on a pseudo-terminal", .serialized)
+struct REPLTerminalTests {
+    static let prompt = "› "
+
+    @Test func classifiesAMessageAndRendersTheResultInTheDefaultSoul() async throws {
+        let terminal = try TerminalSession(arguments: ["--trust", "1", "--local-step-ms", "10"])
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("should I take the train or fly to Seattle next month?")
+        at = try await terminal.waitFor("decision / planning · confidence ", after: at)
+        let line = terminal.screen[at...].prefix { $0 != "\n" }
+        #expect(line.range(of: #"^\d+% / \d+%"#, options: .regularExpression) != nil, "confidence shown: \(line)")
+        // Nothing about trains is in the built-in knowledge: a bounded answer, framed by the soul.
+        at = try await terminal.waitFor(DefaultSoul.boundedFraming, after: at)
+        try await terminal.waitFor("connect a real backend", after: at)
+        try await terminal.waitFor(Self.prompt, after: at)
+    }
+
+    @Test func atTrustZeroAPlanWaitsAndApproveRunsIt() async throws {
+        let terminal = try TerminalSession(arguments: ["--local-step-ms", "10"])
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("how do trust levels and plans work?")
+        at = try await terminal.waitFor("Plan", after: at)
+        at = try await terminal.waitFor("/approve", after: at)
+        #expect(!terminal.screen[at...].contains("Trust levels and plans"), "nothing runs before approval")
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        terminal.enter("/approve")
+        at = try await terminal.waitFor("searched", after: at)
+        try await terminal.waitFor("trust level 0", after: at)
+        try await terminal.waitFor(Self.prompt, after: at)
+    }
+
+    @Test func ctrlCDuringASlowTaskReturnsToThePromptAndTheREPLLivesOn() async throws {
+        let terminal = try TerminalSession(arguments: ["--trust", "1", "--local-step-ms", "4000"])
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("what can reception do?")
+        at = try await terminal.waitFor("curiosity", after: at)
+        try await terminal.waitUntil("the spinner") { _ in terminal.rawOutput.contains("(Ctrl-C cancels)") }
+        let pressed = ContinuousClock.now
+        terminal.type("\u{03}")
+        at = try await terminal.waitFor("Cancelled", after: at)
+        #expect(pressed.duration(to: .now) < .seconds(3), "cancel does not wait for the slow step")
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        #expect(terminal.isRunning)
+        terminal.enter("/trust")
+        try await terminal.waitFor("Trust level 1", after: at)
+    }
+
+    @Test func ctrlCAtThePromptDiscardsTheLineAndCtrlDLeaves() async throws {
+        let terminal = try TerminalSession(arguments: [])
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.type("half a thought")
+        try await terminal.waitFor("half a thought", after: at)
+        terminal.type("\u{03}")
+        at = try await terminal.waitFor("^C", after: at)
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        terminal.type("\u{04}")
+        #expect(try await terminal.exitStatus() == 0)
+    }
+
+    @Test func historyPersistsAcrossSessionsAndTabCompletes() async throws {
+        let first = try TerminalSession(arguments: [])
+        let at = try await first.waitFor(Self.prompt)
+        first.enter("/goal remember this line")
+        try await first.waitFor("Goal set", after: at)
+        first.enter("/quit")
+        #expect(try await first.exitStatus() == 0)
+        let history = try String(contentsOf: first.home.appendingPathComponent("state/reception/history"), encoding: .utf8)
+        #expect(history.contains("/goal remember this line"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: first.home.appendingPathComponent("state/reception/history").path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+
+        let second = try TerminalSession(arguments: [], home: first.home)
+        let mark = try await second.waitFor(Self.prompt)
+        second.type("\u{1B}[A")  // up arrow recalls the previous session's lines, newest first
+        try await second.waitFor("/quit", after: mark)
+        second.type("\u{1B}[A")
+        try await second.waitUntil("the recalled /goal line") { $0.hasSuffix("/goal remember this line") }
+        second.type("\u{15}")  // ^U clears it
+        second.type("/fol\t")
+        try await second.waitUntil("/fol completed to /followups") { $0.hasSuffix("/followups ") }
+    }
+
+    @Test func aTrailingBackslashContinuesTheMessageOnTheNextLine() async throws {
+        let terminal = try TerminalSession(arguments: ["--trust", "1", "--local-step-ms", "1"])
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("what can\\")
+        at = try await terminal.waitFor("… ", after: at)
+        terminal.enter("reception do?")
+        at = try await terminal.waitFor("curiosity", after: at)
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        terminal.enter("/history")
+        try await terminal.waitFor("1. what can\nreception do?", after: at)
+    }
+
+    @Test func slashCommandsExplainThemselvesAndUnknownOnesSuggest() async throws {
+        let terminal = try TerminalSession(arguments: [])
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("/help")
+        at = try await terminal.waitFor("/followups", after: at)
+        terminal.enter("/folowups")
+        at = try await terminal.waitFor("Did you mean /followups?", after: at)
+        terminal.enter("/intent set decison")
+        try await terminal.waitFor("Unknown intent", after: at)
+        #expect(terminal.isRunning)
+    }
+}
+
+/// The default soul as the test reads it from Souls/default.md.
+enum DefaultSoul {
+    static var boundedFraming: String {
+        let text = (try? String(contentsOf: Binary.repositoryRoot.appendingPathComponent("Souls/default.md"), encoding: .utf8)) ?? ""
+        let line = text.components(separatedBy: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("bounded:") } ?? "bounded: \"\""
+        let value = line.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces)
+        return value.trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+    }
+}

@@ -1,0 +1,48 @@
+import Testing
+@testable import ReceptionREPL
+
+@Suite("Slash command table and completion")
+struct CommandTableTests {
+    @Test func completesCommandNamesAtTheStartOfTheLine() {
+        let words = REPL.completions(line: "/so", backends: ["local"], souls: ["default"], extensions: ["/knowledge"])
+        #expect(words.filter { $0.hasPrefix("/so") } == ["/soul"])
+        #expect(words.contains("/knowledge"))
+    }
+
+    @Test func completesSoulAndBackendNamesAndIntentLabels() {
+        #expect(REPL.completions(line: "/soul ", backends: [], souls: ["default", "butler"], extensions: []).contains("butler"))
+        #expect(REPL.completions(line: "/backend l", backends: ["local", "loop-symphony"], souls: [], extensions: []) == ["local", "loop-symphony"])
+        #expect(REPL.completions(line: "/intent set ", backends: [], souls: [], extensions: []).contains("decision"))
+        #expect(REPL.completions(line: "/intent set decision ", backends: [], souls: [], extensions: []).contains("planning"))
+    }
+
+    @Test func quotedArgumentsStayTogether() {
+        #expect(CommandLineWords.split(#"/save "my notes.md" --force"#) == ["/save", "my notes.md", "--force"])
+    }
+
+    @Test func everyCommandHasHelp() {
+        for command in SlashCommand.all { #expect(!command.summary.isEmpty && !command.details.isEmpty, "\(command.name)") }
+        #expect(SlashCommand.named("exit")?.name == "/quit")
+    }
+}
+
+@Suite("Terminal text")
+struct TerminalTextTests {
+    @Test func wrapsAtWordsCountingOnlyVisibleCharactersAndKeepsListIndent() {
+        let styled = "  • " + Style.bold("alpha") + " beta gamma delta epsilon zeta eta theta"
+        let wrapped = TextWrap.wrap(styled, width: 24).components(separatedBy: "\n")
+        #expect(wrapped.count > 1)
+        #expect(wrapped.allSatisfy { TextWrap.visibleLength($0) <= 24 })
+        #expect(wrapped.dropFirst().allSatisfy { $0.hasPrefix("    ") && !$0.hasPrefix("     ") }, "continuations align with the item text")
+        #expect(TextWrap.stripANSI(wrapped.joined(separator: " ")).split(separator: " ").joined(separator: " ")
+                == "• alpha beta gamma delta epsilon zeta eta theta")
+    }
+
+    @Test func markdownStylesOnATerminalAndStripsToPlainText() {
+        let markdown = "# Title\nUse **bold**, *em*, `snake_case_code` and a_b_c.\n- item"
+        #expect(MarkdownText.render(markdown, styled: false) == "Title\nUse bold, em, snake_case_code and a_b_c.\n  - item")
+        let styled = MarkdownText.render(markdown, styled: true)
+        #expect(styled.contains("\u{1B}[1m"))
+        #expect(TextWrap.stripANSI(styled).contains("snake_case_code and a_b_c."))
+    }
+}
