@@ -59,7 +59,7 @@ struct SoulCommand: ParsableCommand {
 
         func run() throws {
             let soul = try SoulCommand.resolveSoul(soul)
-            print(SoulPreview.render(soul, outcome: outcome.map { Outcome(rawValue: $0) }, trustLevel: trust))
+            print(SoulPreview.render(soul, outcome: outcome.map { Outcome(wire: $0) }, trustLevel: trust))
         }
     }
 
@@ -121,6 +121,12 @@ struct SoulCommand: ParsableCommand {
         @Option(help: "The example result to render: complete, saturated, bounded or inconclusive.")
         var outcome: String = "inconclusive"
 
+        func validate() throws {
+            guard Outcome(userInput: outcome) != nil else {
+                throw ValidationError("--outcome must be one of complete, saturated, bounded, inconclusive")
+            }
+        }
+
         @Option(help: "Trust level 0, 1 or 2.")
         var trust: Int = 0
 
@@ -129,7 +135,7 @@ struct SoulCommand: ParsableCommand {
 
         func run() throws {
             let a = try SoulCommand.resolveSoul(first), b = try SoulCommand.resolveSoul(second)
-            print(SoulDiff.report(a, b, outcome: Outcome(rawValue: outcome), trustLevel: trust, width: width))
+            print(SoulDiff.report(a, b, outcome: Outcome(wire: outcome), trustLevel: trust, width: width))
         }
     }
 
@@ -155,6 +161,15 @@ struct SoulCommand: ParsableCommand {
         @Option(help: "A directory with system.mustache and rewrite.mustache to use instead of the built-in templates.")
         var templates: String?
 
+        func validate() throws {
+            if let intent, IntentType(userInput: intent) == nil {
+                throw ValidationError("--intent must be one of \(IntentType.knownCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            if UrgencyLevel(userInput: urgency) == nil {
+                throw ValidationError("--urgency must be one of \(UrgencyLevel.knownCases.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
+
         func run() throws {
             let soul = try SoulCommand.resolveSoul(soul)
             let prompts = try SoulPrompts(templates: templates.map { try SoulPromptTemplates(directory: URL(fileURLWithPath: $0)) } ?? .builtIn)
@@ -163,7 +178,7 @@ struct SoulCommand: ParsableCommand {
                 return
             }
             let classification = intent.map {
-                IntentClassification(intent: IntentType(rawValue: $0), urgency: UrgencyLevel(rawValue: urgency),
+                IntentClassification(intent: IntentType(userInput: $0)!, urgency: UrgencyLevel(userInput: urgency)!,
                                      intentConfidence: 1, urgencyConfidence: 1, source: .manual)
             }
             let history = turns.map { ConversationTurn(query: $0) }
