@@ -8,6 +8,8 @@ import Foundation
 struct MarkdownSoulReader {
     let lines: [Substring]
     let firstLine: Int
+    /// False when the front matter states the language: detection is skipped.
+    var detectsLanguage = true
 
     var sections: [SoulSection] = []
     var emptySections: [(heading: String, line: Int)] = []
@@ -56,13 +58,13 @@ struct MarkdownSoulReader {
         for (position, heading) in headings.enumerated() {
             let end = position + 1 < headings.count ? headings[position + 1].index : lines.count
             let content = lines[(heading.index + 1)..<end]
-            let text = content.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = content.joined(separator: "\n").trimmedWhitespace
             let kind = Self.kind(of: heading.text)
             sections.append(SoulSection(kind: kind, heading: heading.text, level: heading.level, text: text, line: firstLine + heading.index))
             // Empty: nothing until the next heading at the same or a higher level.
             let nextSibling = headings[(position + 1)...].first { $0.level <= heading.level }?.index ?? lines.count
             let hasContent = lines[(heading.index + 1)..<nextSibling].contains { line in
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                let trimmed = line.trimmedSpaces
                 return !trimmed.isEmpty && trimmed != "---" && trimmed != "***"
             }
             if !hasContent { emptySections.append((heading.text, firstLine + heading.index)) }
@@ -100,7 +102,7 @@ struct MarkdownSoulReader {
                 }
                 continue
             }
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmedSpaces
             if trimmed.isEmpty { continue }
 
             if let (key, ruleValue) = Self.rule(trimmed) {
@@ -119,8 +121,8 @@ struct MarkdownSoulReader {
                 if key != .use && key != .avoid { continue }
                 continue
             }
-            if sectionKind == .formatting, sectionHeading.contains("capitali") || sectionHeading.contains("大小"),
-               capitalization == nil, trimmed.lowercased().contains("lowercase") {
+            if sectionKind == .formatting, sectionHeading.fastContains("capitali") || sectionHeading.fastContains("大小"),
+               capitalization == nil, trimmed.lowercased().fastContains("lowercase") {
                 capitalization = .lowercase
             }
             if sectionKind == .voice, !voiceToneTaken, !Self.isListItem(trimmed), !trimmed.hasPrefix(">"), !trimmed.hasPrefix("|"),
@@ -132,7 +134,7 @@ struct MarkdownSoulReader {
             guard let item = Self.listItem(trimmed) ?? (trimmed.hasPrefix("❌") ? String(trimmed.dropFirst()) : nil) else { continue }
             switch sectionKind {
             case .boundaries:
-                let text = Self.plainText(item).trimmingCharacters(in: CharacterSet(charactersIn: "❌✗✘ "))
+                let text = Self.plainText(item).trimmingScalars(in: "❌✗✘ ")
                 if !text.isEmpty { boundaries.append(text) }
             case .vocabulary:
                 addTerms(from: item, polarity: polarity == .none ? .prefer : polarity, line: firstLine + index, splitCommas: false)
@@ -140,14 +142,14 @@ struct MarkdownSoulReader {
                 break
             }
         }
-        if language == nil { language = Self.detectLanguage(lines) }
+        if language == nil, detectsLanguage { language = Self.detectLanguage(lines) }
     }
 
     func followingListItems(after index: Int) -> [String] {
         var items: [String] = []
         var position = index + 1
         while position < lines.count, items.count < 8 {
-            let trimmed = lines[position].trimmingCharacters(in: .whitespaces)
+            let trimmed = lines[position].trimmedSpaces
             if trimmed.isEmpty { if items.isEmpty { position += 1; continue } else { break } }
             guard let item = Self.listItem(trimmed) else { break }
             items.append(Self.plainText(item))
@@ -164,9 +166,9 @@ struct MarkdownSoulReader {
         let lowered = heading.lowercased()
         let avoidWords = ["avoid", "never", "banned", "don't", "do not", "not use", "forbidden", "avoided", "avoids", "避免", "不用", "禁用", "evitar", "éviter", "vermeiden"]
         let useWords = ["use", "used", "uses", "prefer", "say", "favorite", "favourite", "常用", "使用", "usar", "utiliser", "verwenden"]
-        if avoidWords.contains(where: lowered.contains) { return .avoid }
+        if avoidWords.contains(where: { lowered.fastContains($0) }) { return .avoid }
         let words = Set(lowered.split { !$0.isLetter })
-        if useWords.contains(where: { words.contains(Substring($0)) || (($0.unicodeScalars.first?.value ?? 0) > 0x2E80 && lowered.contains($0)) }) { return .prefer }
+        if useWords.contains(where: { words.contains(Substring($0)) || (($0.unicodeScalars.first?.value ?? 0) > 0x2E80 && lowered.fastContains($0)) }) { return .prefer }
         return .none
     }
 
@@ -195,7 +197,7 @@ struct MarkdownSoulReader {
     /// The words or phrases a list item names: a bold lead-in, else quoted phrases, else
     /// the item itself when it is short (a long item is guidance, not a word).
     static func terms(in item: String, splitCommas: Bool) -> [String] {
-        var stripped = item.trimmingCharacters(in: CharacterSet(charactersIn: "❌✅✗✓ ").union(.whitespaces))
+        var stripped = item.trimmingScalars(in: "❌✅✗✓ ")
         // "No `folks` — he says `people`": what follows a dash is commentary.
         if let dash = dashOutsideQuotes(stripped) { stripped = String(stripped[..<dash]) }
         if stripped.hasPrefix("**"), let close = stripped.dropFirst(2).range(of: "**") {
@@ -253,9 +255,9 @@ struct MarkdownSoulReader {
 
     static func cleanTerm(_ raw: String) -> String? {
         var term = plainText(raw)
-        term = term.trimmingCharacters(in: CharacterSet(charactersIn: "\"'“”‘’`:：;,.!?…").union(.whitespaces))
-        while term.hasSuffix("...") { term = String(term.dropLast(3)).trimmingCharacters(in: .whitespaces) }
-        term = term.trimmingCharacters(in: CharacterSet(charactersIn: "\"'“”‘’`:：;,.!?…").union(.whitespaces))
+        term = term.trimmingScalars(in: "\"'“”‘’`:：;,.!?…")
+        while term.hasSuffix("...") { term = String(term.dropLast(3)).trimmedSpaces }
+        term = term.trimmingScalars(in: "\"'“”‘’`:：;,.!?…")
         guard !term.isEmpty, term.count <= 60 else { return nil }
         return term
     }
@@ -305,10 +307,10 @@ struct MarkdownSoulReader {
             key = String(text[..<colon])
             rest = text[text.index(after: colon)...]
         }
-        let normalized = key.trimmingCharacters(in: CharacterSet(charactersIn: "*_ ")).lowercased()
+        let normalized = key.trimmingScalars(in: "*_ ").lowercased()
         guard normalized.count <= 24 else { return nil }
         for (ruleKey, names) in ruleKeys where names.contains(normalized) {
-            return (ruleKey, plainText(String(rest)).trimmingCharacters(in: .whitespaces))
+            return (ruleKey, plainText(String(rest)).trimmedSpaces)
         }
         return nil
     }
@@ -319,9 +321,9 @@ struct MarkdownSoulReader {
         case .emoji:
             if let policy = Self.emojiPolicy(lowered) { emoji = emoji ?? policy }
         case .capitalization:
-            if lowered.contains("lowercase") || lowered.contains("lower case") || lowered.contains("lower-case") || lowered.contains("minúscula") || lowered.contains("小写") {
+            if lowered.fastContains("lowercase") || lowered.fastContains("lower case") || lowered.fastContains("lower-case") || lowered.fastContains("minúscula") || lowered.fastContains("小写") {
                 capitalization = capitalization ?? .lowercase
-            } else if lowered.contains("sentence") || lowered.contains("standard") || lowered.contains("proper") || lowered.contains("normal") {
+            } else if lowered.fastContains("sentence") || lowered.fastContains("standard") || lowered.fastContains("proper") || lowered.fastContains("normal") {
                 capitalization = capitalization ?? .sentence
             } else {
                 capitalization = capitalization ?? .asWritten
@@ -340,7 +342,7 @@ struct MarkdownSoulReader {
         let sparing = ["rare", "rarely", "occasional", "occasionally", "sparing", "sparingly", "minimal", "max", "maximum", "máximo", "most", "limit", "limited", "few", "one", "1", "2", "acceptable", "sometimes", "sparse", "sparsely", "occasional", "少量", "偶尔", "偶爾"]
         let negative = ["no", "none", "never", "zero", "avoid", "don't", "without", "not", "nunca", "jamais", "keine", "kein", "不要", "禁止", "不使用"]
         let positive = ["yes", "allowed", "freely", "lots", "encouraged", "welcome", "love", "ok", "fine", "always", "plenty", "many"]
-        func has(_ list: [String]) -> Bool { list.contains { words.contains($0) || (($0.unicodeScalars.first?.value ?? 0) > 0x2E80 && value.contains($0)) } }
+        func has(_ list: [String]) -> Bool { list.contains { words.contains($0) || (($0.unicodeScalars.first?.value ?? 0) > 0x2E80 && value.fastContains($0)) } }
         if has(sparing) { return .sparing }
         if has(negative) { return .never }
         if has(positive) { return .allowed }
@@ -356,7 +358,7 @@ struct MarkdownSoulReader {
     ]
 
     static func languageTag(_ value: String) -> String? {
-        languageNames.first { value.contains($0.0) }?.1
+        languageNames.first { value.fastContains($0.0) }?.1
     }
 
     /// The script (CJK) or the commonest function words (Latin languages) of the prose.
@@ -411,14 +413,14 @@ struct MarkdownSoulReader {
         guard (1...6).contains(hashes) else { return nil }
         let after = rest.dropFirst(hashes)
         guard after.isEmpty || after.first == " " || after.first == "\t" else { return nil }
-        var text = after.trimmingCharacters(in: .whitespaces)
+        var text = after.trimmedSpaces
         while text.hasSuffix("#") { text.removeLast() }
-        return (hashes, text.trimmingCharacters(in: .whitespaces))
+        return (hashes, text.trimmedSpaces)
     }
 
     static func kind(of heading: String) -> SoulSection.Kind {
         let lowered = plainText(heading).lowercased()
-        func any(_ words: [String]) -> Bool { words.contains { lowered.contains($0) } }
+        func any(_ words: [String]) -> Bool { words.contains { lowered.fastContains($0) } }
         if any(["vocabulary", "words", "phrases", "language patterns", "lexicon", "词汇", "詞彙", "用语", "用語", "vocabulario", "vocabulaire", "wortschatz", "palabras"]) { return .vocabulary }
         if any(["boundar", "limits", "will not", "won't", "never", "don't", "do not", "anti-pattern", "red line", "边界", "邊界", "界限", "境界", "límites", "limites", "grenzen", "禁止"]) { return .boundaries }
         if any(["example", "sample", "calibration", "transformation", "示例", "例子", "範例", "ejemplo", "exemple", "beispiel"]) { return .examples }
@@ -431,7 +433,7 @@ struct MarkdownSoulReader {
     /// "SOUL.md - The Soul of C-3PO" → "C-3PO"; "SOUL.md — Cipher (Security Engineer)" → "Cipher";
     /// "Aaron's Writing Style Guide" → "Aaron"; generic headings ("Who You Are") give nothing.
     static func name(fromHeading heading: String) -> String? {
-        var text = removeParentheticals(plainText(heading)).trimmingCharacters(in: .whitespaces)
+        var text = removeParentheticals(plainText(heading)).trimmedSpaces
         // "SOUL.md — Cipher", "Voice & Style — Garry Tan", "SOUL — Peter Steinberger": keep the part that is not about the file.
         var parts = [text]
         for separator in [" — ", " – ", " - ", " | ", ": "] where text.contains(separator) {
@@ -439,20 +441,20 @@ struct MarkdownSoulReader {
             break
         }
         func isGeneric(_ part: String) -> Bool {
-            let lowered = part.lowercased().trimmingCharacters(in: .whitespaces)
+            let lowered = part.lowercased().trimmedSpaces
             if lowered.isEmpty { return true }
             let generic = ["soul.md", "soul", "style.md", "style", "voice & style", "voice and style", "style guide", "writing style guide",
                            "who you are", "who i am", "you", "identity", "about", "persona", "personality", "你是谁", "我是谁",
                            "style notes", "notes", "voice", "profile"]
             return generic.contains(lowered)
         }
-        text = parts.first { !isGeneric($0) }?.trimmingCharacters(in: .whitespaces) ?? ""
+        text = parts.first { !isGeneric($0) }?.trimmedSpaces ?? ""
         for prefix in ["The Soul of ", "Soul of ", "The soul of "] where text.hasPrefix(prefix) { text = String(text.dropFirst(prefix.count)) }
         for suffix in ["'s Writing Style Guide", "’s Writing Style Guide", " Writing Style Guide", "'s Style Guide", " Style Guide", "'s Soul", " Soul"] where text.hasSuffix(suffix) {
             text = String(text.dropLast(suffix.count))
         }
-        text = text.trimmingCharacters(in: CharacterSet(charactersIn: " -—–:|·"))
-        guard !text.isEmpty, text.count <= 60, !isGeneric(text), !text.contains("\\n"), !text.hasPrefix("[") else { return nil }
+        text = text.trimmingScalars(in: " -—–:|·")
+        guard !text.isEmpty, text.count <= 60, !isGeneric(text), !text.fastContains("\\n"), !text.hasPrefix("[") else { return nil }
         return text
     }
 
@@ -461,12 +463,12 @@ struct MarkdownSoulReader {
         guard start < lines.count else { return nil }
         var paragraph: [String] = []
         for line in lines[start...] {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmedSpaces
             if trimmed.isEmpty { if paragraph.isEmpty { continue } else { break } }
             if Self.heading(line) != nil || trimmed.hasPrefix("```") || trimmed == "---" || Self.isListItem(trimmed) || trimmed.hasPrefix("|") {
                 if paragraph.isEmpty { return nil } else { break }
             }
-            paragraph.append(trimmed.hasPrefix(">") ? String(trimmed.dropFirst()).trimmingCharacters(in: .whitespaces) : trimmed)
+            paragraph.append(trimmed.hasPrefix(">") ? String(trimmed.dropFirst()).trimmedSpaces : trimmed)
         }
         guard !paragraph.isEmpty else { return nil }
         let plain = Self.plainText(paragraph.joined(separator: " "))
@@ -492,7 +494,7 @@ struct MarkdownSoulReader {
 
     static func listItem(_ trimmed: String) -> String? {
         guard let marker = listMarkerLength(Substring(trimmed)) else { return nil }
-        return String(trimmed.dropFirst(marker)).trimmingCharacters(in: .whitespaces)
+        return String(trimmed.dropFirst(marker)).trimmedSpaces
     }
 
     /// Markdown emphasis and inline code markers removed.
@@ -509,7 +511,7 @@ struct MarkdownSoulReader {
         }
         // Trailing underscores of _emphasis_.
         while result.hasSuffix("_") { result.removeLast() }
-        return result.trimmingCharacters(in: .whitespaces)
+        return result.trimmedSpaces
     }
 }
 

@@ -42,6 +42,8 @@ struct ProseStyler: Sendable {
 
     /// Styles a complete text.
     func style(_ text: String) -> String {
+        // Nothing to replace and nothing else to do: the text as it is (the state is thrown away).
+        if capitalization == .asWritten, !stripEmoji, !matcher.mayMatch(text) { return text }
         var state = State()
         return style(text, state: &state)
     }
@@ -64,15 +66,16 @@ struct ProseStyler: Sendable {
         var scanner = Scanner(scalars: scalars, streaming: false, state: State(), styler: self)
         scanner.scan()
         var result: [Substring] = []
-        var start = text.unicodeScalars.startIndex
+        let view = text.unicodeScalars
+        var start = view.startIndex
+        var index = view.startIndex
         var offset = 0
         for end in scanner.sentenceEnds where end > offset {
-            let index = text.unicodeScalars.index(start, offsetBy: end - offset)
-            result.append(Substring(text.unicodeScalars[start..<index]))
+            while offset < end { index = view.index(after: index); offset += 1 }
+            result.append(Substring(view[start..<index]))
             start = index
-            offset = end
         }
-        if start < text.unicodeScalars.endIndex { result.append(Substring(text.unicodeScalars[start...])) }
+        if start < view.endIndex { result.append(Substring(view[start...])) }
         return result
     }
 
@@ -284,7 +287,7 @@ struct ProseStyler: Sendable {
 
         mutating func noteSentenceEnd(in range: Range<Int>) {
             var k = range.upperBound - 1
-            while k >= range.lowerBound, "\"'”’)]»".unicodeScalars.contains(s[k]) { k -= 1 }
+            while k >= range.lowerBound, isCloser(s[k]) { k -= 1 }
             if k >= range.lowerBound, s[k] == "." || s[k] == "!" || s[k] == "?" {
                 if range.upperBound < s.count, isSpace(s[range.upperBound]) {
                     state.atSentenceStart = true
@@ -350,7 +353,7 @@ struct ProseStyler: Sendable {
                 return inner.contains("://") || inner.contains("@") || inner.hasPrefix("www.") ? j + 1 : nil
             case "\"", "“", "‘", "'":
                 if c == "'" || c == "‘" {
-                    if i > 0, !(isSpace(s[i - 1]) || "([{\"“".unicodeScalars.contains(s[i - 1])) { return nil }
+                    if i > 0, !(isSpace(s[i - 1]) || s[i - 1] == "(" || s[i - 1] == "[" || s[i - 1] == "{" || s[i - 1] == "\"" || s[i - 1] == "“") { return nil }
                 }
                 guard i + 1 < n else { return streaming ? -1 : nil }
                 if isSpace(s[i + 1]) { return nil }
@@ -376,7 +379,7 @@ struct ProseStyler: Sendable {
                     if streaming, j == n { return -1 }
                     // Sentence punctuation after a URL is not part of it.
                     var end = j
-                    while end > i + 1, ".,;:!?)\"'”’".unicodeScalars.contains(s[end - 1]) { end -= 1 }
+                    while end > i + 1, isTrailPunctuation(s[end - 1]) { end -= 1 }
                     return end
                 }
                 return nil
@@ -444,8 +447,7 @@ struct ProseStyler: Sendable {
         func isAbbreviation(_ core: Range<Int>) -> Bool {
             if core.count == 1 { return isLetter(s[core.lowerBound]) }  // an initial
             guard core.count <= 6 else { return false }
-            let word = String(String.UnicodeScalarView(s[core])).lowercased()
-            return ["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "approx", "cf", "fig", "no", "jr", "sr"].contains(word)
+            return Abbreviations.all.contains(lowercasedWord(s[core]))
         }
 
         /// Names, numbers, code-like and technical tokens.
@@ -491,8 +493,7 @@ struct ProseStyler: Sendable {
         // MARK: Output
 
         func render() -> String {
-            var out = String.UnicodeScalarView()
-            out.reserveCapacity(s.count + 16)
+            var out = UTF8Buffer(capacity: s.count + 16)
             var index = 0
             var dropNextSpace = false
             while index < pieces.count {
@@ -505,7 +506,7 @@ struct ProseStyler: Sendable {
                     if dropNextSpace { dropNextSpace = false } else { out.append(contentsOf: s[piece.range]) }
                 case .removed:
                     // Drop the emoji and one space next to it.
-                    if let last = out.last, last == " " { out.removeLast() } else { dropNextSpace = true }
+                    if out.bytes.last == 0x20 { out.bytes.removeLast() } else { dropNextSpace = true }
                 case .word(let lead, let core, let trail, let sentenceStart):
                     dropNextSpace = false
                     if let match = styler.matcher.match(pieces: pieces, at: index, scalars: s) {
@@ -526,7 +527,7 @@ struct ProseStyler: Sendable {
                 }
                 index += 1
             }
-            return String(out)
+            return out.string
         }
     }
 
@@ -534,9 +535,16 @@ struct ProseStyler: Sendable {
 
     /// The replacement in the case of the words it replaces: ALL CAPS, Capitalised, or as written.
     func applyCase(_ replacement: String, like cores: [ArraySlice<Unicode.Scalar>], sentenceStart: Bool) -> String {
-        let letters = cores.joined().filter { $0.properties.isAlphabetic }
-        if letters.count > 1, letters.allSatisfy({ $0.properties.isUppercase }) { return replacement.uppercased() }
-        if let first = cores.first?.first, first.properties.isUppercase {
+        var letters = 0
+        var allUpper = true
+        for core in cores {
+            for c in core where isLetter(c) {
+                letters += 1
+                if !(c.isASCII ? (c.value >= 0x41 && c.value <= 0x5A) : c.properties.isUppercase) { allUpper = false }
+            }
+        }
+        if letters > 1, allUpper { return replacement.uppercased() }
+        if let first = cores.first?.first, first.isASCII ? (first.value >= 0x41 && first.value <= 0x5A) : first.properties.isUppercase {
             guard let head = replacement.unicodeScalars.first else { return replacement }
             return String(head).uppercased() + String(replacement.unicodeScalars.dropFirst())
         }
@@ -577,6 +585,9 @@ struct VocabularyMatcher: Sendable {
     let longestPhrase: Int
     /// Lowercased first scalars of the first words: a cheap test before lowercasing a word.
     let firstScalars: Set<UInt32>
+    /// The same for ASCII, as a bitmap, and the lengths (up to 63) of the first words.
+    let firstASCII: (UInt64, UInt64)
+    let firstLengths: UInt64
 
     init(_ replacements: [VocabularyReplacement]) {
         var entries: [String: [Entry]] = [:]
@@ -591,9 +602,54 @@ struct VocabularyMatcher: Sendable {
         self.entries = entries
         longestPhrase = longest
         firstScalars = Set(entries.keys.compactMap { $0.unicodeScalars.first?.value })
+        var low: UInt64 = 0, high: UInt64 = 0, lengths: UInt64 = 0
+        for key in entries.keys {
+            if let first = key.utf8.first, first < 0x80 {
+                if first < 64 { low |= 1 << UInt64(first) } else { high |= 1 << UInt64(first - 64) }
+            }
+            lengths |= key.utf8.count < 63 ? 1 << UInt64(key.utf8.count) : 1 << 63
+        }
+        firstASCII = (low, high)
+        firstLengths = lengths
     }
 
     var isEmpty: Bool { entries.isEmpty }
+
+    /// False when no word of `text` starts an entry: the text can be left as it is.
+    func mayMatch(_ text: String) -> Bool {
+        guard !entries.isEmpty else { return false }
+        var text = text
+        return text.withUTF8 { bytes -> Bool in
+            var index = 0
+            let count = bytes.count
+            while index < count {
+                let byte = bytes[index]
+                if byte >= 0x80 { return true }  // non-ASCII: let the full pass decide
+                guard (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A else { index += 1; continue }
+                // A word starts here.
+                let start = index
+                let lower = byte | 0x20
+                let candidate = lower < 64 ? (firstASCII.0 >> UInt64(lower)) & 1 == 1 : (firstASCII.1 >> UInt64(lower - 64)) & 1 == 1
+                index += 1
+                while index < count {
+                    let b = bytes[index]
+                    if b >= 0x80 { return true }
+                    let letter = (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A
+                    if !(letter || b == 0x27 || b == 0x2D || (b >= 0x30 && b <= 0x39)) { break }
+                    index += 1
+                }
+                let length = index - start
+                guard candidate, (firstLengths >> UInt64(min(length, 63))) & 1 == 1 else { continue }
+                var word = [UInt8](repeating: 0, count: length)
+                for k in 0..<length {
+                    let b = bytes[start + k]
+                    word[k] = (b >= 0x41 && b <= 0x5A) ? b + 32 : b
+                }
+                if entries[String(decoding: word, as: UTF8.self)] != nil { return true }
+            }
+            return false
+        }
+    }
 
     struct Match {
         var replacement: String
@@ -631,14 +687,63 @@ struct VocabularyMatcher: Sendable {
         return nil
     }
 
-    private func lowered(_ word: ArraySlice<Unicode.Scalar>) -> String {
-        if word.allSatisfy({ $0.isASCII }) {
-            var view = String.UnicodeScalarView()
-            for c in word { view.append(c.value >= 0x41 && c.value <= 0x5A ? Unicode.Scalar(c.value + 32)! : c) }
-            return String(view)
-        }
-        return String(String.UnicodeScalarView(word)).lowercased()
+    private func lowered(_ word: ArraySlice<Unicode.Scalar>) -> String { lowercasedWord(word) }
+}
+
+/// A word in lowercase; ASCII words without going through Unicode case mapping.
+func lowercasedWord(_ word: ArraySlice<Unicode.Scalar>) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(word.count)
+    for c in word {
+        guard c.value < 0x80 else { return String(String.UnicodeScalarView(word)).lowercased() }
+        let v = UInt8(c.value)
+        bytes.append(v >= 0x41 && v <= 0x5A ? v + 32 : v)
     }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+enum Abbreviations {
+    static let all: Set<String> = ["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "approx", "cf", "fig", "no", "jr", "sr"]
+}
+
+/// Output as UTF-8 bytes: appending scalars to a `String.UnicodeScalarView` one slice at a
+/// time goes through generic code and dominated render time.
+struct UTF8Buffer {
+    var bytes: [UInt8]
+
+    init(capacity: Int) {
+        bytes = []
+        bytes.reserveCapacity(capacity * 2)
+    }
+
+    @inline(__always) mutating func append(_ scalar: Unicode.Scalar) {
+        let v = scalar.value
+        if v < 0x80 {
+            bytes.append(UInt8(v))
+        } else if v < 0x800 {
+            bytes.append(UInt8(0xC0 | (v >> 6)))
+            bytes.append(UInt8(0x80 | (v & 0x3F)))
+        } else if v < 0x10000 {
+            bytes.append(UInt8(0xE0 | (v >> 12)))
+            bytes.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
+            bytes.append(UInt8(0x80 | (v & 0x3F)))
+        } else {
+            bytes.append(UInt8(0xF0 | (v >> 18)))
+            bytes.append(UInt8(0x80 | ((v >> 12) & 0x3F)))
+            bytes.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
+            bytes.append(UInt8(0x80 | (v & 0x3F)))
+        }
+    }
+
+    @inline(__always) mutating func append(contentsOf scalars: ArraySlice<Unicode.Scalar>) {
+        for scalar in scalars { append(scalar) }
+    }
+
+    @inline(__always) mutating func append(contentsOf scalars: [Unicode.Scalar]) {
+        for scalar in scalars { append(scalar) }
+    }
+
+    var string: String { String(decoding: bytes, as: UTF8.self) }
 }
 
 @inline(__always) func isSpace(_ c: Unicode.Scalar) -> Bool {
@@ -661,12 +766,26 @@ func isEmojiModifier(_ c: Unicode.Scalar) -> Bool {
     c.value == 0xFE0F || c.value == 0x200D || (0x1F3FB...0x1F3FF).contains(c.value) || c.value == 0x20E3
 }
 
-func isLeadPunctuation(_ c: Unicode.Scalar) -> Bool {
-    "(*_¿¡«".unicodeScalars.contains(c)
+@inline(__always) func isLeadPunctuation(_ c: Unicode.Scalar) -> Bool {
+    switch c {
+    case "(", "*", "_", "¿", "¡", "«": true
+    default: false
+    }
 }
 
-func isTrailPunctuation(_ c: Unicode.Scalar) -> Bool {
-    ".,;:!?)*_…»".unicodeScalars.contains(c) || c == "\"" || c == "”" || c == "’" || c == "'"
+@inline(__always) func isTrailPunctuation(_ c: Unicode.Scalar) -> Bool {
+    switch c {
+    case ".", ",", ";", ":", "!", "?", ")", "*", "_", "…", "»", "\"", "”", "’", "'": true
+    default: false
+    }
+}
+
+/// Closing quotes and brackets that may follow a sentence's final punctuation.
+@inline(__always) func isCloser(_ c: Unicode.Scalar) -> Bool {
+    switch c {
+    case "\"", "'", "”", "’", ")", "]", "»": true
+    default: false
+    }
 }
 
 /// Ordinary English words that may start a sentence; a lowercase soul lowercases these and

@@ -83,9 +83,9 @@ private struct Analysis {
             line.hasSuffix("\r") ? line.dropLast() : line
         }
         var bodyStart = 0
-        if let first = lines.first, first.trimmingCharacters(in: .whitespaces) == "---" {
+        if let first = lines.first, first.trimmedSpaces == "---" {
             if let end = lines.indices.dropFirst().first(where: {
-                let trimmed = lines[$0].trimmingCharacters(in: .whitespaces)
+                let trimmed = lines[$0].trimmedSpaces
                 return trimmed == "---" || trimmed == "..."
             }) {
                 frontMatter(lines[1..<end].joined(separator: "\n"), endLine: end + 1)
@@ -112,13 +112,15 @@ private struct Analysis {
     mutating func frontMatter(_ yaml: String, endLine: Int) {
         let node: Node?
         do {
-            node = try Yams.compose(yaml: yaml)
+            // The basic resolver: every scalar stays text, and this file types it (faster, and
+            // `emoji: no` or `name: null` mean what the author wrote).
+            node = try Yams.compose(yaml: yaml, .basic)
         } catch let error as YamlError {
             var (line, column, message) = Self.describe(error)
             if case .duplicatedKeysInMapping(let duplicates, _) = error, let key = duplicates.first {
                 // Point at the second occurrence of the key.
                 let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
-                let hits = lines.indices.filter { lines[$0].trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") }
+                let hits = lines.indices.filter { lines[$0].trimmedSpaces.hasPrefix(key + ":") }
                 if hits.count > 1 {
                     line = hits[1] + 1
                     column = (lines[hits[1]].prefix { $0 == " " }.count) + 1
@@ -357,7 +359,7 @@ private struct Analysis {
                 var seen: Set<String> = []
                 for (keyNode, valueNode) in inner {
                     let (line, column) = location(keyNode)
-                    guard let avoid = keyNode.scalar?.string, !avoid.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    guard let avoid = keyNode.scalar?.string, !avoid.trimmedSpaces.isEmpty else {
                         report(.error, line, column, "vocabulary.replace: each key is a word or phrase to avoid")
                         continue
                     }
@@ -397,7 +399,7 @@ private struct Analysis {
             report(.warning, line, column, "`\(key)` is empty; remove it or give it a value")
             return nil
         }
-        if !allowEmpty, scalar.string.trimmingCharacters(in: .whitespaces).isEmpty {
+        if !allowEmpty, scalar.string.trimmedSpaces.isEmpty {
             report(.error, line, column, "`\(key)` must not be blank")
             return nil
         }
@@ -423,7 +425,7 @@ private struct Analysis {
 
     mutating func enumValue<E: RawRepresentable & CaseIterable>(_ node: Node, key: String, _ type: E.Type) -> E? where E.RawValue == String {
         guard let raw = string(node, key: key, allowEmpty: false) else { return nil }
-        let normalized = raw.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: "_", with: "-").replacingOccurrences(of: " ", with: "-")
+        let normalized = raw.trimmedSpaces.lowercased().replacingOccurrences(of: "_", with: "-").replacingOccurrences(of: " ", with: "-")
         if let value = E(rawValue: normalized) { return value }
         let choices = E.allCases.map(\.rawValue)
         let (line, column) = location(node)
@@ -435,7 +437,7 @@ private struct Analysis {
 
     mutating func integer(_ node: Node, key: String, minimum: Int) -> Int? {
         let (line, column) = location(node)
-        guard let scalar = node.scalar, let number = Int(scalar.string.trimmingCharacters(in: .whitespaces)) else {
+        guard let scalar = node.scalar, let number = Int(scalar.string.trimmedSpaces) else {
             report(.error, line, column, "`\(key)` must be a whole number")
             return nil
         }
@@ -448,7 +450,7 @@ private struct Analysis {
 
     mutating func fraction(_ node: Node, key: String) -> Double? {
         let (line, column) = location(node)
-        guard let scalar = node.scalar, let number = Double(scalar.string.trimmingCharacters(in: .whitespaces)) else {
+        guard let scalar = node.scalar, let number = Double(scalar.string.trimmedSpaces) else {
             report(.error, line, column, "`\(key)` must be a number between 0 and 1")
             return nil
         }
@@ -516,6 +518,7 @@ private struct Analysis {
 
     mutating func markdownBody(_ lines: [Substring], firstLine: Int) {
         var body = MarkdownSoulReader(lines: lines, firstLine: firstLine)
+        body.detectsLanguage = !setByFrontMatter.contains("language")
         body.read()
         soul.sections = body.sections
         for empty in body.emptySections {
@@ -576,7 +579,7 @@ private struct Analysis {
         for (key, location) in stringLocations.sorted(by: { $0.key < $1.key }) {
             let words = Set(ProseWords.words(in: location.text).map { $0.lowercased() })
             let lowered = location.text.lowercased()
-            for term in avoided where (term.contains(" ") ? lowered.contains(term) : words.contains(term)) {
+            for term in avoided where (term.fastContains(" ") ? lowered.fastContains(term) : words.contains(term)) {
                 report(.warning, location.line, location.column, "`\(key)` uses `\(term)`, which this soul avoids")
             }
             if soul.emoji == .never, ProseWords.containsEmoji(location.text) {

@@ -116,7 +116,7 @@ public struct SoulRenderer: Sendable {
         }
 
         // Interventions (cards) and plain follow-ups (numbered).
-        let followups = response.followups.gated(forTrustLevel: trustLevel)
+        let followups = Self.followups(response.suggestedFollowups).gated(forTrustLevel: trustLevel)
         for intervention in followups.interventions {
             let style = soul.interventions[intervention.type.rawValue]
             var label = style?.label.map(self.style) ?? title(nil, DefaultVoice.interventionLabel(intervention.type))
@@ -157,6 +157,27 @@ public struct SoulRenderer: Sendable {
 
     // MARK: Pieces
 
+    /// `TaskResponse.followups` (the same rules as `SuggestedFollowup(parsing:)`, which a
+    /// test checks), without Foundation's slow trimming.
+    static func followups(_ entries: [String]) -> [SuggestedFollowup] {
+        entries.map(parseFollowup)
+    }
+
+    static func parseFollowup(_ text: String) -> SuggestedFollowup {
+        let trimmed = text.drop { $0 == " " }
+        guard trimmed.first == "[", let close = trimmed.firstIndex(of: "]") else { return .plain(text) }
+        let rawTag = trimmed[trimmed.index(after: trimmed.startIndex)..<close]
+        let tag = rawTag.trimmingScalars(where: isSpaceOrTab).lowercased()
+        guard !tag.isEmpty, tag.count <= 24, tag.allSatisfy({ $0.isLetter || $0 == "_" || $0 == "-" }) else { return .plain(text) }
+        let message = trimmed[trimmed.index(after: close)...].trimmingScalars(where: isSpaceOrTab)
+        return .intervention(Intervention(type: InterventionType(wire: tag), message: message))
+    }
+
+    /// What `CharacterSet.whitespaces` holds: spaces and tabs (Unicode space separators).
+    private static func isSpaceOrTab(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
+    }
+
     private func showsFindings(_ response: TaskResponse) -> Bool {
         guard !response.findings.isEmpty else { return false }
         switch response.outcome {
@@ -194,15 +215,15 @@ public struct SoulRenderer: Sendable {
         var kept = 0
         var characters = 0
         for sentence in sentences {
-            let length = sentence.trimmingCharacters(in: .whitespacesAndNewlines).count
+            let length = sentence.trimmedWhitespace.unicodeScalars.count
             if let maxSentences, kept >= maxSentences { break }
             if let maxCharacters, kept > 0, characters + length > maxCharacters { break }
             kept += 1
-            characters += sentence.count
+            characters += sentence.unicodeScalars.count
         }
         guard kept < sentences.count else { return summary }
         leftOut.sentences = sentences.count - kept
-        return sentences.prefix(kept).joined().trimmingCharacters(in: .whitespacesAndNewlines)
+        return sentences.prefix(kept).joined().trimmedWhitespace
     }
 }
 

@@ -130,3 +130,26 @@ struct FactPreservationTests {
         #expect(renderer.style("in order, to win; in\norder to") == "in order, to win; in\norder to")
     }
 }
+
+@Suite("Renderer internals")
+struct RendererInternalsTests {
+    @Test func fastFollowupParsingAgreesWithTheCore() {
+        let samples = ["What next?", "  [proactive] Watch it", "[ Pushback ]  Too broad ", "[education]", "[scoping]\tSplit it\t",
+                       "[not a tag!] text", "[] empty", "[waytoolongtagnamethatgoesonandon] x", "[new_type] a card", "[a-b] c",
+                       "no [tag] here", "[Proactive]\u{00A0}nbsp\u{00A0}", "   ", "", "[ ] space"]
+        for sample in samples {
+            #expect(SoulRenderer.parseFollowup(sample) == SuggestedFollowup(parsing: sample), "\(sample)")
+        }
+    }
+
+    @Test func quickNoMatchCheckAgreesWithTheFullPass() {
+        var soul = Soul(name: "q")
+        soul.vocabulary.replace = [VocabularyReplacement(avoid: "utilize", prefer: "use"), VocabularyReplacement(avoid: "in order to", prefer: "to")]
+        let styler = ProseStyler(soul: soul)
+        for text in ["nothing here", "UTILIZE now", "x-utilize", "in the end", "order in", "utilized", "café utilize", "in order to win"] {
+            var state = ProseStyler.State()
+            let full = styler.style(text, state: &state)
+            #expect(styler.style(text) == full, "\(text)")
+        }
+    }
+}
