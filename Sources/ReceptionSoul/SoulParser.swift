@@ -79,8 +79,9 @@ private struct Analysis {
     mutating func run(_ rawText: String) -> Soul {
         var text = rawText
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
-            line.hasSuffix("\r") ? line.dropLast() : line
+        let lines = text.utf8.split(separator: 10, omittingEmptySubsequences: false).map { bytes -> Substring in
+            let line = Substring(bytes)
+            return bytes.last == 13 ? line.dropLast() : line
         }
         var bodyStart = 0
         if let first = lines.first, first.trimmedSpaces == "---" {
@@ -114,7 +115,7 @@ private struct Analysis {
         do {
             // The basic resolver: every scalar stays text, and this file types it (faster, and
             // `emoji: no` or `name: null` mean what the author wrote).
-            node = try Yams.compose(yaml: yaml, .basic)
+            node = try Yams.compose(yaml: yaml, .basic, .default, .utf8)
         } catch let error as YamlError {
             var (line, column, message) = Self.describe(error)
             if case .duplicatedKeysInMapping(let duplicates, _) = error, let key = duplicates.first {
@@ -145,6 +146,7 @@ private struct Analysis {
 
     /// The key/value pairs of a mapping whose keys are known; reports unknown and duplicated keys.
     mutating func checkedPairs(_ mapping: Node.Mapping, known: [String], context: String) -> [(String, Node)] {
+        let knownSet = Set(known)
         var seen: Set<String> = []
         var pairs: [(String, Node)] = []
         for (keyNode, value) in mapping {
@@ -157,7 +159,7 @@ private struct Analysis {
                 report(.error, line, column, "`\(key)` is set twice in \(context)")
                 continue
             }
-            if !known.contains(key) {
+            if !knownSet.contains(key) {
                 var message = "unknown key `\(key)` in \(context)"
                 if let suggestion = Self.didYouMean(key, among: known.filter { !Self.foreignKeys.contains($0) }) {
                     message += "; did you mean `\(suggestion)`?"
@@ -577,9 +579,8 @@ private struct Analysis {
         // The soul's own wording should follow its own rules.
         let avoided = soul.vocabulary.avoid.map { $0.lowercased() } + soul.vocabulary.replace.map { $0.avoid.lowercased() }
         for (key, location) in stringLocations.sorted(by: { $0.key < $1.key }) {
-            let words = Set(ProseWords.words(in: location.text).map { $0.lowercased() })
             let lowered = location.text.lowercased()
-            for term in avoided where (term.fastContains(" ") ? lowered.fastContains(term) : words.contains(term)) {
+            for term in avoided where ProseWords.containsWord(lowered, term) {
                 report(.warning, location.line, location.column, "`\(key)` uses `\(term)`, which this soul avoids")
             }
             if soul.emoji == .never, ProseWords.containsEmoji(location.text) {
@@ -598,6 +599,27 @@ private struct Analysis {
 enum ProseWords {
     static func words(in text: String) -> [Substring] {
         text.split { !($0.isLetter || $0.isNumber || $0 == "'" || $0 == "’" || $0 == "-") }
+    }
+
+    /// `term` occurs in `text` as whole words (both already lowercased).
+    static func containsWord(_ text: String, _ term: String) -> Bool {
+        var text = text, term = term
+        return text.withUTF8 { t in
+            term.withUTF8 { w in
+                guard !w.isEmpty, t.count >= w.count else { return false }
+                func isWordByte(_ b: UInt8) -> Bool { b >= 0x80 || (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A || (b >= 0x30 && b <= 0x39) || b == 0x27 }
+                var i = 0
+                while i + w.count <= t.count {
+                    if t[i] == w[0] {
+                        var k = 1
+                        while k < w.count, t[i + k] == w[k] { k += 1 }
+                        if k == w.count, i == 0 || !isWordByte(t[i - 1]), i + k == t.count || !isWordByte(t[i + k]) { return true }
+                    }
+                    i += 1
+                }
+                return false
+            }
+        }
     }
 
     static func containsEmoji(_ text: String) -> Bool {
