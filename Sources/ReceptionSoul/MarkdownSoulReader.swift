@@ -275,8 +275,21 @@ struct MarkdownSoulReader {
         (.avoid, ["avoid", "never say", "don't say", "do not say", "words to avoid", "banned"]),
     ]
 
+    static let ruleKeyTable: [String: RuleKey] = {
+        var table: [String: RuleKey] = [:]
+        for (key, names) in ruleKeys { for name in names { table[name] = key } }
+        return table
+    }()
+
     /// "- **Emojis:** rare", "Capitalization: lowercase", "**語言**：繁體中文", "Emojis are rare".
     static func rule(_ line: String) -> (RuleKey, String)? {
+        // Quick reject: a rule line has a colon, or starts (after markers) with "emoji" or "capitali".
+        var hasColon = false
+        for byte in line.utf8 where byte == 0x3A || byte == 0xEF { hasColon = true; break }  // ':' or the lead byte of '：'
+        if !hasColon {
+            let lowered = line.lowercased()
+            guard lowered.fastContains("emoji") || lowered.fastContains("capitali") else { return nil }
+        }
         var text = Substring(line)
         if let marker = listMarkerLength(text) { text = text.dropFirst(marker) }
         text = text.drop { $0 == " " }
@@ -309,10 +322,8 @@ struct MarkdownSoulReader {
         }
         let normalized = key.trimmingScalars(in: "*_ ").lowercased()
         guard normalized.count <= 24 else { return nil }
-        for (ruleKey, names) in ruleKeys where names.contains(normalized) {
-            return (ruleKey, plainText(String(rest)).trimmedSpaces)
-        }
-        return nil
+        guard let ruleKey = ruleKeyTable[normalized] else { return nil }
+        return (ruleKey, plainText(String(rest)).trimmedSpaces)
     }
 
     mutating func apply(rule key: RuleKey, value: String, sectionHeading: String) {

@@ -89,14 +89,14 @@ private struct Analysis {
                 let trimmed = lines[$0].trimmedSpaces
                 return trimmed == "---" || trimmed == "..."
             }) {
-                frontMatter(lines[1..<end].joined(separator: "\n"), endLine: end + 1)
+                frontMatter(end > 1 ? String(text[lines[1].startIndex..<lines[end - 1].endIndex]) : "", endLine: end + 1)
                 bodyStart = end + 1
             } else {
                 report(.error, 1, 1, "front matter starts here but has no closing `---` line")
                 bodyStart = lines.count
             }
         }
-        soul.body = lines[bodyStart...].joined(separator: "\n")
+        soul.body = bodyStart < lines.count ? String(text[lines[bodyStart].startIndex...]) : ""
         markdownBody(Array(lines[bodyStart...]), firstLine: bodyStart + 1)
         crossChecks()
         return soul
