@@ -164,6 +164,7 @@ public struct SoulRenderer: Sendable {
     }
 
     static func parseFollowup(_ text: String) -> SuggestedFollowup {
+        if let fast = parseASCIIFollowup(text) { return fast }
         let trimmed = text.drop { $0 == " " }
         guard trimmed.first == "[", let close = trimmed.firstIndex(of: "]") else { return .plain(text) }
         let rawTag = trimmed[trimmed.index(after: trimmed.startIndex)..<close]
@@ -171,6 +172,43 @@ public struct SoulRenderer: Sendable {
         guard !tag.isEmpty, tag.count <= 24, tag.allSatisfy({ $0.isLetter || $0 == "_" || $0 == "-" }) else { return .plain(text) }
         let message = trimmed[trimmed.index(after: close)...].trimmingScalars(where: isSpaceOrTab)
         return .intervention(Intervention(type: InterventionType(wire: tag), message: message))
+    }
+
+    /// The common case on bytes: ASCII up to the closing bracket; nil to take the general path.
+    private static func parseASCIIFollowup(_ text: String) -> SuggestedFollowup? {
+        let utf8 = text.utf8
+        var index = utf8.startIndex
+        while index < utf8.endIndex, utf8[index] == 0x20 { index = utf8.index(after: index) }
+        guard index < utf8.endIndex else { return .plain(text) }
+        guard utf8[index] == UInt8(ascii: "[") else { return .plain(text) }
+        var tag: [UInt8] = []
+        var cursor = utf8.index(after: index)
+        while cursor < utf8.endIndex, utf8[cursor] != UInt8(ascii: "]") {
+            let byte = utf8[cursor]
+            if byte >= 0x80 { return nil }
+            tag.append(byte >= 0x41 && byte <= 0x5A ? byte + 32 : byte)
+            cursor = utf8.index(after: cursor)
+        }
+        guard cursor < utf8.endIndex else { return .plain(text) }
+        while tag.last == 0x20 || tag.last == 0x09 { tag.removeLast() }
+        while tag.first == 0x20 || tag.first == 0x09 { tag.removeFirst() }
+        guard !tag.isEmpty, tag.count <= 24,
+              tag.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }) else { return .plain(text) }
+        var start = utf8.index(after: cursor)
+        var end = utf8.endIndex
+        while start < end, utf8[start] == 0x20 || utf8[start] == 0x09 { start = utf8.index(after: start) }
+        while end > start, utf8[utf8.index(before: end)] == 0x20 || utf8[utf8.index(before: end)] == 0x09 { end = utf8.index(before: end) }
+        if start < end, utf8[start] >= 0x80 || utf8[utf8.index(before: end)] >= 0x80 { return nil }  // Unicode spaces: general path
+        let message = String(Substring(utf8[start..<end]))
+        let type: InterventionType
+        switch tag {
+        case Array("proactive".utf8): type = .proactive
+        case Array("pushback".utf8): type = .pushback
+        case Array("scoping".utf8): type = .scoping
+        case Array("education".utf8): type = .education
+        default: type = InterventionType(wire: String(decoding: tag, as: UTF8.self))
+        }
+        return .intervention(Intervention(type: type, message: message))
     }
 
     /// What `CharacterSet.whitespaces` holds: spaces and tabs (Unicode space separators).
@@ -210,7 +248,19 @@ public struct SoulRenderer: Sendable {
         let maxSentences = soul.length.maxSentences
         let maxCharacters = soul.length.maxCharacters
         guard maxSentences != nil || maxCharacters != nil else { return summary }
-        if let maxCharacters, maxSentences == nil, summary.unicodeScalars.count <= maxCharacters { return summary }
+        // Sentence ends are a subset of ".", "!" or "?" followed by whitespace: when even that
+        // count fits, nothing needs cutting.
+        var bound = 1
+        var afterEnd = false  // the previous scalar was . ! ? or …
+        var previous: (UInt8, UInt8) = (0, 0)
+        var bytes = 0
+        for byte in summary.utf8 {
+            if byte == 0x20 || byte == 0x0A || byte == 0x09, afterEnd { bound += 1 }
+            afterEnd = byte == 0x2E || byte == 0x21 || byte == 0x3F || (byte == 0xA6 && previous == (0xE2, 0x80))
+            if byte & 0xC0 != 0x80 { bytes += 1 }  // scalars
+            previous = (previous.1, byte)
+        }
+        if bound <= (maxSentences ?? Int.max), bytes <= (maxCharacters ?? Int.max) { return summary }
         let sentences = styler.sentences(summary)
         var kept = 0
         var characters = 0
