@@ -15,7 +15,7 @@ enum BackendCatalog {
     }
 
     static func entries(for options: Options) -> [BackendEntry] {
-        [local(options)]
+        [local(options)] + LoopSymphonyCatalog.entries()
     }
 
     static func local(_ options: Options) -> BackendEntry {

@@ -1,0 +1,233 @@
+import Foundation
+import ReceptionCore
+
+/// A Loop Symphony server over HTTP and SSE.
+///
+/// - `submit`: `POST /task`. At trust level 0 the stream ends with `.planAwaitingApproval`;
+///   otherwise it follows the task (see `follow`) to `.result` or `.failure`.
+/// - `approve`: `POST /task/{id}/approve`, then follows the task.
+/// - `reject`: Loop Symphony has **no reject endpoint**. Rejecting discards the plan on the
+///   client: the id is remembered and a later `approve` of it is refused locally. The server
+///   keeps the row in `awaiting_approval`, where it never runs and costs nothing.
+/// - `cancel`: `POST /task/{id}/cancel` (only while the task runs on the server).
+///
+/// Following a task: open `GET /task/{id}/stream`; `started` → `.status(running)`, `iteration`
+/// → `.progress`, `complete` → one `GET /task/{id}` for the full `TaskResponse` → `.result`,
+/// `error` → `.failure`. A keepalive comment triggers one `GET /task/{id}` (the real server's
+/// event history is per process, so after a restart a stream may only ever carry keepalives).
+/// When the stream cannot be opened or breaks before a terminal event, it falls back to
+/// polling `GET /task/{id}` every `pollInterval`.
+public final class LoopSymphonyBackend: Backend, Sendable {
+    public let client: LoopSymphonyClient
+    private let rejected = LockedSet()
+    private let name: String
+
+    public init(client: LoopSymphonyClient, name: String = "loop-symphony") {
+        self.client = client
+        self.name = name
+    }
+
+    public convenience init(configuration: LoopSymphonyConfiguration, name: String = "loop-symphony") {
+        self.init(client: LoopSymphonyClient(configuration: configuration), name: name)
+    }
+
+    public var descriptor: BackendDescriptor {
+        BackendDescriptor(name: name, summary: "Loop Symphony at \(client.configuration.baseURL) (HTTP + SSE)",
+                          capabilities: [.planApproval, .cancellation, .progress, .intentAware, .interventions])
+    }
+
+    public func submit(_ request: TaskRequest) -> BackendEventStream {
+        var request = request
+        if request.preferences == nil {
+            request.preferences = TaskPreferences(trustLevel: client.configuration.defaultTrustLevel)
+        }
+        let outgoing = request
+        return stream { backend, continuation in
+            let answer = try await backend.client.tasks.submit(outgoing)
+            continuation.yield(.accepted(taskID: answer.taskID, status: answer.status))
+            if answer.status == .awaitingApproval {
+                guard let plan = answer.plan else {
+                    throw BackendError.protocolViolation("POST /task answered awaiting_approval without a plan")
+                }
+                continuation.yield(.planAwaitingApproval(plan))
+                return
+            }
+            try await backend.follow(answer.taskID, continuation: continuation)
+        }
+    }
+
+    public func approve(taskID: String) -> BackendEventStream {
+        stream { backend, continuation in
+            if backend.rejected.contains(taskID) {
+                throw BackendError.invalidTaskState(taskID: taskID, reason: "the plan was rejected; submit the request again to get a new plan")
+            }
+            let answer = try await backend.client.tasks.approve(taskID)
+            continuation.yield(.accepted(taskID: answer.taskID, status: answer.status))
+            try await backend.follow(answer.taskID, continuation: continuation)
+        }
+    }
+
+    /// Client-side discard (the server has no call for it): see the type's documentation.
+    public func reject(taskID: String) async throws {
+        switch try await client.tasks.get(taskID) {
+        case .inProgress(let pending) where pending.status == .awaitingApproval:
+            rejected.insert(taskID)
+        case .inProgress(let pending):
+            throw BackendError.invalidTaskState(taskID: taskID, reason: "is not awaiting approval (status: \(pending.status))")
+        case .finished:
+            throw BackendError.invalidTaskState(taskID: taskID, reason: "is not awaiting approval (status: complete)")
+        }
+    }
+
+    /// True when `reject(taskID:)` discarded this plan.
+    public func isRejected(_ taskID: String) -> Bool { rejected.contains(taskID) }
+
+    public func cancel(taskID: String) async throws {
+        _ = try await client.tasks.cancel(taskID)
+    }
+
+    // MARK: - Following a task
+
+    func follow(_ taskID: String, continuation: BackendEventStream.Continuation) async throws {
+        var sawTerminal = false
+        if client.configuration.prefersStreaming {
+            do {
+                sawTerminal = try await followStream(taskID, continuation: continuation)
+            } catch let error as BackendError {
+                // The stream is unavailable or broke: polling still gets the answer. Say so.
+                if case .http(let status, _) = error, status == 404 { throw error }
+                continuation.yield(.progress(TaskProgress(taskID: taskID, phase: "polling",
+                    message: "live updates unavailable (\(error.description)); polling for the result")))
+                sawTerminal = false
+            }
+        }
+        if !sawTerminal {
+            try await poll(taskID, continuation: continuation)
+        }
+    }
+
+    /// Returns true when the stream delivered the terminal event (and it was passed on).
+    private func followStream(_ taskID: String, continuation: BackendEventStream.Continuation) async throws -> Bool {
+        var running = false
+        for try await event in client.tasks.events(taskID) {
+            switch event {
+            case .started:
+                if !running { running = true; continuation.yield(.status(taskID: taskID, status: .running)) }
+            case .iteration(_, let number, let phase, let data, let duration, _):
+                if !running { running = true; continuation.yield(.status(taskID: taskID, status: .running)) }
+                continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: number, phase: phase,
+                                                          message: Self.describeIteration(number: number, phase: phase, data: data),
+                                                          durationMS: duration, data: data)))
+            case .complete:
+                continuation.yield(.status(taskID: taskID, status: .complete))
+                try await finishWithResult(taskID, continuation: continuation)
+                return true
+            case .error(_, let message, _):
+                continuation.yield(.status(taskID: taskID, status: .failed))
+                continuation.yield(.failure(Self.failure(taskID: taskID, message: message)))
+                return true
+            case .keepalive:
+                // Silence: ask the task itself, in case its events were lost (server restart).
+                if try await checkOnce(taskID, continuation: continuation) { return true }
+            case .other:
+                continue
+            }
+        }
+        return false
+    }
+
+    /// One `GET /task/{id}`; passes on and returns true when the task is finished.
+    private func checkOnce(_ taskID: String, continuation: BackendEventStream.Continuation) async throws -> Bool {
+        do {
+            switch try await client.tasks.get(taskID) {
+            case .finished(let response):
+                continuation.yield(.status(taskID: taskID, status: .complete))
+                continuation.yield(.result(response))
+                return true
+            case .inProgress:
+                return false
+            }
+        } catch BackendError.http(let status, let detail) where status == 500 && detail.hasPrefix("Task failed") {
+            continuation.yield(.status(taskID: taskID, status: .failed))
+            continuation.yield(.failure(Self.failure(taskID: taskID, message: detail)))
+            return true
+        }
+    }
+
+    private func finishWithResult(_ taskID: String, continuation: BackendEventStream.Continuation) async throws {
+        // The database row is written before the event is emitted, so one read is normally
+        // enough; a short poll covers servers that order them the other way.
+        if try await checkOnce(taskID, continuation: continuation) { return }
+        try await poll(taskID, continuation: continuation)
+    }
+
+    private func poll(_ taskID: String, continuation: BackendEventStream.Continuation) async throws {
+        var last: TaskStatus?
+        while true {
+            try Task.checkCancellation()
+            do {
+                switch try await client.tasks.get(taskID) {
+                case .finished(let response):
+                    continuation.yield(.status(taskID: taskID, status: .complete))
+                    continuation.yield(.result(response))
+                    return
+                case .inProgress(let pending):
+                    if pending.status != last {
+                        last = pending.status
+                        continuation.yield(.status(taskID: taskID, status: pending.status))
+                    }
+                }
+            } catch BackendError.http(let status, let detail) where status == 500 && detail.hasPrefix("Task failed") {
+                continuation.yield(.status(taskID: taskID, status: .failed))
+                continuation.yield(.failure(Self.failure(taskID: taskID, message: detail)))
+                return
+            }
+            try await Task.sleep(for: client.configuration.pollInterval)
+        }
+    }
+
+    static func failure(taskID: String, message: String) -> TaskFailure {
+        let cancelled = message.range(of: "cancel", options: .caseInsensitive) != nil
+        return TaskFailure(taskID: taskID, message: message, cancelled: cancelled)
+    }
+
+    /// "iteration 2: 6 new findings (6 in total), confidence 0.95".
+    static func describeIteration(number: Int, phase: String, data: JSONValue?) -> String {
+        var parts: [String] = []
+        if let new = data?["new_findings"]?.intValue {
+            let total = data?["total_findings"]?.intValue
+            parts.append("\(new) new finding\(new == 1 ? "" : "s")" + (total.map { " (\($0) in total)" } ?? ""))
+        }
+        if let confidence = data?["confidence"]?.doubleValue {
+            parts.append("confidence \(String(format: "%.2f", confidence))")
+        }
+        if data?["should_terminate"]?.boolValue == true { parts.append("ready to stop") }
+        let head = phase == "iteration" ? "iteration \(number)" : "\(phase.replacingOccurrences(of: "_", with: " ")) \(number)"
+        return parts.isEmpty ? head : "\(head): " + parts.joined(separator: ", ")
+    }
+
+    /// Runs `body` as the producer of a stream. Cancelling the consumer cancels the HTTP work.
+    private func stream(_ body: @escaping @Sendable (LoopSymphonyBackend, BackendEventStream.Continuation) async throws -> Void) -> BackendEventStream {
+        BackendEventStream { continuation in
+            let task = Task {
+                do {
+                    try await body(self, continuation)
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// A small lock-protected set (the rejected plan ids).
+final class LockedSet: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: Set<String> = []
+    func insert(_ value: String) { lock.lock(); values.insert(value); lock.unlock() }
+    func contains(_ value: String) -> Bool { lock.lock(); defer { lock.unlock() }; return values.contains(value) }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import GRDB
+
+/// Local SQLite cache of the knowledge a Loop Symphony server pushes to a room through
+/// heartbeat piggybacking (seed 000 §8 "Knowledge Sync", §15 note 4).
+///
+/// Tables: `knowledge_entries` (one row per entry id) and `sync_state` (key/value; holds
+/// `server_version`). Deltas are applied in one transaction: upsert `entries`, delete
+/// `removed_ids`, store `server_version`, so a crash never leaves a half-applied delta.
+public final class KnowledgeCache: Sendable {
+    public struct Entry: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord {
+        public static let databaseTableName = "knowledge_entries"
+        public var id: String
+        public var category: String
+        public var title: String
+        public var content: String
+        public var source: String?
+        public var confidence: Double?
+        /// JSON array of strings.
+        public var tags: String
+        public var version: Int
+        public var updatedAt: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id, category, title, content, source, confidence, tags, version, updatedAt = "updated_at"
+        }
+
+        public var tagList: [String] { (try? JSONDecoder().decode([String].self, from: Data(tags.utf8))) ?? [] }
+    }
+
+    private let database: DatabaseQueue
+    public let path: String
+
+    /// Opens (creating if needed) the cache at `path`; `":memory:"` for a throwaway cache.
+    public init(path: String) throws {
+        self.path = path
+        if path != ":memory:" {
+            try FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(),
+                                                    withIntermediateDirectories: true)
+        }
+        database = path == ":memory:" ? try DatabaseQueue() : try DatabaseQueue(path: path)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "knowledge_entries") { t in
+                t.primaryKey("id", .text)
+                t.column("category", .text).notNull()
+                t.column("title", .text).notNull()
+                t.column("content", .text).notNull()
+                t.column("source", .text)
+                t.column("confidence", .double)
+                t.column("tags", .text).notNull().defaults(to: "[]")
+                t.column("version", .integer).notNull()
+                t.column("updated_at", .text)
+            }
+            try db.create(table: "sync_state") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+        }
+        try migrator.migrate(database)
+    }
+
+    /// The `server_version` last applied; nil before the first sync.
+    public func serverVersion() throws -> Int? {
+        try database.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'server_version'").flatMap(Int.init)
+        }
+    }
+
+    /// Applies a delta. Returns how many entries were upserted and removed.
+    @discardableResult
+    public func apply(_ updates: KnowledgeUpdates) throws -> (upserted: Int, removed: Int) {
+        try database.write { db in
+            for entry in updates.entries {
+                let tags = String(decoding: try JSONEncoder().encode(entry.tags), as: UTF8.self)
+                try Entry(id: entry.id, category: entry.category, title: entry.title, content: entry.content,
+                          source: entry.source, confidence: entry.confidence, tags: tags, version: entry.version,
+                          updatedAt: entry.updatedAt).save(db)
+            }
+            var removed = 0
+            for id in updates.removedIDs {
+                if try Entry.deleteOne(db, key: id) { removed += 1 }
+            }
+            try db.execute(sql: "INSERT INTO sync_state(key, value) VALUES('server_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                           arguments: [String(updates.serverVersion)])
+            return (updates.entries.count, removed)
+        }
+    }
+
+    public func entries(category: String? = nil) throws -> [Entry] {
+        try database.read { db in
+            var request = Entry.order(Column("category"), Column("title"))
+            if let category { request = request.filter(Column("category") == category) }
+            return try request.fetchAll(db)
+        }
+    }
+
+    public func count() throws -> Int { try database.read { try Entry.fetchCount($0) } }
+
+    /// Entries whose title, content or tags contain `text` (case-insensitive), for offline use.
+    public func search(_ text: String) throws -> [Entry] {
+        let pattern = "%\(text.lowercased())%"
+        return try database.read { db in
+            try Entry.fetchAll(db, sql: """
+                SELECT * FROM knowledge_entries
+                WHERE lower(title) LIKE ? OR lower(content) LIKE ? OR lower(tags) LIKE ?
+                ORDER BY category, title
+                """, arguments: [pattern, pattern, pattern])
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import ReceptionCore
+
+/// The HTTP layer under every Loop Symphony call: headers (`X-Api-Key`, `X-User-Id`,
+/// `X-Request-Id`), JSON bodies, timeouts and the mapping of error statuses to `BackendError`.
+public final class LoopSymphonyTransport: Sendable {
+    public let configuration: LoopSymphonyConfiguration
+    let client: HTTPClient
+    private let ownsClient: Bool
+
+    public init(configuration: LoopSymphonyConfiguration, httpClient: HTTPClient? = nil) {
+        self.configuration = configuration
+        if let httpClient {
+            client = httpClient
+            ownsClient = false
+        } else {
+            var config = HTTPClient.Configuration()
+            config.timeout = .init(connect: .nanoseconds(configuration.connectTimeout.timeAmountNanoseconds),
+                                   read: .nanoseconds(configuration.streamIdleTimeout.timeAmountNanoseconds))
+            config.httpVersion = .http1Only
+            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+            ownsClient = true
+        }
+    }
+
+    /// Closes the connection pool (only when this transport created it).
+    public func shutdown() async {
+        if ownsClient { try? await client.shutdown() }
+    }
+
+    /// A raw answer: status, headers and the whole body.
+    public struct RawResponse: Sendable {
+        public var status: Int
+        public var headers: [(String, String)]
+        public var body: Data
+        public var requestID: String
+        public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    }
+
+    enum Auth { case none, optional, required }
+
+    func makeRequest(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data? = nil,
+                     auth: Auth, requestID: String) -> HTTPClientRequest {
+        var url = configuration.baseURL + path
+        if !query.isEmpty {
+            var components = URLComponents()
+            components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) }
+            url += "?" + (components.percentEncodedQuery ?? "")
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "X-Request-Id", value: requestID)
+        request.headers.add(name: "User-Agent", value: "Reception-LoopSymphony/1")
+        if auth != .none {
+            if let key = configuration.apiKey { request.headers.add(name: "X-Api-Key", value: key) }
+            if let user = configuration.userID { request.headers.add(name: "X-User-Id", value: user) }
+        }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        return request
+    }
+
+    /// Sends one request and returns whatever came back, without judging the status.
+    func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data? = nil,
+              auth: Auth) async throws -> RawResponse {
+        let requestID = UUID().uuidString.lowercased()
+        let request = makeRequest(method, path, query: query, body: body, auth: auth, requestID: requestID)
+        do {
+            let response = try await client.execute(request, timeout: .nanoseconds(configuration.requestTimeout.timeAmountNanoseconds))
+            let buffer = try await response.body.collect(upTo: 32 << 20)
+            return RawResponse(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+                               body: Data(buffer.readableBytesView), requestID: requestID)
+        } catch let error as BackendError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw BackendError.unreachable(url: configuration.baseURL + path, reason: Self.describe(error))
+        }
+    }
+
+    /// Sends a request and decodes a 2xx JSON answer; any other status throws `BackendError.http`
+    /// carrying the server's own explanation.
+    func json<T: Decodable>(_ type: T.Type, _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
+                            body: Data? = nil, auth: Auth) async throws -> T {
+        let response = try await send(method, path, query: query, body: body, auth: auth)
+        try Self.check(response)
+        return try Self.decode(type, from: response.body, what: "\(method.rawValue) \(path)")
+    }
+
+    func json<T: Decodable, B: Encodable>(_ type: T.Type, _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
+                                          sending body: B, auth: Auth) async throws -> T {
+        try await json(type, method, path, query: query, body: try Wire.encode(body), auth: auth)
+    }
+
+    /// For calls that answer with no content (`DELETE /heartbeats/{id}` → 204).
+    func empty(_ method: HTTPMethod, _ path: String, auth: Auth) async throws {
+        try Self.check(try await send(method, path, auth: auth))
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data, what: String) throws -> T {
+        do {
+            return try Wire.decode(type, from: data)
+        } catch {
+            let excerpt = String(decoding: data.prefix(200), as: UTF8.self)
+            throw BackendError.protocolViolation("\(what) answered something that is not a \(T.self): \(describeDecoding(error)); body starts \(excerpt)")
+        }
+    }
+
+    static func check(_ response: RawResponse) throws {
+        guard !(200..<300).contains(response.status) else { return }
+        throw BackendError.http(status: response.status, detail: errorDetail(status: response.status, body: response.body,
+                                                                               contentType: response.header("content-type")))
+    }
+
+    /// The server's explanation of an error, in words: FastAPI's `{"detail": "..."}`, the 422
+    /// validation list (`header x-api-key: Field required`), or the text/plain 500 body.
+    public static func errorDetail(status: Int, body: Data, contentType: String?) -> String {
+        if let value = try? Wire.decode(JSONValue.self, from: body) {
+            switch value["detail"] {
+            case .string(let text)?: return text
+            case .array(let items)?:
+                let parts = items.map { item -> String in
+                    let location = (item["loc"].flatMap { value -> [String]? in
+                        if case .array(let parts) = value {
+                            return parts.map { $0.stringValue ?? $0.intValue.map(String.init) ?? "?" }
+                        }
+                        return nil
+                    } ?? [])
+                    let message = item["msg"]?.stringValue ?? "invalid"
+                    guard let first = location.first else { return message }
+                    let rest = location.dropFirst().joined(separator: ".")
+                    return rest.isEmpty ? "\(first): \(message)" : "\(first) \(rest): \(message)"
+                }
+                if !parts.isEmpty { return parts.joined(separator: "; ") }
+            case .some(let other): return Wire.jsonString(other)
+            case nil: break
+            }
+        }
+        let text = String(decoding: body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if !text.isEmpty { return text }
+        return HTTPResponseStatus(statusCode: status).reasonPhrase
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout: return "connection timed out"
+            case .readTimeout: return "no answer within the read timeout"
+            case .deadlineExceeded: return "no answer within the request timeout"
+            case .remoteConnectionClosed: return "the server closed the connection"
+            default: return String(describing: error)
+            }
+        }
+        return String(describing: error)
+    }
+
+    static func describeDecoding(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return String(describing: error) }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "missing key \((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))"
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            return "expected \(type) at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        case .dataCorrupted(let context):
+            return "invalid JSON (\(context.debugDescription))"
+        @unknown default:
+            return String(describing: error)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Where a Loop Symphony server lives and how to talk to it.
+public struct LoopSymphonyConfiguration: Sendable {
+    /// Base URL without a trailing slash, e.g. `http://127.0.0.1:8765`. The API has no prefix.
+    public var baseURL: String
+    /// Sent as `X-Api-Key` when set. Never printed: `description` masks it.
+    public var apiKey: String?
+    /// Sent as `X-User-Id` when set (the server maps it to its own internal user UUID).
+    public var userID: String?
+    /// Trust level put into `preferences` when a request carries none.
+    public var defaultTrustLevel: Int
+    /// Deadline of an ordinary request (connect + response).
+    public var requestTimeout: Duration
+    /// Connect timeout.
+    public var connectTimeout: Duration
+    /// Longest silence tolerated on an SSE stream. The server writes `: keepalive` after 30 s of
+    /// silence, so anything above that is safe; the default leaves room for a slow proxy.
+    public var streamIdleTimeout: Duration
+    /// Interval of `GET /task/{id}` when the stream is unavailable (fallback to polling).
+    public var pollInterval: Duration
+    /// Whether the backend tries `GET /task/{id}/stream` at all (false: poll only).
+    public var prefersStreaming: Bool
+
+    public init(baseURL: String, apiKey: String? = nil, userID: String? = nil, defaultTrustLevel: Int = 0,
+                requestTimeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(5),
+                streamIdleTimeout: Duration = .seconds(75), pollInterval: Duration = .milliseconds(500),
+                prefersStreaming: Bool = true) {
+        var url = baseURL
+        while url.hasSuffix("/") { url.removeLast() }
+        self.baseURL = url
+        self.apiKey = apiKey
+        self.userID = userID
+        self.defaultTrustLevel = defaultTrustLevel
+        self.requestTimeout = requestTimeout
+        self.connectTimeout = connectTimeout
+        self.streamIdleTimeout = streamIdleTimeout
+        self.pollInterval = pollInterval
+        self.prefersStreaming = prefersStreaming
+    }
+
+    /// Reads `LOOP_SYMPHONY_URL`, `LOOP_SYMPHONY_API_KEY`, `LOOP_SYMPHONY_USER_ID` and
+    /// `LOOP_SYMPHONY_TRUST_LEVEL`; nil when no URL is set.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> LoopSymphonyConfiguration? {
+        guard let url = environment["LOOP_SYMPHONY_URL"], !url.isEmpty else { return nil }
+        return LoopSymphonyConfiguration(
+            baseURL: url,
+            apiKey: environment["LOOP_SYMPHONY_API_KEY"].flatMap { $0.isEmpty ? nil : $0 },
+            userID: environment["LOOP_SYMPHONY_USER_ID"].flatMap { $0.isEmpty ? nil : $0 },
+            defaultTrustLevel: environment["LOOP_SYMPHONY_TRUST_LEVEL"].flatMap(Int.init) ?? 0)
+    }
+}
+
+extension LoopSymphonyConfiguration: CustomStringConvertible {
+    public var description: String {
+        "\(baseURL) (api key \(apiKey == nil ? "not set" : "set"), user \(userID ?? "none"), trust level \(defaultTrustLevel))"
+    }
+}
+
+extension Duration {
+    var timeAmountNanoseconds: Int64 {
+        let c = components
+        return c.seconds * 1_000_000_000 + c.attoseconds / 1_000_000_000
+    }
+}

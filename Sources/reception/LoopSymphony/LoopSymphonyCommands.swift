@@ -1,0 +1,371 @@
+import Foundation
+import ReceptionCore
+import ReceptionLoopSymphony
+import ReceptionREPL
+
+/// Slash commands a Loop Symphony backend adds to the REPL. Each returns Markdown.
+///
+/// | command | does |
+/// |---|---|
+/// | `/tasks [active \| recent [N] \| stats \| get ID \| checkpoints ID]` | the server's task manager |
+/// | `/trust-metrics [set LEVEL]` | metrics and upgrade suggestion; `set` is the person's explicit choice |
+/// | `/knowledge [FILE \| entries [CATEGORY] \| user ID \| add CATEGORY TITLE -- CONTENT \| learn TITLE -- CONTENT \| refresh \| aggregate \| sync \| cached [TEXT]]` | knowledge files, entries, learnings, local cache |
+/// | `/rooms [list \| get ID \| status \| beat \| log]` | room registry and this session's room |
+/// | `/heartbeats [list \| get ID \| create NAME \| CRON \| QUERY \| pause ID \| resume ID \| cron ID EXPR \| delete ID \| tick \| status]` | scheduled tasks |
+/// | `/arrangements [plan QUERY \| list \| get ID \| delete ID \| suggestion \| save-from-task ID NAME -- DESCRIPTION]` | plans and saved arrangements |
+/// | `/loops [propose QUERY \| plan QUERY]` and `/novel QUERY`, `/loop-task QUERY` | loop proposals, novel and loop submissions |
+/// | `/interventions [status \| evaluate QUERY]` | the intervention engine |
+/// | `/health` | the three health endpoints |
+struct LoopSymphonyCommands: Sendable {
+    let client: LoopSymphonyClient
+    let cache: KnowledgeCache?
+    let presence: RoomPresence
+
+    var all: [REPLExtension] {
+        [
+            REPLExtension(name: "/tasks", summary: "server tasks: active, recent, stats, get, checkpoints",
+                          usage: "/tasks [active | recent [N] | stats | get ID | checkpoints ID]") { try await tasks($0) },
+            REPLExtension(name: "/trust-metrics", summary: "trust metrics and upgrade suggestion from the server",
+                          usage: "/trust-metrics            metrics and any upgrade suggestion\n/trust-metrics set LEVEL  set the server-side trust level (0, 1 or 2)") { try await trust($0) },
+            REPLExtension(name: "/knowledge", summary: "server knowledge files, entries, learnings and the local cache",
+                          usage: """
+                          /knowledge [capabilities | boundaries | patterns | changelog]
+                          /knowledge entries [CATEGORY]      /knowledge user ID
+                          /knowledge add CATEGORY TITLE -- CONTENT
+                          /knowledge learn TITLE -- CONTENT  (report a learning from this room)
+                          /knowledge refresh | aggregate | sync
+                          /knowledge cached [TEXT]           (the local SQLite cache)
+                          """) { try await knowledge($0) },
+            REPLExtension(name: "/rooms", summary: "rooms registered on the server and this session's room",
+                          usage: "/rooms [list | get ID | status | beat | log]") { try await rooms($0) },
+            REPLExtension(name: "/heartbeats", summary: "scheduled tasks (heartbeats) on the server",
+                          usage: """
+                          /heartbeats [list | status | tick]
+                          /heartbeats get ID | pause ID | resume ID | delete ID
+                          /heartbeats cron ID EXPRESSION
+                          /heartbeats create NAME | CRON | QUERY TEMPLATE   (e.g. Morning | 0 7 * * * | News for {date}?)
+                          """) { try await heartbeats($0) },
+            REPLExtension(name: "/arrangements", summary: "arrangement plans and saved arrangements",
+                          usage: "/arrangements [plan QUERY | list | get ID | delete ID | suggestion | save-from-task ID NAME -- DESCRIPTION]") { try await arrangements($0) },
+            REPLExtension(name: "/loops", summary: "propose a new loop type for a query and show its plan",
+                          usage: "/loops propose QUERY | /loops plan QUERY") { try await loops($0) },
+            REPLExtension(name: "/novel", summary: "submit a task with a novel arrangement (the server composes instruments)",
+                          usage: "/novel QUERY") { try await submitSpecial($0, loop: false) },
+            REPLExtension(name: "/loop-task", summary: "submit a task the server solves with a loop it designs",
+                          usage: "/loop-task QUERY") { try await submitSpecial($0, loop: true) },
+            REPLExtension(name: "/interventions", summary: "intervention engine status or a dry-run evaluation",
+                          usage: "/interventions [status | evaluate QUERY]") { try await interventions($0) },
+            REPLExtension(name: "/health", summary: "the server's three health endpoints",
+                          usage: "/health") { _ in try await health() },
+        ]
+    }
+
+    // MARK: Tasks
+
+    func tasks(_ args: [String]) async throws -> String {
+        switch args.first ?? "active" {
+        case "active":
+            return table(try await client.tasks.active(), empty: "Nothing is running on the server.")
+        case "recent":
+            return table(try await client.tasks.recent(limit: args.dropFirst().first.flatMap(Int.init) ?? 20), empty: "No recent tasks.")
+        case "stats":
+            let stats = try await client.tasks.stats()
+            return "**\(stats.activeCount)** active, **\(stats.totalCount)** in total."
+        case "get":
+            let id = try argument(args, 1, "a task id")
+            switch try await client.tasks.get(id) {
+            case .finished(let r):
+                return "**\(r.outcome)** (confidence \(percent(r.confidence))) — \(r.summary)\n\n" + r.findings.map { "- \($0.content)" }.joined(separator: "\n")
+            case .inProgress(let p):
+                return "Task `\(p.taskID)`: \(p.status) — \(p.progress ?? "")"
+            }
+        case "checkpoints":
+            let list = try await client.tasks.checkpoints(try argument(args, 1, "a task id"))
+            guard !list.isEmpty else { return "No checkpoints (the task has not iterated)." }
+            return "| # | phase | ms | output |\n|---|---|---|---|\n" + list.map {
+                "| \($0.iterationNum) | \($0.phase) | \($0.durationMS.map(String.init) ?? "") | \(compact($0.output)) |"
+            }.joined(separator: "\n")
+        default:
+            throw usage("/tasks [active | recent [N] | stats | get ID | checkpoints ID]")
+        }
+    }
+
+    func table(_ tasks: [ManagedTask], empty: String) -> String {
+        guard !tasks.isEmpty else { return empty }
+        return "| task | state | progress | query |\n|---|---|---|---|\n" + tasks.map {
+            "| `\($0.taskID.prefix(8))` | \($0.state) | \($0.progress ?? "") | \($0.query) |"
+        }.joined(separator: "\n")
+    }
+
+    // MARK: Trust
+
+    func trust(_ args: [String]) async throws -> String {
+        if args.first == "set" {
+            guard let level = args.dropFirst().first.flatMap(Int.init) else { throw usage("/trust-metrics set LEVEL (0, 1 or 2)") }
+            let metrics = try await client.trust.setLevel(level)
+            return "Server trust level set to **\(metrics.currentTrustLevel)** (\(TrustAdvisor.levelName(metrics.currentTrustLevel))). Use `/trust \(level)` for this session's requests."
+        }
+        let m = try await client.trust.metrics()
+        var text = """
+        | | |
+        |---|---|
+        | trust level | \(m.currentTrustLevel) (\(TrustAdvisor.levelName(m.currentTrustLevel))) |
+        | tasks | \(m.totalTasks) (\(m.successfulTasks) succeeded, \(m.failedTasks) did not) |
+        | success rate | \(percent(m.successRate)) |
+        | streak | \(m.consecutiveSuccesses) in a row |
+        | last task | \(m.lastTaskAt ?? "never") |
+        """
+        if let suggestion = try await client.trust.suggestion() {
+            text += "\n\nThe server suggests level **\(suggestion.suggestedLevel)**: \(suggestion.reason). `/trust-metrics set \(suggestion.suggestedLevel)` to accept."
+        }
+        return text
+    }
+
+    // MARK: Knowledge
+
+    func knowledge(_ args: [String]) async throws -> String {
+        let sub = args.first ?? "capabilities"
+        if let category = KnowledgeCategory(userInput: sub), category != .user {
+            let file = try await client.knowledge.file(category)
+            return file.entries.isEmpty ? "# \(file.title)\n\n_No entries yet._" : file.markdown
+        }
+        switch sub {
+        case "entries":
+            let list = try await client.knowledge.entries(category: args.dropFirst().first)
+            return list.isEmpty ? "No entries." : list.map { "- **\($0.title)** (\($0.category), \($0.source ?? "?")) — \($0.content)" }.joined(separator: "\n")
+        case "user":
+            let user = try await client.knowledge.user(try argument(args, 1, "a user id"))
+            return user.markdown ?? user.entries.map { "- \($0.title)" }.joined(separator: "\n")
+        case "add":
+            let (head, content) = split(Array(args.dropFirst()))
+            guard head.count >= 2, !content.isEmpty else { throw usage("/knowledge add CATEGORY TITLE -- CONTENT") }
+            let entry = try await client.knowledge.createEntry(KnowledgeEntryCreate(category: head[0], title: head.dropFirst().joined(separator: " "), content: content))
+            return "Added **\(entry.title)** to \(entry.category) (`\(entry.id)`)."
+        case "learn":
+            let (head, content) = split(Array(args.dropFirst()))
+            guard !head.isEmpty, !content.isEmpty else { throw usage("/knowledge learn TITLE -- CONTENT") }
+            let roomID = presence.registration.roomID
+            let accepted = try await client.knowledge.reportLearnings(LearningsReport(roomID: roomID, learnings: [
+                RoomLearning(category: "patterns", title: head.joined(separator: " "), content: content, roomID: roomID, observedAt: Wire.timestamp()),
+            ]))
+            return "The server accepted \(accepted.accepted) learning(s) from \(accepted.roomID)."
+        case "refresh":
+            let r = try await client.knowledge.refresh()
+            return "Refreshed from \(r.sourcesRefreshed.joined(separator: ", ")): \(r.entriesCreated) created, \(r.entriesUpdated) updated, \(r.entriesRemoved) removed."
+        case "aggregate":
+            let r = try await client.knowledge.aggregate()
+            return "Aggregated \(r.learningsProcessed) learning(s): \(r.entriesCreated) created, \(r.entriesUpdated) updated."
+        case "sync":
+            let status = try await client.knowledge.syncStatus()
+            let local = try cache?.serverVersion()
+            return "Server knowledge version **\(status.serverVersion)**; local cache at version \(local.map(String.init) ?? "none").\n\n"
+                + status.rooms.map { "- \($0.roomID): synced to \($0.lastSyncedVersion) at \($0.lastSyncAt ?? "?")" }.joined(separator: "\n")
+        case "cached":
+            guard let cache else { return "The local knowledge cache could not be opened." }
+            let text = args.dropFirst().joined(separator: " ")
+            let entries = text.isEmpty ? try cache.entries() : try cache.search(text)
+            return entries.isEmpty ? "Nothing cached\(text.isEmpty ? "" : " for “\(text)”")." :
+                entries.map { "- **\($0.title)** (\($0.category), v\($0.version)) — \($0.content)" }.joined(separator: "\n")
+        default:
+            throw usage("/knowledge [capabilities | boundaries | patterns | changelog | entries | user ID | add | learn | refresh | aggregate | sync | cached]")
+        }
+    }
+
+    // MARK: Rooms
+
+    func rooms(_ args: [String]) async throws -> String {
+        switch args.first ?? "list" {
+        case "list":
+            let list = try await client.rooms.list()
+            return "| room | type | status | capabilities |\n|---|---|---|---|\n" + list.rooms.map {
+                "| \($0.roomID)\($0.roomID == presence.registration.roomID ? " (this session)" : "") | \($0.roomType) | \($0.status) | \($0.capabilities.joined(separator: ", ")) |"
+            }.joined(separator: "\n")
+        case "get":
+            let room = try await client.rooms.get(try argument(args, 1, "a room id"))
+            return "**\(room.roomName)** (`\(room.roomID)`, \(room.roomType)) is \(room.status); last heartbeat \(room.lastHeartbeat ?? "?")."
+        case "status":
+            return "```json\n\(Wire.jsonString(try await client.rooms.degradationStatus(), pretty: true))\n```"
+        case "beat":
+            let response = try await presence.beat()
+            if let updates = response.knowledgeUpdates {
+                return "Heartbeat sent; knowledge now at version \(updates.serverVersion) (\(updates.entries.count) updated, \(updates.removedIDs.count) removed)."
+            }
+            return "Heartbeat sent; no knowledge changes."
+        case "log":
+            let log = RoomLog.shared.recent
+            return log.isEmpty ? "No room events yet." : log.map { "- \(Wire.timestamp($0.0)): \(describe($0.1))" }.joined(separator: "\n")
+        default:
+            throw usage("/rooms [list | get ID | status | beat | log]")
+        }
+    }
+
+    func describe(_ event: RoomPresence.Event) -> String {
+        switch event {
+        case .registered(let id): "registered \(id)"
+        case .reregistered(let id): "registered \(id) again (the server had forgotten it)"
+        case .heartbeat(_, let version, let up, let removed): "heartbeat" + (version.map { ", knowledge v\($0): \(up) updated, \(removed) removed" } ?? "")
+        case .failed(let why): "heartbeat failed: \(why)"
+        case .deregistered(let id, let status): "deregistered \(id) (\(status))"
+        }
+    }
+
+    // MARK: Heartbeats (scheduled tasks)
+
+    func heartbeats(_ args: [String]) async throws -> String {
+        switch args.first ?? "list" {
+        case "list":
+            let list = try await client.heartbeats.list()
+            return list.isEmpty ? "No heartbeats. Create one: `/heartbeats create Morning | 0 7 * * * | News for {date}?`" :
+                "| id | name | cron | active | query |\n|---|---|---|---|---|\n" + list.map {
+                    "| `\($0.id)` | \($0.name) | `\($0.cronExpression)` \($0.timezone) | \($0.isActive ? "yes" : "no") | \($0.queryTemplate) |"
+                }.joined(separator: "\n")
+        case "get":
+            let h = try await client.heartbeats.get(try argument(args, 1, "a heartbeat id"))
+            return "**\(h.name)** `\(h.cronExpression)` (\(h.timezone)), \(h.isActive ? "active" : "paused"): \(h.queryTemplate)"
+        case "create":
+            let parts = args.dropFirst().joined(separator: " ").split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { throw usage("/heartbeats create NAME | CRON | QUERY TEMPLATE") }
+            let h = try await client.heartbeats.create(HeartbeatCreate(name: parts[0], queryTemplate: parts[2], cronExpression: parts[1]))
+            return "Created heartbeat **\(h.name)** (`\(h.id)`), runs at `\(h.cronExpression)` \(h.timezone)."
+        case "pause", "resume":
+            let h = try await client.heartbeats.update(try argument(args, 1, "a heartbeat id"), HeartbeatUpdate(isActive: args[0] == "resume"))
+            return "**\(h.name)** is now \(h.isActive ? "active" : "paused")."
+        case "cron":
+            let id = try argument(args, 1, "a heartbeat id")
+            let expression = args.dropFirst(2).joined(separator: " ")
+            guard !expression.isEmpty else { throw usage("/heartbeats cron ID EXPRESSION") }
+            let h = try await client.heartbeats.update(id, HeartbeatUpdate(cronExpression: expression))
+            return "**\(h.name)** now runs at `\(h.cronExpression)`."
+        case "delete":
+            try await client.heartbeats.delete(try argument(args, 1, "a heartbeat id"))
+            return "Deleted."
+        case "tick":
+            let r = try await client.heartbeats.tick()
+            return "Ran \(r.processed.count) of \(r.totalActive) active heartbeat(s)." + r.skipped.map { "\n- skipped \($0.heartbeatName): \($0.reason)" }.joined()
+        case "status":
+            let s = try await client.heartbeats.status()
+            return s.heartbeats.isEmpty ? "No active heartbeats." : "| name | cron | last run | next | due |\n|---|---|---|---|---|\n" + s.heartbeats.map {
+                "| \($0.name) | `\($0.cronExpression)` | \($0.lastRunAt ?? "never") | \($0.nextScheduled ?? "?") | \($0.isDue ? "yes" : "no") |"
+            }.joined(separator: "\n")
+        default:
+            throw usage("/heartbeats [list | get ID | create NAME | CRON | QUERY | pause ID | resume ID | cron ID EXPR | delete ID | tick | status]")
+        }
+    }
+
+    // MARK: Arrangements, loops, novel tasks
+
+    func arrangements(_ args: [String]) async throws -> String {
+        switch args.first ?? "list" {
+        case "plan":
+            let query = try rest(args, "/arrangements plan QUERY")
+            let p = try await client.arrangements.plan(TaskRequest(query: query))
+            let validation = try await client.arrangements.validate(p)
+            var text = "**\(p.type)** arrangement: \(p.rationale)\n\n"
+            if let i = p.instrument { text += "- instrument: \(i)\n" }
+            if let steps = p.steps { text += "- steps: " + steps.map(\.instrument).joined(separator: " → ") + "\n" }
+            if let branches = p.branches { text += "- in parallel: " + branches.joined(separator: ", ") + ", merged by \(p.mergeInstrument ?? "synthesis")\n" }
+            text += "- done when: \(p.terminationCriteria)\n- validation: \(validation.valid ? "valid" : "invalid")"
+            text += (validation.errors + validation.warnings).map { "\n  - \($0)" }.joined()
+            return text
+        case "list":
+            let list = try await client.arrangements.list()
+            return list.isEmpty ? "No saved arrangements." : list.map { "- **\($0.name)** (`\($0.id)`, \($0.arrangementType)) — \($0.description)" }.joined(separator: "\n")
+        case "get":
+            let a = try await client.arrangements.get(try argument(args, 1, "an arrangement id"))
+            return "**\(a.name)** (\(a.arrangementType)) — \(a.description)\n\n```json\n\(Wire.jsonString(a, pretty: true))\n```"
+        case "delete":
+            let d = try await client.arrangements.delete(try argument(args, 1, "an arrangement id"))
+            return "Arrangement `\(d.id)` \(d.status)."
+        case "suggestion":
+            guard let s = try await client.arrangements.suggestion() else { return "The server has no arrangement to suggest saving." }
+            return "Suggested: **\(s.suggestedName)** — \(s.reason) (\(percent(s.successRate)) success over \(s.executionCount) runs)."
+        case "save-from-task":
+            let id = try argument(args, 1, "a task id")
+            let (head, description) = split(Array(args.dropFirst(2)))
+            guard !head.isEmpty, !description.isEmpty else { throw usage("/arrangements save-from-task ID NAME -- DESCRIPTION") }
+            let saved = try await client.arrangements.saveFromTask(id, name: head.joined(separator: " "), description: description)
+            return "Saved **\(saved.name)** (`\(saved.id)`)."
+        default:
+            throw usage("/arrangements [plan QUERY | list | get ID | delete ID | suggestion | save-from-task ID NAME -- DESCRIPTION]")
+        }
+    }
+
+    func loops(_ args: [String]) async throws -> String {
+        guard let sub = args.first, sub == "propose" || sub == "plan" else { throw usage("/loops propose QUERY | /loops plan QUERY") }
+        let query = try rest(args, "/loops \(sub) QUERY")
+        let proposal = try await client.arrangements.proposeLoop(TaskRequest(query: query))
+        var text = "**\(proposal.name)** — \(proposal.description)\n\n" + proposal.phases.enumerated().map {
+            "\($0.offset + 1). **\($0.element.name)** (\($0.element.action ?? "prompt")\($0.element.instrument.map { ": \($0)" } ?? "")) — \($0.element.description)"
+        }.joined(separator: "\n") + "\n\nDone when: \(proposal.terminationCriteria)"
+        if sub == "plan" {
+            let plan = try await client.arrangements.loopPlan(proposal)
+            text += "\n\nPlan: about \(plan.estimatedIterations) iteration(s), ~\(plan.estimatedDurationSeconds) s; "
+                + (plan.validation.valid ? "valid" : "invalid: " + plan.validation.errors.joined(separator: "; "))
+        }
+        return text
+    }
+
+    func submitSpecial(_ args: [String], loop: Bool) async throws -> String {
+        let query = args.joined(separator: " ")
+        guard !query.isEmpty else { throw usage(loop ? "/loop-task QUERY" : "/novel QUERY") }
+        let request = TaskRequest(query: query, preferences: TaskPreferences(trustLevel: 1))
+        let answer = loop ? try await client.tasks.submitLoop(request) : try await client.tasks.submitNovel(request)
+        return "\(answer.message): task `\(answer.taskID)` (\(answer.status)). Follow it with `/tasks get \(answer.taskID)`."
+    }
+
+    // MARK: Interventions, health
+
+    func interventions(_ args: [String]) async throws -> String {
+        if args.first == "evaluate" {
+            let query = try rest(args, "/interventions evaluate QUERY")
+            let result = try await client.interventions.evaluate(InterventionEvaluateRequest(query: query))
+            return result.interventions.isEmpty ? "No interventions for that query." :
+                result.interventions.map { "- **\($0.type)**: \($0.message)" }.joined(separator: "\n")
+        }
+        let s = try await client.interventions.status()
+        return "Up to \(s.maxInterventions) interventions per task; \(s.recentQueriesCount) recent queries remembered; instruments: \(s.availableInstruments.joined(separator: ", "))."
+    }
+
+    func health() async throws -> String {
+        let quick = try await client.health.check()
+        let system = try await client.health.system()
+        let database = try await client.health.database()
+        return """
+        | check | result |
+        |---|---|
+        | /health | \(quick.status), version \(quick.version ?? "?")\(quick.tools.map { ", tools: \($0.joined(separator: ", "))" } ?? "") |
+        | /health/system | \(system.status), up \(system.uptimeSeconds.map { String(format: "%.0f s", $0) } ?? "?") |
+        | /health/database | \(database.healthy ? "healthy" : "unhealthy")\(database.latencyMS.map { String(format: ", %.2f ms", $0) } ?? "")\(database.error.map { ": \($0)" } ?? "") |
+        """
+    }
+
+    // MARK: Helpers
+
+    struct UsageError: Error, CustomStringConvertible { let description: String }
+    func usage(_ text: String) -> UsageError { UsageError(description: "Usage: \(text)") }
+
+    func argument(_ args: [String], _ index: Int, _ what: String) throws -> String {
+        guard args.count > index else { throw UsageError(description: "Give \(what).") }
+        return args[index]
+    }
+
+    func rest(_ args: [String], _ usageText: String) throws -> String {
+        let text = args.dropFirst().joined(separator: " ")
+        guard !text.isEmpty else { throw usage(usageText) }
+        return text
+    }
+
+    /// Splits `words -- text` into the words before `--` and the text after it.
+    func split(_ args: [String]) -> ([String], String) {
+        guard let marker = args.firstIndex(of: "--") else { return (args, "") }
+        return (Array(args[..<marker]), args[(marker + 1)...].joined(separator: " "))
+    }
+
+    func percent(_ value: Double) -> String { "\(Int((value * 100).rounded()))%" }
+
+    func compact(_ value: JSONValue?) -> String {
+        guard let value else { return "" }
+        let text = Wire.jsonString(value)
+        return text.count > 80 ? String(text.prefix(77)) + "..." : text
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import ReceptionCore
+import ReceptionLoopSymphony
+import ReceptionReferenceServers
+import Testing
+
+extension LoopSymphonyReferenceOptions {
+    /// Fast timings so the suite runs in seconds.
+    static func fast(keepalive: Duration = .milliseconds(200), streaming: Bool = true) -> LoopSymphonyReferenceOptions {
+        LoopSymphonyReferenceOptions(keepaliveInterval: keepalive, stepDelay: .milliseconds(20), streamingEnabled: streaming)
+    }
+}
+
+/// Starts a reference server on 127.0.0.1 (ephemeral port) and a client for it; both are shut
+/// down afterwards, whatever happens.
+func withServer<T: Sendable>(_ options: LoopSymphonyReferenceOptions = .fast(), apiKey: String? = "dev-key", userID: String? = "tester",
+                             prefersStreaming: Bool = true,
+                             _ body: (RunningLoopSymphonyServer, LoopSymphonyClient) async throws -> T) async throws -> T {
+    let server = try await RunningLoopSymphonyServer.start(options)
+    let client = LoopSymphonyClient(configuration: LoopSymphonyConfiguration(
+        baseURL: server.baseURL, apiKey: apiKey, userID: userID, requestTimeout: .seconds(10),
+        streamIdleTimeout: .seconds(10), pollInterval: .milliseconds(30), prefersStreaming: prefersStreaming))
+    do {
+        let result = try await body(server, client)
+        await client.shutdown()
+        await server.stop()
+        return result
+    } catch {
+        await client.shutdown()
+        await server.stop()
+        throw error
+    }
+}
+
+/// Collects every event of a backend stream.
+func collect(_ stream: BackendEventStream) async throws -> [BackendEvent] {
+    var events: [BackendEvent] = []
+    for try await event in stream { events.append(event) }
+    return events
+}
+
+func result(in events: [BackendEvent]) -> TaskResponse? {
+    for case .result(let response) in events { return response }
+    return nil
+}
+
+func failure(in events: [BackendEvent]) -> TaskFailure? {
+    for case .failure(let failure) in events { return failure }
+    return nil
+}
+
+func progress(in events: [BackendEvent]) -> [TaskProgress] {
+    events.compactMap { if case .progress(let p) = $0 { p } else { nil } }
+}
+
+/// The HTTP error a call threw, or nil.
+func httpError(_ body: () async throws -> Void) async -> (status: Int, detail: String)? {
+    do {
+        try await body()
+        return nil
+    } catch BackendError.http(let status, let detail) {
+        return (status, detail)
+    } catch {
+        Issue.record("expected an HTTP error, got \(error)")
+        return nil
+    }
+}
+
+func request(_ query: String, trust: Int) -> TaskRequest {
+    TaskRequest(query: query, preferences: TaskPreferences(trustLevel: trust))
+}
+
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("reception-ls-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}

@@ -1,0 +1,139 @@
+import Foundation
+import ReceptionCore
+@testable import ReceptionLoopSymphony
+import ReceptionReferenceServers
+import Testing
+
+@Suite struct SyncAndProfileTests {
+    @Test func knowledgeDeltaSyncIntoSQLitePersistsServerVersionAcrossReopen() async throws {
+        let directory = try temporaryDirectory()
+        let path = directory.appendingPathComponent("knowledge.sqlite").path
+        try await withServer { _, client in
+            let registration = RoomRegistration(roomID: "sync-room", roomName: "Sync", roomType: "cli", url: "http://127.0.0.1:1/")
+            _ = try await client.rooms.register(registration)
+            do {
+                let cache = try KnowledgeCache(path: path)
+                #expect(try cache.serverVersion() == nil)
+                let presence = RoomPresence(client: client, registration: registration, cache: cache)
+                let first = try await presence.beat()
+                #expect(first.knowledgeUpdates?.serverVersion == 3 && first.knowledgeUpdates?.entries.count == 3)
+                #expect(try cache.serverVersion() == 3 && cache.count() == 3)
+                // Nothing new: `knowledge_updates` is null.
+                #expect(try await presence.beat().knowledgeUpdates == nil)
+                _ = try await client.knowledge.createEntry(KnowledgeEntryCreate(category: "patterns", title: "Mornings", content: "Asks about news at 7"))
+                _ = try await client.knowledge.refresh()
+                let delta = try #require(try await presence.beat().knowledgeUpdates)
+                #expect(delta.entries.count == 2 && delta.removedIDs.isEmpty && delta.serverVersion == 5)
+                #expect(try cache.count() == 5 && cache.search("news").first?.title == "Mornings")
+                let doomed = try cache.entries(category: "patterns").first { $0.title == "Task outcomes" }?.id
+                _ = try await client.knowledge.refresh()  // replaces the tracker entry: one removal, one addition
+                let removal = try #require(try await presence.beat().knowledgeUpdates)
+                #expect(removal.removedIDs == [doomed].compactMap { $0 } && removal.entries.count == 1)
+                #expect(try cache.count() == 5 && cache.serverVersion() == 7)
+                #expect(try cache.entries().contains { $0.id == doomed } == false)
+                let sync = try await client.knowledge.syncStatus()
+                #expect(sync.rooms.first?.roomID == "sync-room" && sync.rooms.first?.lastSyncedVersion == 7)
+            }
+            // Reopen: the version and the entries are still there.
+            let reopened = try KnowledgeCache(path: path)
+            #expect(try reopened.serverVersion() == 7 && reopened.count() == 5)
+            #expect(try reopened.entries(category: "capabilities").map(\.title) == ["Quick answers", "Research"])
+            #expect(try reopened.entries(category: "capabilities").last?.tagList == ["research", "web"])
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    @Test func heartbeatNotSendingAVersionGetsNoKnowledgeKey() async throws {
+        try await withServer { _, client in
+            _ = try await client.rooms.register(RoomRegistration(roomID: "plain", roomName: "Plain", url: "http://127.0.0.1:1/"))
+            let raw = try await client.transport.send(.POST, "/rooms/heartbeat", body: Data(#"{"room_id":"plain"}"#.utf8), auth: .none)
+            #expect(String(decoding: raw.body, as: UTF8.self) == #"{"status":"ok","room_id":"plain"}"#)
+            let withVersion = try await client.transport.send(.POST, "/rooms/heartbeat",
+                                                              body: Data(#"{"room_id":"plain","last_knowledge_version":3}"#.utf8), auth: .none)
+            #expect(String(decoding: withVersion.body, as: UTF8.self).contains("\"knowledge_updates\":{\"server_version\":3"))
+        }
+    }
+
+    @Test func roomHeartbeatLoopRegistersBeatsAndDeregistersOnCancel() async throws {
+        try await withServer { _, client in
+            let cache = try KnowledgeCache(path: ":memory:")
+            let events = EventLog()
+            let registration = RoomPresence.defaultRegistration(name: "Loop test")
+            let presence = RoomPresence(client: client, registration: registration, cache: cache,
+                                        interval: .milliseconds(50)) { events.append($0) }
+            let loop = Task { try await presence.run() }
+            // Wait for a few beats.
+            for _ in 0..<100 where events.beats < 3 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(events.beats >= 3)
+            #expect(try await client.rooms.list().rooms.contains { $0.roomID == registration.roomID })
+            // The server forgetting the room makes the loop register again.
+            _ = try await client.rooms.deregister(registration.roomID)
+            for _ in 0..<100 where !events.all.contains(.reregistered(roomID: registration.roomID)) { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(events.all.contains(.reregistered(roomID: registration.roomID)))
+            loop.cancel()
+            try await loop.value
+            #expect(events.all.first == .registered(roomID: registration.roomID))
+            #expect(events.all.last == .deregistered(roomID: registration.roomID, status: "deregistered"))
+            #expect(try await client.rooms.list().rooms.contains { $0.roomID == registration.roomID } == false)
+            #expect(try cache.count() == 3)
+        }
+    }
+
+    @Test func profilesFromXDGWithEnvironmentAndFileKeys() throws {
+        let directory = try temporaryDirectory()
+        let environment = ["XDG_CONFIG_HOME": directory.path, "HOME": "/nonexistent", "LS_KEY": "  env-secret \n"]
+        let store = BackendProfileStore(environment: environment)
+        #expect(store.path == directory.path + "/reception/backends.json")
+        #expect(try store.load().isEmpty)
+        let keyFile = directory.appendingPathComponent("dev.key").path
+        try "file-secret\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
+        try store.save([
+            BackendProfile(name: "prod", url: "https://loop.example.com/", apiKeyEnv: "LS_KEY", userID: "matt", trustLevel: 1),
+            BackendProfile(name: "dev", url: "http://127.0.0.1:8765", apiKeyFile: keyFile),
+            BackendProfile(name: "nokey", url: "http://127.0.0.1:8765", apiKeyEnv: "MISSING_VAR"),
+            BackendProfile(name: "other", kind: "friday", url: "ws://127.0.0.1:1"),
+        ])
+        let attributes = try FileManager.default.attributesOfItem(atPath: store.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let prod = try store.configuration(for: store.profile(named: "prod"))
+        #expect(prod.baseURL == "https://loop.example.com" && prod.apiKey == "env-secret" && prod.userID == "matt" && prod.defaultTrustLevel == 1)
+        let prodSummary = try store.profile(named: "prod").summary
+        #expect(!prod.description.contains("env-secret") && !prodSummary.contains("env-secret"))
+        #expect(try store.configuration(for: store.profile(named: "dev")).apiKey == "file-secret")
+        #expect(throws: BackendProfileError.missingKeyVariable(profile: "nokey", variable: "MISSING_VAR")) {
+            try store.configuration(for: store.profile(named: "nokey"))
+        }
+        #expect(throws: BackendProfileError.unsupportedKind(profile: "other", kind: "friday")) { try store.configuration(for: store.profile(named: "other")) }
+        #expect(throws: BackendProfileError.unknownProfile(name: "nope", known: ["prod", "dev", "nokey", "other"])) { try store.profile(named: "nope") }
+        // A key file others can read is refused, with the fix in the message.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyFile)
+        do {
+            _ = try store.configuration(for: store.profile(named: "dev"))
+            Issue.record("a 0644 key file must be refused")
+        } catch let error as BackendProfileError {
+            #expect(error == .keyFileTooOpen(profile: "dev", path: keyFile, mode: "0644"))
+            #expect(error.description.contains("chmod 600 \(keyFile)") && !error.description.contains("file-secret"))
+        }
+        let fallback = BackendProfileStore(environment: ["HOME": "/home/someone"])
+        #expect(fallback.path == "/home/someone/.config/reception/backends.json")
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    @Test func configurationFromEnvironment() {
+        let configuration = LoopSymphonyConfiguration.fromEnvironment([
+            "LOOP_SYMPHONY_URL": "http://127.0.0.1:9000/", "LOOP_SYMPHONY_API_KEY": "k", "LOOP_SYMPHONY_USER_ID": "u", "LOOP_SYMPHONY_TRUST_LEVEL": "2",
+        ])
+        #expect(configuration?.baseURL == "http://127.0.0.1:9000" && configuration?.apiKey == "k" && configuration?.userID == "u"
+                && configuration?.defaultTrustLevel == 2)
+        #expect(LoopSymphonyConfiguration.fromEnvironment([:]) == nil)
+    }
+}
+
+final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [RoomPresence.Event] = []
+    func append(_ event: RoomPresence.Event) { lock.lock(); events.append(event); lock.unlock() }
+    var all: [RoomPresence.Event] { lock.lock(); defer { lock.unlock() }; return events }
+    var beats: Int { all.filter { if case .heartbeat = $0 { true } else { false } }.count }
+}
