@@ -193,16 +193,16 @@ outcomes:
   saturated:
     lead: "Here's the best answer available."
     note: Digging further is unlikely to change it, but I can try a different angle if you like.
-  bounded:
-    lead: "Here's what I have so far; I ran out of room before finishing."
-    note: Want me to keep going? Ask me to continue and I'll pick up where I stopped.
+  # One line (the lead alone; the note is the default offer to continue): the end-to-end
+  # tests read this line to know what a bounded answer starts with.
+  bounded: "Here's as far as I could get:"
   inconclusive:
     lead: The sources don't agree, so here is what each one says.
     note: Pick a follow-up below and I'll try to settle it.
 confidence:
   high: ""
   medium: I'm fairly sure of this, though not certain.
-  low: I'm not confident here, so please double-check before relying on it.
+  low: I'm not confident here; please double-check it.
   thresholds:
     high: 0.8
     low: 0.5
@@ -222,7 +222,6 @@ followups:
 titles:
   findings: What I found
   discrepancy: Where the sources disagree
-  plan: Here's my plan
 vocabulary:
   prefer: [help, check, clear]
   avoid: [synergy, "circle back"]
