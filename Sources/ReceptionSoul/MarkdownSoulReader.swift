@@ -174,7 +174,7 @@ struct MarkdownSoulReader {
 
     mutating func addTerms(from item: String, polarity: Polarity, line: Int, splitCommas: Bool) {
         // "utilize → use": a replacement.
-        for arrow in ["→", "->", "=>"] {
+        for arrow in ["→", "->", "=>"] where item.fastContains(arrow) {
             if let range = item.range(of: arrow) {
                 let left = Self.cleanTerm(String(item[..<range.lowerBound]))
                 let right = Self.cleanTerm(String(item[range.upperBound...]))
@@ -527,9 +527,28 @@ struct MarkdownSoulReader {
 }
 
 extension Sentences {
-    /// The first sentence of a text, or nil for an empty text.
+    /// The first sentence of a text, or nil for an empty text: the same as `split(text).first`,
+    /// without splitting the whole text (long paragraphs are common in soul files).
     static func firstSentence(_ text: String) -> String? {
-        split(text).first
+        let view = text.unicodeScalars
+        var index = view.startIndex
+        var sawEnd = false
+        while index < view.endIndex {
+            let scalar = view[index]
+            if sawEnd, scalar.properties.isWhitespace {
+                // A candidate end: confirm it with the real splitter on the text up to the next word.
+                var next = view.index(after: index)
+                while next < view.endIndex, view[next].properties.isWhitespace { next = view.index(after: next) }
+                if next < view.endIndex {
+                    let probe = split(String(text[text.startIndex...next]))
+                    if probe.count > 1 { return probe[0] }
+                }
+            }
+            sawEnd = scalar == "." || scalar == "!" || scalar == "?" || scalar == "\"" || scalar == "'" || scalar == "”" || scalar == "’" || scalar == ")" || scalar == "]"
+                ? (scalar == "." || scalar == "!" || scalar == "?" || sawEnd) : false
+            index = view.index(after: index)
+        }
+        return split(text).first
     }
 }
 

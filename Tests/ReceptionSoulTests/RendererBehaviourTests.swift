@@ -93,3 +93,15 @@ struct RendererBehaviourTests {
         #expect(SoulRenderer(soul: soul).render(response(.complete, followups: ["a?", "b?"]), trustLevel: 0).last?.markdown == "a? · b?")
     }
 }
+
+@Suite("Sentence helpers")
+struct SentenceHelperTests {
+    @Test func firstSentenceAgreesWithTheCoreSplitter() {
+        let samples = ["Hello world. Second.", "See e.g. this one. Next.", "J. Smith wrote it. Then more.", "No end here",
+                       "He said \"hi.\" Then left.", "One! Two? Three.", "Ends with dot.", "", "   ", "A (b.) c. D.",
+                       "你好。世界。", "v1.2 is out. yes", "Mr. Ito. Done."]
+        for text in samples {
+            #expect(Sentences.firstSentence(text) == Sentences.split(text).first, "\(text)")
+        }
+    }
+}
