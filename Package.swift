@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // Core contract: Loop Symphony wire types, the Backend and Middleware protocols, the pipeline.
@@ -39,7 +40,11 @@ let package = Package(
         .target(name: "ReceptionIntent", dependencies: ["ReceptionCore"], exclude: ["Model"]),
 
         // soul.md parsing and the personality renderer/middleware.
-        .target(name: "ReceptionSoul", dependencies: ["ReceptionCore", .product(name: "Yams", package: "Yams")]),
+        .target(name: "ReceptionSoul", dependencies: [
+            "ReceptionCore",
+            .product(name: "Yams", package: "Yams"),
+            .product(name: "Mustache", package: "swift-mustache"),
+        ]),
 
         // Embedded `local` backend: Loop Symphony semantics over BM25 retrieval on Markdown knowledge.
         .target(name: "ReceptionLocal", dependencies: ["ReceptionCore"], resources: [.copy("Knowledge")]),
@@ -89,7 +94,7 @@ let package = Package(
 
         .testTarget(name: "ReceptionCoreTests", dependencies: ["ReceptionCore"]),
         .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent"]),
-        .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul"]),
+        .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul"], exclude: ["Fixtures"]),
         .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionLocal"]),
         .testTarget(name: "ReceptionLoopSymphonyTests", dependencies: [
             "ReceptionLoopSymphony", "ReceptionReferenceServers",

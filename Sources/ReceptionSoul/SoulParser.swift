@@ -2,63 +2,636 @@ import Foundation
 import Yams
 
 /// Reads soul.md: optional YAML front matter between `---` lines, then a Markdown body.
+///
+/// Parsing is lenient where files in the wild are (unknown keys, free-form headings, no
+/// front matter at all: those are lint warnings), and strict where the file is plainly
+/// broken (invalid YAML, a knob with an invalid value): those throw, with every error
+/// located by line and column.
 public enum SoulParser {
     public struct ParseError: Error, CustomStringConvertible, Sendable {
         public var file: String
         public var line: Int
+        public var column: Int
         public var message: String
-        public var description: String { "\(file):\(line): error: \(message)" }
+        /// Every error found (the first one is `line`/`column`/`message`).
+        public var diagnostics: [SoulDiagnostic]
+
+        public init(file: String, line: Int, column: Int = 1, message: String, diagnostics: [SoulDiagnostic] = []) {
+            self.file = file
+            self.line = line
+            self.column = column
+            self.message = message
+            self.diagnostics = diagnostics.isEmpty
+                ? [SoulDiagnostic(.error, file: file, line: line, column: column, message: message)] : diagnostics
+        }
+
+        /// One `file:line:column: error: message` line per error.
+        public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
     }
 
     public static func load(contentsOf url: URL) throws -> Soul {
         let text = try String(contentsOf: url, encoding: .utf8)
-        var soul = try parse(text, fileName: url.lastPathComponent)
+        var soul = try parse(text, fileName: url.path)
         soul.sourcePath = url.path
         return soul
     }
 
     public static func parse(_ text: String, fileName: String = "soul.md") throws -> Soul {
-        var lines = text.components(separatedBy: "\n")
-        var front: [String: Any] = [:]
-        var bodyStartLine = 1
-        if lines.first?.trimmingCharacters(in: .whitespaces) == "---",
-           let end = lines.dropFirst().firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "---" }) {
-            let yaml = lines[1..<end].joined(separator: "\n")
-            do {
-                guard let loaded = try Yams.load(yaml: yaml) else { throw ParseError(file: fileName, line: 2, message: "empty front matter") }
-                guard let dictionary = loaded as? [String: Any] else {
-                    throw ParseError(file: fileName, line: 2, message: "front matter must be a mapping of keys to values")
-                }
-                front = dictionary
-            } catch let error as YamlError {
-                throw ParseError(file: fileName, line: 1 + yamlLine(error), message: "invalid YAML: \(error)")
-            }
-            lines = Array(lines[(end + 1)...])
-            bodyStartLine = end + 2
+        let (soul, diagnostics) = SoulAnalyzer.analyze(text: text, fileName: fileName)
+        let errors = diagnostics.errors
+        if let first = errors.first {
+            throw ParseError(file: first.file, line: first.line, column: first.column, message: first.message, diagnostics: errors)
         }
-        _ = bodyStartLine
-        let body = lines.joined(separator: "\n")
-        let heading = lines.first { $0.hasPrefix("# ") }.map { String($0.dropFirst(2)).trimmingCharacters(in: .whitespaces) }
-        let name = (front["name"] as? String) ?? heading ?? (fileName as NSString).deletingPathExtension
-        var vocabulary: [String: String] = [:]
-        if let vocab = front["vocabulary"] as? [String: Any], let replace = vocab["replace"] as? [String: Any] {
-            for (avoid, prefer) in replace { vocabulary[avoid.lowercased()] = "\(prefer)" }
-        }
-        return Soul(
-            name: name,
-            greeting: front["greeting"] as? String,
-            signOff: front["sign_off"] as? String,
-            outcomeFraming: (front["outcomes"] as? [String: Any])?.compactMapValues { $0 as? String } ?? [:],
-            interventionLabels: (front["interventions"] as? [String: Any])?.compactMapValues { $0 as? String } ?? [:],
-            followupsTitle: (front["followups_title"] as? String) ?? "You could ask next",
-            vocabulary: vocabulary,
-            body: body)
+        return soul
+    }
+}
+
+/// Parser and linter in one pass: builds the soul and collects diagnostics.
+enum SoulAnalyzer {
+    static func analyze(text: String, fileName: String) -> (soul: Soul, diagnostics: [SoulDiagnostic]) {
+        var analyzer = Analysis(fileName: fileName)
+        let soul = analyzer.run(text)
+        let sorted = analyzer.diagnostics.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+        return (soul, sorted)
+    }
+}
+
+private struct Analysis {
+    let fileName: String
+    var diagnostics: [SoulDiagnostic] = []
+    var soul: Soul
+    /// Knobs the front matter set; prose never overrides them.
+    var setByFrontMatter: Set<String> = []
+    /// Where each front-matter string knob sits, for later cross-checks.
+    var stringLocations: [String: (line: Int, column: Int, text: String)] = [:]
+    var greetingLocation: (line: Int, column: Int)?
+
+    init(fileName: String) {
+        self.fileName = fileName
+        let stem = (fileName as NSString).lastPathComponent
+        soul = Soul(name: (stem as NSString).deletingPathExtension)
     }
 
-    private static func yamlLine(_ error: YamlError) -> Int {
-        switch error {
-        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): mark.line
-        default: 1
+    mutating func report(_ severity: SoulDiagnostic.Severity, _ line: Int, _ column: Int, _ message: String) {
+        diagnostics.append(SoulDiagnostic(severity, file: fileName, line: line, column: column, message: message))
+    }
+
+    mutating func run(_ rawText: String) -> Soul {
+        var text = rawText
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        let lines = text.utf8.split(separator: 10, omittingEmptySubsequences: false).map { bytes -> Substring in
+            let line = Substring(bytes)
+            return bytes.last == 13 ? line.dropLast() : line
         }
+        var bodyStart = 0
+        if let first = lines.first, first.trimmedSpaces == "---" {
+            if let end = lines.indices.dropFirst().first(where: {
+                let trimmed = lines[$0].trimmedSpaces
+                return trimmed == "---" || trimmed == "..."
+            }) {
+                frontMatter(end > 1 ? String(text[lines[1].startIndex..<lines[end - 1].endIndex]) : "", endLine: end + 1)
+                bodyStart = end + 1
+            } else {
+                report(.error, 1, 1, "front matter starts here but has no closing `---` line")
+                bodyStart = lines.count
+            }
+        }
+        soul.body = bodyStart < lines.count ? String(text[lines[bodyStart].startIndex...]) : ""
+        markdownBody(Array(lines[bodyStart...]), firstLine: bodyStart + 1)
+        crossChecks()
+        return soul
+    }
+
+    // MARK: Front matter
+
+    static let topKeys = ["name", "description", "language", "tone", "formality", "verbosity", "length",
+                          "emoji", "capitalization", "capitalisation", "greeting", "sign_off", "signoff", "outcomes",
+                          "confidence", "interventions", "followups", "followups_title", "titles", "vocabulary", "boundaries"]
+    /// Keys other tools put in soul.md front matter (OpenClaw's templates): read without a warning, used for nothing.
+    static let foreignKeys: Set<String> = ["title", "summary", "read_when", "tags", "version", "author", "date"]
+
+    mutating func frontMatter(_ yaml: String, endLine: Int) {
+        let node: Node?
+        do {
+            // The basic resolver: every scalar stays text, and this file types it (faster, and
+            // `emoji: no` or `name: null` mean what the author wrote).
+            node = try Yams.compose(yaml: yaml, .basic, .default, .utf8)
+        } catch let error as YamlError {
+            var (line, column, message) = Self.describe(error)
+            if case .duplicatedKeysInMapping(let duplicates, _) = error, let key = duplicates.first {
+                // Point at the second occurrence of the key.
+                let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
+                let hits = lines.indices.filter { lines[$0].trimmedSpaces.hasPrefix(key + ":") }
+                if hits.count > 1 {
+                    line = hits[1] + 1
+                    column = (lines[hits[1]].prefix { $0 == " " }.count) + 1
+                }
+            }
+            report(.error, line + 1, column, "invalid YAML: \(message)")
+            return
+        } catch {
+            report(.error, 2, 1, "invalid YAML: \(error)")
+            return
+        }
+        guard let node else { return }  // empty front matter: allowed
+        guard let mapping = node.mapping else {
+            let (line, column) = location(node)
+            report(.error, line, column, "front matter must be a mapping of keys to values (e.g. `name: Ada`)")
+            return
+        }
+        for (key, value) in checkedPairs(mapping, known: Self.topKeys + Self.foreignKeys.sorted(), context: "front matter") {
+            topLevel(key, value)
+        }
+    }
+
+    /// The key/value pairs of a mapping whose keys are known; reports unknown and duplicated keys.
+    mutating func checkedPairs(_ mapping: Node.Mapping, known: [String], context: String) -> [(String, Node)] {
+        let knownSet = Set(known)
+        var seen: Set<String> = []
+        var pairs: [(String, Node)] = []
+        for (keyNode, value) in mapping {
+            let (line, column) = location(keyNode)
+            guard let key = keyNode.scalar?.string else {
+                report(.error, line, column, "keys must be plain words")
+                continue
+            }
+            if !seen.insert(key).inserted {
+                report(.error, line, column, "`\(key)` is set twice in \(context)")
+                continue
+            }
+            if !knownSet.contains(key) {
+                var message = "unknown key `\(key)` in \(context)"
+                if let suggestion = Self.didYouMean(key, among: known.filter { !Self.foreignKeys.contains($0) }) {
+                    message += "; did you mean `\(suggestion)`?"
+                } else {
+                    message += " (known: \(known.filter { !Self.foreignKeys.contains($0) }.joined(separator: ", ")))"
+                }
+                report(.warning, line, column, message)
+                continue
+            }
+            pairs.append((key, value))
+        }
+        return pairs
+    }
+
+    mutating func topLevel(_ key: String, _ value: Node) {
+        if Self.foreignKeys.contains(key) { return }
+        setByFrontMatter.insert(key)
+        switch key {
+        case "name":
+            if let name = string(value, key: key, allowEmpty: false) { soul.name = name }
+        case "description": soul.summary = string(value, key: key)
+        case "language":
+            if let language = string(value, key: key, allowEmpty: false) {
+                if Self.isLanguageTag(language) {
+                    soul.language = language
+                } else {
+                    let (line, column) = location(value)
+                    report(.error, line, column, "`language` must be a language tag such as `en`, `fr` or `zh-TW`, not `\(language)`")
+                }
+            }
+        case "tone": soul.tone = string(value, key: key)
+        case "formality": if let v = enumValue(value, key: key, Formality.self) { soul.formality = v }
+        case "verbosity": if let v = enumValue(value, key: key, Verbosity.self) { soul.verbosity = v }
+        case "emoji":
+            if let bool = value.scalar.flatMap({ Self.bool($0) }) {
+                soul.emoji = bool ? .allowed : .never
+            } else if let v = enumValue(value, key: key, EmojiPolicy.self) {
+                soul.emoji = v
+            }
+        case "capitalization", "capitalisation":
+            if let v = enumValue(value, key: key, Capitalization.self) { soul.capitalization = v }
+            setByFrontMatter.insert("capitalization")
+        case "greeting":
+            soul.greeting = string(value, key: key)
+            greetingLocation = location(value)
+            remember("greeting", value)
+        case "sign_off", "signoff":
+            soul.signOff = string(value, key: key)
+            remember("sign_off", value)
+        case "length": length(value)
+        case "outcomes": outcomes(value)
+        case "confidence": confidence(value)
+        case "interventions": interventions(value)
+        case "followups":
+            if value.scalar != nil {
+                soul.followups.title = string(value, key: key)
+            } else if let mapping = mappingValue(value, key: key) {
+                for (k, v) in checkedPairs(mapping, known: ["title", "style"], context: "followups") {
+                    if k == "title" { soul.followups.title = string(v, key: "followups.title"); remember("followups.title", v) }
+                    if k == "style", let style = enumValue(v, key: "followups.style", FollowupStyle.ListStyle.self) { soul.followups.style = style }
+                }
+            }
+        case "followups_title": soul.followups.title = string(value, key: key)
+        case "titles":
+            if let mapping = mappingValue(value, key: key) {
+                for (k, v) in checkedPairs(mapping, known: ["findings", "discrepancy", "plan", "error"], context: "titles") {
+                    let text = string(v, key: "titles.\(k)")
+                    remember("titles.\(k)", v)
+                    switch k {
+                    case "findings": soul.titles.findings = text
+                    case "discrepancy": soul.titles.discrepancy = text
+                    case "plan": soul.titles.plan = text
+                    default: soul.titles.error = text
+                    }
+                }
+            }
+        case "vocabulary": vocabulary(value)
+        case "boundaries":
+            if let items = stringList(value, key: key) { soul.boundaries = items }
+        default: break
+        }
+    }
+
+    mutating func remember(_ key: String, _ node: Node) {
+        if let text = node.scalar?.string, !text.isEmpty {
+            let (line, column) = location(node)
+            stringLocations[key] = (line, column, text)
+        }
+    }
+
+    mutating func length(_ value: Node) {
+        guard let mapping = mappingValue(value, key: "length") else { return }
+        let known = ["max_sentences", "max_characters", "max_findings", "max_followups", "omitted"]
+        for (key, node) in checkedPairs(mapping, known: known, context: "length") {
+            if key == "omitted" {
+                soul.length.omittedNote = string(node, key: "length.omitted")
+                continue
+            }
+            let minimum = key == "max_characters" ? 20 : key == "max_sentences" ? 1 : 0
+            guard let number = integer(node, key: "length.\(key)", minimum: minimum) else { continue }
+            switch key {
+            case "max_sentences": soul.length.maxSentences = number
+            case "max_characters": soul.length.maxCharacters = number
+            case "max_findings": soul.length.maxFindings = number
+            default: soul.length.maxFollowups = number
+            }
+        }
+    }
+
+    static let outcomeNames = ["complete", "saturated", "bounded", "inconclusive"]
+
+    mutating func outcomes(_ value: Node) {
+        guard let mapping = mappingValue(value, key: "outcomes") else { return }
+        for (outcome, node) in checkedPairs(mapping, known: Self.outcomeNames, context: "outcomes") {
+            if node.scalar != nil {
+                soul.outcomes[outcome, default: OutcomeStyle()].lead = string(node, key: "outcomes.\(outcome)")
+                remember("outcomes.\(outcome)", node)
+            } else if let inner = mappingValue(node, key: "outcomes.\(outcome)") {
+                for (k, v) in checkedPairs(inner, known: ["lead", "note"], context: "outcomes.\(outcome)") {
+                    let text = string(v, key: "outcomes.\(outcome).\(k)")
+                    remember("outcomes.\(outcome).\(k)", v)
+                    if k == "lead" { soul.outcomes[outcome, default: OutcomeStyle()].lead = text } else { soul.outcomes[outcome, default: OutcomeStyle()].note = text }
+                }
+            }
+        }
+    }
+
+    mutating func confidence(_ value: Node) {
+        guard let mapping = mappingValue(value, key: "confidence") else { return }
+        for (key, node) in checkedPairs(mapping, known: ["high", "medium", "low", "thresholds"], context: "confidence") {
+            switch key {
+            case "high": soul.confidence.high = string(node, key: "confidence.high"); remember("confidence.high", node)
+            case "medium": soul.confidence.medium = string(node, key: "confidence.medium"); remember("confidence.medium", node)
+            case "low": soul.confidence.low = string(node, key: "confidence.low"); remember("confidence.low", node)
+            default:
+                guard let inner = mappingValue(node, key: "confidence.thresholds") else { continue }
+                for (k, v) in checkedPairs(inner, known: ["high", "low"], context: "confidence.thresholds") {
+                    guard let number = fraction(v, key: "confidence.thresholds.\(k)") else { continue }
+                    if k == "high" { soul.confidence.highThreshold = number } else { soul.confidence.lowThreshold = number }
+                }
+                if soul.confidence.lowThreshold > soul.confidence.highThreshold {
+                    let (line, column) = location(node)
+                    report(.error, line, column, "confidence.thresholds: `low` (\(soul.confidence.lowThreshold)) must not be above `high` (\(soul.confidence.highThreshold))")
+                }
+            }
+        }
+    }
+
+    static let interventionNames = ["proactive", "pushback", "scoping", "education"]
+
+    mutating func interventions(_ value: Node) {
+        guard let mapping = mappingValue(value, key: "interventions") else { return }
+        for (type, node) in checkedPairs(mapping, known: Self.interventionNames, context: "interventions") {
+            if node.scalar != nil {
+                soul.interventions[type, default: InterventionStyle()].label = string(node, key: "interventions.\(type)")
+                remember("interventions.\(type).label", node)
+            } else if let inner = mappingValue(node, key: "interventions.\(type)") {
+                for (k, v) in checkedPairs(inner, known: ["label", "style", "icon"], context: "interventions.\(type)") {
+                    switch k {
+                    case "label":
+                        soul.interventions[type, default: InterventionStyle()].label = string(v, key: "interventions.\(type).label")
+                        remember("interventions.\(type).label", v)
+                    case "style":
+                        if let style = enumValue(v, key: "interventions.\(type).style", InterventionStyle.Presentation.self) {
+                            soul.interventions[type, default: InterventionStyle()].style = style
+                        }
+                    default:
+                        soul.interventions[type, default: InterventionStyle()].icon = string(v, key: "interventions.\(type).icon")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Where each vocabulary word was declared, for the "both preferred and avoided" check.
+    var vocabularyLocations: [String: (line: Int, column: Int)] = [:]
+    /// Vocabulary entries read from the Markdown body ("prefer:word", "avoid:word").
+    var proseVocabulary: Set<String> = []
+
+    mutating func vocabulary(_ value: Node) {
+        guard let mapping = mappingValue(value, key: "vocabulary") else { return }
+        for (key, node) in checkedPairs(mapping, known: ["prefer", "avoid", "replace"], context: "vocabulary") {
+            switch key {
+            case "prefer", "avoid":
+                guard let sequence = node.sequence else {
+                    if let words = stringList(node, key: "vocabulary.\(key)") { assignWords(key, words, node) }
+                    continue
+                }
+                var words: [String] = []
+                for item in sequence {
+                    guard let word = string(item, key: "vocabulary.\(key)", allowEmpty: false) else { continue }
+                    words.append(word)
+                    vocabularyLocations["\(key):\(word.lowercased())"] = location(item)
+                }
+                if key == "prefer" { soul.vocabulary.prefer = words } else { soul.vocabulary.avoid = words }
+            default:
+                guard let inner = mappingValue(node, key: "vocabulary.replace") else { continue }
+                var replacements: [VocabularyReplacement] = []
+                var seen: Set<String> = []
+                for (keyNode, valueNode) in inner {
+                    let (line, column) = location(keyNode)
+                    guard let avoid = keyNode.scalar?.string, !avoid.trimmedSpaces.isEmpty else {
+                        report(.error, line, column, "vocabulary.replace: each key is a word or phrase to avoid")
+                        continue
+                    }
+                    guard seen.insert(avoid.lowercased()).inserted else {
+                        report(.error, line, column, "vocabulary.replace: `\(avoid)` is listed twice")
+                        continue
+                    }
+                    guard let prefer = string(valueNode, key: "vocabulary.replace.\(avoid)") else { continue }
+                    replacements.append(VocabularyReplacement(avoid: avoid, prefer: prefer))
+                    vocabularyLocations["replace:\(avoid.lowercased())"] = (line, column)
+                }
+                soul.vocabulary.replace = replacements
+            }
+        }
+    }
+
+    mutating func assignWords(_ key: String, _ words: [String], _ node: Node) {
+        for word in words { vocabularyLocations["\(key):\(word.lowercased())"] = location(node) }
+        if key == "prefer" { soul.vocabulary.prefer = words } else { soul.vocabulary.avoid = words }
+    }
+
+    // MARK: Typed values
+
+    func location(_ node: Node) -> (Int, Int) {
+        // Marks are relative to the YAML text, which starts on the file's second line.
+        guard let mark = node.mark else { return (2, 1) }
+        return (mark.line + 1, mark.column)
+    }
+
+    mutating func string(_ node: Node, key: String, allowEmpty: Bool = true) -> String? {
+        let (line, column) = location(node)
+        guard let scalar = node.scalar else {
+            report(.error, line, column, "`\(key)` must be text, not a \(node.mapping != nil ? "mapping" : "list")")
+            return nil
+        }
+        if scalar.style == .plain, ["~", "null", "Null", "NULL", ""].contains(scalar.string) {
+            report(.warning, line, column, "`\(key)` is empty; remove it or give it a value")
+            return nil
+        }
+        if !allowEmpty, scalar.string.trimmedSpaces.isEmpty {
+            report(.error, line, column, "`\(key)` must not be blank")
+            return nil
+        }
+        return scalar.string
+    }
+
+    mutating func stringList(_ node: Node, key: String) -> [String]? {
+        if let sequence = node.sequence {
+            return sequence.compactMap { string($0, key: key, allowEmpty: false) }
+        }
+        if node.scalar != nil, let single = string(node, key: key, allowEmpty: false) { return [single] }
+        let (line, column) = location(node)
+        report(.error, line, column, "`\(key)` must be a list of text")
+        return nil
+    }
+
+    mutating func mappingValue(_ node: Node, key: String) -> Node.Mapping? {
+        if let mapping = node.mapping { return mapping }
+        let (line, column) = location(node)
+        report(.error, line, column, "`\(key)` must be a mapping of keys to values")
+        return nil
+    }
+
+    mutating func enumValue<E: RawRepresentable & CaseIterable>(_ node: Node, key: String, _ type: E.Type) -> E? where E.RawValue == String {
+        guard let raw = string(node, key: key, allowEmpty: false) else { return nil }
+        let normalized = raw.trimmedSpaces.lowercased().replacingOccurrences(of: "_", with: "-").replacingOccurrences(of: " ", with: "-")
+        if let value = E(rawValue: normalized) { return value }
+        let choices = E.allCases.map(\.rawValue)
+        let (line, column) = location(node)
+        var message = "`\(key)` must be one of \(choices.joined(separator: ", ")); got `\(raw)`"
+        if let suggestion = Self.didYouMean(normalized, among: choices) { message += "; did you mean `\(suggestion)`?" }
+        report(.error, line, column, message)
+        return nil
+    }
+
+    mutating func integer(_ node: Node, key: String, minimum: Int) -> Int? {
+        let (line, column) = location(node)
+        guard let scalar = node.scalar, let number = Int(scalar.string.trimmedSpaces) else {
+            report(.error, line, column, "`\(key)` must be a whole number")
+            return nil
+        }
+        guard number >= minimum else {
+            report(.error, line, column, "`\(key)` must be at least \(minimum); got \(number)")
+            return nil
+        }
+        return number
+    }
+
+    mutating func fraction(_ node: Node, key: String) -> Double? {
+        let (line, column) = location(node)
+        guard let scalar = node.scalar, let number = Double(scalar.string.trimmedSpaces) else {
+            report(.error, line, column, "`\(key)` must be a number between 0 and 1")
+            return nil
+        }
+        guard (0...1).contains(number) else {
+            report(.error, line, column, "`\(key)` must be between 0 and 1; got \(number)")
+            return nil
+        }
+        return number
+    }
+
+    static func bool(_ scalar: Node.Scalar) -> Bool? {
+        guard scalar.style == .plain else { return nil }
+        switch scalar.string.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: return nil
+        }
+    }
+
+    static func isLanguageTag(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        return parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+
+    static func describe(_ error: YamlError) -> (line: Int, column: Int, message: String) {
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
+            let prefix = context.map { "\($0.text) (line \($0.mark.line + 1)): " } ?? ""
+            return (mark.line, mark.column, prefix + problem)
+        case .reader(let problem, _, _, _): return (1, 1, problem)
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return (context.mark.line, context.mark.column, "duplicated keys \(duplicates.joined(separator: ", "))")
+        default: return (1, 1, "\(error)")
+        }
+    }
+
+    static func didYouMean(_ word: String, among candidates: [String]) -> String? {
+        let lowered = word.lowercased()
+        let scored = candidates.map { ($0, editDistance(lowered, $0)) }.min { $0.1 < $1.1 }
+        guard let (best, distance) = scored else { return nil }
+        let allowed = max(2, best.count / 3)
+        if distance <= allowed { return best }
+        if best.hasPrefix(lowered) || lowered.hasPrefix(best) { return best }
+        return nil
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+
+    // MARK: Markdown body
+
+    mutating func markdownBody(_ lines: [Substring], firstLine: Int) {
+        var body = MarkdownSoulReader(lines: lines, firstLine: firstLine)
+        body.detectsLanguage = !setByFrontMatter.contains("language")
+        body.read()
+        soul.sections = body.sections
+        for empty in body.emptySections {
+            report(.warning, empty.line, 1, "section \"\(empty.heading)\" is empty")
+        }
+        if !setByFrontMatter.contains("name"), let name = body.name { soul.name = name }
+        if soul.summary == nil { soul.summary = body.summary }
+        if soul.tone == nil { soul.tone = body.tone }
+        if !setByFrontMatter.contains("emoji"), let emoji = body.emoji { soul.emoji = emoji }
+        if !setByFrontMatter.contains("capitalization"), let capitalization = body.capitalization { soul.capitalization = capitalization }
+        if !setByFrontMatter.contains("language"), let language = body.language { soul.language = language }
+        if !setByFrontMatter.contains("boundaries") { soul.boundaries = body.boundaries }
+        if !setByFrontMatter.contains("vocabulary") {
+            soul.vocabulary.prefer = body.prefer
+            soul.vocabulary.avoid = body.avoid
+            soul.vocabulary.replace = body.replacements
+            for (word, line) in body.preferLines { vocabularyLocations["prefer:\(word.lowercased())"] = (line, 1) }
+            for (word, line) in body.avoidLines { vocabularyLocations["avoid:\(word.lowercased())"] = (line, 1) }
+        }
+        for (word, _) in body.preferLines { proseVocabulary.insert("prefer:\(word.lowercased())") }
+        for (word, _) in body.avoidLines { proseVocabulary.insert("avoid:\(word.lowercased())") }
+        if setByFrontMatter.contains("vocabulary") {
+            // Front matter lists come first; the prose may add more.
+            soul.vocabulary.prefer += body.prefer.filter { word in !soul.vocabulary.prefer.contains { $0.lowercased() == word.lowercased() } }
+            soul.vocabulary.avoid += body.avoid.filter { word in !soul.vocabulary.avoid.contains { $0.lowercased() == word.lowercased() } }
+        }
+    }
+
+    // MARK: Cross-checks
+
+    mutating func crossChecks() {
+        let preferred = Dictionary(soul.vocabulary.prefer.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+        for word in soul.vocabulary.avoid where preferred[word.lowercased()] != nil {
+            let key = word.lowercased()
+            let (line, column) = vocabularyLocations["avoid:\(key)"] ?? vocabularyLocations["prefer:\(key)"] ?? (1, 1)
+            // Lists written in the front matter contradict each other: an error. Lists read
+            // from prose (files in the wild) may just mention a word twice: a warning.
+            let declared = !proseVocabulary.contains("avoid:\(key)") && !proseVocabulary.contains("prefer:\(key)")
+            report(declared ? .error : .warning, line, column, "`\(word)` is both preferred and avoided")
+        }
+        for replacement in soul.vocabulary.replace {
+            let (line, column) = vocabularyLocations["replace:\(replacement.avoid.lowercased())"] ?? (1, 1)
+            if preferred[replacement.avoid.lowercased()] != nil {
+                report(.error, line, column, "`\(replacement.avoid)` is preferred but also replaced by `\(replacement.prefer)`")
+            }
+            if soul.vocabulary.avoid.contains(where: { $0.lowercased() == replacement.prefer.lowercased() }) {
+                report(.warning, line, column, "`\(replacement.avoid)` is replaced by `\(replacement.prefer)`, which is itself avoided")
+            }
+            if replacement.avoid.lowercased() == replacement.prefer.lowercased() {
+                report(.warning, line, column, "`\(replacement.avoid)` is replaced by itself")
+            }
+        }
+        if let greeting = soul.greeting, let limit = soul.length.maxCharacters, greeting.count > limit, let (line, column) = greetingLocation {
+            report(.warning, line, column, "the greeting is \(greeting.count) characters, longer than `length.max_characters` (\(limit))")
+        }
+        // The soul's own wording should follow its own rules.
+        let avoided = soul.vocabulary.avoid.map { $0.lowercased() } + soul.vocabulary.replace.map { $0.avoid.lowercased() }
+        for (key, location) in stringLocations.sorted(by: { $0.key < $1.key }) {
+            let lowered = location.text.lowercased()
+            for term in avoided where ProseWords.containsWord(lowered, term) {
+                report(.warning, location.line, location.column, "`\(key)` uses `\(term)`, which this soul avoids")
+            }
+            if soul.emoji == .never, ProseWords.containsEmoji(location.text) {
+                report(.warning, location.line, location.column, "`\(key)` contains emoji but `emoji` is `none`")
+            }
+        }
+        if soul.emoji == .never {
+            for (type, style) in soul.interventions.sorted(by: { $0.key < $1.key }) where style.icon != nil {
+                report(.note, 1, 1, "interventions.\(type).icon is never shown because `emoji` is `none`")
+            }
+        }
+    }
+}
+
+/// Small word utilities shared by the linter and the renderer.
+enum ProseWords {
+    static func words(in text: String) -> [Substring] {
+        text.split { !($0.isLetter || $0.isNumber || $0 == "'" || $0 == "’" || $0 == "-") }
+    }
+
+    /// `term` occurs in `text` as whole words (both already lowercased).
+    static func containsWord(_ text: String, _ term: String) -> Bool {
+        var text = text, term = term
+        return text.withUTF8 { t in
+            term.withUTF8 { w in
+                guard !w.isEmpty, t.count >= w.count else { return false }
+                func isWordByte(_ b: UInt8) -> Bool { b >= 0x80 || (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A || (b >= 0x30 && b <= 0x39) || b == 0x27 }
+                var i = 0
+                while i + w.count <= t.count {
+                    if t[i] == w[0] {
+                        var k = 1
+                        while k < w.count, t[i + k] == w[k] { k += 1 }
+                        if k == w.count, i == 0 || !isWordByte(t[i - 1]), i + k == t.count || !isWordByte(t[i + k]) { return true }
+                    }
+                    i += 1
+                }
+                return false
+            }
+        }
+    }
+
+    static func containsEmoji(_ text: String) -> Bool {
+        text.unicodeScalars.contains(where: isEmoji)
+    }
+
+    static func isEmoji(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        if value < 0x2000 { return false }
+        if (0x1F000...0x1FAFF).contains(value) { return true }
+        if (0x2600...0x27BF).contains(value) { return true }
+        if (0x2B00...0x2BFF).contains(value) { return scalar.properties.isEmojiPresentation }
+        return scalar.properties.isEmojiPresentation
     }
 }

@@ -57,20 +57,11 @@ struct ChatCommand: AsyncParsableCommand {
         let mode: OutputMode = json ? .json : (colour ? .styled : .plain)
         let console = Console(mode: mode)
 
-        let directories = SoulLibrary.defaultDirectories()
-        let probe = SoulLibrary(store: SoulStore(.plain), current: nil, directories: directories)
         let library: SoulLibrary
-        if let url = probe.locate(soul) {
-            do {
-                library = SoulLibrary(store: SoulStore(try SoulParser.load(contentsOf: url)), current: url, directories: directories)
-            } catch {
-                throw ValidationError("Cannot use soul \(url.path):\n\(error)")
-            }
-        } else if soul == "default" {
-            // A binary far from any Souls/ folder still starts, in a neutral voice.
-            library = SoulLibrary(store: SoulStore(.plain), current: nil, directories: directories)
-        } else {
-            throw ValidationError("\(SoulLibraryError.notFound(soul, known: probe.names()))")
+        do {
+            library = try SoulLibrary(catalog: SoulCatalog(directories: SoulCatalog.standardDirectories()), initial: soul)
+        } catch {
+            throw ValidationError("Cannot use soul \(soul): \(error)")
         }
 
         let backends = BackendCatalog.entries(for: .init(knowledge: knowledge, localStepMilliseconds: localStepMs))

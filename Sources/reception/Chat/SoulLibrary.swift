@@ -3,88 +3,68 @@ import ReceptionREPL
 import ReceptionSoul
 import Synchronization
 
-/// The souls the REPL can switch between, and the live reload of the current file.
-///
-/// Souls are `*.md` files (except README.md) in, by priority: the user's
-/// `$XDG_CONFIG_HOME/reception/souls`, `./Souls`, and the `Souls` folder of the checkout
-/// the binary was built in.
+/// The REPL's view of the personality layer: the souls of a `SoulCatalog` (built-in ones,
+/// the project's `Souls/`, the user's `$XDG_CONFIG_HOME/reception/souls`, or any file by
+/// path), the current one, and its live reload.
 final class SoulLibrary: SoulControl {
     let store: SoulStore
-    private let state: Mutex<(url: URL?, modified: Date?)>
-    let directories: [URL]
+    let catalog: SoulCatalog
+    /// The current soul's file (nil for a built-in soul) and its last seen modification time.
+    private let file: Mutex<(url: URL?, modified: Date?)>
 
-    init(store: SoulStore, current: URL?, directories: [URL]) {
-        self.store = store
-        self.directories = directories
-        state = Mutex((current, current.flatMap(Self.modificationDate)))
+    /// Starts on `nameOrPath`: a catalog id or name, or a path to a .md file.
+    init(catalog: SoulCatalog, initial nameOrPath: String) throws {
+        self.catalog = catalog
+        let (soul, url) = try Self.resolve(nameOrPath, in: catalog)
+        store = SoulStore(soul)
+        file = Mutex((url, url.flatMap(Self.modificationDate)))
     }
 
-    static func defaultDirectories() -> [URL] {
-        var directories = [XDG.configHome.appendingPathComponent("reception/souls"),
-                           URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Souls")]
-        directories += XDG.executableAncestors.map { $0.appendingPathComponent("Souls") }
-        var seen = Set<String>()
-        return directories.filter { FileManager.default.fileExists(atPath: $0.path) && seen.insert($0.standardizedFileURL.path).inserted }
-    }
-
-    /// Every soul file by name; the first directory that has a name wins.
-    func files() -> [(name: String, url: URL)] {
-        var found: [String: URL] = [:]
-        var order: [String] = []
-        for directory in directories {
-            let entries = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
-            for entry in entries where entry.lowercased().hasSuffix(".md") && entry.lowercased() != "readme.md" {
-                let name = String(entry.dropLast(3))
-                if found[name] == nil { found[name] = directory.appendingPathComponent(entry); order.append(name) }
-            }
-        }
-        return order.map { ($0, found[$0]!) }
-    }
-
-    /// A soul file by name, or a path to one.
-    func locate(_ nameOrPath: String) -> URL? {
-        if nameOrPath.contains("/") || nameOrPath.hasSuffix(".md") {
+    private static func resolve(_ nameOrPath: String, in catalog: SoulCatalog) throws -> (Soul, URL?) {
+        if nameOrPath.contains("/") || nameOrPath.lowercased().hasSuffix(".md") {
             let url = URL(fileURLWithPath: (nameOrPath as NSString).expandingTildeInPath)
-            return FileManager.default.fileExists(atPath: url.path) ? url : nil
+            guard FileManager.default.fileExists(atPath: url.path) else { throw SoulLibraryError.noFile(url.path) }
+            return (try SoulParser.load(contentsOf: url), url)
         }
-        return files().first { $0.name == nameOrPath }?.url
+        guard let entry = catalog.entry(nameOrPath) else {
+            throw SoulLibraryError.notFound(nameOrPath, known: catalog.entries().map(\.id))
+        }
+        return (try catalog.load(entry.id), entry.path.map { URL(fileURLWithPath: $0) })
     }
 
     var currentName: String { store.current.name }
     var greeting: String? { store.current.greeting }
-    func names() -> [String] { files().map(\.name) }
+    func names() -> [String] { catalog.entries().map(\.id) }
 
     func use(_ nameOrPath: String) throws -> String {
-        guard let url = locate(nameOrPath) else {
-            throw SoulLibraryError.notFound(nameOrPath, known: names())
-        }
-        store.current = try SoulParser.load(contentsOf: url)
-        state.withLock { $0 = (url, Self.modificationDate(url)) }
-        return "Now speaking as \(store.current.name) (\(url.path))."
+        let (soul, url) = try Self.resolve(nameOrPath, in: catalog)
+        store.current = soul
+        file.withLock { $0 = (url, url.flatMap(Self.modificationDate)) }
+        return "Now speaking as \(soul.name)" + (url.map { " (\($0.path))." } ?? " (built in).")
     }
 
     func show() -> String {
-        guard let url = state.withLock({ $0.url }), let text = try? String(contentsOf: url, encoding: .utf8) else {
-            return "The built-in plain soul (no file): neutral and direct."
+        if let url = file.withLock({ $0.url }), let text = try? String(contentsOf: url, encoding: .utf8) {
+            return "`\(url.path)`\n\n" + text
         }
-        return "`\(url.path)`\n\n" + text
+        return "\(store.current.name) is built into Reception (no file to edit). `reception soul new NAME` starts one of your own.\n\n" + store.current.body
     }
 
     func reload() -> String {
-        guard let url = state.withLock({ $0.url }) else { return "The built-in plain soul has no file to reload." }
+        guard let url = file.withLock({ $0.url }) else { return "\(store.current.name) is built in: there is no file to reload." }
         return load(url) ?? "Reloaded \(store.current.name) from \(url.path)."
     }
 
     func reloadIfChanged() -> String? {
-        guard let url = state.withLock({ $0.url }) else { return nil }
-        let modified = Self.modificationDate(url)
-        guard modified != state.withLock({ $0.modified }) else { return nil }
+        guard let url = file.withLock({ $0.url }) else { return nil }
+        guard Self.modificationDate(url) != file.withLock({ $0.modified }) else { return nil }
         return load(url) ?? "\(url.lastPathComponent) changed on disk; reloaded \(store.current.name)."
     }
 
-    /// Loads `url` into the store; on failure keeps the last good soul and returns the error.
+    /// Loads `url` into the store; on errors keeps the last good soul and returns the
+    /// located lint errors.
     private func load(_ url: URL) -> String? {
-        state.withLock { $0.modified = Self.modificationDate(url) }
+        file.withLock { $0.modified = Self.modificationDate(url) }
         do {
             store.current = try SoulParser.load(contentsOf: url)
             return nil
@@ -100,11 +80,14 @@ final class SoulLibrary: SoulControl {
 
 enum SoulLibraryError: Error, CustomStringConvertible {
     case notFound(String, known: [String])
+    case noFile(String)
 
     var description: String {
         switch self {
         case .notFound(let name, let known):
             "No soul named \"\(name)\"." + (known.isEmpty ? "" : " Known: \(known.joined(separator: ", ")).") + " A path to a .md file works too."
+        case .noFile(let path):
+            "No soul file at \(path)."
         }
     }
 }

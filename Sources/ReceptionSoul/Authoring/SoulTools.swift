@@ -1,0 +1,232 @@
+import Foundation
+import ReceptionCore
+
+/// Display blocks as plain text, for previews, diffs and pipes.
+public enum DisplayBlockText {
+    public static func plain(_ blocks: [DisplayBlock]) -> String {
+        var lines: [String] = []
+        for block in blocks {
+            switch block.role {
+            case .intervention:
+                if let title = block.title {
+                    lines.append("┃ \(title)")
+                    lines.append(contentsOf: block.markdown.split(separator: "\n", omittingEmptySubsequences: false).map { "┃ \($0)" })
+                } else {
+                    lines.append("┃ \(block.markdown)")
+                }
+            case .finding:
+                if let title = block.title { lines.append("\(title):") }
+                lines.append("• \(block.markdown)")
+            case .discrepancy, .followups, .plan:
+                if let title = block.title { lines.append("\(title):") }
+                if !block.markdown.isEmpty { lines.append(block.role == .followups ? block.markdown : "  " + block.markdown) }
+                if block.role == .plan { lines.append(contentsOf: block.items.map { "  - \($0)" }) }
+            case .error:
+                lines.append("error: " + [block.title, block.markdown].compactMap { $0 }.joined(separator: ": "))
+            default:
+                if let title = block.title { lines.append("\(title):") }
+                lines.append(block.markdown)
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `reception soul preview`: the built-in example results in a soul's voice.
+public enum SoulPreview {
+    /// Every example (or only `outcome`'s), each under a header, at `trustLevel`.
+    public static func render(_ soul: Soul, outcome: Outcome? = nil, trustLevel: Int = 0) -> String {
+        let renderer = SoulRenderer(soul: soul)
+        var sections: [String] = []
+        if let greeting = renderer.greeting() { sections.append("── greeting ──\n" + greeting.markdown) }
+        for example in SoulExamples.all where outcome == nil || example.response.outcome == outcome {
+            let header = "── \(example.title) (confidence \(example.response.confidence), trust level \(trustLevel)) ──"
+            sections.append(header + "\n" + DisplayBlockText.plain(renderer.render(example.response, trustLevel: trustLevel)))
+        }
+        return sections.joined(separator: "\n\n")
+    }
+}
+
+/// `reception soul diff`: how two souls differ, knob by knob, and side by side.
+public enum SoulDiff {
+    public struct Difference: Sendable, Hashable {
+        public var knob: String
+        public var left: String
+        public var right: String
+    }
+
+    /// Every knob as `key → value` text, in a stable order.
+    public static func knobs(_ soul: Soul) -> [(String, String)] {
+        func text(_ value: String?) -> String { value.map { "\"\($0)\"" } ?? "(default)" }
+        func number(_ value: Int?) -> String { value.map(String.init) ?? "(none)" }
+        var knobs: [(String, String)] = [
+            ("name", soul.name), ("description", text(soul.summary)), ("language", soul.language), ("tone", text(soul.tone)),
+            ("formality", soul.formality.rawValue), ("verbosity", soul.verbosity.rawValue),
+            ("length.max_sentences", number(soul.length.maxSentences)), ("length.max_characters", number(soul.length.maxCharacters)),
+            ("length.max_findings", number(soul.length.maxFindings)), ("length.max_followups", number(soul.length.maxFollowups)),
+            ("length.omitted", text(soul.length.omittedNote)),
+            ("emoji", soul.emoji.rawValue), ("capitalization", soul.capitalization.rawValue),
+            ("greeting", text(soul.greeting)), ("sign_off", text(soul.signOff)),
+        ]
+        for outcome in ["complete", "saturated", "bounded", "inconclusive"] {
+            knobs.append(("outcomes.\(outcome).lead", text(soul.outcomes[outcome]?.lead)))
+            knobs.append(("outcomes.\(outcome).note", text(soul.outcomes[outcome]?.note)))
+        }
+        knobs += [("confidence.high", text(soul.confidence.high)), ("confidence.medium", text(soul.confidence.medium)),
+                  ("confidence.low", text(soul.confidence.low)),
+                  ("confidence.thresholds", "high \(soul.confidence.highThreshold), low \(soul.confidence.lowThreshold)")]
+        for type in ["proactive", "pushback", "scoping", "education"] {
+            let style = soul.interventions[type]
+            knobs.append(("interventions.\(type).label", text(style?.label)))
+            knobs.append(("interventions.\(type).style", style?.style?.rawValue ?? "(default)"))
+            knobs.append(("interventions.\(type).icon", text(style?.icon)))
+        }
+        knobs += [("followups.title", text(soul.followups.title)), ("followups.style", soul.followups.style.rawValue),
+                  ("titles.findings", text(soul.titles.findings)), ("titles.discrepancy", text(soul.titles.discrepancy)),
+                  ("titles.plan", text(soul.titles.plan)), ("titles.error", text(soul.titles.error)),
+                  ("vocabulary.prefer", soul.vocabulary.prefer.joined(separator: ", ")),
+                  ("vocabulary.avoid", soul.vocabulary.avoid.joined(separator: ", ")),
+                  ("vocabulary.replace", soul.vocabulary.replace.map { "\($0.avoid) → \($0.prefer)" }.joined(separator: ", ")),
+                  ("boundaries", soul.boundaries.joined(separator: " | "))]
+        return knobs
+    }
+
+    public static func differences(_ left: Soul, _ right: Soul) -> [Difference] {
+        zip(knobs(left), knobs(right)).compactMap { l, r in l.1 == r.1 ? nil : Difference(knob: l.0, left: l.1, right: r.1) }
+    }
+
+    /// The knob differences, then the same result rendered through both souls in two columns.
+    public static func report(_ left: Soul, _ right: Soul, outcome: Outcome = .inconclusive, trustLevel: Int = 0, width: Int = 120) -> String {
+        var lines: [String] = []
+        let differences = differences(left, right)
+        lines.append("\(differences.count) knob(s) differ: \(left.name) ⟷ \(right.name)")
+        for difference in differences {
+            lines.append("  \(difference.knob):")
+            lines.append("    - \(difference.left)")
+            lines.append("    + \(difference.right)")
+        }
+        let example = SoulExamples.example(outcome) ?? SoulExamples.all[0]
+        let column = max(20, (width - 3) / 2)
+        let leftText = wrap(DisplayBlockText.plain(SoulRenderer(soul: left).render(example.response, trustLevel: trustLevel)), width: column)
+        let rightText = wrap(DisplayBlockText.plain(SoulRenderer(soul: right).render(example.response, trustLevel: trustLevel)), width: column)
+        lines.append("")
+        lines.append("The \(example.title) example through both:")
+        lines.append(pad(left.name, column) + " │ " + right.name)
+        lines.append(String(repeating: "─", count: column) + "─┼─" + String(repeating: "─", count: column))
+        for index in 0..<max(leftText.count, rightText.count) {
+            let l = index < leftText.count ? leftText[index] : ""
+            let r = index < rightText.count ? rightText[index] : ""
+            lines.append(pad(l, column) + " │ " + r)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    /// Lines wrapped at spaces to `width` characters (a longer word gets a line of its own).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var result: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var current = ""
+            for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+                if current.isEmpty {
+                    current = String(word)
+                } else if current.count + 1 + word.count <= width {
+                    current += " " + word
+                } else {
+                    result.append(current)
+                    current = "  " + word
+                }
+            }
+            result.append(current)
+        }
+        return result
+    }
+}
+
+/// `reception soul new NAME`: a commented starting file that lints clean.
+public enum SoulTemplate {
+    public static func newSoul(name: String) -> String {
+        let safe = name.replacingOccurrences(of: "\"", with: "'")
+        return """
+        ---
+        # A soul for Reception. Every knob is optional: delete a line to get the default.
+        # Format: Souls/README.md. Check it: reception soul lint FILE. See it: reception soul preview FILE.
+        name: "\(safe)"
+        description: Say in one line what this personality is like.
+        language: en                  # a language tag: en, en-GB, fr, zh-TW...
+        tone: friendly, clear         # free words, used in prompts for language models
+        formality: neutral            # casual | neutral | formal
+        verbosity: balanced           # terse | concise | balanced | detailed
+        length:
+          max_sentences: 4            # summary sentences shown; the rest are named in a note
+          max_characters: 400         # summary characters shown, cut at a sentence boundary
+          max_findings: 4
+          max_followups: 3
+        emoji: sparing                # none | sparing | allowed
+        capitalization: as-written    # as-written | sentence | lowercase
+        greeting: Hi! What can I look into for you?
+        sign_off: ""                  # said after every result; "" for nothing
+        outcomes:                     # how each kind of result is framed
+          complete: ""
+          saturated:
+            lead: This is the best answer available.
+            note: Digging further is unlikely to change it.
+          bounded:
+            lead: "Here's what I have so far; I hit my limits before finishing."
+            note: Want me to keep going? Ask me to continue.
+          inconclusive:
+            lead: The sources disagree.
+            note: Pick a follow-up below and I'll try to settle it.
+        confidence:                   # said before the summary, by confidence band
+          high: ""
+          medium: I'm fairly sure of this.
+          low: Treat this as a first guess.
+          thresholds: { high: 0.8, low: 0.5 }
+        interventions:                # cards for the engine's suggestions; style: card | inline
+          proactive: { label: Heads-up, style: card }
+          pushback: { label: Could we narrow this down?, style: card }
+          scoping: { label: This has several parts, style: card }
+          education: { label: Did you know, style: card }
+        followups:
+          title: You could ask next
+          style: numbered             # numbered | bulleted | inline
+        titles:
+          findings: What I found
+          discrepancy: Where the sources disagree
+        vocabulary:
+          prefer: [help]              # words to favour (guidance for language models)
+          avoid: [synergy]            # words to avoid (guidance for language models)
+          replace:                    # applied to every answer: avoid → prefer
+            utilize: use
+        boundaries:
+          - I never change the facts I was given.
+        ---
+
+        # \(safe)
+
+        ## Who I am
+
+        Describe the persona in a few sentences: who they are and what they care about.
+
+        ## Voice
+
+        How they sound: sentence length, warmth, humour, what they lead with.
+
+        ## Vocabulary
+
+        Use:
+        - help
+
+        Avoid:
+        - synergy
+
+        ## Boundaries
+
+        - What this persona will not do.
+
+        """
+    }
+}

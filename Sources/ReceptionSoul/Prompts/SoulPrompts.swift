@@ -1,0 +1,179 @@
+import Foundation
+import Mustache
+import ReceptionCore
+
+/// The Mustache templates that turn a soul, the classified intent and the conversation
+/// into prompts for language-model backends (`Prompts/system.mustache`,
+/// `Prompts/rewrite.mustache`; every variable is documented in `Prompts/README.md`).
+public struct SoulPromptTemplates: Sendable {
+    public let system: MustacheTemplate
+    public let rewrite: MustacheTemplate
+
+    public enum LoadError: Error, CustomStringConvertible {
+        case missing(String)
+        case invalid(String, String)
+
+        public var description: String {
+            switch self {
+            case .missing(let path): "prompt template not found: \(path)"
+            case .invalid(let name, let error): "prompt template \(name) does not parse: \(error)"
+            }
+        }
+    }
+
+    public init(system: String, rewrite: String) throws {
+        do { self.system = try MustacheTemplate(string: system) } catch { throw LoadError.invalid("system.mustache", "\(error)") }
+        do { self.rewrite = try MustacheTemplate(string: rewrite) } catch { throw LoadError.invalid("rewrite.mustache", "\(error)") }
+    }
+
+    /// `system.mustache` and `rewrite.mustache` from a directory (to try edited templates).
+    public init(directory: URL) throws {
+        func read(_ name: String) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            guard let text = try? String(contentsOf: url, encoding: .utf8) else { throw LoadError.missing(url.path) }
+            return text
+        }
+        try self.init(system: read("system.mustache"), rewrite: read("rewrite.mustache"))
+    }
+
+    /// The templates shipped in `Prompts/`, compiled into the binary.
+    public static let builtIn: SoulPromptTemplates = {
+        // The embedded copies are checked against Prompts/ by a test, so they always parse.
+        try! SoulPromptTemplates(system: EmbeddedResources.prompts["system.mustache"]!, rewrite: EmbeddedResources.prompts["rewrite.mustache"]!)
+    }()
+}
+
+/// Builds the prompts. Deterministic: the same soul, intent and conversation give the same text.
+public struct SoulPrompts: Sendable {
+    public var templates: SoulPromptTemplates
+
+    public init(templates: SoulPromptTemplates = .builtIn) {
+        self.templates = templates
+    }
+
+    /// The system prompt for a language-model backend.
+    public func systemPrompt(soul: Soul, classification: IntentClassification? = nil, history: [ConversationTurn] = []) -> String {
+        var context = Self.soulContext(soul)
+        if let classification {
+            context["has_intent"] = true
+            context["intent"] = Self.intentContext(classification)
+        } else {
+            context["has_intent"] = false
+        }
+        context["has_conversation"] = !history.isEmpty
+        context["conversation"] = history.enumerated().map { index, turn -> [String: Any] in
+            [
+                "number": index + 1,
+                "query": turn.query,
+                "has_intent": turn.intent != nil,
+                "intent": turn.intent?.rawValue ?? "",
+                "has_summary": turn.summary != nil,
+                "summary": turn.summary ?? "",
+                "outcome": turn.outcome?.rawValue ?? "answer",
+            ]
+        }
+        return Self.tidy(templates.system.render(context))
+    }
+
+    /// A prompt asking a language model to rewrite `text` in the soul's voice.
+    public func rewritePrompt(soul: Soul, text: String, outcome: Outcome? = nil) -> String {
+        var context = Self.soulContext(soul)
+        context["text"] = text
+        context["has_outcome"] = outcome != nil
+        if let outcome {
+            let style = soul.outcomes[outcome.rawValue] ?? OutcomeStyle()
+            let defaults = DefaultVoice.outcome(outcome)
+            let lead = style.lead ?? defaults.lead ?? ""
+            let note = style.note ?? defaults.note ?? ""
+            context["outcome"] = outcome.rawValue
+            context["has_lead"] = !lead.isEmpty
+            context["lead"] = lead
+            context["has_note"] = !note.isEmpty
+            context["note"] = note
+        }
+        return Self.tidy(templates.rewrite.render(context))
+    }
+
+    // MARK: Contexts
+
+    static func soulContext(_ soul: Soul) -> [String: Any] {
+        var outcomes: [[String: Any]] = []
+        for outcome in Outcome.knownCases {
+            let style = soul.outcomes[outcome.rawValue] ?? OutcomeStyle()
+            let defaults = DefaultVoice.outcome(outcome)
+            let lead = style.lead ?? defaults.lead ?? ""
+            let note = style.note ?? defaults.note ?? ""
+            outcomes.append(["outcome": outcome.rawValue, "has_lead": !lead.isEmpty, "lead": lead, "has_note": !note.isEmpty, "note": note,
+                             "has_framing": !lead.isEmpty || !note.isEmpty, "has_both": !lead.isEmpty && !note.isEmpty])
+        }
+        let interventions: [[String: Any]] = InterventionType.knownCases.map { type in
+            ["type": type.rawValue, "label": soul.interventions[type.rawValue]?.label ?? DefaultVoice.interventionLabel(type)]
+        }
+        let medium = soul.confidence.medium ?? DefaultVoice.hedge(.medium)
+        let low = soul.confidence.low ?? DefaultVoice.hedge(.low)
+        let persona = soul.body.trimmingCharacters(in: .whitespacesAndNewlines)
+        return [
+            "soul": [
+                "name": soul.name,
+                "has_description": soul.summary != nil, "description": soul.summary ?? "",
+                "has_tone": soul.tone != nil, "tone": soul.tone ?? "",
+                "language": soul.language,
+                "formality": soul.formality.rawValue,
+                "verbosity": soul.verbosity.rawValue,
+                "has_max_sentences": soul.length.maxSentences != nil, "max_sentences": soul.length.maxSentences ?? 0,
+                "has_max_characters": soul.length.maxCharacters != nil, "max_characters": soul.length.maxCharacters ?? 0,
+                "emoji": soul.emoji.rawValue,
+                "emoji_none": soul.emoji == .never, "emoji_sparing": soul.emoji == .sparing, "emoji_allowed": soul.emoji == .allowed,
+                "capitalization": soul.capitalization.rawValue,
+                "lowercase": soul.capitalization == .lowercase, "sentence_case": soul.capitalization == .sentence,
+                "has_greeting": !(soul.greeting ?? "").isEmpty, "greeting": soul.greeting ?? "",
+                "has_sign_off": !(soul.signOff ?? "").isEmpty, "sign_off": soul.signOff ?? "",
+            ] as [String: Any],
+            "outcomes": outcomes,
+            "confidence": ["has_medium": !medium.isEmpty, "medium": medium, "has_low": !low.isEmpty, "low": low,
+                           "high_threshold": soul.confidence.highThreshold, "low_threshold": soul.confidence.lowThreshold] as [String: Any],
+            "interventions": interventions,
+            "followups": ["title": soul.followups.title ?? DefaultVoice.followupsTitle, "style": soul.followups.style.rawValue],
+            "vocabulary": [
+                "has_prefer": !soul.vocabulary.prefer.isEmpty, "prefer": soul.vocabulary.prefer,
+                "has_avoid": !soul.vocabulary.avoid.isEmpty, "avoid": soul.vocabulary.avoid,
+                "has_replace": !soul.vocabulary.replace.isEmpty,
+                "replace": soul.vocabulary.replace.map { ["avoid": $0.avoid, "prefer": $0.prefer] },
+            ] as [String: Any],
+            "has_boundaries": !soul.boundaries.isEmpty, "boundaries": soul.boundaries,
+            "has_persona": !persona.isEmpty, "persona": persona,
+        ]
+    }
+
+    static func intentContext(_ classification: IntentClassification) -> [String: Any] {
+        var context: [String: Any] = [
+            "type": classification.intent.rawValue,
+            "urgency": classification.urgency.rawValue,
+            "intent_confidence": String(format: "%.2f", classification.intentConfidence),
+            "urgency_confidence": String(format: "%.2f", classification.urgencyConfidence),
+            "manual": classification.source == .manual,
+        ]
+        for type in IntentType.knownCases { context["is_\(type.rawValue)"] = classification.intent == type }
+        for urgency in UrgencyLevel.knownCases { context["is_\(urgency.rawValue)"] = classification.urgency == urgency }
+        return context
+    }
+
+    /// At most one blank line in a row, no trailing spaces, one final newline.
+    static func tidy(_ text: String) -> String {
+        var lines: [Substring] = []
+        var blank = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = line
+            while line.last == " " { line = line.dropLast() }
+            if line.isEmpty {
+                if blank || lines.isEmpty { continue }
+                blank = true
+            } else {
+                blank = false
+            }
+            lines.append(line)
+        }
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

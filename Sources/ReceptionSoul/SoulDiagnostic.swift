@@ -1,0 +1,57 @@
+/// A problem found in a soul file, located by line and column (both 1-based).
+public struct SoulDiagnostic: Sendable, Hashable, CustomStringConvertible {
+    public enum Severity: String, Sendable, Hashable, Comparable {
+        case error, warning, note
+
+        private var rank: Int { self == .error ? 0 : self == .warning ? 1 : 2 }
+        public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+    }
+
+    public var severity: Severity
+    public var file: String
+    public var line: Int
+    public var column: Int
+    public var message: String
+
+    public init(_ severity: Severity, file: String, line: Int, column: Int = 1, message: String) {
+        self.severity = severity
+        self.file = file
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+
+    /// `file:line:column: severity: message`, the format compilers use (editors can jump to it).
+    public var description: String { "\(file):\(line):\(column): \(severity.rawValue): \(message)" }
+}
+
+extension Array where Element == SoulDiagnostic {
+    public var errors: [SoulDiagnostic] { filter { $0.severity == .error } }
+    public var warnings: [SoulDiagnostic] { filter { $0.severity == .warning } }
+    public var hasErrors: Bool { contains { $0.severity == .error } }
+}
+
+/// Checks soul files: every problem the parser sees, and the ones a careful reader would
+/// (unknown keys with a did-you-mean, contradictions, empty sections, overlong greetings).
+///
+/// ```swift
+/// for diagnostic in SoulLinter.lint(text: text, fileName: "mine.md") { print(diagnostic) }
+/// ```
+public enum SoulLinter {
+    /// Diagnostics sorted by line, then column. Never throws: unreadable YAML is an error diagnostic.
+    public static func lint(text: String, fileName: String) -> [SoulDiagnostic] {
+        SoulAnalyzer.analyze(text: text, fileName: fileName).diagnostics
+    }
+
+    /// Reads and lints a file; an unreadable file is one error diagnostic.
+    public static func lint(contentsOf url: URL) -> [SoulDiagnostic] {
+        do {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            return lint(text: text, fileName: url.path)
+        } catch {
+            return [SoulDiagnostic(.error, file: url.path, line: 1, message: "cannot read the file: \(error.localizedDescription)")]
+        }
+    }
+}
+
+import Foundation

@@ -1,0 +1,52 @@
+// Small string helpers in plain Swift: Foundation's String methods go through NSString on
+// Linux and dominate parse and render times otherwise.
+
+extension StringProtocol {
+    /// Substring search on UTF-8 bytes (exact, case-sensitive).
+    @inline(__always)
+    func fastContains(_ needle: String) -> Bool {
+        var needle = needle
+        return needle.withUTF8 { n -> Bool in
+            guard !n.isEmpty else { return true }
+            let haystack = self.utf8
+            guard haystack.count >= n.count else { return false }
+            let first = n[0]
+            var index = haystack.startIndex
+            let lastStart = haystack.index(haystack.endIndex, offsetBy: -n.count)
+            while index <= lastStart {
+                if haystack[index] == first {
+                    var matched = true
+                    var h = haystack.index(after: index)
+                    var k = 1
+                    while k < n.count {
+                        if haystack[h] != n[k] { matched = false; break }
+                        h = haystack.index(after: h)
+                        k += 1
+                    }
+                    if matched { return true }
+                }
+                index = haystack.index(after: index)
+            }
+            return false
+        }
+    }
+
+    /// Without leading and trailing spaces and tabs.
+    var trimmedSpaces: String { trimmingScalars { $0 == " " || $0 == "\t" } }
+
+    /// Without leading and trailing whitespace, newlines included.
+    var trimmedWhitespace: String { trimmingScalars { $0.properties.isWhitespace } }
+
+    /// Without leading and trailing characters from `set` (compared by scalar).
+    func trimmingScalars(in set: String) -> String {
+        let scalars = Set(set.unicodeScalars)
+        return trimmingScalars { scalars.contains($0) || $0 == " " || $0 == "\t" }
+    }
+
+    func trimmingScalars(where drop: (Unicode.Scalar) -> Bool) -> String {
+        let view = Substring(self).unicodeScalars
+        guard let first = view.firstIndex(where: { !drop($0) }) else { return "" }
+        let last = view.lastIndex(where: { !drop($0) })!
+        return String(Substring(view[first...last]))
+    }
+}

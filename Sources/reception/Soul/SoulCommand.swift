@@ -1,0 +1,247 @@
+import ArgumentParser
+import Foundation
+import ReceptionCore
+import ReceptionSoul
+
+/// `reception soul …`: authoring tools for soul.md personalities.
+struct SoulCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "soul",
+        abstract: "Write, check and compare soul.md personalities.",
+        discussion: "SOUL is a file path or the id or name of a known soul (see `reception soul list`). Format: Souls/README.md.",
+        subcommands: [Lint.self, Preview.self, New.self, Diff.self, Prompt.self, List.self, Bench.self])
+
+    struct Lint: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Report errors and warnings with line and column; exit 1 if there are errors.")
+
+        @Argument(help: "soul.md files to check.")
+        var files: [String]
+
+        @Flag(name: .long, help: "Show only errors.")
+        var errorsOnly = false
+
+        func run() throws {
+            var errors = 0, warnings = 0
+            for file in files {
+                let diagnostics = SoulLinter.lint(contentsOf: URL(fileURLWithPath: file))
+                for diagnostic in diagnostics where !errorsOnly || diagnostic.severity == .error {
+                    print(diagnostic)
+                }
+                errors += diagnostics.errors.count
+                warnings += diagnostics.warnings.count
+            }
+            let summary = "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(files.count) file\(files.count == 1 ? "" : "s")"
+            SoulCommand.printError(summary)
+            if errors > 0 { throw ExitCode(1) }
+        }
+    }
+
+    struct Preview: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Render the built-in example results (every outcome and intervention type) in a soul's voice.")
+
+        @Argument(help: "A soul file, or the id or name of a known soul.")
+        var soul: String
+
+        @Option(help: "Only this outcome: complete, saturated, bounded or inconclusive.")
+        var outcome: String?
+
+        @Option(help: "Trust level 0, 1 or 2 (gates the intervention types shown).")
+        var trust: Int = 0
+
+        func validate() throws {
+            guard (0...2).contains(trust) else { throw ValidationError("--trust must be 0, 1 or 2") }
+            if let outcome, !Outcome.knownCases.map(\.rawValue).contains(outcome) {
+                throw ValidationError("--outcome must be one of complete, saturated, bounded, inconclusive")
+            }
+        }
+
+        func run() throws {
+            let soul = try SoulCommand.resolveSoul(soul)
+            print(SoulPreview.render(soul, outcome: outcome.map { Outcome(wire: $0) }, trustLevel: trust))
+        }
+    }
+
+    struct New: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write a commented starting soul file.")
+
+        @Argument(help: "The personality's name.")
+        var name: String
+
+        @Option(name: .shortAndLong, help: "Where to write it (default: ./NAME.md, NAME in lowercase with dashes).")
+        var output: String?
+
+        @Flag(help: "Write into the user soul directory ($XDG_CONFIG_HOME/reception/souls).")
+        var user = false
+
+        @Flag(help: "Print the file instead of writing it.")
+        var stdout = false
+
+        @Flag(help: "Replace an existing file.")
+        var force = false
+
+        func run() throws {
+            let text = SoulTemplate.newSoul(name: name)
+            if stdout { print(text, terminator: ""); return }
+            let slug = name.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }.reduce(into: "") { result, character in
+                if character == "-", result.last == "-" { return }
+                result.append(character)
+            }.trimmingCharacters(in: CharacterSet(charactersIn: "-"))
+            let fileName = (slug.isEmpty ? "soul" : slug) + ".md"
+            let url: URL
+            if let output {
+                url = URL(fileURLWithPath: output)
+            } else if user {
+                let directory = SoulCatalog.userDirectory()
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                url = directory.appendingPathComponent(fileName)
+            } else {
+                url = URL(fileURLWithPath: fileName)
+            }
+            if FileManager.default.fileExists(atPath: url.path), !force {
+                throw ValidationError("\(url.path) exists; pass --force to replace it")
+            }
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            print("wrote \(url.path)")
+            print("next: edit it, then `reception soul lint \(url.path)` and `reception soul preview \(url.path)`")
+        }
+    }
+
+    struct Diff: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show how two souls differ, knob by knob, and the same result through both side by side.")
+
+        @Argument(help: "The first soul (file, id or name).")
+        var first: String
+
+        @Argument(help: "The second soul (file, id or name).")
+        var second: String
+
+        @Option(help: "The example result to render: complete, saturated, bounded or inconclusive.")
+        var outcome: String = "inconclusive"
+
+        func validate() throws {
+            guard Outcome(userInput: outcome) != nil else {
+                throw ValidationError("--outcome must be one of complete, saturated, bounded, inconclusive")
+            }
+        }
+
+        @Option(help: "Trust level 0, 1 or 2.")
+        var trust: Int = 0
+
+        @Option(help: "Total width of the side-by-side view.")
+        var width: Int = 120
+
+        func run() throws {
+            let a = try SoulCommand.resolveSoul(first), b = try SoulCommand.resolveSoul(second)
+            print(SoulDiff.report(a, b, outcome: Outcome(wire: outcome), trustLevel: trust, width: width))
+        }
+    }
+
+    struct Prompt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the system prompt (or, with --rewrite, the rewrite prompt) a language-model backend gets for a soul.")
+
+        @Argument(help: "A soul file, or the id or name of a known soul.")
+        var soul: String
+
+        @Option(help: "Intent to include: decision, research, action, curiosity or validation.")
+        var intent: String?
+
+        @Option(help: "Urgency to include: immediate, soon, planning or exploratory.")
+        var urgency: String = "exploratory"
+
+        @Option(name: .customLong("turn"), help: "An earlier message of the conversation (repeatable, oldest first).")
+        var turns: [String] = []
+
+        @Option(help: "Print the prompt that rewrites this text in the soul's voice instead.")
+        var rewrite: String?
+
+        @Option(help: "A directory with system.mustache and rewrite.mustache to use instead of the built-in templates.")
+        var templates: String?
+
+        func validate() throws {
+            if let intent, IntentType(userInput: intent) == nil {
+                throw ValidationError("--intent must be one of \(IntentType.knownCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            if UrgencyLevel(userInput: urgency) == nil {
+                throw ValidationError("--urgency must be one of \(UrgencyLevel.knownCases.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
+
+        func run() throws {
+            let soul = try SoulCommand.resolveSoul(soul)
+            let prompts = try SoulPrompts(templates: templates.map { try SoulPromptTemplates(directory: URL(fileURLWithPath: $0)) } ?? .builtIn)
+            if let rewrite {
+                print(prompts.rewritePrompt(soul: soul, text: rewrite), terminator: "")
+                return
+            }
+            let classification = intent.map {
+                IntentClassification(intent: IntentType(userInput: $0)!, urgency: UrgencyLevel(userInput: urgency)!,
+                                     intentConfidence: 1, urgencyConfidence: 1, source: .manual)
+            }
+            let history = turns.map { ConversationTurn(query: $0) }
+            print(prompts.systemPrompt(soul: soul, classification: classification, history: history), terminator: "")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the known souls: built-in, the project's Souls/, the user's.")
+
+        func run() throws {
+            let catalog = SoulCatalog(directories: SoulCatalog.standardDirectories())
+            for entry in catalog.entries() {
+                let origin = entry.path ?? "built-in"
+                let status = entry.errors.isEmpty ? "" : "  (\(entry.errors.count) error\(entry.errors.count == 1 ? "" : "s"): reception soul lint \(origin))"
+                print("\(entry.id.padding(toLength: 16, withPad: " ", startingAt: 0)) \(entry.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(origin)\(status)")
+            }
+        }
+    }
+
+    struct Bench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Median time to parse a soul and to render a typical result (build with -c release).")
+
+        @Option(help: "Runs per measurement.")
+        var iterations: Int = 5000
+
+        @Argument(help: "A soul file to parse (default: the built-in default soul).")
+        var soul: String?
+
+        func run() throws {
+            #if DEBUG
+            SoulCommand.printError("warning: this is a debug build; figures are only meaningful with `swift build -c release`")
+            #endif
+            let text = try soul.map { try String(contentsOf: URL(fileURLWithPath: $0), encoding: .utf8) }
+            print(SoulBenchmark.run(iterations: iterations, soulText: text))
+        }
+    }
+}
+
+extension SoulCommand {
+    /// A soul from a path, or from the catalog by id or name; a broken file prints its errors.
+    static func resolveSoul(_ argument: String) throws -> Soul {
+        if FileManager.default.fileExists(atPath: argument) {
+            do {
+                return try SoulParser.load(contentsOf: URL(fileURLWithPath: argument))
+            } catch let error as SoulParser.ParseError {
+                SoulCommand.printError(error.description)
+                throw ExitCode(1)
+            }
+        }
+        let catalog = SoulCatalog(directories: SoulCatalog.standardDirectories())
+        do {
+            return try catalog.load(argument)
+        } catch let error as SoulParser.ParseError {
+            SoulCommand.printError(error.description)
+            throw ExitCode(1)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}

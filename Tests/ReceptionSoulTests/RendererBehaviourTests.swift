@@ -1,0 +1,107 @@
+import Testing
+import ReceptionCore
+@testable import ReceptionSoul
+
+@Suite("Renderer behaviour")
+struct RendererBehaviourTests {
+    func response(_ outcome: Outcome, confidence: Double = 0.9, summary: String = "It works.", findings: [Finding] = [],
+                  discrepancy: String? = nil, followups: [String] = []) -> TaskResponse {
+        TaskResponse(requestID: "r", outcome: outcome, findings: findings, summary: summary, confidence: confidence,
+                     metadata: ExecutionMetadata(), discrepancy: discrepancy, suggestedFollowups: followups)
+    }
+
+    @Test func lengthLimitsCutAtSentenceBoundariesAndSaySo() {
+        var soul = Soul(name: "short")
+        soul.length = LengthLimits(maxSentences: 2, maxFindings: 1, maxFollowups: 1)
+        let summary = "First is 3.5 km. Second, see e.g. the \"quoted. text\" here. Third… Fourth one."
+        let blocks = SoulRenderer(soul: soul).render(response(.bounded, summary: summary,
+            findings: [Finding(content: "a"), Finding(content: "b"), Finding(content: "c")], followups: ["x?", "y?"]), trustLevel: 0)
+        let summaryBlock = blocks[0].markdown
+        #expect(summaryBlock.hasSuffix("First is 3.5 km. Second, see e.g. the \"quoted. text\" here."))
+        #expect(blocks.filter { $0.role == .finding }.count == 1)
+        #expect(blocks.first { $0.role == .followups }?.items == ["x?"])
+        #expect(blocks.last { $0.role == .note }?.markdown == "Left out for brevity: 2 sentences of the summary, 2 findings and 1 follow-up.")
+
+        soul.length = LengthLimits(maxCharacters: 30, omittedNote: "Cut: {left_out}.")
+        let cut = SoulRenderer(soul: soul).render(response(.complete, summary: summary), trustLevel: 0)
+        #expect(cut[0].markdown == "First is 3.5 km.")
+        #expect(cut.last?.markdown == "Cut: 3 sentences of the summary.")
+        // The first sentence always shows, however long.
+        soul.length = LengthLimits(maxCharacters: 20)
+        #expect(SoulRenderer(soul: soul).render(response(.complete, summary: "A rather long first sentence here. B."), trustLevel: 0)[0].markdown
+                == "A rather long first sentence here.")
+    }
+
+    @Test func outcomesAreFramedDifferently() {
+        let renderer = SoulRenderer(soul: Soul(name: "d"))
+        let complete = renderer.render(response(.complete), trustLevel: 0)
+        #expect(complete[0].markdown == "It works.")
+        #expect(complete.count == 1)
+        let saturated = renderer.render(response(.saturated), trustLevel: 0)
+        #expect(saturated[0].markdown.hasPrefix("This is the best answer available."))
+        #expect(saturated.last?.role == .note)
+        let bounded = renderer.render(response(.bounded, findings: [Finding(content: "Part one.")]), trustLevel: 0)
+        #expect(bounded.contains { $0.role == .finding && $0.markdown == "Part one." })
+        #expect(bounded.last?.markdown.contains("keep going") == true)
+        let inconclusive = renderer.render(response(.inconclusive, confidence: 0.3, findings: [Finding(content: "A."), Finding(content: "B.")],
+                                                    discrepancy: "A and B differ.", followups: ["Which is newer?"]), trustLevel: 0)
+        #expect(inconclusive.map(\.role) == [.summary, .finding, .finding, .discrepancy, .followups, .note])
+        #expect(inconclusive[0].markdown == "The evidence is mixed. It works.")  // no hedge on top of "mixed"
+        #expect(inconclusive[4].markdown == "1. Which is newer?")
+    }
+
+    @Test func confidenceIsHedgedByBand() {
+        var soul = Soul(name: "h")
+        soul.confidence = ConfidenceStyle(high: "Certain.", medium: "Probably.", low: "Unsure.", highThreshold: 0.9, lowThreshold: 0.6)
+        let renderer = SoulRenderer(soul: soul)
+        #expect(renderer.render(response(.complete, confidence: 0.95), trustLevel: 0)[0].markdown == "Certain. It works.")
+        #expect(renderer.render(response(.complete, confidence: 0.9), trustLevel: 0)[0].markdown == "Certain. It works.")
+        #expect(renderer.render(response(.complete, confidence: 0.7), trustLevel: 0)[0].markdown == "Probably. It works.")
+        #expect(renderer.render(response(.saturated, confidence: 0.2), trustLevel: 0)[0].markdown == "This is the best answer available. Unsure. It works.")
+    }
+
+    @Test func emojiPolicyAndIcons() {
+        var soul = Soul(name: "e")
+        soul.interventions = ["proactive": InterventionStyle(label: "Tip", icon: "💡"), "pushback": InterventionStyle(label: "Hmm", icon: "🤔")]
+        let result = response(.complete, summary: "Done 🎉 today.", followups: ["[proactive] a", "[pushback] b"])
+        soul.emoji = .sparing
+        #expect(SoulRenderer(soul: soul).render(result, trustLevel: 0).compactMap(\.title) == ["💡 Tip", "Hmm"])
+        soul.emoji = .allowed
+        #expect(SoulRenderer(soul: soul).render(result, trustLevel: 0).compactMap(\.title) == ["💡 Tip", "🤔 Hmm"])
+        soul.emoji = .never
+        let none = SoulRenderer(soul: soul).render(result, trustLevel: 0)
+        #expect(none.compactMap(\.title) == ["Tip", "Hmm"])
+        #expect(none[0].markdown == "Done today.")
+    }
+
+    @Test func sentenceCapitalisation() {
+        var soul = Soul(name: "c")
+        soul.capitalization = .sentence
+        #expect(SoulRenderer(soul: soul).style("it works. then iPhone ships. `code` stays.") == "It works. Then iPhone ships. `code` stays.")
+        soul.capitalization = .lowercase
+        #expect(SoulRenderer(soul: soul).style("The build passed. Polymarket said NASA is fine. I agree.") == "the build passed. Polymarket said NASA is fine. I agree.")
+    }
+
+    @Test func interventionsInlineStyleAndFollowupStyles() {
+        var soul = Soul(name: "i")
+        soul.interventions = ["scoping": InterventionStyle(label: "Split", style: .inline)]
+        soul.followups.style = .bulleted
+        let blocks = SoulRenderer(soul: soul).render(response(.complete, followups: ["[scoping] Two parts", "a?", "b?"]), trustLevel: 0)
+        #expect(blocks.contains { $0.role == .intervention && $0.title == nil && $0.markdown == "**Split:** Two parts" && $0.interventionType == .scoping })
+        #expect(blocks.first { $0.role == .followups }?.markdown == "- a?\n- b?")
+        soul.followups.style = .inline
+        #expect(SoulRenderer(soul: soul).render(response(.complete, followups: ["a?", "b?"]), trustLevel: 0).last?.markdown == "a? · b?")
+    }
+}
+
+@Suite("Sentence helpers")
+struct SentenceHelperTests {
+    @Test func firstSentenceAgreesWithTheCoreSplitter() {
+        let samples = ["Hello world. Second.", "See e.g. this one. Next.", "J. Smith wrote it. Then more.", "No end here",
+                       "He said \"hi.\" Then left.", "One! Two? Three.", "Ends with dot.", "", "   ", "A (b.) c. D.",
+                       "你好。世界。", "v1.2 is out. yes", "Mr. Ito. Done."]
+        for text in samples {
+            #expect(Sentences.firstSentence(text) == Sentences.split(text).first, "\(text)")
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+import ReceptionCore
+@testable import ReceptionSoul
+
+@Suite("Streamed text")
+struct StreamingTests {
+    static let soul: Soul = {
+        var soul = Soul(name: "s")
+        soul.vocabulary.replace = [
+            VocabularyReplacement(avoid: "utilize", prefer: "use"),
+            VocabularyReplacement(avoid: "in order to", prefer: "to"),
+            VocabularyReplacement(avoid: "leverage", prefer: "lean on"),
+        ]
+        soul.capitalization = .lowercase
+        return soul
+    }()
+
+    static let text = """
+    We utilize caches in order to leverage locality. Utilize `utilize()` only if "utilize" is quoted; \
+    see https://example.com/utilize. The 12 km route.
+
+    ```
+    utilize in order to
+    ```
+    The end: leverage it in order to win.
+    """
+
+    func stream(_ chunks: [String], soul: Soul = StreamingTests.soul) -> (raw: String, styled: String) {
+        var stream = SoulTextStream(soul: soul)
+        var raw = "", styled = ""
+        for chunk in chunks {
+            if let output = stream.feed(chunk) { raw += output.raw; styled += output.styled }
+        }
+        if let output = stream.finish() { raw += output.raw; styled += output.styled }
+        return (raw, styled)
+    }
+
+    @Test func aWordSplitAcrossChunksIsStillReplaced() {
+        let (_, styled) = stream(["We util", "ize caches in or", "der to lever", "age locality."])
+        #expect(styled == "we use caches to lean on locality.")
+    }
+
+    @Test func everySplitPointGivesTheSameTextAsTheWholeText() {
+        let whole = SoulRenderer(soul: Self.soul).style(Self.text)
+        #expect(whole.contains("we use caches to lean on locality"))
+        let scalars = Array(Self.text.unicodeScalars)
+        for split in 1..<scalars.count {
+            let chunks = [String(String.UnicodeScalarView(scalars[..<split])), String(String.UnicodeScalarView(scalars[split...]))]
+            let (raw, styled) = stream(chunks)
+            #expect(raw == Self.text)
+            #expect(styled == whole, "split at \(split)")
+            if styled != whole { break }
+        }
+    }
+
+    @Test func randomChunkingsGiveTheSameTextAsTheWholeText() {
+        let whole = SoulRenderer(soul: Self.soul).style(Self.text)
+        let scalars = Array(Self.text.unicodeScalars)
+        var generator = SplitMix(seed: 42)
+        for _ in 0..<300 {
+            var chunks: [String] = []
+            var index = 0
+            while index < scalars.count {
+                let size = Int(generator.next() % 7) + 1
+                let end = min(scalars.count, index + size)
+                chunks.append(String(String.UnicodeScalarView(scalars[index..<end])))
+                index = end
+            }
+            let (raw, styled) = stream(chunks)
+            #expect(raw == Self.text)
+            #expect(styled == whole)
+            if styled != whole { break }
+        }
+    }
+
+    @Test func middlewareBuffersAcrossTextDeltasAndFlushesAtTheEnd() async throws {
+        let store = SoulStore(Self.soul)
+        let middleware = PersonalityMiddleware(store: store)
+        let chunks = ["Please util", "ize the ", "cache in order", " to win"]
+        let request = ReceptionRequest(task: TaskRequest(query: "q"))
+        let exchange = try await middleware.handle(request, context: ReceptionContext(sessionID: "s")) { request, _ in
+            Exchange(request: request, events: ResponseStream { continuation in
+                for chunk in chunks { continuation.yield(ResponseEvent(.textDelta(chunk))) }
+                continuation.finish()
+            })
+        }
+        var raw = "", shown = ""
+        for try await event in exchange.events {
+            guard case .textDelta(let text) = event.event else { continue }
+            raw += text
+            #expect(event.display.count == 1)
+            shown += event.display.map(\.markdown).joined()
+        }
+        #expect(raw == chunks.joined())
+        #expect(shown == "please use the cache to win")
+    }
+
+    @Test func heldTextIsReleasedBeforeTheResult() async throws {
+        let middleware = PersonalityMiddleware(store: SoulStore(Self.soul))
+        let response = TaskResponse(requestID: "r", outcome: .complete, findings: [], summary: "Done.", confidence: 0.9, metadata: ExecutionMetadata())
+        let exchange = try await middleware.handle(ReceptionRequest(task: TaskRequest(query: "q")), context: ReceptionContext(sessionID: "s")) { request, _ in
+            Exchange(request: request, events: ResponseStream { continuation in
+                continuation.yield(ResponseEvent(.textDelta("we utilize")))
+                continuation.yield(ResponseEvent(.result(response)))
+                continuation.finish()
+            })
+        }
+        var kinds: [String] = []
+        for try await event in exchange.events {
+            switch event.event {
+            case .textDelta: kinds.append("text:" + event.display.map(\.markdown).joined())
+            case .result: kinds.append("result")
+            default: break
+            }
+        }
+        #expect(kinds == ["text:we use", "result"])
+    }
+}
+
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
