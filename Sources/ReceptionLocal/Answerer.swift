@@ -66,18 +66,25 @@ enum Answerer {
                 confidence: (min(1, match.coverage) * 100).rounded() / 100)
     }
 
-    /// Two strong matches from different files whose most relevant sentences share terms
-    /// and differ in negation.
+    /// Two strong matches from different files whose most relevant sentences make the same
+    /// claim with opposite polarity: at least two shared terms, most of the shorter
+    /// sentence's terms shared (negation words aside), and exactly one of them negated.
     static func disagreement(in strong: [KnowledgeBase.Match]) -> (KnowledgeBase.Match, KnowledgeBase.Match)? {
         for (index, a) in strong.enumerated() {
             for b in strong.dropFirst(index + 1) where b.passage.file != a.passage.file {
                 let sentenceA = bestSentence(a), sentenceB = bestSentence(b)
-                let shared = Set(KnowledgeBase.terms(sentenceA)).intersection(KnowledgeBase.terms(sentenceB)).intersection(a.matchedTerms)
-                if shared.count >= 2 && isNegated(sentenceA) != isNegated(sentenceB) { return (a, b) }
+                guard isNegated(sentenceA) != isNegated(sentenceB) else { continue }
+                let termsA = Set(KnowledgeBase.terms(sentenceA)).subtracting(negations)
+                let termsB = Set(KnowledgeBase.terms(sentenceB)).subtracting(negations)
+                let shared = termsA.intersection(termsB)
+                guard shared.count >= 2, !shared.intersection(a.matchedTerms).isEmpty else { continue }
+                if Double(shared.count) / Double(min(termsA.count, termsB.count)) >= 0.5 { return (a, b) }
             }
         }
         return nil
     }
+
+    static let negations: Set<String> = ["not", "no", "never", "cannot", "can't", "doesn't", "don't", "isn't", "won't", "without", "nothing", "none"]
 
     static func bestSentence(_ match: KnowledgeBase.Match) -> String {
         sentences(match.passage.text).max { Set(KnowledgeBase.terms($0)).intersection(match.matchedTerms).count <
@@ -86,7 +93,7 @@ enum Answerer {
 
     static func isNegated(_ sentence: String) -> Bool {
         let words = Set(sentence.lowercased().split { !($0.isLetter || $0 == "'") }.map(String.init))
-        return !words.isDisjoint(with: ["not", "no", "never", "cannot", "can't", "doesn't", "don't", "isn't", "won't", "without"])
+        return !words.isDisjoint(with: negations)
     }
 
     static func sentences(_ text: String) -> [String] {

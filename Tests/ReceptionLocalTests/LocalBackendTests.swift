@@ -102,3 +102,13 @@ struct LocalAnswerTests {
         #expect(!response.suggestedFollowups.contains { $0.contains("0.1.0") }, "version headings are no topics")
     }
 }
+
+extension LocalAnswerTests {
+    @Test func sentencesSharingAFewWordsAreNoDisagreement() async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))
+        let events = try await LocalBackendTests.events(backend.submit(TaskRequest(query: "how do trust levels work?", preferences: TaskPreferences(trustLevel: 1))))
+        let response = try #require(LocalBackendTests.result(events))
+        #expect(response.outcome == .complete, "\(response.discrepancy ?? "")")
+        #expect(response.summary.contains("trust level 0"))
+    }
+}
