@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "ReceptionCore"),
 
         // Local intent classifier and the middleware that fills `context.intent`.
-        .target(name: "ReceptionIntent", dependencies: ["ReceptionCore"]),
+        .target(name: "ReceptionIntent", dependencies: ["ReceptionCore"], exclude: ["Model"]),
 
         // soul.md parsing and the personality renderer/middleware.
         .target(name: "ReceptionSoul", dependencies: [

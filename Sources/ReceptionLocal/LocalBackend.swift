@@ -57,9 +57,19 @@ public struct LocalBackend: Backend {
     }
 
     private func run(_ request: TaskRequest, engine: LocalEngine, continuation: BackendEventStream.Continuation) async throws {
+        await engine.started(request.id)
+        do {
+            try await execute(request, engine: engine, continuation: continuation)
+            await engine.finished(request.id)
+        } catch {
+            // Structured clean-up: once the stream ends, the task is no longer running.
+            await engine.finished(request.id)
+            throw error
+        }
+    }
+
+    private func execute(_ request: TaskRequest, engine: LocalEngine, continuation: BackendEventStream.Continuation) async throws {
         let taskID = request.id
-        await engine.started(taskID)
-        defer { Task { await engine.finished(taskID) } }
         continuation.yield(.status(taskID: taskID, status: .running))
         let start = ContinuousClock.now
         let matches = await engine.search(request.query)

@@ -24,11 +24,16 @@ public struct BackendSession: Sendable {
     public var afterTask: (@Sendable (TaskResponse) async -> REPLQuestion?)?
     /// Called when the REPL leaves this backend (switch or exit), e.g. to deregister a room.
     public var shutdown: @Sendable () async -> Void
+    /// The trust level this backend's configuration asks for; used unless the person chose
+    /// one (`--trust` or `/trust`).
+    public var defaultTrustLevel: Int?
 
     public init(backend: any Backend, commands: [REPLExtension] = [],
                 afterTask: (@Sendable (TaskResponse) async -> REPLQuestion?)? = nil,
+                defaultTrustLevel: Int? = nil,
                 shutdown: @escaping @Sendable () async -> Void = {}) {
         self.backend = backend
+        self.defaultTrustLevel = defaultTrustLevel
         self.commands = commands
         self.afterTask = afterTask
         self.shutdown = shutdown
@@ -57,10 +62,14 @@ public struct REPLExtension: Sendable {
 /// A yes/no question put to the person after a task.
 public struct REPLQuestion: Sendable {
     public var text: String
+    /// When the answer is yes, the REPL also sends this session's next requests at this
+    /// trust level (e.g. after accepting an upgrade suggestion).
+    public var trustLevel: Int?
     public var onYes: @Sendable () async throws -> String
 
-    public init(text: String, onYes: @escaping @Sendable () async throws -> String) {
+    public init(text: String, trustLevel: Int? = nil, onYes: @escaping @Sendable () async throws -> String) {
         self.text = text
+        self.trustLevel = trustLevel
         self.onYes = onYes
     }
 }

@@ -10,10 +10,11 @@ import Synchronization
 public actor REPL {
     public struct Configuration: Sendable {
         public var mode: OutputMode
-        public var trustLevel: Int
+        /// The level the person asked for; nil lets the backend's configuration decide (else 0).
+        public var trustLevel: Int?
         public var initialBackend: String
 
-        public init(mode: OutputMode, trustLevel: Int = 0, initialBackend: String = "local") {
+        public init(mode: OutputMode, trustLevel: Int? = nil, initialBackend: String = "local") {
             self.mode = mode
             self.trustLevel = trustLevel
             self.initialBackend = initialBackend
@@ -43,7 +44,8 @@ public actor REPL {
         self.middleware = middleware
         self.backends = backends
         self.souls = souls
-        self.state = SessionState(sessionID: UUID().uuidString.lowercased(), trustLevel: configuration.trustLevel)
+        self.state = SessionState(sessionID: UUID().uuidString.lowercased(), trustLevel: configuration.trustLevel ?? 0)
+        self.state.trustChosenByPerson = configuration.trustLevel != nil
     }
 
     /// The session as it stands (for tests and embedding).
@@ -251,7 +253,16 @@ public actor REPL {
             note("Keeping the current setting.")
             return
         }
-        do { console.line(MarkdownText.render(try await question.onYes(), styled: console.mode == .styled)) } catch { self.error(describe(error)) }
+        do {
+            console.line(MarkdownText.render(try await question.onYes(), styled: console.mode == .styled))
+            if let level = question.trustLevel {
+                state.trustLevel = level
+                state.trustChosenByPerson = true
+                note("This session now sends requests at trust level \(level).")
+            }
+        } catch {
+            self.error(describe(error))
+        }
     }
 
     /// A yes/no question; anything but y/yes is no (never a silent yes).
@@ -276,6 +287,7 @@ public actor REPL {
             session = newSession
             backendName = entry.name
             completionWords?.extensionCommands = newSession.commands.map(\.name)
+            if !state.trustChosenByPerson, let level = newSession.defaultTrustLevel { state.trustLevel = level }
             state.pendingPlan = nil
             return true
         } catch {

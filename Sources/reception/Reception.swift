@@ -11,7 +11,7 @@ struct Reception: AsyncParsableCommand {
         the `default` soul: no server, no API key. Type /help inside it for its commands.
         """,
         version: "0.1.0",
-        subcommands: [ChatCommand.self, ServeCommand.self, SoulCommand.self],
+        subcommands: [ChatCommand.self, ServeCommand.self, ClassifyCommand.self, EvalCommand.self, TrainCommand.self, BenchCommand.self, SoulCommand.self],
         defaultSubcommand: ChatCommand.self
     )
 }

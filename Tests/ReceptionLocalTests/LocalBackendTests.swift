@@ -67,15 +67,17 @@ struct LocalBackendTests {
     @Test func cancelStopsARunningTask() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .seconds(5)))
         let request = TaskRequest(query: "what can reception do", preferences: TaskPreferences(trustLevel: 1))
-        let started = ContinuousClock.now
         var received: [BackendEvent] = []
         for try await event in backend.submit(request) {
             received.append(event)
             if case .status(_, .running) = event { try await backend.cancel(taskID: request.id) }
         }
-        guard case .failure(let failure)? = received.last else { Issue.record("no failure event"); return }
+        guard case .failure(let failure)? = received.last else { Issue.record("no failure event: \(received)"); return }
         #expect(failure.cancelled)
-        #expect(started.duration(to: .now) < .seconds(5))
+        // Stopped inside the first 5-second step: no progress, no result.
+        #expect(!received.contains { if case .progress = $0 { true } else { false } })
+        #expect(!received.contains { if case .result = $0 { true } else { false } })
+        await #expect(throws: BackendError.self, "a finished task is no longer running") { try await backend.cancel(taskID: request.id) }
     }
 
     @Test func interventionsAreGatedByTrustLevel() async throws {

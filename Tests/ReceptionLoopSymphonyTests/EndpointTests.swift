@@ -28,8 +28,11 @@ import Testing
             #expect(checkpoints.allSatisfy { $0.phase == "iteration" && $0.taskID == done.requestID && $0.createdAt?.hasSuffix("+00:00") == true })
 
             let slow = try await client.tasks.submit(request("slow research for the active list", trust: 1))
-            try await Task.sleep(for: .milliseconds(100))
-            let active = try await client.tasks.active()
+            var active = try await client.tasks.active()
+            for _ in 0..<150 where active.first?.state != "running" {
+                try await Task.sleep(for: .milliseconds(20))
+                active = try await client.tasks.active()
+            }
             #expect(active.map(\.taskID) == [slow.taskID])
             #expect(active.first?.state == "running" && active.first?.maxIterations == 8)
             let recent = try await client.tasks.recent(limit: 1)

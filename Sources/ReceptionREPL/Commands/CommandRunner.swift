@@ -157,6 +157,7 @@ extension REPL {
         }
         guard let level = Int(value), (0...2).contains(level) else { return error("Trust level must be 0, 1 or 2.") }
         state.trustLevel = level
+        state.trustChosenByPerson = true
         note("Trust level \(level) — \(meanings[level]).")
     }
 

@@ -5,6 +5,9 @@ import ReceptionCore
 public struct SessionState: Sendable {
     public var sessionID: String
     public var trustLevel: Int
+    /// True once the person picked a level (`--trust`, `/trust`, or yes to a suggestion):
+    /// a backend's configured default no longer overrides it.
+    public var trustChosenByPerson = false
     public var goal: String?
     /// Labels set with `/intent set`, used for the next message only.
     public var pendingOverride: IntentOverride?

@@ -27,8 +27,8 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Folder of Markdown files for the local backend to answer from.", valueName: "dir"))
     var knowledge: String?
 
-    @Option(name: .long, help: ArgumentHelp("Trust level: 0 plan first, 1 semi-autonomous, 2 autonomous.", valueName: "0|1|2"))
-    var trust = 0
+    @Option(name: .long, help: ArgumentHelp("Trust level: 0 plan first, 1 semi-autonomous, 2 autonomous (default: the backend profile's, else 0).", valueName: "0|1|2"))
+    var trust: Int?
 
     @Flag(name: .long, help: "Print one JSON object per event instead of text.")
     var json = false
@@ -46,7 +46,7 @@ struct ChatCommand: AsyncParsableCommand {
     var localStepMs = 120
 
     func validate() throws {
-        guard (0...2).contains(trust) else { throw ValidationError("--trust must be 0, 1 or 2.") }
+        if let trust, !(0...2).contains(trust) { throw ValidationError("--trust must be 0, 1 or 2.") }
         guard localStepMs >= 0 else { throw ValidationError("--local-step-ms cannot be negative.") }
     }
 

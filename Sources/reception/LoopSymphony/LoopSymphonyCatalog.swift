@@ -79,12 +79,12 @@ enum LoopSymphonySessionFactory {
             afterTask: { _ in
                 // Checks for an upgrade suggestion; asks once per suggested level per session.
                 guard let offer = try? await advisor.offer(), asked.firstTime(offer.suggestedLevel) else { return nil }
-                return REPLQuestion(text: offer.question) {
+                return REPLQuestion(text: offer.question, trustLevel: offer.suggestedLevel) {
                     let metrics = try await advisor.accept(offer)
-                    return "Trust level on the server is now **\(metrics.currentTrustLevel)** (\(TrustAdvisor.levelName(metrics.currentTrustLevel))). "
-                        + "Type `/trust \(metrics.currentTrustLevel)` to send new requests at that level in this session."
+                    return "Trust level on the server is now **\(metrics.currentTrustLevel)** (\(TrustAdvisor.levelName(metrics.currentTrustLevel)))."
                 }
             },
+            defaultTrustLevel: configuration.defaultTrustLevel,
             shutdown: {
                 room.cancel()
                 _ = await room.value

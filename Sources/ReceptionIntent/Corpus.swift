@@ -1,0 +1,422 @@
+import Foundation
+import ReceptionCore
+
+/// One labelled message of a corpus (`intent-guidelines.md`, "Corpus format").
+public struct LabelledMessage: Sendable, Hashable, Codable {
+    public var id: String?
+    public var text: String
+    public var intent: IntentType
+    public var urgency: UrgencyLevel
+    public var goal: String?
+    public var note: String?
+    /// Where it was read from, "file:line".
+    public var location: String
+
+    public init(id: String? = nil, text: String, intent: IntentType, urgency: UrgencyLevel, goal: String? = nil, note: String? = nil, location: String = "") {
+        self.id = id
+        self.text = text
+        self.intent = intent
+        self.urgency = urgency
+        self.goal = goal
+        self.note = note
+        self.location = location
+    }
+
+    /// The message as a JSONL line of the guidelines' format.
+    public var jsonLine: String {
+        var fields: [String] = []
+        if let id { fields.append("\"id\": \(IntentWeights.quote(id))") }
+        fields.append("\"text\": \(IntentWeights.quote(text))")
+        fields.append("\"intent\": \(IntentWeights.quote(intent.rawValue))")
+        fields.append("\"urgency\": \(IntentWeights.quote(urgency.rawValue))")
+        if let goal { fields.append("\"goal\": \(IntentWeights.quote(goal))") }
+        if let note { fields.append("\"note\": \(IntentWeights.quote(note))") }
+        return "{" + fields.joined(separator: ", ") + "}"
+    }
+}
+
+/// A line that could not be read, with its location.
+public struct CorpusIssue: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var message: String
+
+    public var description: String { "\(file):\(line): \(message)" }
+}
+
+public enum CorpusFormat: String, Sendable, CaseIterable {
+    case jsonl, csv, tsv
+
+    /// From the file extension (`.jsonl`/`.json`/`.ndjson`, `.csv`, `.tsv`/`.tab`).
+    public init?(path: String) {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "jsonl", "ndjson", "json": self = .jsonl
+        case "csv": self = .csv
+        case "tsv", "tab": self = .tsv
+        default: return nil
+        }
+    }
+}
+
+/// Reads labelled corpora in JSONL, CSV (header row, RFC 4180 quoting) or TSV (header row,
+/// `\t` `\n` `\\` escapes). A malformed line becomes a `CorpusIssue` and is skipped, or,
+/// when `strict`, stops the read.
+public struct CorpusReader: Sendable {
+    public var strict: Bool
+    /// Called with (bytes read, total bytes) now and then, for progress bars.
+    public var progress: (@Sendable (Int, Int) -> Void)?
+
+    public init(strict: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil) {
+        self.strict = strict
+        self.progress = progress
+    }
+
+    /// A labelled message from one record's fields, or the problem with it.
+    static func message(_ fields: [String: String], line: Int, name: String) -> Swift.Result<LabelledMessage, CorpusIssue> {
+        func problem(_ message: String) -> Swift.Result<LabelledMessage, CorpusIssue> { .failure(CorpusIssue(file: name, line: line, message: message)) }
+        guard let text = fields["text"], text.utf8.contains(where: { $0 > 32 }) else { return problem("missing or empty \"text\"") }
+        guard let intentRaw = fields["intent"] else { return problem("missing \"intent\"") }
+        guard let intent = intents[intentRaw] ?? intents[intentRaw.lowercased()] else {
+            return problem("unknown intent \"\(intentRaw)\" (expected \(IntentWeights.intentLabels.joined(separator: ", ")))")
+        }
+        guard let urgencyRaw = fields["urgency"] else { return problem("missing \"urgency\"") }
+        guard let urgency = urgencies[urgencyRaw] ?? urgencies[urgencyRaw.lowercased()] else {
+            return problem("unknown urgency \"\(urgencyRaw)\" (expected \(IntentWeights.urgencyLabels.joined(separator: ", ")))")
+        }
+        func optional(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }
+        return .success(LabelledMessage(id: optional("id"), text: text, intent: intent, urgency: urgency,
+                                        goal: optional("goal"), note: optional("note"), location: "\(name):\(line)"))
+    }
+
+    private static let intents = Dictionary(uniqueKeysWithValues: IntentType.knownCases.map { ($0.rawValue, $0) })
+    private static let urgencies = Dictionary(uniqueKeysWithValues: UrgencyLevel.knownCases.map { ($0.rawValue, $0) })
+
+    public struct Result: Sendable {
+        public var messages: [LabelledMessage] = []
+        public var issues: [CorpusIssue] = []
+    }
+
+    public func read(path: String, format: CorpusFormat? = nil) throws -> Result {
+        guard let format = format ?? CorpusFormat(path: path) else {
+            throw CorpusIssue(file: path, line: 0, message: "unknown corpus format (use .jsonl, .csv or .tsv)")
+        }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw CorpusIssue(file: path, line: 0, message: "cannot read: \(error.localizedDescription)")
+        }
+        return try read(data: data, name: path, format: format)
+    }
+
+    public func read(text: String, name: String, format: CorpusFormat) throws -> Result {
+        try read(data: Data(text.utf8), name: name, format: format)
+    }
+
+    public func read(data: Data, name: String, format: CorpusFormat) throws -> Result {
+        var result = Result()
+        let bytes = [UInt8](data)
+        func issue(_ line: Int, _ message: String) throws {
+            let problem = CorpusIssue(file: name, line: line, message: message)
+            if strict { throw problem }
+            result.issues.append(problem)
+        }
+        func record(_ fields: [String: String], line: Int) throws {
+            switch Self.message(fields, line: line, name: name) {
+            case .success(let message): result.messages.append(message)
+            case .failure(let problem): try issue(problem.line, problem.message)
+            }
+        }
+        switch format {
+        case .jsonl:
+            // Lines are found first, then parsed in parallel chunks and merged in file order.
+            var lineStarts: [Int] = []
+            lineStarts.reserveCapacity(bytes.count / 64 + 1)
+            var position = 0
+            while position < bytes.count {
+                lineStarts.append(position)
+                while position < bytes.count && bytes[position] != 10 { position += 1 }
+                position += 1
+            }
+            let lineCount = lineStarts.count
+            let starts = lineStarts
+            let chunkSize = 4096
+            let chunks = (lineCount + chunkSize - 1) / chunkSize
+            let parts = UnsafeMutableBufferPointer<Result>.allocate(capacity: max(chunks, 1))
+            parts.initialize(repeating: Result())
+            defer { parts.deinitialize(); parts.deallocate() }
+            nonisolated(unsafe) let slots = parts
+            let done = Counter()
+            let total = bytes.count
+            let progress = self.progress
+            bytes.withUnsafeBufferPointer { buffer in
+                nonisolated(unsafe) let buffer = buffer
+                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                    var part = Result()
+                    for index in (chunk * chunkSize)..<min(lineCount, (chunk + 1) * chunkSize) {
+                        let start = starts[index]
+                        var end = index + 1 < lineCount ? starts[index + 1] - 1 : buffer.count
+                        if end > start && buffer[end - 1] == 10 { end -= 1 }
+                        if end > start && buffer[end - 1] == 13 { end -= 1 }
+                        let slice = buffer[start..<end]
+                        if slice.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
+                        switch FlatJSON.parse(slice) {
+                        case .success(let fields):
+                            switch Self.message(fields, line: index + 1, name: name) {
+                            case .success(let message): part.messages.append(message)
+                            case .failure(let problem): part.issues.append(problem)
+                            }
+                        case .failure(let error):
+                            part.issues.append(CorpusIssue(file: name, line: index + 1, message: "malformed JSON: \(error.message)"))
+                        }
+                    }
+                    slots[chunk] = part
+                    let finished = done.add(min(lineCount, (chunk + 1) * chunkSize) - chunk * chunkSize)
+                    progress?(finished * total / max(lineCount, 1), total)
+                }
+            }
+            for part in parts {
+                if strict, let first = part.issues.first { throw first }
+                result.messages += part.messages
+                result.issues += part.issues
+            }
+        case .csv, .tsv:
+            let rows = format == .csv ? DelimitedText.csvRows(bytes) : DelimitedText.tsvRows(bytes)
+            guard let header = rows.first else { break }
+            if let error = header.error { try issue(header.line, error); break }
+            let columns = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            for required in ["text", "intent", "urgency"] where !columns.contains(required) {
+                throw CorpusIssue(file: name, line: header.line, message: "the header has no \"\(required)\" column (found: \(columns.joined(separator: ", ")))")
+            }
+            for row in rows.dropFirst() {
+                if let error = row.error { try issue(row.line, error); continue }
+                if row.fields.count == 1 && row.fields[0].isEmpty { continue }
+                guard row.fields.count == columns.count else {
+                    try issue(row.line, "expected \(columns.count) fields, found \(row.fields.count)")
+                    continue
+                }
+                try record(Dictionary(zip(columns, row.fields), uniquingKeysWith: { first, _ in first }), line: row.line)
+            }
+        }
+        progress?(bytes.count, bytes.count)
+        return result
+    }
+
+    /// Reads several files, concatenated in order.
+    public func read(paths: [String]) throws -> Result {
+        var total = Result()
+        for path in paths {
+            let part = try read(path: path)
+            total.messages += part.messages
+            total.issues += part.issues
+        }
+        return total
+    }
+}
+
+/// A minimal parser for one JSON object whose values are strings, numbers, booleans or
+/// null (the corpus line format). Fast: no `JSONSerialization`, no intermediate objects.
+enum FlatJSON {
+    struct Failure: Error { var message: String }
+
+    static func parse(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Swift.Result<[String: String], Failure> {
+        var i = bytes.startIndex
+        let end = bytes.endIndex
+        func skip() { while i < end && (bytes[i] == 32 || bytes[i] == 9 || bytes[i] == 13) { i += 1 } }
+        func fail(_ message: String) -> Swift.Result<[String: String], Failure> {
+            .failure(Failure(message: "\(message) at column \(i - bytes.startIndex + 1)"))
+        }
+        func string() -> String? {
+            guard i < end, bytes[i] == 34 else { return nil }
+            i += 1
+            var out: [UInt8] = []
+            var plainStart = i
+            while i < end {
+                let byte = bytes[i]
+                if byte == 34 {
+                    out += bytes[plainStart..<i]
+                    i += 1
+                    return String(decoding: out, as: UTF8.self)
+                }
+                if byte < 0x20 { return nil }
+                if byte == 92 {
+                    out += bytes[plainStart..<i]
+                    i += 1
+                    guard i < end else { return nil }
+                    switch bytes[i] {
+                    case 34: out.append(34)
+                    case 92: out.append(92)
+                    case 47: out.append(47)
+                    case 98: out.append(8)
+                    case 102: out.append(12)
+                    case 110: out.append(10)
+                    case 114: out.append(13)
+                    case 116: out.append(9)
+                    case 117:
+                        func hex4() -> UInt32? {
+                            guard i + 4 < end else { return nil }
+                            var value: UInt32 = 0
+                            for k in 1...4 {
+                                let c = bytes[i + k]
+                                let digit: UInt32
+                                switch c {
+                                case 48...57: digit = UInt32(c - 48)
+                                case 65...70: digit = UInt32(c - 55)
+                                case 97...102: digit = UInt32(c - 87)
+                                default: return nil
+                                }
+                                value = value << 4 | digit
+                            }
+                            i += 4
+                            return value
+                        }
+                        guard var scalar = hex4() else { return nil }
+                        if scalar >= 0xD800 && scalar < 0xDC00 {
+                            guard i + 2 < end, bytes[i + 1] == 92, bytes[i + 2] == 117 else { return nil }
+                            i += 2
+                            guard let low = hex4(), low >= 0xDC00 && low < 0xE000 else { return nil }
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        }
+                        guard let unicode = Unicode.Scalar(scalar) else { return nil }
+                        out += Array(String(Character(unicode)).utf8)
+                    default: return nil
+                    }
+                    i += 1
+                    plainStart = i
+                    continue
+                }
+                i += 1
+            }
+            return nil
+        }
+        skip()
+        guard i < end, bytes[i] == 123 else { return fail("expected '{'") }
+        i += 1
+        var fields: [String: String] = [:]
+        skip()
+        if i < end && bytes[i] == 125 { i += 1 } else {
+            while true {
+                skip()
+                guard let key = string() else { return fail("expected a quoted key") }
+                skip()
+                guard i < end, bytes[i] == 58 else { return fail("expected ':'") }
+                i += 1
+                skip()
+                guard i < end else { return fail("expected a value") }
+                if bytes[i] == 34 {
+                    guard let value = string() else { return fail("bad string") }
+                    fields[key] = value
+                } else if bytes[i] == 123 || bytes[i] == 91 {
+                    return fail("nested objects and arrays are not corpus fields")
+                } else {
+                    let start = i
+                    while i < end && bytes[i] != 44 && bytes[i] != 125 && bytes[i] != 32 { i += 1 }
+                    let literal = String(decoding: bytes[start..<i], as: UTF8.self)
+                    guard literal == "null" || literal == "true" || literal == "false" || Double(literal) != nil else {
+                        return fail("bad value '\(literal)'")
+                    }
+                    if literal != "null" { fields[key] = literal }
+                }
+                skip()
+                guard i < end else { return fail("unterminated object") }
+                if bytes[i] == 44 { i += 1; continue }
+                if bytes[i] == 125 { i += 1; break }
+                return fail("expected ',' or '}'")
+            }
+        }
+        skip()
+        guard i == end else { return fail("text after the object") }
+        return .success(fields)
+    }
+}
+
+/// CSV and TSV rows with the line each starts on.
+enum DelimitedText {
+    struct Row { var fields: [String]; var line: Int; var error: String? }
+
+    static func csvRows(_ bytes: [UInt8]) -> [Row] {
+        var rows: [Row] = []
+        var fields: [String] = []
+        var field: [UInt8] = []
+        var line = 1, rowLine = 1
+        var i = 0
+        var quoted = false, wasQuoted = false
+        var error: String?
+        func endField() { fields.append(String(decoding: field, as: UTF8.self)); field.removeAll(keepingCapacity: true); wasQuoted = false }
+        func endRow() {
+            endField()
+            rows.append(Row(fields: fields, line: rowLine, error: error))
+            fields = []; error = nil
+        }
+        while i < bytes.count {
+            let byte = bytes[i]
+            if quoted {
+                if byte == 34 {
+                    if i + 1 < bytes.count && bytes[i + 1] == 34 { field.append(34); i += 2; continue }
+                    quoted = false
+                } else {
+                    if byte == 10 { line += 1 }
+                    field.append(byte)
+                }
+            } else {
+                switch byte {
+                case 34:
+                    if field.isEmpty && !wasQuoted { quoted = true; wasQuoted = true } else { error = error ?? "a quote inside an unquoted field" }
+                case 44: endField()
+                case 13: break
+                case 10:
+                    endRow()
+                    line += 1
+                    rowLine = line
+                default:
+                    if wasQuoted { error = error ?? "text after a closing quote" }
+                    field.append(byte)
+                }
+            }
+            i += 1
+        }
+        if quoted { error = "unterminated quoted field" }
+        if !field.isEmpty || !fields.isEmpty || quoted { endRow() }
+        return rows
+    }
+
+    static func tsvRows(_ bytes: [UInt8]) -> [Row] {
+        var rows: [Row] = []
+        var line = 0
+        for rawLine in bytes.split(separator: 10, omittingEmptySubsequences: false) {
+            line += 1
+            var lineBytes = Array(rawLine)
+            if lineBytes.last == 13 { lineBytes.removeLast() }
+            if lineBytes.isEmpty { continue }
+            var error: String?
+            let fields = lineBytes.split(separator: 9, omittingEmptySubsequences: false).map { raw -> String in
+                var out: [UInt8] = []
+                var k = raw.startIndex
+                while k < raw.endIndex {
+                    if raw[k] == 92 && k + 1 < raw.endIndex {
+                        switch raw[k + 1] {
+                        case 116: out.append(9)
+                        case 110: out.append(10)
+                        case 92: out.append(92)
+                        default: out.append(92); out.append(raw[k + 1])
+                        }
+                        k += 2
+                    } else { out.append(raw[k]); k += 1 }
+                }
+                if String(validating: out, as: UTF8.self) == nil { error = "not valid UTF-8" }
+                return String(decoding: out, as: UTF8.self)
+            }
+            rows.append(Row(fields: fields, line: line, error: error))
+        }
+        return rows
+    }
+}
+
+/// The project's deterministic train / dev / test split: FNV-1a of the id, mod 100:
+/// 0–69 train, 70–84 dev, 85–99 test.
+public enum CorpusSplit: String, Sendable, CaseIterable {
+    case train, dev, test
+
+    public init(id: String) {
+        let bucket = tokenHash(Array(id.utf8)) % 100
+        self = bucket < 70 ? .train : bucket < 85 ? .dev : .test
+    }
+}

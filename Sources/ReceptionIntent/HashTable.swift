@@ -1,0 +1,124 @@
+/// Open-addressing table from 64-bit token hashes to small integers: the classifier's
+/// only lookup structure (no `String`, no `Dictionary`, no reference counting or bounds
+/// checks in the hot path). Filled while the model is built, read-only afterwards.
+final class HashTable: @unchecked Sendable {
+    /// Key and value side by side: one cache line per probe.
+    private struct Slot { var key: UInt64; var value: Int32 }
+    private let slots: UnsafeMutablePointer<Slot>
+    private let mask: Int
+    private let size: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        self.size = size
+        slots = .allocate(capacity: size)
+        slots.initialize(repeating: Slot(key: 0, value: -1), count: size)
+        mask = size - 1
+    }
+
+    deinit { slots.deallocate() }
+
+    /// The stored (key, value) pairs, in slot order.
+    var pairs: [(UInt64, Int32)] {
+        (0..<size).compactMap { slots[$0].key == 0 ? nil : (slots[$0].key, slots[$0].value) }
+    }
+
+    @inline(__always)
+    private static func slotKey(_ key: UInt64) -> UInt64 { key == 0 ? 0x9e37_79b9_7f4a_7c15 : key }
+
+    @inline(__always)
+    private static func mix(_ key: UInt64) -> Int {
+        var x = key
+        x ^= x >> 33
+        x = x &* 0xff51_afd7_ed55_8ccd
+        x ^= x >> 33
+        return Int(truncatingIfNeeded: x)
+    }
+
+    /// Inserts or replaces (only while building).
+    func set(_ key: UInt64, _ value: Int32) {
+        let key = Self.slotKey(key)
+        var slot = Self.mix(key) & mask
+        while slots[slot].key != 0 && slots[slot].key != key { slot = (slot + 1) & mask }
+        if slots[slot].key == 0 { count += 1 }
+        slots[slot] = Slot(key: key, value: value)
+        precondition(count * 2 <= size, "HashTable over capacity")
+    }
+
+    /// The value, or -1.
+    @inline(__always)
+    func get(_ key: UInt64) -> Int32 {
+        let key = Self.slotKey(key)
+        var slot = Self.mix(key) & mask
+        while true {
+            let found = slots[slot]
+            if found.key == key { return found.value }
+            if found.key == 0 { return -1 }
+            slot = (slot + 1) & mask
+        }
+    }
+}
+
+@inline(__always)
+func combine(_ node: Int32, _ hash: UInt64) -> UInt64 {
+    (hash ^ (UInt64(UInt32(bitPattern: node)) &* 0x9e37_79b9_7f4a_7c15)) &* 0xbf58_476d_1ce4_e5b9
+}
+
+/// Everything the extractor knows about one token, in one 32-byte slot: its word classes,
+/// its vocabulary and first-word features, its rewrite, and its trie node from the root.
+struct TokenInfo: Sendable {
+    var key: UInt64 = 0
+    var classes: UInt32 = 0
+    var word: Int32 = -1
+    var first: Int32 = -1
+    var rewrite: Int32 = -1
+    var root: Int32 = -1
+    var rootHasChildren: Bool = false
+}
+
+final class TokenTable: @unchecked Sendable {
+    private let slots: UnsafeMutablePointer<TokenInfo>
+    private let mask: Int
+    private static let empty = TokenInfo()
+
+    init(_ infos: [TokenInfo]) {
+        var size = 16
+        while size < infos.count * 2 { size <<= 1 }
+        slots = .allocate(capacity: size)
+        slots.initialize(repeating: TokenInfo(), count: size)
+        mask = size - 1
+        for info in infos {
+            let key = info.key == 0 ? 0x9e37_79b9_7f4a_7c15 : info.key
+            var slot = Self.mix(key) & mask
+            while slots[slot].key != 0 && slots[slot].key != key { slot = (slot + 1) & mask }
+            slots[slot] = info
+            slots[slot].key = key
+        }
+    }
+
+    deinit { slots.deallocate() }
+
+    @inline(__always)
+    private static func mix(_ key: UInt64) -> Int {
+        var x = key
+        x ^= x >> 33
+        x = x &* 0xff51_afd7_ed55_8ccd
+        x ^= x >> 33
+        return Int(truncatingIfNeeded: x)
+    }
+
+    /// The token's record, or an empty one (no classes, no features).
+    @inline(__always)
+    func lookup(_ key: UInt64) -> TokenInfo {
+        let key = key == 0 ? 0x9e37_79b9_7f4a_7c15 : key
+        var slot = Self.mix(key) & mask
+        while true {
+            let found = slots[slot]
+            if found.key == key { return found }
+            if found.key == 0 { return TokenInfo() }
+            slot = (slot + 1) & mask
+        }
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import ReceptionCore
+
+/// The learned weights of both heads, as stored in a weights file (JSON, one feature a
+/// line, keys sorted, numbers rounded: the same training gives the same bytes).
+public struct IntentWeights: Sendable, Hashable {
+    public static let format = "reception-intent-weights/1"
+    public static let intentLabels = IntentType.knownCases.map(\.rawValue)
+    public static let urgencyLabels = UrgencyLevel.knownCases.map(\.rawValue)
+    /// Width of a feature row: the intent labels, then the urgency labels.
+    public static let width = intentLabels.count + urgencyLabels.count
+
+    /// Per-label bias, intent labels then urgency labels.
+    public var bias: [Double]
+    /// Feature name → row (intent labels then urgency labels). Names absent here weigh 0.
+    public var features: [String: [Double]]
+    /// How strongly the previous turn's labels carry over to a short follow-up message
+    /// (a fixed prior, not learned: the corpora hold single messages).
+    public var previousTurnWeight: Double
+    /// What produced these weights (corpus size, options), for people reading the file.
+    public var training: [String: String]
+
+    public init(bias: [Double], features: [String: [Double]], previousTurnWeight: Double, training: [String: String]) {
+        self.bias = bias
+        self.features = features
+        self.previousTurnWeight = previousTurnWeight
+        self.training = training
+    }
+
+    /// Words the weights know (`word:"…"` features).
+    public var vocabulary: [String] {
+        features.keys.compactMap { name in
+            guard name.hasPrefix("word:\""), name.hasSuffix("\"") else { return nil }
+            return String(name.dropFirst(6).dropLast())
+        }.sorted()
+    }
+
+    // MARK: File format
+
+    public func serialized() -> String {
+        var out = "{\n"
+        out += "  \"format\": \(Self.quote(Self.format)),\n"
+        out += "  \"labels\": [\(Self.row(Self.intentLabels.map(Self.quote) + Self.urgencyLabels.map(Self.quote)))],\n"
+        out += "  \"training\": {"
+        out += training.keys.sorted().map { "\(Self.quote($0)): \(Self.quote(training[$0]!))" }.joined(separator: ", ")
+        out += "},\n"
+        out += "  \"previous_turn_weight\": \(Self.number(previousTurnWeight)),\n"
+        out += "  \"bias\": [\(Self.row(bias.map(Self.number)))],\n"
+        out += "  \"features\": {\n"
+        let names = features.keys.sorted()
+        for (i, name) in names.enumerated() {
+            out += "    \(Self.quote(name)): [\(Self.row(features[name]!.map(Self.number)))]"
+            out += i + 1 < names.count ? ",\n" : "\n"
+        }
+        out += "  }\n}\n"
+        return out
+    }
+
+    private static func row(_ items: [String]) -> String { items.joined(separator: ", ") }
+
+    static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out + "\""
+    }
+
+    /// Rounds to 5 decimals and prints without trailing zeros.
+    static func number(_ value: Double) -> String {
+        let rounded = (value * 100_000).rounded() / 100_000
+        if rounded == 0 { return "0" }
+        var text = String(format: "%.5f", rounded)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    static func rounded(_ value: Double) -> Double { Double(number(value))! }
+
+    public init(json: String, source: String = "weights") throws {
+        var json = json
+        let value: MiniJSON.Value = try json.withUTF8 { bytes in
+            var reader = MiniJSON(bytes: bytes, source: source)
+            return try reader.document()
+        }
+        func fail(_ message: String) -> LexiconError { LexiconError(source: source, line: 0, message: message) }
+        guard case .object(let object) = value else { throw fail("not a JSON object") }
+        guard case .string(let format)? = object["format"], format == Self.format else { throw fail("format is not \"\(Self.format)\"") }
+        guard case .array(let labelValues)? = object["labels"],
+              labelValues.compactMap({ if case .string(let label) = $0 { label } else { nil } }) == Self.intentLabels + Self.urgencyLabels else {
+            throw fail("labels must be \(Self.intentLabels + Self.urgencyLabels)")
+        }
+        func numbers(_ value: MiniJSON.Value?, _ what: String) throws -> [Double] {
+            guard case .array(let array)? = value, array.count == Self.width else { throw fail("\(what): expected \(Self.width) numbers") }
+            return try array.map { item in
+                guard case .number(let number) = item else { throw fail("\(what): expected numbers") }
+                return number
+            }
+        }
+        bias = try numbers(object["bias"], "bias")
+        guard case .object(let table)? = object["features"] else { throw fail("missing \"features\"") }
+        var features: [String: [Double]] = [:]
+        features.reserveCapacity(table.count)
+        for (name, row) in table { features[name] = try numbers(row, "feature \(name)") }
+        self.features = features
+        if case .number(let weight)? = object["previous_turn_weight"] { previousTurnWeight = weight } else { previousTurnWeight = 0 }
+        var training: [String: String] = [:]
+        if case .object(let info)? = object["training"] {
+            for (key, value) in info { if case .string(let text) = value { training[key] = text } }
+        }
+        self.training = training
+    }
+
+    public init(contentsOf url: URL) throws {
+        let text: String
+        do { text = try String(contentsOf: url, encoding: .utf8) } catch {
+            throw LexiconError(source: url.path, line: 0, message: "cannot read the weights: \(error.localizedDescription)")
+        }
+        try self.init(json: text, source: url.path)
+    }
+
+    /// The weights shipped with Reception (fitted by `reception train` on Tests/Corpora/train.jsonl).
+    public static let shipped: IntentWeights = {
+        do { return try IntentWeights(json: ShippedModel.weights, source: "built-in weights") } catch {
+            preconditionFailure("the built-in weights do not parse: \(error)")
+        }
+    }()
+}
+
+/// A small JSON reader for weights files (faster than `JSONSerialization` on 40,000
+/// numbers, and its errors give the line).
+struct MiniJSON {
+    enum Value {
+        case object([String: Value]), array([Value]), string(String), number(Double), bool(Bool), null
+    }
+
+    let bytes: UnsafeBufferPointer<UInt8>
+    let source: String
+    var i = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, source: String) {
+        self.bytes = bytes
+        self.source = source
+    }
+
+    private func fail(_ message: String) -> LexiconError {
+        let line = bytes[0..<min(i, bytes.count)].reduce(1) { $0 + ($1 == 10 ? 1 : 0) }
+        return LexiconError(source: source, line: line, message: message)
+    }
+
+    private mutating func skip() { while i < bytes.count && (bytes[i] == 32 || bytes[i] == 10 || bytes[i] == 13 || bytes[i] == 9) { i += 1 } }
+
+    mutating func document() throws -> Value {
+        let value = try self.value()
+        skip()
+        guard i == bytes.count else { throw fail("text after the JSON value") }
+        return value
+    }
+
+    private mutating func value() throws -> Value {
+        skip()
+        guard i < bytes.count else { throw fail("unexpected end of file") }
+        switch bytes[i] {
+        case 123:
+            i += 1
+            var object: [String: Value] = [:]
+            skip()
+            if i < bytes.count && bytes[i] == 125 { i += 1; return .object(object) }
+            while true {
+                skip()
+                guard case .string(let key) = try value() else { throw fail("expected a quoted key") }
+                skip()
+                guard i < bytes.count && bytes[i] == 58 else { throw fail("expected ':'") }
+                i += 1
+                object[key] = try value()
+                skip()
+                guard i < bytes.count else { throw fail("unterminated object") }
+                if bytes[i] == 44 { i += 1; continue }
+                if bytes[i] == 125 { i += 1; return .object(object) }
+                throw fail("expected ',' or '}'")
+            }
+        case 91:
+            i += 1
+            var array: [Value] = []
+            skip()
+            if i < bytes.count && bytes[i] == 93 { i += 1; return .array(array) }
+            while true {
+                array.append(try value())
+                skip()
+                guard i < bytes.count else { throw fail("unterminated array") }
+                if bytes[i] == 44 { i += 1; continue }
+                if bytes[i] == 93 { i += 1; return .array(array) }
+                throw fail("expected ',' or ']'")
+            }
+        case 34:
+            let start = i
+            let slice = bytes[start..<bytes.count]
+            // Reuse the corpus line parser's string rules through a one-field object.
+            var end = i + 1
+            while end < bytes.count && bytes[end] != 34 { end += bytes[end] == 92 ? 2 : 1 }
+            guard end < bytes.count else { throw fail("unterminated string") }
+            i = end + 1
+            if !slice[start...end].contains(92) { return .string(String(decoding: bytes[(start + 1)..<end], as: UTF8.self)) }
+            let raw = Array(slice[start...end])
+            let wrapped: [UInt8] = Array("{\"k\":".utf8) + raw + [125]
+            return try wrapped.withUnsafeBufferPointer { buffer in
+                switch FlatJSON.parse(buffer[0..<buffer.count]) {
+                case .success(let fields): return .string(fields["k"] ?? "")
+                case .failure(let error): throw fail("bad string: \(error.message)")
+                }
+            }
+        case 116, 102, 110:
+            for (word, value) in [("true", Value.bool(true)), ("false", .bool(false)), ("null", .null)] {
+                let utf8 = Array(word.utf8)
+                if i + utf8.count <= bytes.count && Array(bytes[i..<(i + utf8.count)]) == utf8 { i += utf8.count; return value }
+            }
+            throw fail("unexpected literal")
+        default:
+            let start = i
+            while i < bytes.count, let c = Optional(bytes[i]), (c >= 48 && c <= 57) || c == 45 || c == 43 || c == 46 || c == 101 || c == 69 { i += 1 }
+            guard i > start, let number = Double(String(decoding: bytes[start..<i], as: UTF8.self)) else { throw fail("expected a value") }
+            return .number(number)
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// The human-readable cue lexicon: rewrites (contractions, slang, typos of cue words),
+/// word classes used by the structural and time features, and cue families.
+///
+/// Format (plain UTF-8 text, `#` starts a comment):
+///
+/// ```
+/// @rewrite
+/// whats = what is          # one rewrite per line: word = replacement words
+/// shoud = should
+/// @class weekday           # single words, separated by spaces
+/// monday mon tuesday tue
+/// @cue choice              # phrases, one per line or separated by " | "
+/// should i | should we
+/// which one
+/// ```
+///
+/// Cue families are label-neutral: the weights file says how much each family (and each
+/// phrase of it) pushes each label, so a phrase added to an existing family is used at
+/// once with the family's learned weight. Classes named in `Lexicon.requiredClasses`
+/// drive the built-in structural and time features.
+public struct Lexicon: Sendable, Hashable {
+    public struct Rewrite: Sendable, Hashable {
+        public var word: String
+        public var replacement: [String]
+    }
+    public struct Family: Sendable, Hashable {
+        public var name: String
+        public var phrases: [String]
+    }
+
+    public var rewrites: [Rewrite] = []
+    /// Class name → member words, in file order.
+    public var classes: [(name: String, words: [String])] = []
+    public var families: [Family] = []
+
+    public static func == (lhs: Lexicon, rhs: Lexicon) -> Bool {
+        lhs.rewrites == rhs.rewrites && lhs.families == rhs.families
+            && lhs.classes.map(\.name) == rhs.classes.map(\.name) && lhs.classes.map(\.words) == rhs.classes.map(\.words)
+    }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rewrites)
+        hasher.combine(families)
+        for entry in classes { hasher.combine(entry.name); hasher.combine(entry.words) }
+    }
+
+    /// Classes the built-in structural and time features read.
+    public static let requiredClasses = [
+        "negator", "first-person", "opener", "imperative-verb", "request-prefix", "tag-word",
+        "number-word", "unit-minute", "unit-hour", "unit-day", "unit-week", "clock-suffix", "ordinal-suffix",
+        "weekday", "month", "month-ambiguous", "month-preposition", "be-verb", "or-word", "or-tail",
+        "wh-word", "aux-verb", "request-modal", "addressee", "next-word", "in-word", "just-word", "ago-word", "clock-preposition", "clock-follow",
+    ]
+
+    public init() {}
+
+    /// Parses lexicon text; `source` names the file in error messages.
+    public init(text: String, source: String = "lexicon") throws {
+        enum Section { case none, rewrite, wordClass(Int), cue(Int) }
+        var section = Section.none
+        var familyIndex: [String: Int] = [:]
+        var classIndex: [String: Int] = [:]
+        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let lineNumber = offset + 1
+            var line = Substring(rawLine)
+            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            if trimmed.hasPrefix("@") {
+                let parts = trimmed.dropFirst().split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+                switch parts.first {
+                case "rewrite" where parts.count == 1:
+                    section = .rewrite
+                case "class" where parts.count == 2:
+                    let name = parts[1]
+                    if let index = classIndex[name] { section = .wordClass(index) } else {
+                        classIndex[name] = classes.count
+                        section = .wordClass(classes.count)
+                        classes.append((name, []))
+                    }
+                case "cue" where parts.count == 2:
+                    let name = parts[1]
+                    guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+                        throw LexiconError(source: source, line: lineNumber, message: "a cue family name is letters, digits, '-' or '_': \(name)")
+                    }
+                    if let index = familyIndex[name] { section = .cue(index) } else {
+                        familyIndex[name] = families.count
+                        section = .cue(families.count)
+                        families.append(Family(name: name, phrases: []))
+                    }
+                default:
+                    throw LexiconError(source: source, line: lineNumber,
+                                       message: "unknown section header '\(trimmed)' (expected '@rewrite', '@class NAME' or '@cue NAME')")
+                }
+                continue
+            }
+            switch section {
+            case .none:
+                throw LexiconError(source: source, line: lineNumber, message: "text before any '@rewrite', '@class' or '@cue' header")
+            case .rewrite:
+                let sides = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard sides.count == 2, !sides[0].isEmpty, !sides[0].contains(" ") else {
+                    throw LexiconError(source: source, line: lineNumber, message: "a rewrite is 'word = replacement words'")
+                }
+                rewrites.append(Rewrite(word: sides[0].lowercased(),
+                                        replacement: sides[1].lowercased().split(separator: " ").map(String.init)))
+            case .wordClass(let index):
+                classes[index].words += trimmed.lowercased().split(separator: " ").map(String.init)
+            case .cue(let index):
+                for phrase in trimmed.components(separatedBy: "|") {
+                    let phrase = phrase.trimmingCharacters(in: .whitespaces).lowercased()
+                    if phrase.isEmpty {
+                        throw LexiconError(source: source, line: lineNumber, message: "empty phrase")
+                    }
+                    families[index].phrases.append(phrase)
+                }
+            }
+        }
+    }
+
+    public init(contentsOf url: URL) throws {
+        let text: String
+        do { text = try String(contentsOf: url, encoding: .utf8) } catch {
+            throw LexiconError(source: url.path, line: 0, message: "cannot read the lexicon: \(error.localizedDescription)")
+        }
+        try self.init(text: text, source: url.path)
+    }
+
+    /// The lexicon shipped with Reception.
+    public static let shipped: Lexicon = {
+        do { return try Lexicon(text: ShippedModel.lexicon, source: "built-in lexicon") } catch {
+            preconditionFailure("the built-in lexicon does not parse: \(error)")
+        }
+    }()
+
+    public func words(of className: String) -> [String] {
+        classes.first { $0.name == className }?.words ?? []
+    }
+}
+
+/// A problem in a lexicon or weights file, with its location.
+public struct LexiconError: Error, CustomStringConvertible, Sendable, Equatable {
+    public var source: String
+    public var line: Int
+    public var message: String
+
+    public var description: String { line > 0 ? "\(source):\(line): \(message)" : "\(source): \(message)" }
+}

@@ -1,0 +1,180 @@
+import Foundation
+
+/// A normalised word of a message, as the feature extractor sees it.
+///
+/// Tokens are identified by a 64-bit FNV-1a hash of their lowercased UTF-8 bytes, so
+/// matching a word or a phrase never allocates a `String`.
+public struct Token: Sendable, Hashable {
+    public var hash: UInt64
+    /// The strongest punctuation between this token and the previous one (`Separator`).
+    public var separator: UInt8
+    public var flags: UInt8
+    /// The value of a number token (capped), else 0.
+    public var value: Int32
+
+    public static let number: UInt8 = 1
+    /// Ends in "ing" (a progressive verb, usually).
+    public static let progressive: UInt8 = 2
+    /// Produced by expanding a contraction or a rewrite ("what's" → "what is").
+    public static let expanded: UInt8 = 4
+    /// The word carried a possessive "'s" ("tomorrow's").
+    public static let possessive: UInt8 = 8
+    /// Ends in "ed" (a past participle, usually).
+    public static let past: UInt8 = 16
+
+    public var isNumber: Bool { flags & Token.number != 0 }
+}
+
+/// Punctuation kinds recorded between tokens, weakest first.
+public enum Separator {
+    public static let space: UInt8 = 0
+    public static let hyphen: UInt8 = 1
+    public static let slash: UInt8 = 2
+    public static let colon: UInt8 = 3
+    public static let comma: UInt8 = 4
+    public static let stop: UInt8 = 5
+    public static let exclamation: UInt8 = 6
+    public static let question: UInt8 = 7
+}
+
+/// FNV-1a, 64 bit: the token identity used everywhere in the classifier.
+@inline(__always)
+public func tokenHash<S: Sequence>(_ bytes: S) -> UInt64 where S.Element == UInt8 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+    return hash
+}
+
+@inline(__always)
+public func tokenHash(_ word: String) -> UInt64 { tokenHash(Array(word.utf8)) }
+
+/// Text as the tokenizer sees it: lowercased ASCII bytes, or, when the message holds any
+/// non-ASCII character, the Unicode-folded form (case, diacritics, width, curly quotes).
+enum TextNormalizer {
+    static func normalizedBytes(_ text: String) -> [UInt8]? {
+        var text = text
+        let fast: [UInt8]?? = text.withUTF8 { buffer in
+            var ascii = true
+            for byte in buffer where byte >= 0x80 { ascii = false; break }
+            if ascii { return .some(nil) }
+            return map(buffer, keepingLetters: false).map { .some($0) }
+        }
+        if let fast { return fast }
+        // Letters outside ASCII: fold case, diacritics and width ("Café" → "cafe"), then map punctuation.
+        var folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
+        return folded.withUTF8 { map($0, keepingLetters: true) }
+    }
+
+    /// Maps curly quotes, dashes, ellipses and other punctuation to ASCII and symbols such as
+    /// emoji to spaces. Returns nil at the first other non-ASCII character unless `keepingLetters`.
+    private static func map(_ buffer: UnsafeBufferPointer<UInt8>, keepingLetters: Bool) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(buffer.count + 8)
+        var i = 0
+        let count = buffer.count
+        while i < count {
+            let byte = buffer[i]
+            if byte < 0x80 { out.append(byte); i += 1; continue }
+            let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+            if byte == 0xE2 && i + 2 < count && buffer[i + 1] == 0x80 {
+                switch buffer[i + 2] {
+                case 0x98, 0x99, 0x9B, 0xB2: out.append(39)          // ‘ ’ ‛ ′
+                case 0x9C, 0x9D, 0x9F, 0xB3: out.append(34)          // “ ” ‟ ″
+                case 0x90, 0x91, 0x92, 0x93, 0x94, 0x95: out += [32, 45, 32]  // hyphens and dashes
+                case 0xA6: out += [46, 46, 46]                        // …
+                default: out.append(32)                               // spaces, bullets, other punctuation
+                }
+                i += 3
+                continue
+            }
+            if byte == 0xEF && i + 2 < count && buffer[i + 1] == 0xBC && buffer[i + 2] == 0x9F { out.append(63); i += 3; continue } // ？
+            if byte == 0xC2 && i + 1 < count && (buffer[i + 1] == 0xBF || buffer[i + 1] == 0xA1 || buffer[i + 1] == 0xA0) { out.append(32); i += 2; continue } // ¿ ¡ nbsp
+            if byte >= 0xF0 || (byte == 0xE2 && i + 1 < count && buffer[i + 1] >= 0x86) || (byte == 0xEF && i + 1 < count && buffer[i + 1] == 0xB8) {
+                out.append(32)                                        // emoji, arrows, symbols, variation selectors
+                i += length
+                continue
+            }
+            guard keepingLetters else { return nil }
+            let end = min(count, i + length)
+            while i < end { out.append(buffer[i]); i += 1 }
+        }
+        return out
+    }
+}
+
+/// Splits a message into whole-word tokens.
+///
+/// Words are runs of letters and digits (any non-ASCII byte counts as a letter, so other
+/// scripts survive); an apostrophe inside a word is kept ("what's"); a change between
+/// digits and letters splits ("3pm" → "3", "pm"; "15th" → "15", "th"). The strongest
+/// punctuation seen between two words is recorded on the second.
+public struct RawTokenizer {
+    /// Calls `emit(start, end, separator, isNumber, hash, value, apostrophe)` for each raw word
+    /// (hash: FNV-1a of the lowercased bytes; value: of a number; apostrophe: its index or -1),
+    /// in one pass over the bytes; returns the last punctuation kind.
+    @inline(__always)
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, _ emit: (Int, Int, UInt8, Bool, UInt64, Int32, Int) -> Void) -> UInt8 {
+        var index = 0
+        let count = bytes.count
+        var separator = Separator.space
+        var start = -1
+        var digits = false
+        var last: UInt8 = Separator.space
+        var hash: UInt64 = 0
+        var value: Int32 = 0
+        var apostrophe = -1
+        while index < count {
+            let raw = bytes[index]
+            let byte = (raw &- 65) < 26 ? raw | 0x20 : raw
+            let isDigit = (byte &- 48) < 10
+            if isDigit || (byte &- 97) < 26 || byte >= 0x80 {
+                if start >= 0 && digits != isDigit {
+                    emit(start, index, separator, digits, hash, value, apostrophe)
+                    separator = Separator.space
+                    start = -1
+                }
+                if start < 0 {
+                    start = index; digits = isDigit
+                    hash = 0xcbf2_9ce4_8422_2325; value = 0; apostrophe = -1
+                }
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+                if isDigit && value < 100_000 { value = value &* 10 &+ Int32(byte &- 48) }
+                last = Separator.space
+            } else if byte == 39 && start >= 0 && !digits && index + 1 < count && Self.isWordByte(bytes[index + 1]) {
+                // apostrophe inside a word: keep it
+                hash = (hash ^ 39) &* 0x0000_0100_0000_01b3
+                apostrophe = index
+            } else {
+                if start >= 0 {
+                    emit(start, index, separator, digits, hash, value, apostrophe)
+                    separator = Separator.space
+                    start = -1
+                }
+                if byte != 32 {
+                    let kind: UInt8
+                    switch byte {
+                    case 63: kind = Separator.question
+                    case 33: kind = Separator.exclamation
+                    case 46, 59: kind = Separator.stop
+                    case 44: kind = Separator.comma
+                    case 58: kind = Separator.colon
+                    case 47: kind = Separator.slash
+                    case 45: kind = Separator.hyphen
+                    default: kind = Separator.space
+                    }
+                    if kind > separator { separator = kind }
+                    if kind != Separator.space { last = kind }
+                }
+            }
+            index += 1
+        }
+        if start >= 0 { emit(start, count, separator, digits, hash, value, apostrophe) }
+        return last
+    }
+
+    @inline(__always)
+    static func isWordByte(_ raw: UInt8) -> Bool {
+        let byte = raw | 0x20
+        return (byte >= 97 && byte <= 122) || raw >= 0x80
+    }
+}

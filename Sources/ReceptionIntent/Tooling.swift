@@ -1,0 +1,169 @@
+import Foundation
+import ReceptionCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension EvaluationReport {
+    /// Sorted-key, pretty-printed JSON for machines (`eval --json`).
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// Whether both heads reach `minimum` accuracy (`eval --min-accuracy`).
+    public func meets(minAccuracy minimum: Double) -> Bool {
+        intent.accuracy >= minimum && urgency.accuracy >= minimum
+    }
+}
+
+extension IntentClassification {
+    /// One JSON object on one line (`classify --json`).
+    public func jsonLine(text: String) throws -> String {
+        struct Line: Encodable { var text: String; var classification: IntentClassification }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(Line(text: text, classification: self)), as: UTF8.self)
+    }
+}
+
+/// A one-line progress bar on standard error, drawn only when it is a terminal.
+public final class ProgressBar: @unchecked Sendable {
+    private let lock = NSLock()
+    private let label: String
+    private let enabled: Bool
+    private var lastDrawn = -1
+
+    public init(label: String, enabled: Bool = isatty(STDERR_FILENO) != 0) {
+        self.label = label
+        self.enabled = enabled
+    }
+
+    public func update(_ done: Int, _ total: Int) {
+        guard enabled, total > 0 else { return }
+        let percent = min(100, done * 100 / total)
+        lock.lock(); defer { lock.unlock() }
+        guard percent != lastDrawn else { return }
+        lastDrawn = percent
+        let filled = percent * 30 / 100
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
+        FileHandle.standardError.write(Data("\r\(label) \(bar) \(percent)%".utf8))
+    }
+
+    public func finish() {
+        guard enabled else { return }
+        lock.lock(); defer { lock.unlock() }
+        if lastDrawn >= 0 { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+    }
+}
+
+/// `reception bench`: classification latency and throughput, and eval wall time at scale.
+public enum IntentBenchmark {
+    public struct Result: Sendable, Codable {
+        public var messages: Int
+        public var maxWords: Int
+        public var medianNanoseconds: Double
+        public var p90Nanoseconds: Double
+        public var messagesPerSecond: Double
+        public var medianNanosecondsWithoutExplanations: Double
+        public var evalMessages: Int
+        public var evalSeconds: Double
+
+        public init(messages: Int, maxWords: Int, medianNanoseconds: Double, p90Nanoseconds: Double, messagesPerSecond: Double,
+                    medianNanosecondsWithoutExplanations: Double, evalMessages: Int, evalSeconds: Double) {
+            self.messages = messages
+            self.maxWords = maxWords
+            self.medianNanoseconds = medianNanoseconds
+            self.p90Nanoseconds = p90Nanoseconds
+            self.messagesPerSecond = messagesPerSecond
+            self.medianNanosecondsWithoutExplanations = medianNanosecondsWithoutExplanations
+            self.evalMessages = evalMessages
+            self.evalSeconds = evalSeconds
+        }
+    }
+
+    /// Median over rounds of the thread's CPU time per message (insensitive to other processes).
+    nonisolated(unsafe) public static var lastMedianCPUPerMessage = 0.0
+
+    static func cpuNow() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// Times `classify` (with explanations) on each message, `rounds` times; the median is
+    /// over all single calls. Throughput is one thread looping over the messages.
+    public static func classification(_ texts: [String], classifier: IntentClassifier, rounds: Int = 20)
+        -> (median: Double, p90: Double, perSecond: Double, medianBare: Double) {
+        var samples: [UInt64] = []
+        samples.reserveCapacity(texts.count * rounds)
+        var sink = 0
+        for text in texts.prefix(200) { sink &+= classifier.classify(text).intent.rawValue.count } // warm up
+        for _ in 0..<rounds {
+            for text in texts {
+                let start = now()
+                let c = classifier.classify(text)
+                let end = now()
+                sink &+= c.intentExplanation?.chosen.contributions.count ?? 0
+                samples.append(end - start)
+            }
+        }
+        samples.sort()
+        var bare: [UInt64] = []
+        var tokens: [Token] = [], active: [Int32] = []
+        for _ in 0..<rounds {
+            for text in texts {
+                let start = now()
+                let p = classifier.probabilities(text, goal: nil, tokens: &tokens, active: &active)
+                let end = now()
+                sink &+= p.intent.count
+                bare.append(end - start)
+            }
+        }
+        bare.sort()
+        let loopStart = now()
+        var roundCPU: [Double] = []
+        for _ in 0..<rounds {
+            let cpuStart = cpuNow()
+            for text in texts { sink &+= classifier.classify(text).urgency.rawValue.count }
+            roundCPU.append(Double(cpuNow() - cpuStart) / Double(texts.count))
+        }
+        let loopSeconds = Double(now() - loopStart) / 1e9
+        roundCPU.sort()
+        lastMedianCPUPerMessage = roundCPU[roundCPU.count / 2]
+        if sink == 42 { print("") }
+        return (Double(samples[samples.count / 2]), Double(samples[samples.count * 9 / 10]),
+                Double(texts.count * rounds) / loopSeconds, Double(bare[bare.count / 2]))
+    }
+
+    /// Writes a JSONL corpus of `count` messages cycling through `messages`.
+    public static func writeCorpus(_ messages: [LabelledMessage], count: Int, to url: URL) throws {
+        var text = ""
+        text.reserveCapacity(count * 150)
+        for i in 0..<count {
+            var message = messages[i % messages.count]
+            message.id = "bench-\(i)"
+            message.note = nil
+            text += message.jsonLine
+            text += "\n"
+        }
+        try text.write(to: url, atomically: true, encoding: .utf8)
+    }
+
+    /// Wall time of reading and evaluating a corpus file, as `reception eval` does it.
+    public static func evalSeconds(path: String, classifier: IntentClassifier) throws -> (Double, EvaluationReport) {
+        let start = now()
+        let read = try CorpusReader().read(path: path)
+        let report = EvaluationReport.evaluate(read.messages, classifier: classifier, files: [path], issues: read.issues)
+        return (Double(now() - start) / 1e9, report)
+    }
+}

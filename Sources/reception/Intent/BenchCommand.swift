@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import ReceptionIntent
+
+/// `reception bench`: classification latency/throughput and eval wall time at 100k messages.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Benchmark the intent classifier (build with -c release).",
+        discussion: """
+        Times classify (with explanations) on every message of the corpus of up to 40 words,
+        --rounds times, and reports the median and 90th-percentile nanoseconds per message and
+        single-thread messages per second; then writes a --messages-line JSONL corpus cycling
+        through the same messages and times `eval` on it (read, classify, metrics).
+        """)
+
+    @Option(name: .long, help: ArgumentHelp("Labelled corpus to draw messages from.", valueName: "file"))
+    var corpus = "Tests/Corpora/test.jsonl"
+
+    @Option(name: .long, help: "Timing rounds over the corpus.")
+    var rounds = 20
+
+    @Option(name: .long, help: "Size of the generated corpus for the eval timing.")
+    var messages = 100_000
+
+    @Flag(name: .long, help: "Print the figures as JSON.")
+    var json = false
+
+    @OptionGroup var model: IntentModelOptions
+
+    func run() throws {
+        let classifier: IntentClassifier
+        do { classifier = try model.classifier() } catch { printError("error: \(error)"); throw ExitCode.failure }
+        let source: [LabelledMessage]
+        do { source = try CorpusReader().read(path: corpus).messages } catch { printError("error: \(error)"); throw ExitCode.failure }
+        let short = source.filter { $0.text.split(whereSeparator: { $0 == " " || $0 == "\n" }).count <= 40 }
+        guard !short.isEmpty else { printError("error: no messages of up to 40 words in \(corpus)"); throw ExitCode.failure }
+        let maxWords = short.map { $0.text.split(separator: " ").count }.max() ?? 0
+        let timing = IntentBenchmark.classification(short.map(\.text), classifier: classifier, rounds: rounds)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("bench.jsonl")
+        try IntentBenchmark.writeCorpus(short, count: messages, to: file)
+        let (seconds, report) = try IntentBenchmark.evalSeconds(path: file.path, classifier: classifier)
+        let result = IntentBenchmark.Result(messages: short.count, maxWords: maxWords, medianNanoseconds: timing.median,
+                                            p90Nanoseconds: timing.p90, messagesPerSecond: timing.perSecond,
+                                            medianNanosecondsWithoutExplanations: timing.medianBare,
+                                            evalMessages: report.count, evalSeconds: seconds)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            return
+        }
+        print("classify: \(short.count) messages (≤ \(maxWords) words) × \(rounds) rounds")
+        print("  median \(Int(timing.median)) ns/message (p90 \(Int(timing.p90)) ns), \(Int(timing.perSecond)) messages/s on one thread")
+        print("  without explanations: median \(Int(timing.medianBare)) ns/message")
+        print("  thread CPU time: median over rounds \(Int(IntentBenchmark.lastMedianCPUPerMessage)) ns/message")
+        print("eval: \(report.count) messages in \(String(format: "%.3f", seconds)) s (read + classify + metrics)")
+    }
+}

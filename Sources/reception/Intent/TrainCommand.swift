@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import ReceptionIntent
+
+/// `reception train CORPUS... --out FILE`: fits the weights (deterministically).
+struct TrainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "train",
+        abstract: "Fit the intent classifier's weights on labelled corpora.",
+        discussion: """
+        L2-regularised multinomial logistic regression for each head, then a calibration
+        temperature fitted on cross-validated predictions. The same corpus and options always
+        give the same bytes. The shipped weights are:
+
+          reception train Tests/Corpora/train.jsonl --out Sources/ReceptionIntent/Model/weights.json \\
+            --swift Sources/ReceptionIntent/ShippedModel.swift
+        """)
+
+    @Argument(help: "Training corpora (JSONL, CSV or TSV).")
+    var corpora: [String]
+
+    @Option(name: .long, help: ArgumentHelp("Where to write the weights file.", valueName: "file"))
+    var out: String
+
+    @Option(name: .long, help: ArgumentHelp("Cue lexicon to train with (default: the built-in one).", valueName: "file"))
+    var lexicon: String?
+
+    @Option(name: .long, help: ArgumentHelp("Also regenerate the embedded-model Swift source (for the shipped model).", valueName: "file"))
+    var swift: String?
+
+    @Option(name: .long, help: ArgumentHelp("Write the built-in lexicon to this file first (a starting point to extend), and train with it.", valueName: "file"))
+    var exportLexicon: String?
+
+    @Option(name: .long, help: "L2 strength on cue, structural and time features.")
+    var l2 = TrainingOptions().l2
+
+    @Option(name: .long, help: "L2 strength on word features.")
+    var l2Words = TrainingOptions().l2Words
+
+    @Option(name: .long, help: "Minimum number of messages a word (or word pair) needs to become a feature; 0 turns word features off.")
+    var minWordCount = TrainingOptions().minWordCount
+
+    @Flag(name: .long, help: "No word-pair features.")
+    var noBigrams = false
+
+    @Option(name: .long, help: "Class balancing exponent (0 none, 1 fully balanced).")
+    var balance = TrainingOptions().balance
+
+    @Option(name: .long, help: "Cross-validation folds for the calibration temperature (0 or 1: no calibration).")
+    var folds = TrainingOptions().folds
+
+    @Flag(name: .long, help: "Stop at the first malformed line.")
+    var strict = false
+
+    func run() throws {
+        var lexiconText = ShippedModelSource.shippedLexiconText
+        if let exportLexicon {
+            try lexiconText.write(toFile: exportLexicon, atomically: true, encoding: .utf8)
+            printError("wrote the built-in lexicon to \(exportLexicon)")
+        }
+        let lexicon: Lexicon
+        do {
+            if let path = self.lexicon {
+                lexiconText = try String(contentsOfFile: path, encoding: .utf8)
+                lexicon = try Lexicon(text: lexiconText, source: path)
+            } else {
+                lexicon = .shipped
+            }
+        } catch { printError("error: \(error)"); throw ExitCode.failure }
+        let corpus: CorpusReader.Result
+        do { corpus = try CorpusReader(strict: strict).read(paths: corpora) } catch { printError("error: \(error)"); throw ExitCode.failure }
+        for issue in corpus.issues { printError("warning: \(issue) (skipped)") }
+        if !corpus.issues.isEmpty { printError("skipped \(corpus.issues.count) malformed line(s)") }
+        guard !corpus.messages.isEmpty else { printError("error: no labelled messages"); throw ExitCode.failure }
+        var options = TrainingOptions()
+        options.l2 = l2
+        options.l2Words = l2Words
+        options.minWordCount = minWordCount
+        options.bigrams = !noBigrams
+        options.balance = balance
+        options.folds = folds
+        let start = Date()
+        let weights = Trainer.train(corpus.messages, lexicon: lexicon, options: options, log: { printError($0) })
+        let json = weights.serialized()
+        try json.write(toFile: out, atomically: true, encoding: .utf8)
+        if let swift {
+            try ShippedModelSource.render(lexicon: lexiconText, weights: json).write(toFile: swift, atomically: true, encoding: .utf8)
+        }
+        print("trained on \(corpus.messages.count) messages in \(String(format: "%.1f", Date().timeIntervalSince(start))) s: \(weights.features.count) weighted features → \(out)")
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+
+/// `reception serve loop-symphony` and the REPL on a pseudo-terminal talking to it over
+/// 127.0.0.1, through a backend profile in the session's XDG config directory.
+@Suite("Loop Symphony through the REPL", .serialized)
+struct LoopSymphonyTerminalTests {
+    static let prompt = "› "
+
+    /// Starts the reference server on a free port; returns the process and its URL.
+    func startServer() throws -> (Process, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Binary.reception())
+        process.arguments = ["serve", "loop-symphony", "--port", "0", "--step-ms", "20", "--keepalive", "1"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
+            process.terminate()
+            throw HarnessError("the server did not report its URL: \(text)")
+        }
+        return (process, String(text[range]))
+    }
+
+    /// A home directory whose backends.json names the server, with the key in a 0600 file.
+    func home(for url: String, trustLevel: Int? = nil) throws -> URL {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-ls-e2e-\(UUID().uuidString)")
+        let config = home.appendingPathComponent("config/reception")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        let key = config.appendingPathComponent("ls.key")
+        try "dev-key\n".write(to: key, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key.path)
+        let profiles = #"{"profiles":[{"name":"ls-e2e","kind":"loop-symphony","url":"\#(url)","api_key_file":"\#(key.path)","user_id":"e2e"\#(trustLevel.map { ",\"trust_level\":\($0)" } ?? "")}]}"#
+        try profiles.write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
+        return home
+    }
+
+    @Test func planApproveStreamsInterventionCardsAndTrustOffer() async throws {
+        let (server, url) = try startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: url))
+        var at = try await terminal.waitFor(Self.prompt)
+
+        // Trust 0: the plan comes first; /approve streams the iterations, then the result.
+        terminal.enter("research the best hiking trails near Portland")
+        at = try await terminal.waitFor("Multi-iteration research with web search and analysis", after: at)
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        #expect(!terminal.screen[at...].contains("Reference research answer"), "nothing runs before approval")
+        terminal.enter("/approve")
+        at = try await terminal.waitFor("iteration 1: 4 new findings", after: at)
+        at = try await terminal.waitFor("iteration 3:", after: at)
+        at = try await terminal.waitFor("Reference research answer to: research the best hiking trails near Portland", after: at)
+        at = try await terminal.waitFor(Self.prompt, after: at)
+
+        // Interventions arrive as cards, not as plain follow-ups.
+        terminal.enter("tell me everything about rust")
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        terminal.enter("/approve")
+        at = try await terminal.waitFor("This request is very broad. Consider focusing on a specific aspect for better results.", after: at)
+        at = try await terminal.waitFor(Self.prompt, after: at)
+
+        // Three more successes make five: the REPL offers the upgrade and changes nothing until yes.
+        terminal.enter("/trust 1")
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        for n in 1...3 {
+            terminal.enter("hello number \(n)")
+            at = try await terminal.waitFor("Reference note answer to: hello number \(n)", after: at)
+        }
+        at = try await terminal.waitFor("5 successful tasks in a row. Enable semi-autonomous mode?", after: at)
+        terminal.enter("y")
+        at = try await terminal.waitFor("Trust level on the server is now", after: at)
+        at = try await terminal.waitFor("This session now sends requests at trust level 1", after: at)
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        terminal.enter("/trust-metrics")
+        at = try await terminal.waitFor("1 (semi-autonomous)", after: at)
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        terminal.enter("/rooms")
+        try await terminal.waitFor("(this session)", after: at)
+    }
+}
+
+/// The backend's slash commands, scripted through a pipe against the reference server.
+@Suite("Loop Symphony REPL commands")
+struct LoopSymphonyCommandTests {
+    @Test func aProfilesTrustLevelAppliesUnlessThePersonChoosesOne() throws {
+        let helper = LoopSymphonyTerminalTests()
+        let (server, url) = try helper.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try helper.home(for: url, trustLevel: 1)
+        func run(_ extra: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try Binary.reception())
+            process.arguments = ["--backend", "ls-e2e"] + extra
+            process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
+            let stdin = Pipe(), stdout = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            process.standardError = stdout
+            try process.run()
+            stdin.fileHandleForWriting.write(Data("hello profile\n/trust\n".utf8))
+            try stdin.fileHandleForWriting.close()
+            let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return output
+        }
+        let fromProfile = try run([])
+        #expect(fromProfile.contains("Reference note answer to: hello profile"), "trust 1 from the profile runs at once")
+        #expect(fromProfile.contains("Trust level 1"))
+        let chosen = try run(["--trust", "0"])
+        #expect(chosen.contains("/approve"), "--trust 0 wins over the profile: a plan first")
+        #expect(!chosen.contains("Reference note answer to: hello profile"))
+    }
+
+    @Test func everyCommandGroupAnswers() throws {
+        let helper = LoopSymphonyTerminalTests()
+        let (server, url) = try helper.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try helper.home(for: url)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Binary.reception())
+        process.arguments = ["--backend", "ls-e2e", "--plain", "--trust", "1"]
+        process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config", "TERM": "xterm"]
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stdout
+        try process.run()
+        let script = """
+        research rust async runtimes
+        /tasks recent
+        /tasks stats
+        /health
+        /trust-metrics
+        /knowledge capabilities
+        /knowledge add patterns Mornings -- Asks for news at seven
+        /knowledge entries patterns
+        /knowledge learn Prefers tables -- Likes answers as tables
+        /knowledge aggregate
+        /rooms beat
+        /knowledge cached news
+        /knowledge sync
+        /rooms
+        /heartbeats create Morning | 0 7 * * * | News for {date}?
+        /heartbeats list
+        /heartbeats tick
+        /heartbeats status
+        /arrangements plan find flights and compare prices
+        /loops plan fact check a claim
+        /novel research and summarize tides
+        /arrangements suggestion
+        /interventions evaluate tell me everything about go
+        /interventions
+        /quit
+
+        """
+        stdin.fileHandleForWriting.write(Data(script.utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        for expected in [
+            "Reference research answer to: research rust async runtimes", "| completed | Completed | research rust async runtimes |",
+            "0 active, 1 in total", "| /health | ok, version 0.1.0", "| tasks | 1 (1 succeeded, 0 did not) |", "The research instrument iterates",
+            "Added Mornings to patterns", "Mornings (patterns, manual) — Asks for news at seven", "accepted 1 learning(s)",
+            "Aggregated 1 learning(s): 1 created", "Heartbeat sent; knowledge now at version", "Mornings (patterns, v",
+            "Server knowledge version", "(this session)", "Created heartbeat Morning", "runs at 0 7 * * * UTC", "Ran 1 of 1 active heartbeat(s).",
+            "Morning", "sequential arrangement", "research → synthesis", "reference_loop", "Plan: about 4 iteration(s)",
+            "Novel arrangement task submitted", "no arrangement to suggest", "pushback: This request is very broad", "Up to 3 interventions per task",
+        ] {
+            #expect(output.contains(expected), "missing \(expected)")
+        }
+        #expect(!output.contains("dev-key"), "the API key is never printed")
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import ReceptionCore
+@testable import ReceptionIntent
+
+let corpora = repositoryRoot.appendingPathComponent("Tests/Corpora")
+
+func split(_ name: String) throws -> [LabelledMessage] {
+    let result = try CorpusReader(strict: true).read(path: corpora.appendingPathComponent("\(name).jsonl").path)
+    return result.messages
+}
+
+@Suite("Corpus reading")
+struct CorpusReadingTests {
+    @Test func aMalformedLineIsReportedWithFileAndLineAndSkipped() throws {
+        let text = """
+        {"text": "why is the sky blue", "intent": "curiosity", "urgency": "exploratory"}
+        {"text": "broken line", "intent": "curiosity"
+        {"text": "what is love", "intent": "feelings", "urgency": "exploratory"}
+
+        {"id": "x-1", "text": "book a table for two tonight", "intent": "action", "urgency": "soon", "goal": "date night"}
+        """
+        let result = try CorpusReader().read(text: text, name: "c.jsonl", format: .jsonl)
+        #expect(result.messages.count == 2)
+        #expect(result.messages[1].location == "c.jsonl:5")
+        #expect(result.messages[1].goal == "date night")
+        #expect(result.issues.map(\.line) == [2, 3])
+        #expect(result.issues[0].description.hasPrefix("c.jsonl:2: malformed JSON"))
+        #expect(result.issues[1].description == "c.jsonl:3: unknown intent \"feelings\" (expected decision, research, action, curiosity, validation)")
+        #expect(throws: CorpusIssue.self) { try CorpusReader(strict: true).read(text: text, name: "c.jsonl", format: .jsonl) }
+    }
+
+    @Test func jsonEscapesAreDecoded() throws {
+        let text = #"{"text": "caf\u00e9 \"quote\" \ud83d\ude00 tab\tend", "intent": "curiosity", "urgency": "exploratory", "n": 3, "x": null}"#
+        let message = try #require(try CorpusReader(strict: true).read(text: text, name: "e.jsonl", format: .jsonl).messages.first)
+        #expect(message.text == "café \"quote\" 😀 tab\tend")
+    }
+
+    @Test func csvWithQuotesAndEmbeddedNewlines() throws {
+        let text = "id,text,intent,urgency\n1,\"should I go, or stay?\",decision,soon\n2,\"a note\nover two lines\",action,exploratory\n3,bad,action\n4,\"fine \"\"quoted\"\"\",validation,immediate\n"
+        let result = try CorpusReader().read(text: text, name: "c.csv", format: .csv)
+        #expect(result.messages.map(\.text) == ["should I go, or stay?", "a note\nover two lines", "fine \"quoted\""])
+        #expect(result.messages[2].location == "c.csv:6")
+        #expect(result.issues.map(\.description) == ["c.csv:5: expected 4 fields, found 3"])
+    }
+
+    @Test func tsvAndAMissingColumn() throws {
+        let text = "text\tintent\turgency\nwhy is the sky blue\tcuriosity\texploratory\ttoo many\nfix my bike\\tnow\taction\timmediate\n"
+        let result = try CorpusReader().read(text: text, name: "c.tsv", format: .tsv)
+        #expect(result.messages.map(\.text) == ["fix my bike\tnow"])
+        #expect(result.issues.map(\.description) == ["c.tsv:2: expected 3 fields, found 4"])
+        #expect(throws: CorpusIssue.self) { try CorpusReader().read(text: "text,intent\nx,action\n", name: "m.csv", format: .csv) }
+    }
+
+    @Test func theCommittedSplitFollowsTheIdHash() throws {
+        var seen: Set<String> = []
+        for part in CorpusSplit.allCases {
+            let messages = try split(part.rawValue)
+            #expect(!messages.isEmpty)
+            for message in messages {
+                let id = try #require(message.id)
+                #expect(CorpusSplit(id: id) == part, "\(id) is in \(part)")
+                #expect(seen.insert(id).inserted, "\(id) appears twice")
+            }
+        }
+        #expect(seen.count >= 2_000)
+    }
+}
+
+@Suite("Metrics")
+struct MetricsTests {
+    @Test func perLabelScoresConfusionAndCalibrationByHand() {
+        // truth:     a a a b b c
+        // predicted: a a b b c c
+        let metrics = HeadMetrics(labels: ["a", "b", "c"], truth: [0, 0, 0, 1, 1, 2], predicted: [0, 0, 1, 1, 2, 2],
+                                  confidence: [0.95, 0.95, 0.55, 0.55, 0.55, 0.95])
+        #expect(metrics.accuracy == 4.0 / 6.0)
+        #expect(metrics.confusion == [[2, 1, 0], [0, 1, 1], [0, 0, 1]])
+        #expect(metrics.perLabel[0].precision == 1 && metrics.perLabel[0].recall == 2.0 / 3.0)
+        #expect(abs(metrics.perLabel[1].f1 - 0.5) < 1e-12)
+        #expect(abs(metrics.macroF1 - (0.8 + 0.5 + 2.0 / 3.0) / 3) < 1e-12)
+        // bin 0.9-1.0: 3 predictions at 0.95, all right → gap 0.05; bin 0.5-0.6: 3 at 0.55, 1 right → gap 0.2167
+        #expect(abs(metrics.ece - (0.5 * 0.05 + 0.5 * abs(1.0 / 3.0 - 0.55))) < 1e-12)
+        #expect(metrics.confidenceHistogram[9] == 3 && metrics.confidenceHistogram[5] == 3)
+    }
+}
+
+/// Training is a long CPU-bound loop: run it on its own thread so it does not hold one of
+/// the (on a 2-core machine, two) threads the other tests' async work runs on.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: work()) }
+    }
+}
+
+@Suite("Training", .serialized)
+struct TrainingTests {
+    @Test func trainingTwiceGivesIdenticalBytesWhateverTheOrder() async throws {
+        let sample = Array(try split("train").prefix(300))
+        var options = TrainingOptions()
+        options.folds = 2
+        options.maxIterations = 60
+        let chosen = options
+        let first = await offThePool { Trainer.train(sample, lexicon: .shipped, options: chosen).serialized() }
+        let second = await offThePool { Trainer.train(sample.reversed(), lexicon: .shipped, options: chosen).serialized() }
+        #expect(first == second)
+        #expect(first.contains("\"examples\": \"300\""))
+    }
+
+    @Test func theShippedWeightsAreWhatTrainProducesOnTheTrainSplit() async throws {
+        let messages = try split("train")
+        let fresh = await offThePool { Trainer.train(messages, lexicon: .shipped).serialized() }
+        #expect(fresh == ShippedModel.weights)
+    }
+
+    /// A regression guard, not the acceptance bar: issue 3 asks for accuracy >= 0.92 and
+    /// macro-F1 >= 0.90 on both heads; measured on this split: intent 0.918 / 0.918,
+    /// urgency 0.893 / 0.892, so the issue stays open. This fails if the model gets worse.
+    @Test func heldOutAccuracyDoesNotRegress() throws {
+        let report = EvaluationReport.evaluate(try split("test"), classifier: IntentClassifier())
+        #expect(report.intent.accuracy >= 0.91, "intent accuracy \(report.intent.accuracy)")
+        #expect(report.urgency.accuracy >= 0.89, "urgency accuracy \(report.urgency.accuracy)")
+        #expect(report.intent.macroF1 >= 0.91, "intent macro-F1 \(report.intent.macroF1)")
+        #expect(report.urgency.macroF1 >= 0.89, "urgency macro-F1 \(report.urgency.macroF1)")
+        #expect(report.intent.ece < 0.05, "intent ECE \(report.intent.ece)")
+        #expect(report.urgency.ece < 0.05, "urgency ECE \(report.urgency.ece)")
+    }
+}
+
+@Suite("Reports")
+struct ReportTests {
+    @Test func theHTMLReportIsSelfContainedWithCharts() throws {
+        let messages = [
+            LabelledMessage(id: "1", text: "should I take the train or fly <tomorrow>?", intent: .decision, urgency: .soon, location: "t.jsonl:1"),
+            LabelledMessage(id: "2", text: "why is the sky blue", intent: .research, urgency: .exploratory, location: "t.jsonl:2"),
+            LabelledMessage(id: "3", text: "book a table for two tonight", intent: .action, urgency: .soon, location: "t.jsonl:3"),
+        ]
+        let report = EvaluationReport.evaluate(messages, classifier: IntentClassifier(), files: ["t.jsonl"],
+                                               issues: [CorpusIssue(file: "t.jsonl", line: 4, message: "malformed JSON")])
+        let html = ReportHTML.render(report)
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.components(separatedBy: "<svg").count - 1 == 6) // heatmap, reliability, histogram × 2 heads
+        #expect(html.contains("aria-label=\"confusion matrix\""))
+        #expect(html.contains("aria-label=\"reliability diagram\""))
+        #expect(html.contains("t.jsonl:4: malformed JSON"))
+        #expect(!html.contains("<script"))
+        #expect(!html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "").contains("http"))
+        #expect(!html.contains("<tomorrow>"))
+        // the research message is classified curiosity: it is listed among the errors, with its explanation
+        #expect(report.worstErrors.contains { $0.id == "2" })
+        #expect(html.contains("why is the sky blue"))
+        let text = ReportText.evaluation(report)
+        #expect(text.contains("skipped 1 malformed line(s)"))
+        #expect(text.contains("confusion (rows: truth, columns: predicted)"))
+        let json = try report.json()
+        let decoded = try JSONDecoder().decode(EvaluationReport.self, from: Data(json.utf8))
+        #expect(decoded.count == 3 && decoded.intent.confusion == report.intent.confusion)
+        #expect(report.meets(minAccuracy: 0) && !report.meets(minAccuracy: 1.01))
+    }
+}

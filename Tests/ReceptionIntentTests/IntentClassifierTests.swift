@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+import ReceptionCore
+@testable import ReceptionIntent
+
+/// The repository root, from this file's path.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+func features(_ c: IntentClassification) -> Set<String> {
+    var names: Set<String> = []
+    for head in [c.intentExplanation, c.urgencyExplanation].compactMap({ $0 }) {
+        for score in [head.chosen, head.runnerUp].compactMap({ $0 }) { names.formUnion(score.contributions.map(\.feature)) }
+    }
+    return names
+}
+
+@Suite("Intent classifier")
+struct IntentClassifierTests {
+    let classifier = IntentClassifier()
+
+    func active(_ text: String, goal: String? = nil) -> Set<String> {
+        Set(classifier.extractor.features(text, goal: goal).map { classifier.extractor.names[Int($0)] })
+    }
+
+    @Test func cuesMatchWholeWordsOnly() {
+        #expect(!active("paint a canvas for the hallway").contains("phrase:\"vs\""))
+        #expect(active("canvas vs leather for the hallway").contains("phrase:\"vs\""))
+        #expect(!active("a nowhere town").contains("phrase:\"now\""))
+        #expect(active("i need it now").contains("phrase:\"now\""))
+    }
+
+    @Test func normalisesCaseApostrophesContractionsAndTypos() {
+        let plain = active("should i take the train or fly")
+        #expect(plain.contains("phrase:\"should i\""))
+        #expect(active("SHOUD I take the train or fly").contains("phrase:\"should i\""))
+        #expect(active("What’s the capital of Peru").contains("phrase:\"what is the\""))
+        #expect(active("whats the capital of peru").contains("phrase:\"what is the\""))
+        #expect(active("I'm pretty sure it's fine, right?").contains("phrase:\"i am pretty sure\""))
+        #expect(active("hwo do i unjam the printer").contains("phrase:\"how do i\""))
+        #expect(active("Café: how do I get there ASAP").contains("phrase:\"as soon as possible\""))
+    }
+
+    @Test func structuralFeatures() {
+        #expect(active("should I take the train or fly?").isSuperset(of: ["struct:either-or", "struct:either-or+first-person", "struct:question-mark"]))
+        #expect(!active("should I go or not").contains("struct:either-or"))
+        #expect(active("should I go or not").contains("struct:or-not"))
+        #expect(active("please write a cover letter for me").contains("struct:imperative"))
+        #expect(active("could you please draft a reply").isSuperset(of: ["struct:polite-request", "struct:imperative"]))
+        #expect(active("I think the moon landing was in 1969, right?").isSuperset(of: ["cue:claim-belief", "struct:tag-question"]))
+        #expect(active("my friend says bulls hate red").contains("cue:claim-other"))
+        #expect(active("I'm standing in the store comparing two drills").contains("struct:first-person-progressive"))
+    }
+
+    @Test func negationTurnsACueIntoItsNegatedFeature() {
+        let negated = active("i don't want to decide anything, just book the cheapest flight")
+        #expect(negated.contains("neg:choice-verb"))
+        #expect(!negated.contains("cue:choice-verb"))
+        #expect(active("help me decide on a flight").contains("cue:choice-verb"))
+    }
+
+    @Test func timeExpressions() {
+        #expect(active("the demo starts in 20 minutes").contains("time:in-n-minutes"))
+        #expect(active("we leave the hut in 20").contains("time:in-n-bare"))
+        #expect(active("meeting on Friday").contains("time:weekday"))
+        #expect(active("see you next friday").contains("time:next-weekday"))
+        #expect(active("the wedding is in June").contains("time:month"))
+        #expect(active("the wedding is in may").contains("time:month"))
+        #expect(!active("may I ask a question").contains("time:month"))
+        #expect(active("dinner at 7").contains("time:clock"))
+        #expect(active("call at 3pm").contains("time:clock"))
+        #expect(active("due on the 15th").contains("time:ordinal-date"))
+        #expect(active("due 12/3").contains("time:numeric-date"))
+        #expect(active("how tall is everest").contains("time:none"))
+        #expect(!active("how tall is everest, asking for tomorrow").contains("time:none"))
+    }
+
+    @Test func classifiesTheGuidelineExamples() {
+        let cases: [(String, IntentType, UrgencyLevel)] = [
+            ("should i take the train or fly to seattle next month", .decision, .planning),
+            ("explain how the immune system fights a virus, in depth", .research, .exploratory),
+            ("write a cover letter for a barista job, applying tomorrow", .action, .soon),
+            ("why is the sky blue", .curiosity, .exploratory),
+            ("is it true that goldfish have a three second memory?", .validation, .exploratory),
+            ("my build is failing and the demo starts in 10 minutes, how do i fix a missing module error", .action, .immediate),
+        ]
+        for (text, intent, urgency) in cases {
+            let c = classifier.classify(text)
+            #expect(c.intent == intent, "\(text): \(c.intent)")
+            #expect(c.urgency == urgency, "\(text): \(c.urgency)")
+            #expect(c.intentConfidence > 0 && c.intentConfidence <= 1)
+            #expect(c.urgencyConfidence > 0 && c.urgencyConfidence <= 1)
+        }
+    }
+
+    @Test func explainsTheChoiceAndTheRunnerUp() throws {
+        let c = classifier.classify("should I take the train or fly to Seattle next month?")
+        let intent = try #require(c.intentExplanation)
+        #expect(intent.chosen.label == "decision")
+        let runnerUp = try #require(intent.runnerUp)
+        #expect(runnerUp.label != "decision")
+        #expect(runnerUp.probability < intent.chosen.probability)
+        let names = intent.chosen.contributions.map(\.feature)
+        #expect(names.contains("phrase:\"should i\""))
+        #expect(names.contains("struct:either-or"))
+        let magnitudes = intent.chosen.contributions.filter { !$0.feature.hasPrefix("other features") }.map { abs($0.weight) }
+        #expect(magnitudes == magnitudes.sorted(by: >))
+        let urgency = try #require(c.urgencyExplanation)
+        #expect(urgency.chosen.label == "planning")
+        #expect(urgency.chosen.contributions.contains { $0.feature == "cue:time-later-period" })
+        let text = ReportText.classification("q", c, explain: true)
+        #expect(text.contains("runner-up"))
+        #expect(text.contains("phrase:\"should i\""))
+    }
+
+    @Test func thePreviousTurnCarriesOverToAShortFollowUp() {
+        let alone = classifier.classify("and the blue one?")
+        let previous = ConversationTurn(query: "should I buy the red or the green jacket right now?", intent: .decision, urgency: .immediate)
+        let followUp = classifier.classify("and the blue one?", previous: previous)
+        #expect(followUp.intent == .decision)
+        #expect(followUp.urgency == .immediate)
+        #expect(features(followUp).contains("context:previous-turn"))
+        #expect(!features(alone).contains("context:previous-turn"))
+        // A long, self-contained message is not pulled along.
+        let long = classifier.classify("explain in depth how the federal reserve sets interest rates and what the evidence says about inflation", previous: previous)
+        #expect(long.intent == .research)
+    }
+
+    @Test func theGoalIsAFeature() {
+        #expect(active("set it for the 15th", goal: "schedule the quarterly review meeting").contains("goal:present"))
+        #expect(!active("set it for the 15th").contains("goal:present"))
+    }
+
+    @Test func aUserLexiconPhraseTakesItsFamilysWeight() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-lexicon-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("lexicon.txt")
+        try (ShippedModel.lexicon + "\n@cue check-truth\nzorblat check\n").write(to: file, atomically: true, encoding: .utf8)
+        let custom = try IntentClassifier(lexiconURL: file, weightsURL: nil)
+        let c = custom.classify("zorblat check: the great wall is visible from space")
+        #expect(features(c).contains("cue:check-truth"))
+        #expect(c.intent == .validation)
+    }
+
+    @Test func aBrokenLexiconOrWeightsFileIsReportedWithItsLocation() throws {
+        #expect(throws: LexiconError(source: "mine.txt", line: 3, message: "unknown section header '@bogus x' (expected '@rewrite', '@class NAME' or '@cue NAME')")) {
+            try Lexicon(text: "# comment\n@rewrite\n@bogus x\n", source: "mine.txt")
+        }
+        #expect(throws: LexiconError(source: "mine.txt", line: 1, message: "text before any '@rewrite', '@class' or '@cue' header")) {
+            try Lexicon(text: "should i\n", source: "mine.txt")
+        }
+        let missing = URL(fileURLWithPath: "/nonexistent/weights.json")
+        do {
+            _ = try IntentClassifier(lexiconURL: nil, weightsURL: missing)
+            Issue.record("expected an error")
+        } catch let error as LexiconError {
+            #expect(error.source == missing.path)
+        }
+        #expect(throws: LexiconError.self) { try IntentWeights(json: "{\"format\": \"other\"}", source: "w.json") }
+    }
+
+    @Test func theEmbeddedModelIsTheModelFiles() throws {
+        let model = repositoryRoot.appendingPathComponent("Sources/ReceptionIntent/Model")
+        let lexicon = try String(contentsOf: model.appendingPathComponent("lexicon.txt"), encoding: .utf8)
+        let weights = try String(contentsOf: model.appendingPathComponent("weights.json"), encoding: .utf8)
+        #expect(ShippedModel.lexicon == lexicon)
+        #expect(ShippedModel.weights == weights)
+        let generated = try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/ReceptionIntent/ShippedModel.swift"), encoding: .utf8)
+        #expect(generated == ShippedModelSource.render(lexicon: lexicon, weights: weights))
+        #expect(Set(Lexicon.requiredClasses).isSubset(of: Set(Lexicon.shipped.classes.map(\.name))))
+    }
+}
