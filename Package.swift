@@ -104,6 +104,6 @@ let package = Package(
         ]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.
-        .testTarget(name: "ReceptionEndToEndTests", dependencies: ["CPseudoTerminal"]),
+        .testTarget(name: "ReceptionEndToEndTests", dependencies: ["CPseudoTerminal", "ReceptionSoul"]),
     ]
 )

@@ -13,7 +13,7 @@ final class TerminalSession: Sendable {
     private let closed = Mutex(false)
     let home: URL
 
-    init(arguments: [String], home: URL? = nil, rows: UInt16 = 40, columns: UInt16 = 120) throws {
+    init(arguments: [String], home: URL? = nil, rows: UInt16 = 50, columns: UInt16 = 250) throws {
         let binary = try Binary.reception()
         let home = home ?? FileManager.default.temporaryDirectory.appendingPathComponent("reception-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)

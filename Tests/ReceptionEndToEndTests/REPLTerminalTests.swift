@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionSoul
 import Testing
 
 /// A person at a terminal, using the real binary.
@@ -109,12 +110,10 @@ struct REPLTerminalTests {
     }
 }
 
-/// The default soul as the test reads it from Souls/default.md.
+/// The default soul, read through the soul module as the binary reads it.
 enum DefaultSoul {
     static var boundedFraming: String {
-        let text = (try? String(contentsOf: Binary.repositoryRoot.appendingPathComponent("Souls/default.md"), encoding: .utf8)) ?? ""
-        let line = text.components(separatedBy: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("bounded:") } ?? "bounded: \"\""
-        let value = line.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces)
-        return value.trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+        let soul = try? SoulParser.load(contentsOf: Binary.repositoryRoot.appendingPathComponent("Souls/default.md"))
+        return soul?.outcomeFraming["bounded"] ?? "(no bounded framing in Souls/default.md)"
     }
 }

@@ -24,12 +24,16 @@ public struct BlockPrinter: Sendable {
         case .finding:
             return (styled ? Style.dim("  • ") : "  - ") + body
         case .intervention:
-            let label = block.title ?? block.interventionType?.rawValue.capitalized ?? "Note"
+            // A soul may put the label inside the text (an "inline" card): then there is no title.
+            guard let label = block.title else { return styled ? Style.yellow("┃ ") + body : body }
             return styled ? Style.yellow("┃ ") + Style.bold(Style.yellow(label)) + "  " + body : "[\(label)] \(body)"
         case .followups:
             let title = block.title.map { styled ? Style.bold($0) : $0 }
-            let items = block.items.enumerated().map { "  \($0.offset + 1). \(MarkdownText.inline($0.element, styled: styled))" }
-            return ([title].compactMap { $0 } + items).joined(separator: "\n")
+            // The soul's own list style when it gave one; numbered items otherwise.
+            let list = block.markdown.isEmpty
+                ? block.items.enumerated().map { "  \($0.offset + 1). \(MarkdownText.inline($0.element, styled: styled))" }.joined(separator: "\n")
+                : body
+            return ([title, list].compactMap { $0 }).joined(separator: "\n")
         case .plan:
             let title = block.title ?? "Plan"
             let items = block.items.map { "  - \(MarkdownText.inline($0, styled: styled))" }
