@@ -11,7 +11,7 @@ public struct IntentClassifier: Sendable {
     @inline(__always) private var model: CompiledIntentModel { custom ?? Self.shippedModel }
 
     public var lexicon: Lexicon { model.lexicon }
-    public var weights: IntentWeights { model.weights }
+    public var weights: IntentWeights { model.fullWeights }
     public var extractor: FeatureExtractor { model.extractor }
     private var matrix: [Double] { model.matrix }
     private var bias: [Double] { model.bias }
@@ -187,6 +187,8 @@ func softmax(_ logits: [Double]) -> [Double] {
 /// weight matrix aligned with its feature ids.
 final class CompiledIntentModel: Sendable {
     let lexicon: Lexicon
+    /// The weights without their per-feature table: once folded into `matrix` it would only
+    /// hold a few MB of strings and small arrays for the life of the process.
     let weights: IntentWeights
     let extractor: FeatureExtractor
     /// Feature id × label (intent labels then urgency labels).
@@ -198,7 +200,9 @@ final class CompiledIntentModel: Sendable {
         let width = IntentClassifier.width
         precondition(IntentClassifier.intentCount == IntentWeights.intentLabels.count && width == IntentWeights.width)
         self.lexicon = lexicon
-        self.weights = weights
+        var header = weights
+        header.features = [:]
+        self.weights = header
         let extractor = FeatureExtractor(lexicon: lexicon, vocabulary: weights.vocabulary)
         self.extractor = extractor
         self.names = extractor.names
@@ -209,5 +213,17 @@ final class CompiledIntentModel: Sendable {
         }
         self.matrix = matrix
         self.bias = weights.bias
+    }
+
+    /// The weights as loaded, rebuilt from the matrix (features the extractor does not know
+    /// were never used and are not kept).
+    var fullWeights: IntentWeights {
+        let width = IntentClassifier.width
+        var full = weights
+        for (id, name) in names.enumerated() {
+            let row = Array(matrix[(id * width)..<((id + 1) * width)])
+            if row.contains(where: { $0 != 0 }) { full.features[name] = row }
+        }
+        return full
     }
 }
