@@ -28,19 +28,10 @@ final class HashTable: @unchecked Sendable {
     @inline(__always)
     private static func slotKey(_ key: UInt64) -> UInt64 { key == 0 ? 0x9e37_79b9_7f4a_7c15 : key }
 
-    @inline(__always)
-    private static func mix(_ key: UInt64) -> Int {
-        var x = key
-        x ^= x >> 33
-        x = x &* 0xff51_afd7_ed55_8ccd
-        x ^= x >> 33
-        return Int(truncatingIfNeeded: x)
-    }
-
     /// Inserts or replaces (only while building).
     func set(_ key: UInt64, _ value: Int32) {
         let key = Self.slotKey(key)
-        var slot = Self.mix(key) & mask
+        var slot = hashMix(key) & mask
         while slots[slot].key != 0 && slots[slot].key != key { slot = (slot + 1) & mask }
         if slots[slot].key == 0 { count += 1 }
         slots[slot] = Slot(key: key, value: value)
@@ -51,7 +42,7 @@ final class HashTable: @unchecked Sendable {
     @inline(__always)
     func get(_ key: UInt64) -> Int32 {
         let key = Self.slotKey(key)
-        var slot = Self.mix(key) & mask
+        var slot = hashMix(key) & mask
         while true {
             let found = slots[slot]
             if found.key == key { return found.value }
@@ -91,7 +82,7 @@ final class TokenTable: @unchecked Sendable {
         mask = size - 1
         for info in infos {
             let key = info.key == 0 ? 0x9e37_79b9_7f4a_7c15 : info.key
-            var slot = Self.mix(key) & mask
+            var slot = hashMix(key) & mask
             while slots[slot].key != 0 && slots[slot].key != key { slot = (slot + 1) & mask }
             slots[slot] = info
             slots[slot].key = key
@@ -100,20 +91,11 @@ final class TokenTable: @unchecked Sendable {
 
     deinit { slots.deallocate() }
 
-    @inline(__always)
-    private static func mix(_ key: UInt64) -> Int {
-        var x = key
-        x ^= x >> 33
-        x = x &* 0xff51_afd7_ed55_8ccd
-        x ^= x >> 33
-        return Int(truncatingIfNeeded: x)
-    }
-
     /// The token's record, or an empty one (no classes, no features).
     @inline(__always)
     func lookup(_ key: UInt64) -> TokenInfo {
         let key = key == 0 ? 0x9e37_79b9_7f4a_7c15 : key
-        var slot = Self.mix(key) & mask
+        var slot = hashMix(key) & mask
         while true {
             let found = slots[slot]
             if found.key == key { return found }
@@ -121,4 +103,14 @@ final class TokenTable: @unchecked Sendable {
             slot = (slot + 1) & mask
         }
     }
+}
+
+/// The finaliser of MurmurHash3: spreads a 64-bit key over the slots of both tables.
+@inline(__always)
+private func hashMix(_ key: UInt64) -> Int {
+    var x = key
+    x ^= x >> 33
+    x = x &* 0xff51_afd7_ed55_8ccd
+    x ^= x >> 33
+    return Int(truncatingIfNeeded: x)
 }

@@ -93,5 +93,5 @@ print(String(format: "through LoopSymphonyBackend.submit:               median %
 print(String(format: "adapter overhead per task: median of paired differences %.0f µs, difference of medians %.0f µs, of means %.0f µs",
              median(pairs), median(adapter) - median(raw), mean(adapter) - mean(raw)))
 
-try await http.shutdown()
+try await http.shutdown().get()
 await server.stop()

@@ -38,12 +38,26 @@ public struct Exchange: Sendable {
         _ transform: @escaping @Sendable (ResponseEvent) async throws -> [ResponseEvent],
         finish: @escaping @Sendable () async throws -> [ResponseEvent] = { [] }
     ) -> Exchange {
-        let upstream = events
-        let mapped = ResponseStream { continuation in
+        let mapped = ResponseStream.forwarding(events, transform: transform, finish: finish)
+        return Exchange(request: request, events: mapped)
+    }
+}
+
+public typealias ResponseStream = AsyncThrowingStream<ResponseEvent, any Error>
+
+extension ResponseStream {
+    /// A stream fed by a task that reads `upstream`, yields what `transform` makes of each
+    /// element and then what `finish` adds. Cancelling the consumer cancels the reader.
+    static func forwarding<Upstream: AsyncSequence & Sendable>(
+        _ upstream: Upstream,
+        transform: @escaping @Sendable (Upstream.Element) async throws -> [ResponseEvent],
+        finish: @escaping @Sendable () async throws -> [ResponseEvent] = { [] }
+    ) -> ResponseStream where Upstream.Element: Sendable {
+        ResponseStream { continuation in
             let task = Task {
                 do {
-                    for try await event in upstream {
-                        for output in try await transform(event) { continuation.yield(output) }
+                    for try await element in upstream {
+                        for output in try await transform(element) { continuation.yield(output) }
                     }
                     for output in try await finish() { continuation.yield(output) }
                     continuation.finish()
@@ -53,11 +67,8 @@ public struct Exchange: Sendable {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
-        return Exchange(request: request, events: mapped)
     }
 }
-
-public typealias ResponseStream = AsyncThrowingStream<ResponseEvent, any Error>
 
 /// A backend event on its way back, with what the front end should show for it.
 public struct ResponseEvent: Sendable, Hashable {

@@ -31,17 +31,7 @@ public struct Pipeline: Sendable {
             case .submit: backend.submit(request.task)
             case .approve(let taskID): backend.approve(taskID: taskID)
             }
-            let events = ResponseStream { continuation in
-                let task = Task {
-                    do {
-                        for try await event in upstream { continuation.yield(ResponseEvent(event)) }
-                        continuation.finish()
-                    } catch {
-                        continuation.finish(throwing: error)
-                    }
-                }
-                continuation.onTermination = { _ in task.cancel() }
-            }
+            let events = ResponseStream.forwarding(upstream) { [ResponseEvent($0)] }
             return Exchange(request: request, events: events)
         }
     }
