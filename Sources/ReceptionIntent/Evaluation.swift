@@ -110,10 +110,8 @@ public struct EvaluationReport: Sendable, Hashable, Codable {
         let intents = IntentType.knownCases, urgencies = UrgencyLevel.knownCases
         nonisolated(unsafe) let slots = results
         DispatchQueue.concurrentPerform(iterations: chunks) { c in
-            var tokens: [Token] = []
-            var active: [Int32] = []
             for i in (c * chunk)..<min(n, (c + 1) * chunk) {
-                let p = classifier.probabilities(messages[i].text, goal: messages[i].goal, tokens: &tokens, active: &active)
+                let p = classifier.probabilities(messages[i].text, goal: messages[i].goal)
                 var bi = 0, bu = 0
                 for k in 1..<p.intent.count where p.intent[k] > p.intent[bi] { bi = k }
                 for k in 1..<p.urgency.count where p.urgency[k] > p.urgency[bu] { bu = k }
@@ -139,7 +137,7 @@ public struct EvaluationReport: Sendable, Hashable, Codable {
             let message = messages[i]
             return EvaluationError(location: message.location, id: message.id, text: message.text,
                                    expectedIntent: message.intent.rawValue, expectedUrgency: message.urgency.rawValue,
-                                   classification: classifier.classify(message.text, goal: message.goal), wrongConfidence: confidence)
+                                   classification: classifier.classify(message.text, goal: message.goal, explain: true), wrongConfidence: confidence)
         }
         return EvaluationReport(
             files: files, count: n, skipped: issues.count, issues: issues,
@@ -157,14 +155,5 @@ final class Counter: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         value += amount
         return value
-    }
-}
-
-extension IntentClassifier {
-    /// Probabilities of both heads, reusing the caller's buffers (no explanations).
-    public func probabilities(_ text: String, goal: String?, tokens: inout [Token], active: inout [Int32]) -> (intent: [Double], urgency: [Double]) {
-        active.removeAll(keepingCapacity: true)
-        extractor.features(text, goal: goal, tokens: &tokens, into: &active)
-        return probabilities(active: active)
     }
 }

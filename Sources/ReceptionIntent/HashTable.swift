@@ -3,7 +3,7 @@
 /// checks in the hot path). Filled while the model is built, read-only afterwards.
 final class HashTable: @unchecked Sendable {
     /// Key and value side by side: one cache line per probe.
-    private struct Slot { var key: UInt64; var value: Int32 }
+    fileprivate struct Slot { var key: UInt64; var value: Int32 }
     private let slots: UnsafeMutablePointer<Slot>
     private let mask: Int
     private let size: Int
@@ -26,7 +26,7 @@ final class HashTable: @unchecked Sendable {
     }
 
     @inline(__always)
-    private static func slotKey(_ key: UInt64) -> UInt64 { key == 0 ? 0x9e37_79b9_7f4a_7c15 : key }
+    fileprivate static func slotKey(_ key: UInt64) -> UInt64 { key == 0 ? 0x9e37_79b9_7f4a_7c15 : key }
 
     /// Inserts or replaces (only while building).
     func set(_ key: UInt64, _ value: Int32) {
@@ -39,17 +39,7 @@ final class HashTable: @unchecked Sendable {
     }
 
     /// The value, or -1.
-    @inline(__always)
-    func get(_ key: UInt64) -> Int32 {
-        let key = Self.slotKey(key)
-        var slot = hashMix(key) & mask
-        while true {
-            let found = slots[slot]
-            if found.key == key { return found.value }
-            if found.key == 0 { return -1 }
-            slot = (slot + 1) & mask
-        }
-    }
+    func get(_ key: UInt64) -> Int32 { reader.get(key) }
 }
 
 @inline(__always)
@@ -58,16 +48,21 @@ func combine(_ node: Int32, _ hash: UInt64) -> UInt64 {
 }
 
 /// Everything the extractor knows about one token, in one 32-byte slot: its word classes,
-/// its vocabulary and first-word features, its rewrite, and its trie node from the root.
+/// its vocabulary and first-word features, its rewrite, its trie node from the root and a
+/// signature of that node's children (`childBit`), which spares most trie probes.
 struct TokenInfo: Sendable {
     var key: UInt64 = 0
+    var rootChildren: UInt64 = 0
     var classes: UInt32 = 0
     var word: Int32 = -1
-    var first: Int32 = -1
-    var rewrite: Int32 = -1
     var root: Int32 = -1
-    var rootHasChildren: Bool = false
+    var first: Int16 = -1
+    var rewrite: Int16 = -1
 }
+
+/// The bit a token sets in its trie parent's child signature (six high bits of its hash).
+@inline(__always)
+func childBit(_ hash: UInt64) -> UInt64 { UInt64(1) << (hash >> 58) }
 
 final class TokenTable: @unchecked Sendable {
     private let slots: UnsafeMutablePointer<TokenInfo>
@@ -75,8 +70,10 @@ final class TokenTable: @unchecked Sendable {
     private static let empty = TokenInfo()
 
     init(_ infos: [TokenInfo]) {
+        // Filled to between a third and two thirds: every message probes this table once per
+        // word, so its size (what stays in cache) matters more than a probe or two.
         var size = 16
-        while size < infos.count * 2 { size <<= 1 }
+        while size * 2 < infos.count * 3 { size <<= 1 }
         slots = .allocate(capacity: size)
         slots.initialize(repeating: TokenInfo(), count: size)
         mask = size - 1
@@ -92,17 +89,7 @@ final class TokenTable: @unchecked Sendable {
     deinit { slots.deallocate() }
 
     /// The token's record, or an empty one (no classes, no features).
-    @inline(__always)
-    func lookup(_ key: UInt64) -> TokenInfo {
-        let key = key == 0 ? 0x9e37_79b9_7f4a_7c15 : key
-        var slot = hashMix(key) & mask
-        while true {
-            let found = slots[slot]
-            if found.key == key { return found }
-            if found.key == 0 { return TokenInfo() }
-            slot = (slot + 1) & mask
-        }
-    }
+    func lookup(_ key: UInt64) -> TokenInfo { reader.lookup(key) }
 }
 
 /// The finaliser of MurmurHash3: spreads a 64-bit key over the slots of both tables.
@@ -113,4 +100,79 @@ private func hashMix(_ key: UInt64) -> Int {
     x = x &* 0xff51_afd7_ed55_8ccd
     x ^= x >> 33
     return Int(truncatingIfNeeded: x)
+}
+
+extension HashTable {
+    /// The table's memory for lookups, without a reference to the table: the hot path reads
+    /// it with no reference counting. Valid while the table is alive (its owner keeps it).
+    struct Reader: @unchecked Sendable {
+        fileprivate let slots: UnsafeMutablePointer<Slot>
+        fileprivate let mask: Int
+
+        /// The value, or -1.
+        @inline(__always)
+        func get(_ key: UInt64) -> Int32 {
+            let key = HashTable.slotKey(key)
+            var slot = hashMix(key) & mask
+            while true {
+                let found = slots[slot]
+                if found.key == key { return found.value }
+                if found.key == 0 { return -1 }
+                slot = (slot &+ 1) & mask
+            }
+        }
+    }
+
+    var reader: Reader { Reader(slots: slots, mask: mask) }
+}
+
+extension TokenTable {
+    /// As `HashTable.Reader`: lookups without reference counting, valid while the table lives.
+    struct Reader: @unchecked Sendable {
+        fileprivate let slots: UnsafeMutablePointer<TokenInfo>
+        fileprivate let mask: Int
+
+        /// The token's record, or an empty one (no classes, no features).
+        @inline(__always)
+        func lookup(_ key: UInt64) -> TokenInfo { info(at: find(key)) }
+
+        /// The token's slot, or -1.
+        @inline(__always)
+        func find(_ key: UInt64) -> Int32 {
+            let key = key == 0 ? 0x9e37_79b9_7f4a_7c15 : key
+            var slot = hashMix(key) & mask
+            while true {
+                let found = slots[slot].key
+                if found == key { return Int32(truncatingIfNeeded: slot) }
+                if found == 0 { return -1 }
+                slot = (slot &+ 1) & mask
+            }
+        }
+
+        /// The record in a slot from `find` (-1: an empty record).
+        @inline(__always)
+        func info(at slot: Int32) -> TokenInfo { slot >= 0 ? slots[Int(slot)] : TokenInfo() }
+    }
+
+    var reader: Reader { Reader(slots: slots, mask: mask) }
+}
+
+/// An array copied into memory that never moves, so the hot path can index it through a
+/// plain pointer (no bounds checks, no reference counting). Freed with this owner.
+final class Frozen<Element>: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<Element>
+    let count: Int
+
+    init(_ array: [Element]) {
+        count = array.count
+        pointer = .allocate(capacity: max(array.count, 1))
+        array.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { pointer.initialize(from: base, count: source.count) }
+        }
+    }
+
+    deinit {
+        pointer.deinitialize(count: count)
+        pointer.deallocate()
+    }
 }

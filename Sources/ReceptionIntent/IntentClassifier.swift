@@ -13,9 +13,6 @@ public struct IntentClassifier: Sendable {
     public var lexicon: Lexicon { model.lexicon }
     public var weights: IntentWeights { model.fullWeights }
     public var extractor: FeatureExtractor { model.extractor }
-    private var matrix: [Double] { model.matrix }
-    private var bias: [Double] { model.bias }
-    private var names: [String] { model.names }
 
     private static let intents = IntentType.knownCases
     private static let intentLabels = IntentWeights.intentLabels
@@ -24,10 +21,9 @@ public struct IntentClassifier: Sendable {
     // Literal so the hot path needs no lazy-global checks (checked against IntentWeights in init).
     static let intentCount = 5
     static let width = 9
-    /// Contributions listed per label; the rest are summed into one `other features (N)` entry, listed last.
+    /// Contributions listed per label in an explanation; the rest are summed into one
+    /// `other features (N)` entry, listed last.
     public static let explanationLimit = 10
-    private static let otherNames = (0...64).map { "other features (\($0))" }
-    private static func otherName(_ count: Int) -> String { count < otherNames.count ? otherNames[count] : "other features (\(count))" }
 
     /// The shipped lexicon and weights.
     public init() {
@@ -54,125 +50,159 @@ public struct IntentClassifier: Sendable {
 
     /// Classifies one message. `goal` is the conversation goal (`TaskContext.goal`);
     /// `previous` the turn before, whose labels carry over to a short follow-up.
-    public func classify(_ text: String, goal: String? = nil, previous: ConversationTurn? = nil) -> IntentClassification {
-        var tokens: [Token] = []
-        tokens.reserveCapacity(64)
-        var active: [Int32] = []
-        active.reserveCapacity(64)
+    ///
+    /// `explain` adds the contributing features of the chosen label and the runner-up of each
+    /// head (for `/intent` and `classify --explain`). They cost as much as the classification
+    /// itself, so the default path skips them; it allocates nothing on the heap.
+    public func classify(_ text: String, goal: String? = nil, previous: ConversationTurn? = nil, explain: Bool = false) -> IntentClassification {
         let model = self.model
-        model.extractor.features(text, goal: goal, tokens: &tokens, into: &active)
-        let matrix = model.matrix, bias = model.bias
-        // Logits and the carried-over prior on the stack: no allocation.
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.width) { buffer in
-            let logits = UnsafeMutableBufferPointer(rebasing: buffer[0..<Self.width])
-            let carried = UnsafeMutableBufferPointer(rebasing: buffer[Self.width..<(2 * Self.width)])
-            for k in 0..<Self.width { logits[k] = bias[k]; carried[k] = 0 }
-            matrix.withUnsafeBufferPointer { m in
-                for id in active {
-                    let row = Int(id) * Self.width
-                    for k in 0..<Self.width { logits[k] += m[row + k] }
+        // Only small plain values leave the scratch closures; the result is built afterwards.
+        var scores = Scores()
+        var explanations: (intent: HeadExplanation, urgency: HeadExplanation)? = nil
+        model.extractor.withFeatures(text, goal: goal) { active, tokenCount in
+            var carried = (0.0, 0.0)    // (intent, urgency) carry-over weight
+            // A short follow-up ("and tomorrow?") inherits the previous turn's labels.
+            if let previous, tokenCount <= 8, model.previousTurnWeight != 0 {
+                if let intent = previous.intent, let k = Self.intents.firstIndex(of: intent) { scores.carriedIntent = k; carried.0 = model.previousTurnWeight }
+                if let urgency = previous.urgency, let k = Self.urgencies.firstIndex(of: urgency) {
+                    scores.carriedUrgency = Self.intentCount + k; carried.1 = model.previousTurnWeight
                 }
             }
-            // A short follow-up ("and tomorrow?") inherits the previous turn's labels.
-            let carryWeight = model.weights.previousTurnWeight
-            if let previous, tokens.count <= 8, carryWeight != 0 {
-                if let intent = previous.intent, let k = Self.intents.firstIndex(of: intent) { carried[k] = carryWeight }
-                if let urgency = previous.urgency, let k = Self.urgencies.firstIndex(of: urgency) { carried[Self.intentCount + k] = carryWeight }
-                for k in 0..<Self.width { logits[k] += carried[k] }
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.width) { buffer in
+                let logits = UnsafeMutableBufferPointer(rebasing: buffer[0..<Self.width])
+                let probabilities = UnsafeMutableBufferPointer(rebasing: buffer[Self.width...])
+                Self.logits(model, active: active, into: logits)
+                if scores.carriedIntent >= 0 { logits[scores.carriedIntent] += carried.0 }
+                if scores.carriedUrgency >= 0 { logits[scores.carriedUrgency] += carried.1 }
+                (scores.intent, scores.intentRunnerUp) = Self.softmax(logits, range: 0..<Self.intentCount, into: probabilities)
+                (scores.urgency, scores.urgencyRunnerUp) = Self.softmax(logits, range: Self.intentCount..<Self.width, into: probabilities)
+                scores.intentConfidence = probabilities[scores.intent]
+                scores.urgencyConfidence = probabilities[scores.urgency]
+                if explain {
+                    let explainer = Explainer(model: model, active: active, probabilities: probabilities,
+                                              carried: (scores.carriedIntent, carried.0, scores.carriedUrgency, carried.1))
+                    explanations = (explainer.head(labels: Self.intentLabels, offset: 0, chosen: scores.intent, runnerUp: scores.intentRunnerUp),
+                                    explainer.head(labels: Self.urgencyLabels, offset: Self.intentCount,
+                                                   chosen: scores.urgency, runnerUp: scores.urgencyRunnerUp))
+                }
             }
-            let intent = explain(model, logits: logits, range: 0..<Self.intentCount, labels: Self.intentLabels, active: active, carried: carried)
-            let urgency = explain(model, logits: logits, range: Self.intentCount..<Self.width, labels: Self.urgencyLabels, active: active, carried: carried)
-            return IntentClassification(
-                intent: Self.intents[intent.index], urgency: Self.urgencies[urgency.index],
-                intentConfidence: intent.explanation.chosen.probability, urgencyConfidence: urgency.explanation.chosen.probability,
-                intentExplanation: intent.explanation, urgencyExplanation: urgency.explanation)
         }
+        return IntentClassification(
+            intent: Self.intents[scores.intent], urgency: Self.urgencies[scores.urgency - Self.intentCount],
+            intentConfidence: scores.intentConfidence, urgencyConfidence: scores.urgencyConfidence,
+            intentExplanation: explanations?.intent, urgencyExplanation: explanations?.urgency)
+    }
+
+    /// What `classify` computes inside its scratch memory: label indices (into the full width),
+    /// confidences, and the labels a previous turn carried over (-1: none).
+    private struct Scores {
+        var intent = 0, intentRunnerUp = -1, urgency = 0, urgencyRunnerUp = -1
+        var intentConfidence = 0.0, urgencyConfidence = 0.0
+        var carriedIntent = -1, carriedUrgency = -1
     }
 
     /// The probabilities of both heads without explanations (for evaluation at scale).
     public func probabilities(_ text: String, goal: String? = nil) -> (intent: [Double], urgency: [Double]) {
-        let active = extractor.features(text, goal: goal)
-        return probabilities(active: active)
+        model.extractor.withFeatures(text, goal: goal) { active, _ in probabilities(active: active) }
     }
 
-    func probabilities(active: [Int32]) -> (intent: [Double], urgency: [Double]) {
-        let model = self.model
-        let matrix = model.matrix
-        var logits = model.bias
-        matrix.withUnsafeBufferPointer { m in
-            for id in active {
-                let row = Int(id) * Self.width
-                for k in 0..<Self.width { logits[k] += m[row + k] }
-            }
+    func probabilities(active: UnsafeBufferPointer<Int32>) -> (intent: [Double], urgency: [Double]) {
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.width) { buffer in
+            let logits = UnsafeMutableBufferPointer(rebasing: buffer[0..<Self.width])
+            let probabilities = UnsafeMutableBufferPointer(rebasing: buffer[Self.width...])
+            Self.logits(model, active: active, into: logits)
+            _ = Self.softmax(logits, range: 0..<Self.intentCount, into: probabilities)
+            _ = Self.softmax(logits, range: Self.intentCount..<Self.width, into: probabilities)
+            return (Array(probabilities[0..<Self.intentCount]), Array(probabilities[Self.intentCount..<Self.width]))
         }
-        return (softmax(Array(logits[0..<Self.intentCount])), softmax(Array(logits[Self.intentCount...])))
     }
 
-    private func explain(_ model: CompiledIntentModel, logits: UnsafeMutableBufferPointer<Double>, range: Range<Int>, labels: [String],
-                         active: [Int32], carried: UnsafeMutableBufferPointer<Double>) -> (index: Int, explanation: HeadExplanation) {
-        let matrix = model.matrix, bias = model.bias, names = model.names
+    /// Bias plus the weight rows of the active features: one row of `width` doubles per feature.
+    @inline(__always)
+    private static func logits(_ model: CompiledIntentModel, active: UnsafeBufferPointer<Int32>, into logits: UnsafeMutableBufferPointer<Double>) {
+        let bias = model.biasPointer, m = model.matrixPointer
+        for k in 0..<width { logits[k] = bias[k] }
+        for id in active {
+            let row = m + Int(id) &* width
+            for k in 0..<width { logits[k] += Double(row[k]) }
+        }
+    }
+
+    /// Softmax over one head's slice of `logits`, written to the same slice of `output`;
+    /// returns the indices (into the full width) of the best and second-best labels.
+    @inline(__always)
+    private static func softmax(_ logits: UnsafeMutableBufferPointer<Double>, range: Range<Int>,
+                                into output: UnsafeMutableBufferPointer<Double>) -> (best: Int, second: Int) {
         var maximum = -Double.infinity
         for k in range where logits[k] > maximum { maximum = logits[k] }
         var sum = 0.0
-        var probabilities: (Double, Double, Double, Double, Double) = (0, 0, 0, 0, 0)
-        let count = range.count
-        withUnsafeMutableBytes(of: &probabilities) { raw in
-            let p = raw.bindMemory(to: Double.self)
-            for k in range {
-                let e = exp(logits[k] - maximum)
-                p[k - range.lowerBound] = e
-                sum += e
-            }
-            for i in 0..<count { p[i] /= sum }
+        for k in range {
+            let e = exp(logits[k] - maximum)
+            output[k] = e
+            sum += e
         }
-        func probability(_ i: Int) -> Double { withUnsafeBytes(of: probabilities) { $0.bindMemory(to: Double.self)[i] } }
-        var best = 0, second = -1
-        for i in 1..<count {
-            if probability(i) > probability(best) { second = best; best = i }
-            else if second < 0 || probability(i) > probability(second) { second = i }
+        var best = range.lowerBound, second = -1
+        for k in range {
+            output[k] /= sum
+            if k == range.lowerBound { continue }
+            if output[k] > output[best] { second = best; best = k }
+            else if second < 0 || output[k] > output[second] { second = k }
         }
-        func score(_ i: Int) -> LabelScore {
-            let k = range.lowerBound + i
-            let contributions = withUnsafeTemporaryAllocation(of: (Double, Int32).self, capacity: active.count + 2) { buffer in
-                var m = 0
-                buffer[m] = (bias[k], -1); m += 1
-                if carried[k] != 0 { buffer[m] = (carried[k], -2); m += 1 }
-                matrix.withUnsafeBufferPointer { weights in
-                    for id in active {
-                        let weight = weights[Int(id) * Self.width + k]
-                        if weight != 0 { buffer[m] = (weight, id); m += 1 }
-                    }
-                }
-                // The largest contributions by magnitude, kept sorted in place at the front (ties: extraction order).
-                let limit = Self.explanationLimit
-                var shown = 0
-                for b in 0..<m {
-                    let entry = buffer[b]
-                    let size = abs(entry.0)
-                    if shown == limit && size <= abs(buffer[shown - 1].0) { continue }
-                    // while filling, the entry sits at b == shown; when full, the displaced smallest moves to b
-                    var c = shown < limit ? shown : shown - 1
-                    if shown < limit { shown += 1 } else { buffer[b] = buffer[shown - 1] }
-                    while c > 0 && abs(buffer[c - 1].0) < size { buffer[c] = buffer[c - 1]; c -= 1 }
-                    buffer[c] = entry
-                }
-                var list: [FeatureContribution] = []
-                list.reserveCapacity(shown + 1)
-                for a in 0..<shown {
-                    let (weight, id) = buffer[a]
-                    let name = id == -1 ? "bias" : id == -2 ? "context:previous-turn" : names[Int(id)]
-                    list.append(FeatureContribution(feature: name, weight: weight))
-                }
-                if m > shown {
-                    var rest = 0.0
-                    for a in shown..<m { rest += buffer[a].0 }
-                    list.append(FeatureContribution(feature: Self.otherName(m - shown), weight: rest))
-                }
-                return list
-            }
-            return LabelScore(label: labels[i], probability: probability(i), contributions: contributions)
+        return (best, second)
+    }
+
+}
+
+/// Builds the contribution lists of an explained classification.
+private struct Explainer {
+    let model: CompiledIntentModel
+    let active: UnsafeBufferPointer<Int32>
+    let probabilities: UnsafeMutableBufferPointer<Double>
+    /// The labels a previous turn carried over (-1: none) and the weight it added.
+    let carried: (intent: Int, intentWeight: Double, urgency: Int, urgencyWeight: Double)
+
+    /// Contributions listed per label; the rest are summed into one `other features (N)` entry, listed last.
+    static let limit = IntentClassifier.explanationLimit
+
+    func head(labels: [String], offset: Int, chosen: Int, runnerUp: Int) -> HeadExplanation {
+        HeadExplanation(chosen: score(labels: labels, offset: offset, k: chosen),
+                        runnerUp: runnerUp >= 0 ? score(labels: labels, offset: offset, k: runnerUp) : nil)
+    }
+
+    private func score(labels: [String], offset: Int, k: Int) -> LabelScore {
+        let width = IntentClassifier.width
+        var entries: [(weight: Double, id: Int32)] = [(model.bias[k], -1)]
+        entries.reserveCapacity(active.count + 3)
+        if k == carried.intent { entries.append((carried.intentWeight, -2)) }
+        if k == carried.urgency { entries.append((carried.urgencyWeight, -2)) }
+        for id in active {
+            // Shown as the weights file writes them (the matrix holds them in single precision).
+            let weight = (Double(model.matrix[Int(id) * width + k]) * 100_000).rounded() / 100_000
+            if weight != 0 { entries.append((weight, id)) }
         }
-        return (best, HeadExplanation(chosen: score(best), runnerUp: second >= 0 ? score(second) : nil))
+        // The largest by magnitude first (ties keep extraction order): an insertion into the
+        // short list of those kept, since only `limit` of often 40 entries are shown.
+        var top: [Int] = []
+        top.reserveCapacity(Self.limit + 1)
+        for index in entries.indices {
+            let size = abs(entries[index].weight)
+            if top.count == Self.limit, size <= abs(entries[top[top.count - 1]].weight) { continue }
+            var position = top.count
+            while position > 0 && abs(entries[top[position - 1]].weight) < size { position -= 1 }
+            top.insert(index, at: position)
+            if top.count > Self.limit { top.removeLast() }
+        }
+        var list = top.map { i -> FeatureContribution in
+            let (weight, id) = entries[i]
+            let name = id == -1 ? "bias" : id == -2 ? "context:previous-turn" : model.names[Int(id)]
+            return FeatureContribution(feature: name, weight: weight)
+        }
+        if entries.count > top.count {
+            let total = entries.reduce(0.0) { $0 + $1.weight }
+            let rest = top.reduce(total) { $0 - entries[$1].weight }
+            list.append(FeatureContribution(feature: "other features (\(entries.count - top.count))", weight: (rest * 100_000).rounded() / 100_000))
+        }
+        return LabelScore(label: labels[k - offset], probability: probabilities[k], contributions: list)
     }
 }
 
@@ -185,16 +215,24 @@ func softmax(_ logits: [Double]) -> [Double] {
 
 /// A lexicon and weights compiled for classification: the feature extractor and the
 /// weight matrix aligned with its feature ids.
-final class CompiledIntentModel: Sendable {
+///
+/// `@unchecked Sendable`: the matrix and bias are also read through raw pointers into
+/// memory owned by `frozen`, written only in `init`.
+final class CompiledIntentModel: @unchecked Sendable {
     let lexicon: Lexicon
     /// The weights without their per-feature table: once folded into `matrix` it would only
     /// hold a few MB of strings and small arrays for the life of the process.
     let weights: IntentWeights
     let extractor: FeatureExtractor
-    /// Feature id × label (intent labels then urgency labels).
-    let matrix: [Double]
+    /// Feature id × label (intent labels then urgency labels), in single precision: half the
+    /// memory the classifier touches per message, and far below the weights' own precision.
+    let matrix: [Float]
     let bias: [Double]
     let names: [String]
+    let previousTurnWeight: Double
+    let matrixPointer: UnsafePointer<Float>
+    let biasPointer: UnsafePointer<Double>
+    private let frozen: [AnyObject]
 
     init(lexicon: Lexicon, weights: IntentWeights) {
         let width = IntentClassifier.width
@@ -206,22 +244,27 @@ final class CompiledIntentModel: Sendable {
         let extractor = FeatureExtractor(lexicon: lexicon, vocabulary: weights.vocabulary)
         self.extractor = extractor
         self.names = extractor.names
-        var matrix = [Double](repeating: 0, count: extractor.count * width)
+        var matrix = [Float](repeating: 0, count: extractor.count * width)
         for (name, row) in weights.features {
             guard let id = extractor.index[name] else { continue }
-            for k in 0..<width { matrix[id * width + k] = row[k] }
+            for k in 0..<width { matrix[id * width + k] = Float(row[k]) }
         }
         self.matrix = matrix
         self.bias = weights.bias
+        self.previousTurnWeight = weights.previousTurnWeight
+        let frozenMatrix = Frozen(matrix), frozenBias = Frozen(weights.bias)
+        matrixPointer = UnsafePointer(frozenMatrix.pointer)
+        biasPointer = UnsafePointer(frozenBias.pointer)
+        frozen = [frozenMatrix, frozenBias]
     }
 
-    /// The weights as loaded, rebuilt from the matrix (features the extractor does not know
-    /// were never used and are not kept).
+    /// The weights as the classifier uses them, rebuilt from the matrix: rounded to single
+    /// precision, and without features the extractor does not know (they were never used).
     var fullWeights: IntentWeights {
         let width = IntentClassifier.width
         var full = weights
         for (id, name) in names.enumerated() {
-            let row = Array(matrix[(id * width)..<((id + 1) * width)])
+            let row = matrix[(id * width)..<((id + 1) * width)].map(Double.init)
             if row.contains(where: { $0 != 0 }) { full.features[name] = row }
         }
         return full

@@ -17,7 +17,8 @@ public struct IntentMiddleware: Middleware {
         var request = request
         var taskContext = request.task.context ?? TaskContext()
         if taskContext.intent == nil {
-            var classification = classifier.classify(request.text, goal: taskContext.goal, previous: context.previousTurn)
+            // Explained: `/intent` shows why, and one message per turn can afford it.
+            var classification = classifier.classify(request.text, goal: taskContext.goal, previous: context.previousTurn, explain: true)
             if let override = context.intentOverride {
                 if let intent = override.intent { classification.intent = intent; classification.intentConfidence = 1 }
                 if let urgency = override.urgency { classification.urgency = urgency; classification.urgencyConfidence = 1 }

@@ -11,6 +11,9 @@ public struct Token: Sendable, Hashable {
     public var flags: UInt8
     /// The value of a number token (capped), else 0.
     public var value: Int32
+    /// Where the extractor's token table holds this token (-1: unknown), found while tokenizing
+    /// so features need no second lookup.
+    var slot: Int32 = -1
 
     public static let number: UInt8 = 1
     /// Ends in "ing" (a progressive verb, usually).
@@ -114,45 +117,53 @@ public struct RawTokenizer {
     /// in one pass over the bytes; returns the last punctuation kind.
     @inline(__always)
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>, _ emit: (Int, Int, UInt8, Bool, UInt64, Int32, Int) -> Void) -> UInt8 {
-        var index = 0
+        guard let p = bytes.baseAddress else { return Separator.space }
         let count = bytes.count
+        var index = 0
         var separator = Separator.space
-        var start = -1
-        var digits = false
-        var last: UInt8 = Separator.space
-        var hash: UInt64 = 0
-        var value: Int32 = 0
-        var apostrophe = -1
+        var last = Separator.space
+        // One tight loop per word kind, so the hash and the index stay in registers.
         while index < count {
-            let raw = bytes[index]
-            let byte = (raw &- 65) < 26 ? raw | 0x20 : raw
-            let isDigit = (byte &- 48) < 10
-            if isDigit || (byte &- 97) < 26 || byte >= 0x80 {
-                if start >= 0 && digits != isDigit {
-                    emit(start, index, separator, digits, hash, value, apostrophe)
-                    separator = Separator.space
-                    start = -1
-                }
-                if start < 0 {
-                    start = index; digits = isDigit
-                    hash = 0xcbf2_9ce4_8422_2325; value = 0; apostrophe = -1
-                }
-                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-                if isDigit && value < 100_000 { value = value &* 10 &+ Int32(byte &- 48) }
+            let raw = p[index]
+            if (raw &- 48) < 10 {
+                let start = index
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                var value: Int32 = 0
+                repeat {
+                    let byte = p[index]
+                    hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+                    if value < 100_000 { value = value &* 10 &+ Int32(byte &- 48) }
+                    index &+= 1
+                } while index < count && (p[index] &- 48) < 10
+                emit(start, index, separator, true, hash, value, -1)
+                separator = Separator.space
                 last = Separator.space
-            } else if byte == 39 && start >= 0 && !digits && index + 1 < count && Self.isWordByte(bytes[index + 1]) {
-                // apostrophe inside a word: keep it
-                hash = (hash ^ 39) &* 0x0000_0100_0000_01b3
-                apostrophe = index
-            } else {
-                if start >= 0 {
-                    emit(start, index, separator, digits, hash, value, apostrophe)
-                    separator = Separator.space
-                    start = -1
+            } else if isWordByte(raw) {
+                let start = index
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                var apostrophe = -1
+                while index < count {
+                    let byte = p[index]
+                    if isWordByte(byte) {
+                        // Lowercase ASCII letters only: bytes of other scripts pass unchanged.
+                        let lower = (byte &- 65) < 26 ? byte | 0x20 : byte
+                        hash = (hash ^ UInt64(lower)) &* 0x0000_0100_0000_01b3
+                    } else if byte == 39 && index + 1 < count && isWordByte(p[index + 1]) {
+                        // An apostrophe inside a word ("what's") is part of it.
+                        hash = (hash ^ 39) &* 0x0000_0100_0000_01b3
+                        apostrophe = index
+                    } else {
+                        break
+                    }
+                    index &+= 1
                 }
-                if byte != 32 {
+                emit(start, index, separator, false, hash, 0, apostrophe)
+                separator = Separator.space
+                last = Separator.space
+            } else {
+                if raw != 32 {
                     let kind: UInt8
-                    switch byte {
+                    switch raw {
                     case 63: kind = Separator.question
                     case 33: kind = Separator.exclamation
                     case 46, 59: kind = Separator.stop
@@ -165,10 +176,9 @@ public struct RawTokenizer {
                     if kind > separator { separator = kind }
                     if kind != Separator.space { last = kind }
                 }
+                index &+= 1
             }
-            index += 1
         }
-        if start >= 0 { emit(start, count, separator, digits, hash, value, apostrophe) }
         return last
     }
 

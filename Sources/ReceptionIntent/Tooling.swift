@@ -68,18 +68,19 @@ public enum IntentBenchmark {
         public var medianNanoseconds: Double
         public var p90Nanoseconds: Double
         public var messagesPerSecond: Double
-        public var medianNanosecondsWithoutExplanations: Double
+        /// `classify(_:explain: true)`, as `/intent` and `classify --explain` call it.
+        public var medianNanosecondsWithExplanations: Double
         public var evalMessages: Int
         public var evalSeconds: Double
 
         public init(messages: Int, maxWords: Int, medianNanoseconds: Double, p90Nanoseconds: Double, messagesPerSecond: Double,
-                    medianNanosecondsWithoutExplanations: Double, evalMessages: Int, evalSeconds: Double) {
+                    medianNanosecondsWithExplanations: Double, evalMessages: Int, evalSeconds: Double) {
             self.messages = messages
             self.maxWords = maxWords
             self.medianNanoseconds = medianNanoseconds
             self.p90Nanoseconds = p90Nanoseconds
             self.messagesPerSecond = messagesPerSecond
-            self.medianNanosecondsWithoutExplanations = medianNanosecondsWithoutExplanations
+            self.medianNanosecondsWithExplanations = medianNanosecondsWithExplanations
             self.evalMessages = evalMessages
             self.evalSeconds = evalSeconds
         }
@@ -100,36 +101,28 @@ public enum IntentBenchmark {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
-    /// Times `classify` (with explanations) on each message, `rounds` times; the median is
-    /// over all single calls. Throughput is one thread looping over the messages.
+    /// Times `classify` on each message, `rounds` times; the median is over all single calls.
+    /// Then the same with explanations, and throughput: one thread looping over the messages.
     public static func classification(_ texts: [String], classifier: IntentClassifier, rounds: Int = 20)
-        -> (median: Double, p90: Double, perSecond: Double, medianBare: Double) {
-        var samples: [UInt64] = []
-        samples.reserveCapacity(texts.count * rounds)
+        -> (median: Double, p90: Double, perSecond: Double, medianExplained: Double) {
         var sink = 0
         for text in texts.prefix(200) { sink &+= classifier.classify(text).intent.rawValue.count } // warm up
-        for _ in 0..<rounds {
-            for text in texts {
-                let start = now()
-                let c = classifier.classify(text)
-                let end = now()
-                sink &+= c.intentExplanation?.chosen.contributions.count ?? 0
-                samples.append(end - start)
+        func time(explain: Bool) -> [UInt64] {
+            var samples: [UInt64] = []
+            samples.reserveCapacity(texts.count * rounds)
+            for _ in 0..<rounds {
+                for text in texts {
+                    let start = now()
+                    let c = classifier.classify(text, explain: explain)
+                    let end = now()
+                    sink &+= c.intentExplanation?.chosen.contributions.count ?? c.intent.rawValue.count
+                    samples.append(end - start)
+                }
             }
+            return samples.sorted()
         }
-        samples.sort()
-        var bare: [UInt64] = []
-        var tokens: [Token] = [], active: [Int32] = []
-        for _ in 0..<rounds {
-            for text in texts {
-                let start = now()
-                let p = classifier.probabilities(text, goal: nil, tokens: &tokens, active: &active)
-                let end = now()
-                sink &+= p.intent.count
-                bare.append(end - start)
-            }
-        }
-        bare.sort()
+        let plain = time(explain: false)
+        let explained = time(explain: true)
         let loopStart = now()
         var roundCPU: [Double] = []
         for _ in 0..<rounds {
@@ -141,8 +134,27 @@ public enum IntentBenchmark {
         roundCPU.sort()
         lastMedianCPUPerMessage = roundCPU[roundCPU.count / 2]
         if sink == 42 { print("") }
-        return (Double(samples[samples.count / 2]), Double(samples[samples.count * 9 / 10]),
-                Double(texts.count * rounds) / loopSeconds, Double(bare[bare.count / 2]))
+        return (Double(plain[plain.count / 2]), Double(plain[plain.count * 9 / 10]),
+                Double(texts.count * rounds) / loopSeconds, Double(explained[explained.count / 2]))
+    }
+
+    /// Thread CPU time per message of each stage of a classification, cumulatively: tokenizing,
+    /// extracting features (without copying them out), and the whole `classify`.
+    public static func stages(_ texts: [String], classifier: IntentClassifier, rounds: Int) -> [(String, Double)] {
+        let extractor = classifier.extractor
+        var sink = 0
+        func time(_ body: (String) -> Int) -> Double {
+            let start = cpuNow()
+            for _ in 0..<rounds { for text in texts { sink &+= body(text) } }
+            return Double(cpuNow() - start) / Double(rounds * texts.count)
+        }
+        let result = [
+            ("tokens", time { extractor.tokenCount($0) }),
+            ("features", time { extractor.withFeatures($0, goal: nil) { active, _ in active.count } }),
+            ("classify", time { classifier.classify($0).intent.rawValue.count }),
+        ]
+        if sink == 42 { print("") }
+        return result
     }
 
     /// Writes a JSONL corpus of `count` messages cycling through `messages`.

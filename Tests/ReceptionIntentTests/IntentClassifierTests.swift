@@ -93,7 +93,10 @@ struct IntentClassifierTests {
     }
 
     @Test func explainsTheChoiceAndTheRunnerUp() throws {
-        let c = classifier.classify("should I take the train or fly to Seattle next month?")
+        #expect(classifier.classify("should I take the train or fly to Seattle next month?").intentExplanation == nil,
+                "explanations are built only on request")
+        let c = classifier.classify("should I take the train or fly to Seattle next month?", explain: true)
+        #expect(c.intent == classifier.classify("should I take the train or fly to Seattle next month?").intent)
         let intent = try #require(c.intentExplanation)
         #expect(intent.chosen.label == "decision")
         let runnerUp = try #require(intent.runnerUp)
@@ -113,9 +116,9 @@ struct IntentClassifierTests {
     }
 
     @Test func thePreviousTurnCarriesOverToAShortFollowUp() {
-        let alone = classifier.classify("and the blue one?")
+        let alone = classifier.classify("and the blue one?", explain: true)
         let previous = ConversationTurn(query: "should I buy the red or the green jacket right now?", intent: .decision, urgency: .immediate)
-        let followUp = classifier.classify("and the blue one?", previous: previous)
+        let followUp = classifier.classify("and the blue one?", previous: previous, explain: true)
         #expect(followUp.intent == .decision)
         #expect(followUp.urgency == .immediate)
         #expect(features(followUp).contains("context:previous-turn"))
@@ -137,7 +140,7 @@ struct IntentClassifierTests {
         let file = directory.appendingPathComponent("lexicon.txt")
         try (ShippedModel.lexicon + "\n@cue check-truth\nzorblat check\n").write(to: file, atomically: true, encoding: .utf8)
         let custom = try IntentClassifier(lexiconURL: file, weightsURL: nil)
-        let c = custom.classify("zorblat check: the great wall is visible from space")
+        let c = custom.classify("zorblat check: the great wall is visible from space", explain: true)
         #expect(features(c).contains("cue:check-truth"))
         #expect(c.intent == .validation)
     }

@@ -32,7 +32,7 @@ struct ClassifyCommand: ParsableCommand {
         let classifier: IntentClassifier
         do { classifier = try model.classifier() } catch { printError("error: \(error)"); throw ExitCode.failure }
         func emit(_ text: String) throws {
-            let c = classifier.classify(text, goal: goal)
+            let c = classifier.classify(text, goal: goal, explain: explain || json)
             if json { print(try c.jsonLine(text: text)) } else { print(ReportText.classification(text, c, explain: explain), terminator: "") }
         }
         if !message.isEmpty {
