@@ -6,33 +6,42 @@ import Foundation
 ///
 /// Built once from a `Lexicon` and a vocabulary; extraction itself works on hashed tokens
 /// and integer feature ids.
-public final class FeatureExtractor: Sendable {
+///
+/// `@unchecked Sendable`: the lookup tables are read through raw pointers (no reference
+/// counting or bounds checks per token), written only in `init` and owned by `owners`.
+public final class FeatureExtractor: @unchecked Sendable {
     /// Feature names, indexed by feature id.
     public let names: [String]
     public let index: [String: Int]
 
-    private let rewriteTable: HashTable          // token → rewrite index
-    private let rewriteStart: [Int32]
-    private let rewriteTokens: [UInt64]
-    private let classTable: HashTable            // token → class bit mask
-    private let trie: HashTable                  // (node, token) → child node
-    private let table: TokenTable                // token → classes, features, rewrite, root node (one probe)
-    private let nodeHasChildren: [Bool]
-    private let nodeCueStart: [Int32]            // node → range in nodeCues
-    private let nodeCues: [Int32]                // phrase ids
-    private let phraseFeature: [Int32]
-    private let phraseFamily: [Int32]
-    private let familyFeature: [Int32]
-    private let negFeature: [Int32]
-    private let goalFeature: [Int32]
-    private let familyIsTime: [Bool]
-    private let wordTable: HashTable             // token → word feature
-    private let firstTable: HashTable            // token → first-word feature
-    private let pronounIs: HashTable             // tokens whose "'s" means "is"
+    // Read per token: raw views of memory owned by `owners`.
+    private let rewriteStart: UnsafeMutablePointer<Int32>     // rewrite → range in rewriteTokens
+    private let rewriteTokens: UnsafeMutablePointer<UInt64>
+    private let trie: HashTable.Reader                        // (node, token) → child node
+    private let table: TokenTable.Reader                      // token → classes, features, rewrite, root node (one probe)
+    private let nodeChildren: UnsafeMutablePointer<UInt64>     // node → signature of its children's tokens (`childBit`)
+    private let rewriteSlots: UnsafeMutablePointer<Int32>     // table slots of rewriteTokens
+    private let slotIs: Int32, slotNot: Int32, slotAre: Int32, slotHave: Int32, slotWill: Int32, slotWould: Int32, slotAm: Int32
+    private let nodeCueStart: UnsafeMutablePointer<Int32>     // node → range in nodeCues
+    private let nodeCues: UnsafeMutablePointer<Int32>         // phrase ids, or -(word feature + 1)
+    private let phraseFeature: UnsafeMutablePointer<Int32>
+    private let phraseFamily: UnsafeMutablePointer<Int32>
+    private let familyFeature: UnsafeMutablePointer<Int32>
+    private let negFeature: UnsafeMutablePointer<Int32>
+    private let goalFeature: UnsafeMutablePointer<Int32>
+    private let familyIsTime: UnsafeMutablePointer<Bool>
+    private let pronounIs: HashTable.Reader                   // tokens whose "'s" means "is"
+    private let owners: [AnyObject]
     private let tokenIs: UInt64, tokenNot: UInt64, tokenAre: UInt64, tokenHave: UInt64
     private let tokenWill: UInt64, tokenWould: UInt64, tokenAm: UInt64
 
     private let rewriteWords: [String]
+    /// The most tokens one raw word can become (a rewrite, plus a contraction's suffix).
+    private let maxExpansion: Int
+    /// Tokens in the first, stack-sized scratch buffer (1 KiB).
+    private static let stackTokens = 1024 / MemoryLayout<Token>.stride
+    /// Feature ids in the first, stack-sized scratch buffer (1 KiB).
+    private static let stackFeatures = 1024 / MemoryLayout<Int32>.stride
 
     /// The vocabulary words (without the `word:` prefix), sorted.
     public let vocabulary: [String]
@@ -80,7 +89,7 @@ public final class FeatureExtractor: Sendable {
         "time:in-n-weeks", "time:n-weeks", "time:in-n-bare", "time:clock", "time:weekday", "time:next-weekday",
         "time:month", "time:ordinal-date", "time:numeric-date", "time:year", "time:none",
         "goal:present", "struct:wh-short", "struct:either-or+wh", "time:just-happened", "time:ago",
-        "struct:either-or-short", "struct:starts-progressive",
+        "struct:either-or-short", "struct:starts-progressive", "struct:scene-opening",
     ]
     private enum F {
         static let question = 0, whStart = 1, auxStart = 2, whLater = 3, imperative = 4, imperativeLater = 5
@@ -91,6 +100,7 @@ public final class FeatureExtractor: Sendable {
         static let inWeeks = 26, nWeeks = 27, inBare = 28, clock = 29, weekday = 30, nextWeekday = 31
         static let month = 32, ordinalDate = 33, numericDate = 34, year = 35, timeNone = 36, goalPresent = 37
         static let whShort = 38, eitherOrWh = 39, justHappened = 40, ago = 41, eitherOrShort = 42, startsProgressive = 43
+        static let sceneOpening = 44
         static let firstTime = 20, lastTime = 35
     }
 
@@ -116,10 +126,16 @@ public final class FeatureExtractor: Sendable {
             rewriteTokens += words.map { tokenHash($0) }
             rewriteStart.append(Int32(rewriteTokens.count))
         }
-        self.rewriteTable = rewriteTable
-        self.rewriteStart = rewriteStart
-        self.rewriteTokens = rewriteTokens
+        var owners: [AnyObject] = [rewriteTable]
+        func frozen<T>(_ array: [T]) -> UnsafeMutablePointer<T> {
+            let memory = Frozen(array)
+            owners.append(memory)
+            return memory.pointer
+        }
+        self.rewriteStart = frozen(rewriteStart)
+        self.rewriteTokens = frozen(rewriteTokens)
         self.rewriteWords = lexicon.rewrites.flatMap { $0.replacement.flatMap { Self.plainWords($0) } }
+        self.maxExpansion = max(2, (0..<(rewriteStart.count - 1)).map { Int(rewriteStart[$0 + 1] - rewriteStart[$0]) + 1 }.max() ?? 0)
         self.tokenIs = tokenHash("is"); self.tokenNot = tokenHash("not"); self.tokenAre = tokenHash("are")
         self.tokenHave = tokenHash("have"); self.tokenWill = tokenHash("will"); self.tokenWould = tokenHash("would")
         self.tokenAm = tokenHash("am")
@@ -127,7 +143,8 @@ public final class FeatureExtractor: Sendable {
         for word in ["what", "that", "it", "he", "she", "there", "here", "who", "where", "how", "when", "why", "this", "everything", "nothing", "something"] {
             pronounIs.set(tokenHash(word), 1)
         }
-        self.pronounIs = pronounIs
+        self.pronounIs = pronounIs.reader
+        owners.append(pronounIs)
 
         // Word classes.
         let classCount = lexicon.classes.reduce(0) { $0 + $1.words.count }
@@ -140,13 +157,11 @@ public final class FeatureExtractor: Sendable {
                 classTable.set(hash, (old < 0 ? 0 : old) | Int32(bitPattern: UInt32(1) << UInt32(bit)))
             }
         }
-        self.classTable = classTable
 
         let firstTable = HashTable(capacity: max(lexicon.words(of: "opener").count, 8))
         for word in lexicon.words(of: "opener") {
             firstTable.set(tokenHash(word), feature("first:\"\(word)\""))
         }
-        self.firstTable = firstTable
 
         // Cue families and their phrases, as a trie over normalised tokens.
         var familyFeature: [Int32] = [], negFeature: [Int32] = [], goalFeature: [Int32] = [], familyIsTime: [Bool] = []
@@ -200,7 +215,6 @@ public final class FeatureExtractor: Sendable {
             }
             cuesAtNode[Int(node)].append(-(id + 1))
         }
-        self.wordTable = wordTable
         self.vocabulary = vocabulary
 
         let trie = HashTable(capacity: max(children.count, 8))
@@ -212,8 +226,9 @@ public final class FeatureExtractor: Sendable {
             nodeCues += cues
             nodeCueStart.append(Int32(nodeCues.count))
         }
-        self.trie = trie
-        self.nodeHasChildren = children.map { !$0.isEmpty }
+        self.trie = trie.reader
+        owners.append(trie)
+        self.nodeChildren = frozen(children.map { $0.keys.reduce(UInt64(0)) { $0 | childBit($1) } })
         // One record per known token, so the hot path probes memory once per word.
         var infos: [UInt64: TokenInfo] = [:]
         func update(_ key: UInt64, _ change: (inout TokenInfo) -> Void) {
@@ -222,23 +237,39 @@ public final class FeatureExtractor: Sendable {
             change(&info)
             infos[key] = info
         }
-        for (key, value) in rewriteTable.pairs { update(key) { $0.rewrite = value } }
+        for (key, value) in rewriteTable.pairs {
+            precondition(value < Int16.max, "too many rewrites")
+            update(key) { $0.rewrite = Int16(value) }
+        }
         for (key, value) in classTable.pairs { update(key) { $0.classes = UInt32(bitPattern: value) } }
-        for (key, value) in firstTable.pairs { update(key) { $0.first = value } }
+        for (key, value) in firstTable.pairs {
+            precondition(value < Int16.max, "first-word features must come early in the feature ids")
+            update(key) { $0.first = Int16(value) }
+        }
         for (key, value) in wordTable.pairs { update(key) { $0.word = value } }
         for (hash, child) in children[0] {
-            update(hash) { $0.root = child; $0.rootHasChildren = !children[Int(child)].isEmpty }
+            update(hash) { info in
+                info.root = child
+                info.rootChildren = children[Int(child)].keys.reduce(UInt64(0)) { $0 | childBit($1) }
+            }
         }
-        self.table = TokenTable(infos.keys.sorted().map { infos[$0]! })
-        self.nodeCueStart = nodeCueStart
-        self.nodeCues = nodeCues
-        self.phraseFeature = phraseFeature
-        self.phraseFamily = phraseFamily
-        self.familyFeature = familyFeature
-        self.negFeature = negFeature
-        self.goalFeature = goalFeature
-        self.familyIsTime = familyIsTime
-
+        let table = TokenTable(infos.keys.sorted().map { infos[$0]! })
+        let reader = table.reader
+        self.table = reader
+        owners.append(table)
+        self.rewriteSlots = frozen(rewriteTokens.map { reader.find($0) })
+        slotIs = reader.find(tokenIs); slotNot = reader.find(tokenNot); slotAre = reader.find(tokenAre)
+        slotHave = reader.find(tokenHave); slotWill = reader.find(tokenWill); slotWould = reader.find(tokenWould)
+        slotAm = reader.find(tokenAm)
+        self.nodeCueStart = frozen(nodeCueStart)
+        self.nodeCues = frozen(nodeCues)
+        self.phraseFeature = frozen(phraseFeature)
+        self.phraseFamily = frozen(phraseFamily)
+        self.familyFeature = frozen(familyFeature)
+        self.negFeature = frozen(negFeature)
+        self.goalFeature = frozen(goalFeature)
+        self.familyIsTime = frozen(familyIsTime)
+        self.owners = owners
 
         self.names = names
         self.index = index
@@ -254,22 +285,44 @@ public final class FeatureExtractor: Sendable {
 
     /// How many normalised tokens a message has.
     public func tokenCount(_ text: String) -> Int {
-        var tokens: [Token] = []
-        tokens.reserveCapacity(64)
-        _ = self.tokens(text, into: &tokens)
-        return tokens.count
+        withTokens(text) { tokens, _ in tokens.count }
     }
 
     /// The normalised tokens of a message (contractions expanded, rewrites applied).
     func tokens(_ text: String, into tokens: inout [Token]) -> UInt8 {
-        if let folded = TextNormalizer.normalizedBytes(text) {
-            return folded.withUnsafeBufferPointer { tokenize($0, into: &tokens) }
+        withTokens(text) { buffer, last in
+            tokens.append(contentsOf: buffer)
+            return last
         }
-        var text = text
-        return text.withUTF8 { tokenize($0, into: &tokens) }
     }
 
-    private func tokenize(_ bytes: UnsafeBufferPointer<UInt8>, into tokens: inout [Token]) -> UInt8 {
+    /// Calls `body` with the normalised tokens of a message and its last punctuation kind;
+    /// the tokens live in scratch memory for the duration of the call.
+    @inline(__always)
+    func withTokens<R>(_ text: String, _ body: (UnsafeBufferPointer<Token>, UInt8) -> R) -> R {
+        func run(_ bytes: UnsafeBufferPointer<UInt8>) -> R {
+            // Most messages fit a buffer small enough for the stack; longer ones are retokenized
+            // into one bounded by the input: at most one raw word per byte, each expanding to
+            // at most `maxExpansion` tokens.
+            let fits: R? = withScratch(of: Token.self, count: Self.stackTokens) { tokens in
+                let last = tokenize(bytes, into: &tokens)
+                return tokens.overflowed ? nil : body(tokens.elements, last)
+            }
+            if let fits { return fits }
+            return withScratch(of: Token.self, count: bytes.count * maxExpansion + 1) { tokens in
+                let last = tokenize(bytes, into: &tokens)
+                precondition(!tokens.overflowed, "token bound")
+                return body(tokens.elements, last)
+            }
+        }
+        if let folded = TextNormalizer.normalizedBytes(text) {
+            return folded.withUnsafeBufferPointer(run)
+        }
+        var text = text
+        return text.withUTF8(run)
+    }
+
+    private func tokenize(_ bytes: UnsafeBufferPointer<UInt8>, into tokens: inout FixedBuffer<Token>) -> UInt8 {
         RawTokenizer.scan(bytes) { start, end, separator, isNumber, hash, value, apostrophe in
             var flags: UInt8 = isNumber ? Token.number : 0
             if !isNumber && end - start >= 5 && bytes[end - 3] | 0x20 == 105 && bytes[end - 2] | 0x20 == 110 && bytes[end - 1] | 0x20 == 103 {
@@ -278,27 +331,28 @@ public final class FeatureExtractor: Sendable {
             if !isNumber && end - start >= 4 && bytes[end - 2] | 0x20 == 101 && bytes[end - 1] | 0x20 == 100 {
                 flags |= Token.past
             }
-            if appendRewrite(hash, separator: separator, into: &tokens) { return }
+            let slot = table.find(hash)
+            if appendRewrite(slot, separator: separator, into: &tokens) { return }
             guard apostrophe >= 0 else {
-                tokens.append(Token(hash: hash, separator: separator, flags: flags, value: value))
+                tokens.append(Token(hash: hash, separator: separator, flags: flags, value: value, slot: slot))
                 return
             }
             // A contraction or possessive the rewrites do not list.
             var stemEnd = apostrophe
             let suffixLength = end - apostrophe - 1
-            var suffix: UInt64 = 0
+            var suffix: UInt64 = 0, suffixSlot: Int32 = -1
             let s0 = bytes[apostrophe + 1] | 0x20
             if suffixLength == 1 && s0 == 116 && apostrophe - start >= 2 && bytes[apostrophe - 1] | 0x20 == 110 {
-                stemEnd = apostrophe - 1; suffix = tokenNot                                  // n't
+                stemEnd = apostrophe - 1; suffix = tokenNot; suffixSlot = slotNot                    // n't
             } else if suffixLength == 1 && s0 == 115 {
-                suffix = 1                                                                    // 's
-            } else if suffixLength == 2 && s0 == 114 { suffix = tokenAre                     // 're
-            } else if suffixLength == 2 && s0 == 118 { suffix = tokenHave                    // 've
-            } else if suffixLength == 2 && s0 == 108 { suffix = tokenWill                    // 'll
-            } else if suffixLength == 1 && s0 == 100 { suffix = tokenWould                   // 'd
-            } else if suffixLength == 1 && s0 == 109 { suffix = tokenAm                      // 'm
+                suffix = 1                                                                            // 's
+            } else if suffixLength == 2 && s0 == 114 { suffix = tokenAre; suffixSlot = slotAre       // 're
+            } else if suffixLength == 2 && s0 == 118 { suffix = tokenHave; suffixSlot = slotHave     // 've
+            } else if suffixLength == 2 && s0 == 108 { suffix = tokenWill; suffixSlot = slotWill     // 'll
+            } else if suffixLength == 1 && s0 == 100 { suffix = tokenWould; suffixSlot = slotWould   // 'd
+            } else if suffixLength == 1 && s0 == 109 { suffix = tokenAm; suffixSlot = slotAm         // 'm
             } else {
-                tokens.append(Token(hash: hash, separator: separator, flags: flags, value: value))
+                tokens.append(Token(hash: hash, separator: separator, flags: flags, value: value, slot: slot))
                 return
             }
             var stem: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -307,63 +361,69 @@ public final class FeatureExtractor: Sendable {
                 if byte >= 65 && byte <= 90 { byte |= 0x20 }
                 stem = (stem ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
             }
-            if !appendRewrite(stem, separator: separator, into: &tokens) {
-                tokens.append(Token(hash: stem, separator: separator, flags: Token.expanded, value: 0))
+            let stemSlot = table.find(stem)
+            if !appendRewrite(stemSlot, separator: separator, into: &tokens) {
+                tokens.append(Token(hash: stem, separator: separator, flags: Token.expanded, value: 0, slot: stemSlot))
             }
             if suffix == 1 {
                 if pronounIs.get(stem) >= 0 {
-                    tokens.append(Token(hash: tokenIs, separator: Separator.space, flags: Token.expanded, value: 0))
+                    tokens.append(Token(hash: tokenIs, separator: Separator.space, flags: Token.expanded, value: 0, slot: slotIs))
                 } else {
                     tokens[tokens.count - 1].flags |= Token.possessive
                 }
             } else {
-                tokens.append(Token(hash: suffix, separator: Separator.space, flags: Token.expanded, value: 0))
+                tokens.append(Token(hash: suffix, separator: Separator.space, flags: Token.expanded, value: 0, slot: suffixSlot))
             }
         }
     }
 
+    /// Appends the rewrite of the token in `slot`, if it has one.
     @inline(__always)
-    private func appendRewrite(_ hash: UInt64, separator: UInt8, into tokens: inout [Token]) -> Bool {
-        let rewrite = table.lookup(hash).rewrite
+    private func appendRewrite(_ slot: Int32, separator: UInt8, into tokens: inout FixedBuffer<Token>) -> Bool {
+        let rewrite = table.info(at: slot).rewrite
         guard rewrite >= 0 else { return false }
         let from = Int(rewriteStart[Int(rewrite)]), to = Int(rewriteStart[Int(rewrite) + 1])
         for i in from..<to {
-            tokens.append(Token(hash: rewriteTokens[i], separator: i == from ? separator : Separator.space, flags: Token.expanded, value: 0))
+            tokens.append(Token(hash: rewriteTokens[i], separator: i == from ? separator : Separator.space, flags: Token.expanded,
+                                value: 0, slot: rewriteSlots[i]))
         }
         return true
-    }
-
-    @inline(__always)
-    private func classes(_ token: Token) -> UInt32 {
-        table.lookup(token.hash).classes
     }
 
     // MARK: Features
 
     /// The active feature ids of a message (each at most once), in extraction order.
     public func features(_ text: String, goal: String? = nil) -> [Int32] {
-        var tokens: [Token] = []
-        tokens.reserveCapacity(64)
-        var output: [Int32] = []
-        output.reserveCapacity(64)
-        features(text, goal: goal, tokens: &tokens, into: &output)
-        return output
+        withFeatures(text, goal: goal) { active, _ in Array(active) }
     }
 
-    func features(_ text: String, goal: String?, tokens: inout [Token], into output: inout [Int32]) {
-        tokens.removeAll(keepingCapacity: true)
-        let last = self.tokens(text, into: &tokens)
-        let words = (names.count + 63) / 64
-        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { seen in
-            seen.initialize(repeating: 0)
-            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: max(tokens.count, 1)) { classes in
-                features(last: last, goal: goal, tokens: tokens, seen: seen, classes: classes, into: &output)
+    /// Calls `body` with the active feature ids of a message (each once, in extraction order)
+    /// and its token count; both live in scratch memory for the duration of the call.
+    @inline(__always)
+    func withFeatures<R>(_ text: String, goal: String?, _ body: (UnsafeBufferPointer<Int32>, Int) -> R) -> R {
+        withTokens(text) { tokens, last in
+            let words = (names.count + 63) / 64
+            return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { seen in
+                seen.initialize(repeating: 0)
+                return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: max(tokens.count, 1)) { classes in
+                    let fits: R? = withScratch(of: Int32.self, count: Self.stackFeatures) { output in
+                        features(last: last, goal: goal, tokens: tokens, seen: seen, classes: classes, into: &output)
+                        return output.overflowed ? nil : body(output.elements, tokens.count)
+                    }
+                    if let fits { return fits }
+                    // Each feature is added at most once (the `seen` bits), so `names.count` bounds the ids.
+                    seen.update(repeating: 0)
+                    return withScratch(of: Int32.self, count: names.count) { output in
+                        features(last: last, goal: goal, tokens: tokens, seen: seen, classes: classes, into: &output)
+                        return body(output.elements, tokens.count)
+                    }
+                }
             }
         }
     }
 
-    private func features(last: UInt8, goal: String?, tokens: [Token], seen: UnsafeMutableBufferPointer<UInt64>,
-                          classes: UnsafeMutableBufferPointer<UInt32>, into output: inout [Int32]) {
+    private func features(last: UInt8, goal: String?, tokens: UnsafeBufferPointer<Token>, seen: UnsafeMutableBufferPointer<UInt64>,
+                          classes: UnsafeMutableBufferPointer<UInt32>, into output: inout FixedBuffer<Int32>) {
         var timeSeen = false
         @inline(__always) func add(_ id: Int32) {
             let word = Int(id) >> 6, bit = UInt64(1) << UInt64(id & 63)
@@ -383,14 +443,16 @@ public final class FeatureExtractor: Sendable {
 
             // Cues (trie) and vocabulary words.
             for i in 0..<n {
-                let info = table.lookup(t[i].hash)
+                let info = table.info(at: t[i].slot)
                 classes[i] = info.classes
                 if info.word >= 0 { add(info.word) }
                 var node = info.root
                 var j = i
                 while node >= 0 {
                     if j > i {
-                        if t[j].separator >= Separator.stop || !nodeHasChildren[Int(node)] { break }
+                        // The child signature rules out most continuations without a probe.
+                        let children = j == i + 1 ? info.rootChildren : nodeChildren[Int(node)]
+                        if t[j].separator >= Separator.stop || children & childBit(t[j].hash) == 0 { break }
                         node = trie.get(combine(node, t[j].hash))
                         if node < 0 { break }
                     }
@@ -424,8 +486,8 @@ public final class FeatureExtractor: Sendable {
             if n > 0 {
 
             // Opening words, questions, imperatives.
-            let first = table.lookup(t[0].hash).first
-            if first >= 0 { add(first) }
+            let first = table.info(at: t[0].slot).first
+            if first >= 0 { add(Int32(first)) }
             if last == Separator.question { add(F.question) }
             var p = 0
             while p < n - 1 && p < 3 && classes[p] & Self.cRequestPrefix != 0 { p += 1 }
@@ -438,6 +500,14 @@ public final class FeatureExtractor: Sendable {
             }
             if p < n && classes[p] & Self.cImperative != 0 { add(F.imperative) }
             if t[0].flags & Token.progressive != 0 && classes[0] & Self.cWh == 0 { add(F.startsProgressive) }
+            // "checkout line. …", "dmv window: …": a fragment of one to four words sets the scene
+            // before the ask (often a situation under way), unlike an opening question or request.
+            var fragment = 1
+            while fragment < n && fragment <= 4 && t[fragment].separator < Separator.comma { fragment += 1 }
+            if fragment <= 4 && n - fragment >= 3 && t[fragment].separator >= Separator.comma
+                && classes[0] & (Self.cWh | Self.cAux | Self.cFirstPerson | Self.cImperative | Self.cRequestModal | Self.cRequestPrefix) == 0 {
+                add(F.sceneOpening)
+            }
             var questions = last == Separator.question ? 1 : 0
             var sentences = 0
             var firstPerson = false

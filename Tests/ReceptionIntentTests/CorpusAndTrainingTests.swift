@@ -64,6 +64,15 @@ struct CorpusReadingTests {
             }
         }
         #expect(seen.count >= 2_000)
+        // The splits hold exactly the hand-written source files (`scripts/split-corpus.py`).
+        let sources = try FileManager.default.contentsOfDirectory(atPath: corpora.appendingPathComponent("source").path)
+            .filter { $0.hasSuffix(".jsonl") }.sorted()
+        var written: Set<String> = []
+        for file in sources {
+            let messages = try CorpusReader(strict: true).read(path: corpora.appendingPathComponent("source/\(file)").path).messages
+            for message in messages { written.insert(try #require(message.id)) }
+        }
+        #expect(written == seen, "rerun scripts/split-corpus.py after editing Tests/Corpora/source")
     }
 }
 
