@@ -8,10 +8,10 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Benchmark the intent classifier (build with -c release).",
         discussion: """
-        Times classify on every message of the corpus of up to 40 words, --rounds times, and
-        reports the median and 90th-percentile nanoseconds per message, single-thread messages
-        per second, and the median with explanations (as /intent and classify --explain build
-        them); then writes a --messages-line JSONL corpus cycling
+        Times classify on every message of the corpus of up to 40 words, --rounds times, and \
+        reports the median and 90th-percentile nanoseconds per message, single-thread messages \
+        per second, and the median with explanations (as /intent and classify --explain build \
+        them); then writes a --messages-line JSONL corpus cycling \
         through the same messages and times `eval` on it (read, classify, metrics).
         """)
 

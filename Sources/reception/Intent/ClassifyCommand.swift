@@ -9,8 +9,8 @@ struct ClassifyCommand: ParsableCommand {
         commandName: "classify",
         abstract: "Classify messages by intent and urgency with the local classifier.",
         discussion: """
-        With a MESSAGE argument, classifies it; without, classifies each line of standard input.
-        Prints the intent and urgency with their calibrated confidences; --explain adds, for the
+        With a MESSAGE argument, classifies it; without, classifies each line of standard input. \
+        Prints the intent and urgency with their calibrated confidences; --explain adds, for the \
         chosen label and the runner-up of each head, the features that contributed and their weights.
         """)
 

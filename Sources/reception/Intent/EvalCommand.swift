@@ -9,8 +9,8 @@ struct EvalCommand: ParsableCommand {
         commandName: "eval",
         abstract: "Evaluate the intent classifier on labelled corpora (JSONL, CSV or TSV).",
         discussion: """
-        Each FILE is read by its extension (.jsonl, .csv, .tsv; CSV and TSV need a header with
-        text, intent and urgency columns). A malformed line is reported as file:line and skipped;
+        Each FILE is read by its extension (.jsonl, .csv, .tsv; CSV and TSV need a header with \
+        text, intent and urgency columns). A malformed line is reported as file:line and skipped; \
         --strict makes it fatal. --min-accuracy fails (exit 1) when either head is below the bar.
         """)
 

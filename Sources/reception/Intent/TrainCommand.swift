@@ -8,11 +8,13 @@ struct TrainCommand: ParsableCommand {
         commandName: "train",
         abstract: "Fit the intent classifier's weights on labelled corpora.",
         discussion: """
-        L2-regularised multinomial logistic regression for each head, then a calibration
-        temperature fitted on cross-validated predictions. The same corpus and options always
+        L2-regularised multinomial logistic regression for each head, then a calibration \
+        temperature fitted on cross-validated predictions. The same corpus and options always \
         give the same bytes. The shipped weights are:
 
-          reception train Tests/Corpora/train.jsonl --out Sources/ReceptionIntent/Model/weights.json \\
+          reception train Tests/Corpora/train.jsonl \\
+            --lexicon Sources/ReceptionIntent/Model/lexicon.txt \\
+            --out Sources/ReceptionIntent/Model/weights.json \\
             --swift Sources/ReceptionIntent/ShippedModel.swift
         """)
 
