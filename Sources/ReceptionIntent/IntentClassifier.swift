@@ -170,6 +170,12 @@ private struct Explainer {
     /// Contributions listed per label; the rest are summed into one `other features (N)` entry, listed last.
     static let limit = IntentClassifier.explanationLimit
 
+    /// A weight as the weights file writes it (five decimals; the matrix holds single precision).
+    static func asWritten(_ weight: Double) -> Double { (weight * 100_000).rounded() / 100_000 }
+
+    private static let otherNames = (0...64).map { "other features (\($0))" }
+    static func otherFeatures(_ count: Int) -> String { count < otherNames.count ? otherNames[count] : "other features (\(count))" }
+
     func head(labels: [String], offset: Int, chosen: Int, runnerUp: Int) -> HeadExplanation {
         HeadExplanation(chosen: score(labels: labels, offset: offset, k: chosen),
                         runnerUp: runnerUp >= 0 ? score(labels: labels, offset: offset, k: runnerUp) : nil)
@@ -177,13 +183,13 @@ private struct Explainer {
 
     private func score(labels: [String], offset: Int, k: Int) -> LabelScore {
         let width = IntentClassifier.width
-        var entries: [(weight: Double, id: Int32)] = [(model.bias[k], -1)]
+        var entries: [(weight: Double, id: Int32)] = [(model.biasPointer[k], -1)]
         entries.reserveCapacity(active.count + 3)
         if k == carried.intent { entries.append((carried.intentWeight, -2)) }
         if k == carried.urgency { entries.append((carried.urgencyWeight, -2)) }
+        let matrix = model.matrixPointer
         for id in active {
-            // Shown as the weights file writes them (the matrix holds them in single precision).
-            let weight = (Double(model.matrix[Int(id) * width + k]) * 100_000).rounded() / 100_000
+            let weight = Double(matrix[Int(id) &* width &+ k])
             if weight != 0 { entries.append((weight, id)) }
         }
         // The largest by magnitude first (ties keep extraction order): an insertion into the
@@ -201,12 +207,12 @@ private struct Explainer {
         var list = top.map { i -> FeatureContribution in
             let (weight, id) = entries[i]
             let name = id == -1 ? "bias" : id == -2 ? "context:previous-turn" : model.names[Int(id)]
-            return FeatureContribution(feature: name, weight: weight)
+            return FeatureContribution(feature: name, weight: Self.asWritten(weight))
         }
         if entries.count > top.count {
             let total = entries.reduce(0.0) { $0 + $1.weight }
             let rest = top.reduce(total) { $0 - entries[$1].weight }
-            list.append(FeatureContribution(feature: "other features (\(entries.count - top.count))", weight: (rest * 100_000).rounded() / 100_000))
+            list.append(FeatureContribution(feature: Self.otherFeatures(entries.count - top.count), weight: Self.asWritten(rest)))
         }
         return LabelScore(label: labels[k - offset], probability: probabilities[k], contributions: list)
     }

@@ -122,17 +122,18 @@ struct TrainingTests {
         #expect(fresh == ShippedModel.weights)
     }
 
-    /// Regression guard, not the acceptance bar. The bar is accuracy >= 0.92 and
-    /// macro-F1 >= 0.90 on both heads of the held-out test split; it is NOT met yet. The shipped
-    /// model reaches intent accuracy 0.918 / macro-F1 0.918 / ECE 0.017 and urgency accuracy
-    /// 0.887 / macro-F1 0.887 / ECE 0.020 (`reception eval Tests/Corpora/test.jsonl`), so this
-    /// guards those figures (rounded down to 0.01) until the bar is reached.
-    @Test func heldOutAccuracyDoesNotRegress() throws {
+    /// The acceptance bar on the held-out test split: accuracy >= 0.92 and macro-F1
+    /// >= 0.90 on both heads, and calibrated confidences (ECE < 0.05). The split is fixed and
+    /// training deterministic, so this cannot flake; it fails when a lexicon, feature or
+    /// corpus change costs accuracy. (The shipped model: intent 0.932 / 0.932, urgency
+    /// 0.921 / 0.921 on 1,233 messages.)
+    @Test func heldOutAccuracyMeetsTheBar() throws {
         let report = EvaluationReport.evaluate(try split("test"), classifier: IntentClassifier())
-        #expect(report.intent.accuracy >= 0.91, "intent accuracy \(report.intent.accuracy)")
-        #expect(report.urgency.accuracy >= 0.88, "urgency accuracy \(report.urgency.accuracy)")
-        #expect(report.intent.macroF1 >= 0.91, "intent macro-F1 \(report.intent.macroF1)")
-        #expect(report.urgency.macroF1 >= 0.88, "urgency macro-F1 \(report.urgency.macroF1)")
+        #expect(report.count >= 1_000)
+        #expect(report.intent.accuracy >= 0.92, "intent accuracy \(report.intent.accuracy)")
+        #expect(report.urgency.accuracy >= 0.92, "urgency accuracy \(report.urgency.accuracy)")
+        #expect(report.intent.macroF1 >= 0.90, "intent macro-F1 \(report.intent.macroF1)")
+        #expect(report.urgency.macroF1 >= 0.90, "urgency macro-F1 \(report.urgency.macroF1)")
         #expect(report.intent.ece < 0.05, "intent ECE \(report.intent.ece)")
         #expect(report.urgency.ece < 0.05, "urgency ECE \(report.urgency.ece)")
     }
