@@ -238,12 +238,12 @@ public final class FeatureExtractor: @unchecked Sendable {
             infos[key] = info
         }
         for (key, value) in rewriteTable.pairs {
-            precondition(value < Int16.max, "too many rewrites")
+            precondition(value < Int16.max, "Lexicon limits rewrites to fit 16 bits")
             update(key) { $0.rewrite = Int16(value) }
         }
         for (key, value) in classTable.pairs { update(key) { $0.classes = UInt32(bitPattern: value) } }
         for (key, value) in firstTable.pairs {
-            precondition(value < Int16.max, "first-word features must come early in the feature ids")
+            precondition(value < Int16.max, "Lexicon limits openers so their feature ids fit 16 bits")
             update(key) { $0.first = Int16(value) }
         }
         for (key, value) in wordTable.pairs { update(key) { $0.word = value } }

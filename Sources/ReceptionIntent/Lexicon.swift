@@ -56,6 +56,11 @@ public struct Lexicon: Sendable, Hashable {
     public init() {}
 
     /// Parses lexicon text; `source` names the file in error messages.
+    /// Limits of the compiled tables (16-bit fields), checked here so a huge user lexicon
+    /// gets a located error rather than a trap.
+    static let maximumRewrites = 30_000
+    static let maximumOpeners = 30_000
+
     public init(text: String, source: String = "lexicon") throws {
         enum Section { case none, rewrite, wordClass(Int), cue(Int) }
         var section = Section.none
@@ -103,10 +108,17 @@ public struct Lexicon: Sendable, Hashable {
                 guard sides.count == 2, !sides[0].isEmpty, !sides[0].contains(" ") else {
                     throw LexiconError(source: source, line: lineNumber, message: "a rewrite is 'word = replacement words'")
                 }
+                // The classifier keeps a rewrite's index, and an opener's feature id, in 16 bits.
+                guard rewrites.count < Self.maximumRewrites else {
+                    throw LexiconError(source: source, line: lineNumber, message: "more than \(Self.maximumRewrites) rewrites")
+                }
                 rewrites.append(Rewrite(word: sides[0].lowercased(),
                                         replacement: sides[1].lowercased().split(separator: " ").map(String.init)))
             case .wordClass(let index):
                 classes[index].words += trimmed.lowercased().split(separator: " ").map(String.init)
+                if classes[index].name == "opener" && classes[index].words.count > Self.maximumOpeners {
+                    throw LexiconError(source: source, line: lineNumber, message: "more than \(Self.maximumOpeners) opener words")
+                }
             case .cue(let index):
                 for phrase in trimmed.components(separatedBy: "|") {
                     let phrase = phrase.trimmingCharacters(in: .whitespaces).lowercased()

@@ -145,6 +145,14 @@ struct IntentClassifierTests {
         #expect(c.intent == .validation)
     }
 
+    @Test func aLexiconBeyondTheTablesLimitsIsAnErrorNotACrash() throws {
+        let rewrites = (0...Lexicon.maximumRewrites).map { "w\($0) = word" }.joined(separator: "\n")
+        #expect(throws: LexiconError(source: "huge.txt", line: Lexicon.maximumRewrites + 2,
+                                     message: "more than \(Lexicon.maximumRewrites) rewrites")) {
+            try Lexicon(text: "@rewrite\n" + rewrites + "\n", source: "huge.txt")
+        }
+    }
+
     @Test func aBrokenLexiconOrWeightsFileIsReportedWithItsLocation() throws {
         #expect(throws: LexiconError(source: "mine.txt", line: 3, message: "unknown section header '@bogus x' (expected '@rewrite', '@class NAME' or '@cue NAME')")) {
             try Lexicon(text: "# comment\n@rewrite\n@bogus x\n", source: "mine.txt")
