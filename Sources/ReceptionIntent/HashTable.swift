@@ -87,9 +87,6 @@ final class TokenTable: @unchecked Sendable {
     }
 
     deinit { slots.deallocate() }
-
-    /// The token's record, or an empty one (no classes, no features).
-    func lookup(_ key: UInt64) -> TokenInfo { reader.lookup(key) }
 }
 
 /// The finaliser of MurmurHash3: spreads a 64-bit key over the slots of both tables.
@@ -131,10 +128,6 @@ extension TokenTable {
     struct Reader: @unchecked Sendable {
         fileprivate let slots: UnsafeMutablePointer<TokenInfo>
         fileprivate let mask: Int
-
-        /// The token's record, or an empty one (no classes, no features).
-        @inline(__always)
-        func lookup(_ key: UInt64) -> TokenInfo { info(at: find(key)) }
 
         /// The token's slot, or -1.
         @inline(__always)

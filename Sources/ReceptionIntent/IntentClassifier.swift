@@ -206,7 +206,7 @@ private struct Explainer {
         }
         var list = top.map { i -> FeatureContribution in
             let (weight, id) = entries[i]
-            let name = id == -1 ? "bias" : id == -2 ? "context:previous-turn" : model.names[Int(id)]
+            let name = id == -1 ? "bias" : id == -2 ? "context:previous-turn" : model.extractor.names[Int(id)]
             return FeatureContribution(feature: name, weight: Self.asWritten(weight))
         }
         if entries.count > top.count {
@@ -238,12 +238,11 @@ final class CompiledIntentModel: @unchecked Sendable {
     let extractor: FeatureExtractor
     /// Feature id × label (intent labels then urgency labels), in single precision: half the
     /// memory the classifier touches per message, and far below the weights' own precision.
-    let matrix: [Float]
-    let bias: [Double]
-    let names: [String]
-    let previousTurnWeight: Double
     let matrixPointer: UnsafePointer<Float>
+    /// One per label, as `IntentWeights.bias`.
     let biasPointer: UnsafePointer<Double>
+    /// `weights.previousTurnWeight`, read without copying the weights header on every call.
+    let previousTurnWeight: Double
     private let frozen: [AnyObject]
 
     init(lexicon: Lexicon, weights: IntentWeights) {
@@ -256,14 +255,11 @@ final class CompiledIntentModel: @unchecked Sendable {
         self.weights = header
         let extractor = FeatureExtractor(lexicon: lexicon, vocabulary: weights.vocabulary)
         self.extractor = extractor
-        self.names = extractor.names
         var matrix = [Float](repeating: 0, count: extractor.count * width)
         for (name, row) in weights.features {
             guard let id = extractor.index[name] else { continue }
             for k in 0..<width { matrix[id * width + k] = Float(row[k]) }
         }
-        self.matrix = matrix
-        self.bias = weights.bias
         self.previousTurnWeight = weights.previousTurnWeight
         let frozenMatrix = Frozen(matrix), frozenBias = Frozen(weights.bias)
         matrixPointer = UnsafePointer(frozenMatrix.pointer)
@@ -276,8 +272,8 @@ final class CompiledIntentModel: @unchecked Sendable {
     var fullWeights: IntentWeights {
         let width = IntentClassifier.width
         var full = weights
-        for (id, name) in names.enumerated() {
-            let row = matrix[(id * width)..<((id + 1) * width)].map(Double.init)
+        for (id, name) in extractor.names.enumerated() {
+            let row = (0..<width).map { Double(matrixPointer[id * width + $0]) }
             if row.contains(where: { $0 != 0 }) { full.features[name] = row }
         }
         return full
