@@ -315,11 +315,7 @@ public final class FeatureExtractor: @unchecked Sendable {
                 return body(tokens.elements, last)
             }
         }
-        if let folded = TextNormalizer.normalizedBytes(text) {
-            return folded.withUnsafeBufferPointer(run)
-        }
-        var text = text
-        return text.withUTF8(run)
+        return TextNormalizer.withNormalizedBytes(text, run)
     }
 
     private func tokenize(_ bytes: UnsafeBufferPointer<UInt8>, into tokens: inout FixedBuffer<Token>) -> UInt8 {
@@ -403,8 +399,7 @@ public final class FeatureExtractor: @unchecked Sendable {
     func withFeatures<R>(_ text: String, goal: String?, _ body: (UnsafeBufferPointer<Int32>, Int) -> R) -> R {
         withTokens(text) { tokens, last in
             let words = (names.count + 63) / 64
-            return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: words) { seen in
-                seen.initialize(repeating: 0)
+            return withZeroedBits(count: words) { seen in
                 return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: max(tokens.count, 1)) { classes in
                     let fits: R? = withScratch(of: Int32.self, count: Self.stackFeatures) { output in
                         features(last: last, goal: goal, tokens: tokens, seen: seen, classes: classes, into: &output)

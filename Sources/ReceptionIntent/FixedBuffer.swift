@@ -38,3 +38,25 @@ func withScratch<Element, Result>(of type: Element.Type, count: Int, _ body: (in
         return try body(&buffer)
     }
 }
+
+/// 256 zeroed 64-bit words (2 KiB): a feature set's bits, on the stack. `withUnsafeTemporaryAllocation`
+/// puts anything over 1 KiB on the heap, and the shipped model's ~9,000 features need more.
+private struct StackBits {
+    var words: (SIMD64<UInt64>, SIMD64<UInt64>, SIMD64<UInt64>, SIMD64<UInt64>) = (.zero, .zero, .zero, .zero)
+    static let capacity = 256
+}
+
+/// Runs `body` on `count` zeroed 64-bit words: on the stack up to 2 KiB, else on the heap.
+@inline(__always)
+func withZeroedBits<Result>(count: Int, _ body: (UnsafeMutableBufferPointer<UInt64>) throws -> Result) rethrows -> Result {
+    if count <= StackBits.capacity {
+        var bits = StackBits()
+        return try withUnsafeMutableBytes(of: &bits) { raw in
+            try body(raw.bindMemory(to: UInt64.self))
+        }
+    }
+    return try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: count) { bits in
+        bits.initialize(repeating: 0)
+        return try body(bits)
+    }
+}

@@ -54,12 +54,41 @@ public func tokenHash(_ word: String) -> UInt64 { tokenHash(Array(word.utf8)) }
 /// Text as the tokenizer sees it: lowercased ASCII bytes, or, when the message holds any
 /// non-ASCII character, the Unicode-folded form (case, diacritics, width, curly quotes).
 enum TextNormalizer {
+    /// Calls `body` with the bytes the tokenizer reads: the string's own UTF-8 when it is all
+    /// ASCII (no copy, no reference counting), else the folded form (`normalizedBytes`).
+    @inline(__always)
+    static func withNormalizedBytes<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let direct: R?? = text.utf8.withContiguousStorageIfAvailable { buffer in
+            isASCII(buffer) ? .some(body(buffer)) : .none
+        }
+        if let direct, let result = direct { return result }
+        let bytes = normalizedBytes(text) ?? Array(text.utf8)
+        return bytes.withUnsafeBufferPointer(body)
+    }
+
+    /// Eight bytes at a time: no high bit set.
+    @inline(__always)
+    static func isASCII(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = buffer.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base), count = buffer.count
+        var bits: UInt64 = 0
+        var i = 0
+        while i &+ 8 <= count {
+            bits |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i &+= 8
+        }
+        while i < count {
+            bits |= UInt64(base[i])
+            i &+= 1
+        }
+        return bits & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// The normalised bytes of a message that is not plain ASCII, or nil when it is.
     static func normalizedBytes(_ text: String) -> [UInt8]? {
         var text = text
         let fast: [UInt8]?? = text.withUTF8 { buffer in
-            var ascii = true
-            for byte in buffer where byte >= 0x80 { ascii = false; break }
-            if ascii { return .some(nil) }
+            if isASCII(buffer) { return .some(nil) }
             return map(buffer, keepingLetters: false).map { .some($0) }
         }
         if let fast { return fast }

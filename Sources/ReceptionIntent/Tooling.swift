@@ -148,7 +148,21 @@ public enum IntentBenchmark {
             for _ in 0..<rounds { for text in texts { sink &+= body(text) } }
             return Double(cpuNow() - start) / Double(rounds * texts.count)
         }
+        // The raw word scan alone: what tokenizing costs before any table lookup.
+        func scan(_ text: String) -> Int {
+            var words = 0
+            func run(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+                _ = RawTokenizer.scan(bytes) { _, _, _, _, _, _, _ in words &+= 1 }
+                return words
+            }
+            return TextNormalizer.withNormalizedBytes(text, run)
+        }
+        func bytes(_ text: String) -> Int {
+            TextNormalizer.withNormalizedBytes(text) { $0.count }
+        }
         let result = [
+            ("bytes", time(bytes)),
+            ("scan", time(scan)),
             ("tokens", time { extractor.tokenCount($0) }),
             ("features", time { extractor.withFeatures($0, goal: nil) { active, _ in active.count } }),
             ("classify", time { classifier.classify($0).intent.rawValue.count }),
