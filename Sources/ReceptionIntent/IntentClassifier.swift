@@ -14,10 +14,8 @@ public struct IntentClassifier: Sendable {
     public var weights: IntentWeights { model.fullWeights }
     public var extractor: FeatureExtractor { model.extractor }
 
-    private static let intents = IntentType.knownCases
     private static let intentLabels = IntentWeights.intentLabels
     private static let urgencyLabels = IntentWeights.urgencyLabels
-    private static let urgencies = UrgencyLevel.knownCases
     // Literal so the hot path needs no lazy-global checks (checked against IntentWeights in init).
     static let intentCount = 5
     static let width = 9
@@ -52,111 +50,81 @@ public struct IntentClassifier: Sendable {
     /// `previous` the turn before, whose labels carry over to a short follow-up.
     ///
     /// `explain` adds the contributing features of the chosen label and the runner-up of each
-    /// head (for `/intent` and `classify --explain`). They cost as much as the classification
+    /// head (for `/intent` and `classify --explain`). They cost more than the classification
     /// itself, so the default path skips them; it allocates nothing on the heap.
     public func classify(_ text: String, goal: String? = nil, previous: ConversationTurn? = nil, explain: Bool = false) -> IntentClassification {
         let model = self.model
-        // Only small plain values leave the scratch closures; the result is built afterwards.
-        var scores = Scores()
-        var explanations: (intent: HeadExplanation, urgency: HeadExplanation)? = nil
-        model.extractor.withFeatures(text, goal: goal) { active, tokenCount in
-            var carried = (0.0, 0.0)    // (intent, urgency) carry-over weight
-            // A short follow-up ("and tomorrow?") inherits the previous turn's labels.
-            if let previous, tokenCount <= 8, model.previousTurnWeight != 0 {
-                if let intent = previous.intent, let k = Self.intents.firstIndex(of: intent) { scores.carriedIntent = k; carried.0 = model.previousTurnWeight }
-                if let urgency = previous.urgency, let k = Self.urgencies.firstIndex(of: urgency) {
-                    scores.carriedUrgency = Self.intentCount + k; carried.1 = model.previousTurnWeight
-                }
-            }
+        if explain { return classifyExplained(model, text, goal: goal, previous: previous) }
+        // Only plain values (pointers, indices) go into the closure: no reference counting per call.
+        let scorer = Scorer(model)
+        let carried = Carried(previous, weight: model.previousTurnWeight)
+        let scores = model.extractor.withFeatures(text, goal: goal) { active, tokenCount in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.width) { buffer in
-                let logits = UnsafeMutableBufferPointer(rebasing: buffer[0..<Self.width])
-                let probabilities = UnsafeMutableBufferPointer(rebasing: buffer[Self.width...])
-                Self.logits(model, active: active, into: logits)
-                if scores.carriedIntent >= 0 { logits[scores.carriedIntent] += carried.0 }
-                if scores.carriedUrgency >= 0 { logits[scores.carriedUrgency] += carried.1 }
-                (scores.intent, scores.intentRunnerUp) = Self.softmax(logits, range: 0..<Self.intentCount, into: probabilities)
-                (scores.urgency, scores.urgencyRunnerUp) = Self.softmax(logits, range: Self.intentCount..<Self.width, into: probabilities)
-                scores.intentConfidence = probabilities[scores.intent]
-                scores.urgencyConfidence = probabilities[scores.urgency]
-                if explain {
-                    let explainer = Explainer(model: model, active: active, probabilities: probabilities,
-                                              carried: (scores.carriedIntent, carried.0, scores.carriedUrgency, carried.1))
-                    explanations = (explainer.head(labels: Self.intentLabels, offset: 0, chosen: scores.intent, runnerUp: scores.intentRunnerUp),
-                                    explainer.head(labels: Self.urgencyLabels, offset: Self.intentCount,
-                                                   chosen: scores.urgency, runnerUp: scores.urgencyRunnerUp))
-                }
+                scorer.scores(active, carried: tokenCount <= Self.followUpTokens ? carried : Carried(), into: buffer)
             }
         }
         return IntentClassification(
-            intent: Self.intents[scores.intent], urgency: Self.urgencies[scores.urgency - Self.intentCount],
-            intentConfidence: scores.intentConfidence, urgencyConfidence: scores.urgencyConfidence,
-            intentExplanation: explanations?.intent, urgencyExplanation: explanations?.urgency)
+            intent: Self.intent(at: scores.intent), urgency: Self.urgency(at: scores.urgency - Self.intentCount),
+            intentConfidence: scores.intentConfidence, urgencyConfidence: scores.urgencyConfidence)
     }
 
-    /// What `classify` computes inside its scratch memory: label indices (into the full width),
-    /// confidences, and the labels a previous turn carried over (-1: none).
-    private struct Scores {
-        var intent = 0, intentRunnerUp = -1, urgency = 0, urgencyRunnerUp = -1
-        var intentConfidence = 0.0, urgencyConfidence = 0.0
-        var carriedIntent = -1, carriedUrgency = -1
+    /// `classify` with the contributions of each head's chosen label and runner-up.
+    private func classifyExplained(_ model: CompiledIntentModel, _ text: String, goal: String?, previous: ConversationTurn?) -> IntentClassification {
+        let scorer = Scorer(model)
+        let carried = Carried(previous, weight: model.previousTurnWeight)
+        let (scores, explanations) = model.extractor.withFeatures(text, goal: goal) { active, tokenCount in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.width) { buffer in
+                let carried = tokenCount <= Self.followUpTokens ? carried : Carried()
+                let scores = scorer.scores(active, carried: carried, into: buffer)
+                let explainer = Explainer(model: model, active: active,
+                                          probabilities: UnsafeMutableBufferPointer(rebasing: buffer[Self.width...]), carried: carried)
+                return (scores, (intent: explainer.head(labels: Self.intentLabels, offset: 0, chosen: scores.intent, runnerUp: scores.intentRunnerUp),
+                                 urgency: explainer.head(labels: Self.urgencyLabels, offset: Self.intentCount,
+                                                         chosen: scores.urgency, runnerUp: scores.urgencyRunnerUp)))
+            }
+        }
+        return IntentClassification(
+            intent: Self.intent(at: scores.intent), urgency: Self.urgency(at: scores.urgency - Self.intentCount),
+            intentConfidence: scores.intentConfidence, urgencyConfidence: scores.urgencyConfidence,
+            intentExplanation: explanations.intent, urgencyExplanation: explanations.urgency)
+    }
+
+    /// A follow-up of at most this many tokens ("and tomorrow?") inherits the previous turn's labels.
+    static let followUpTokens = 8
+
+    /// `IntentType.knownCases[index]`, as a literal (no array, no copy of a payload).
+    @inline(__always)
+    static func intent(at index: Int) -> IntentType {
+        switch index {
+        case 0: .decision
+        case 1: .research
+        case 2: .action
+        case 3: .curiosity
+        default: .validation
+        }
+    }
+
+    /// `UrgencyLevel.knownCases[index]`, as a literal.
+    @inline(__always)
+    static func urgency(at index: Int) -> UrgencyLevel {
+        switch index {
+        case 0: .immediate
+        case 1: .soon
+        case 2: .planning
+        default: .exploratory
+        }
     }
 
     /// The probabilities of both heads without explanations (for evaluation at scale).
     public func probabilities(_ text: String, goal: String? = nil) -> (intent: [Double], urgency: [Double]) {
-        model.extractor.withFeatures(text, goal: goal) { active, _ in probabilities(active: active) }
-    }
-
-    func probabilities(active: UnsafeBufferPointer<Int32>) -> (intent: [Double], urgency: [Double]) {
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.width) { buffer in
-            let logits = UnsafeMutableBufferPointer(rebasing: buffer[0..<Self.width])
-            let probabilities = UnsafeMutableBufferPointer(rebasing: buffer[Self.width...])
-            Self.logits(model, active: active, into: logits)
-            _ = Self.softmax(logits, range: 0..<Self.intentCount, into: probabilities)
-            _ = Self.softmax(logits, range: Self.intentCount..<Self.width, into: probabilities)
-            return (Array(probabilities[0..<Self.intentCount]), Array(probabilities[Self.intentCount..<Self.width]))
+        let scorer = Scorer(model)
+        return model.extractor.withFeatures(text, goal: goal) { active, _ in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.width) { buffer in
+                _ = scorer.scores(active, carried: Carried(), into: buffer)
+                return (Array(buffer[Self.width..<(Self.width + Self.intentCount)]), Array(buffer[(Self.width + Self.intentCount)...]))
+            }
         }
     }
-
-    /// Bias plus the weight rows of the active features: one row of `width` floats per feature,
-    /// summed in registers (eight lanes and the ninth) and widened once at the end.
-    @inline(__always)
-    private static func logits(_ model: CompiledIntentModel, active: UnsafeBufferPointer<Int32>, into logits: UnsafeMutableBufferPointer<Double>) {
-        let m = UnsafeRawPointer(model.matrixPointer)
-        var lanes = SIMD8<Float>(repeating: 0)
-        var ninth: Float = 0
-        for id in active {
-            let row = m + Int(id) &* (width &* MemoryLayout<Float>.stride)
-            lanes += row.loadUnaligned(as: SIMD8<Float>.self)
-            ninth += row.load(fromByteOffset: 8 * MemoryLayout<Float>.stride, as: Float.self)
-        }
-        let bias = model.biasPointer
-        for k in 0..<8 { logits[k] = bias[k] + Double(lanes[k]) }
-        logits[8] = bias[8] + Double(ninth)
-    }
-
-    /// Softmax over one head's slice of `logits`, written to the same slice of `output`;
-    /// returns the indices (into the full width) of the best and second-best labels.
-    @inline(__always)
-    private static func softmax(_ logits: UnsafeMutableBufferPointer<Double>, range: Range<Int>,
-                                into output: UnsafeMutableBufferPointer<Double>) -> (best: Int, second: Int) {
-        var maximum = -Double.infinity
-        for k in range where logits[k] > maximum { maximum = logits[k] }
-        var sum = 0.0
-        for k in range {
-            let e = exp(logits[k] - maximum)
-            output[k] = e
-            sum += e
-        }
-        var best = range.lowerBound, second = -1
-        for k in range {
-            output[k] /= sum
-            if k == range.lowerBound { continue }
-            if output[k] > output[best] { second = best; best = k }
-            else if second < 0 || output[k] > output[second] { second = k }
-        }
-        return (best, second)
-    }
-
 }
 
 /// Builds the contribution lists of an explained classification.
@@ -164,8 +132,8 @@ private struct Explainer {
     let model: CompiledIntentModel
     let active: UnsafeBufferPointer<Int32>
     let probabilities: UnsafeMutableBufferPointer<Double>
-    /// The labels a previous turn carried over (-1: none) and the weight it added.
-    let carried: (intent: Int, intentWeight: Double, urgency: Int, urgencyWeight: Double)
+    /// The labels a previous turn carried over, and the weight it added.
+    let carried: Carried
 
     /// Contributions listed per label; the rest are summed into one `other features (N)` entry, listed last.
     static let limit = IntentClassifier.explanationLimit
@@ -185,8 +153,7 @@ private struct Explainer {
         let width = IntentClassifier.width
         var entries: [(weight: Double, id: Int32)] = [(model.biasPointer[k], -1)]
         entries.reserveCapacity(active.count + 3)
-        if k == carried.intent { entries.append((carried.intentWeight, -2)) }
-        if k == carried.urgency { entries.append((carried.urgencyWeight, -2)) }
+        if k == carried.intent || k == carried.urgency { entries.append((carried.weight, -2)) }
         let matrix = model.matrixPointer
         for id in active {
             let weight = Double(matrix[Int(id) &* width &+ k])
@@ -249,6 +216,9 @@ final class CompiledIntentModel: @unchecked Sendable {
         let width = IntentClassifier.width
         // The hot path sums rows as eight SIMD lanes plus one.
         precondition(IntentClassifier.intentCount == IntentWeights.intentLabels.count && width == IntentWeights.width && width == 9)
+        precondition(IntentType.knownCases.indices.allSatisfy { IntentClassifier.intent(at: $0) == IntentType.knownCases[$0] }
+                     && UrgencyLevel.knownCases.indices.allSatisfy { IntentClassifier.urgency(at: $0) == UrgencyLevel.knownCases[$0] },
+                     "the literal label order of IntentClassifier.intent(at:) and urgency(at:) is knownCases'")
         self.lexicon = lexicon
         var header = weights
         header.features = [:]

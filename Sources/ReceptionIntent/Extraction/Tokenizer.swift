@@ -56,7 +56,6 @@ public func tokenHash(_ word: String) -> UInt64 { tokenHash(Array(word.utf8)) }
 enum TextNormalizer {
     /// Calls `body` with the bytes the tokenizer reads: the string's own UTF-8 when it is all
     /// ASCII (no copy, no reference counting), else the folded form (`normalizedBytes`).
-    @inline(__always)
     static func withNormalizedBytes<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let direct: R?? = text.utf8.withContiguousStorageIfAvailable { buffer in
             isASCII(buffer) ? .some(body(buffer)) : .none

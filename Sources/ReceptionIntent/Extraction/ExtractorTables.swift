@@ -1,0 +1,52 @@
+import Foundation
+
+/// The extractor's lookup tables as raw pointers: all the hot path reads per message, in a
+/// value that copies with no reference counting. The memory belongs to the `FeatureExtractor`
+/// that made it, and is valid while that extractor lives.
+struct ExtractorTables: @unchecked Sendable {
+    let rewriteStart: UnsafeMutablePointer<Int32>     // rewrite → range in rewriteTokens
+    let rewriteTokens: UnsafeMutablePointer<UInt64>
+    let rewriteSlots: UnsafeMutablePointer<Int32>     // table slots of rewriteTokens
+    let trie: HashTable.Reader                        // (node, token) → child node
+    let table: TokenTable.Reader                      // token → classes, features, rewrite, root node (one probe)
+    let nodeChildren: UnsafeMutablePointer<UInt64>    // node → signature of its children's tokens (`childBit`)
+    let nodeCueStart: UnsafeMutablePointer<Int32>     // node → range in nodeCues
+    let nodeCues: UnsafeMutablePointer<Int32>         // phrase ids, or -(word feature + 1)
+    let phraseFeature: UnsafeMutablePointer<Int32>
+    let phraseFamily: UnsafeMutablePointer<Int32>
+    let familyFeature: UnsafeMutablePointer<Int32>
+    let negFeature: UnsafeMutablePointer<Int32>
+    let goalFeature: UnsafeMutablePointer<Int32>
+    let familyIsTime: UnsafeMutablePointer<Bool>
+    let pronounIs: HashTable.Reader                   // tokens whose "'s" means "is"
+    /// The tokens a contraction's suffix becomes ("n't" → not, "'re" → are, ...).
+    let suffixes: ContractionSuffixes
+    /// The most tokens one raw word can become (a rewrite, plus a contraction's suffix).
+    let maxExpansion: Int
+    let featureCount: Int
+
+    /// Tokens in the first, stack-sized scratch buffer (1 KiB).
+    static let stackTokens = 1024 / MemoryLayout<Token>.stride
+    /// Feature ids in the first, stack-sized scratch buffer (1 KiB).
+    static let stackFeatures = 1024 / MemoryLayout<Int32>.stride
+}
+
+/// A contraction suffix's token and its token-table slot.
+struct SuffixToken: Sendable {
+    let hash: UInt64
+    let slot: Int32
+}
+
+struct ContractionSuffixes: Sendable {
+    let isToken: SuffixToken, not: SuffixToken, are: SuffixToken, have: SuffixToken
+    let will: SuffixToken, would: SuffixToken, am: SuffixToken
+
+    init(_ table: TokenTable.Reader) {
+        func token(_ word: String) -> SuffixToken {
+            let hash = tokenHash(word)
+            return SuffixToken(hash: hash, slot: table.find(hash))
+        }
+        isToken = token("is"); not = token("not"); are = token("are"); have = token("have")
+        will = token("will"); would = token("would"); am = token("am")
+    }
+}

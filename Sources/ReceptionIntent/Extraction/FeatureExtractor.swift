@@ -1,0 +1,312 @@
+import Foundation
+
+/// Turns a message into a set of named binary features: lexicon cues (family and phrase),
+/// their negations, structural features, time expressions, opening words, vocabulary
+/// words and conversation-goal cues.
+///
+/// Built once from a `Lexicon` and a vocabulary; extraction itself works on hashed tokens
+/// and integer feature ids.
+///
+/// `@unchecked Sendable`: the lookup tables are read through raw pointers (no reference
+/// counting or bounds checks per token), written only in `init` and owned by `owners`.
+public final class FeatureExtractor: @unchecked Sendable {
+    /// Feature names, indexed by feature id.
+    public let names: [String]
+    public let index: [String: Int]
+
+    /// The lookup tables the hot path reads, as raw pointers into memory owned by `owners`.
+    let tables: ExtractorTables
+    private let owners: [AnyObject]
+    /// The words rewrites produce (for `words(_:)`).
+    private let rewriteWords: [String]
+
+    /// The vocabulary words (without the `word:` prefix), sorted.
+    public let vocabulary: [String]
+
+    public init(lexicon: Lexicon, vocabulary: [String] = []) {
+        precondition(Lexicon.requiredClasses.count == 30, "class bits are literal constants: update them with requiredClasses")
+        var names = Self.fixedFeatures
+        var index: [String: Int] = [:]
+        for (i, name) in names.enumerated() { index[name] = i }
+        @discardableResult func feature(_ name: String) -> Int32 {
+            if let existing = index[name] { return Int32(existing) }
+            index[name] = names.count
+            names.append(name)
+            return Int32(names.count - 1)
+        }
+
+        // Rewrites: applied to raw words before anything else.
+        let rewriteTable = HashTable(capacity: max(lexicon.rewrites.count, 8))
+        var rewriteStart: [Int32] = [0]
+        var rewriteTokens: [UInt64] = []
+        for rewrite in lexicon.rewrites {
+            let words = rewrite.replacement.flatMap { Self.plainWords($0) }
+            rewriteTable.set(tokenHash(rewrite.word), Int32(rewriteStart.count - 1))
+            rewriteTokens += words.map { tokenHash($0) }
+            rewriteStart.append(Int32(rewriteTokens.count))
+        }
+        var owners: [AnyObject] = [rewriteTable]
+        func frozen<T>(_ array: [T]) -> UnsafeMutablePointer<T> {
+            let memory = Frozen(array)
+            owners.append(memory)
+            return memory.pointer
+        }
+        let frozenRewriteStart = frozen(rewriteStart)
+        let frozenRewriteTokens = frozen(rewriteTokens)
+        self.rewriteWords = lexicon.rewrites.flatMap { $0.replacement.flatMap { Self.plainWords($0) } }
+        let maxExpansion = max(2, (0..<(rewriteStart.count - 1)).map { Int(rewriteStart[$0 + 1] - rewriteStart[$0]) + 1 }.max() ?? 0)
+        let pronounIs = HashTable(capacity: 32)
+        for word in ["what", "that", "it", "he", "she", "there", "here", "who", "where", "how", "when", "why", "this", "everything", "nothing", "something"] {
+            pronounIs.set(tokenHash(word), 1)
+        }
+        owners.append(pronounIs)
+
+        // Word classes.
+        let classCount = lexicon.classes.reduce(0) { $0 + $1.words.count }
+        let classTable = HashTable(capacity: max(classCount, 8))
+        for (name, words) in lexicon.classes {
+            guard let bit = Lexicon.requiredClasses.firstIndex(of: name) else { continue }
+            for word in words {
+                let hash = tokenHash(word)
+                let old = classTable.get(hash)
+                classTable.set(hash, (old < 0 ? 0 : old) | Int32(bitPattern: UInt32(1) << UInt32(bit)))
+            }
+        }
+
+        let firstTable = HashTable(capacity: max(lexicon.words(of: "opener").count, 8))
+        for word in lexicon.words(of: "opener") {
+            firstTable.set(tokenHash(word), feature("first:\"\(word)\""))
+        }
+
+        // Cue families and their phrases, as a trie over normalised tokens.
+        var familyFeature: [Int32] = [], negFeature: [Int32] = [], goalFeature: [Int32] = [], familyIsTime: [Bool] = []
+        for family in lexicon.families {
+            familyFeature.append(feature("cue:\(family.name)"))
+            familyIsTime.append(family.name.hasPrefix("time-") || family.name.hasPrefix("ongoing-"))
+        }
+        for family in lexicon.families { negFeature.append(feature("neg:\(family.name)")) }
+        for family in lexicon.families { goalFeature.append(feature("goal:\(family.name)")) }
+        var phraseFeature: [Int32] = [], phraseFamily: [Int32] = []
+        var children: [[UInt64: Int32]] = [[:]]
+        var cuesAtNode: [[Int32]] = [[]]
+        let probe = TokenProbe(rewriteTable: rewriteTable, rewriteStart: rewriteStart, rewriteTokens: rewriteTokens,
+                               pronounIs: pronounIs)
+        for (familyIndex, family) in lexicon.families.enumerated() {
+            for phrase in family.phrases {
+                let hashes = probe.hashes(phrase)
+                guard !hashes.isEmpty else { continue }
+                var node: Int32 = 0
+                for hash in hashes {
+                    if let child = children[Int(node)][hash] { node = child } else {
+                        let child = Int32(children.count)
+                        children.append([:])
+                        cuesAtNode.append([])
+                        children[Int(node)][hash] = child
+                        node = child
+                    }
+                }
+                let phraseID = Int32(phraseFeature.count)
+                phraseFeature.append(feature("phrase:\"\(phrase)\""))
+                phraseFamily.append(Int32(familyIndex))
+                cuesAtNode[Int(node)].append(phraseID)
+            }
+        }
+        // Vocabulary: single words in their own table, word n-grams in the trie.
+        let vocabulary = Array(Set(vocabulary)).sorted()
+        let wordTable = HashTable(capacity: max(vocabulary.count, 8))
+        for word in vocabulary {
+            let id = feature("word:\"\(word)\"")
+            let hashes = word.split(separator: " ").map { tokenHash(String($0)) }
+            if hashes.count == 1 { wordTable.set(hashes[0], id); continue }
+            var node: Int32 = 0
+            for hash in hashes {
+                if let child = children[Int(node)][hash] { node = child } else {
+                    let child = Int32(children.count)
+                    children.append([:])
+                    cuesAtNode.append([])
+                    children[Int(node)][hash] = child
+                    node = child
+                }
+            }
+            cuesAtNode[Int(node)].append(-(id + 1))
+        }
+        self.vocabulary = vocabulary
+
+        let trie = HashTable(capacity: max(children.count, 8))
+        for (node, edges) in children.enumerated() {
+            for (hash, child) in edges { trie.set(combine(Int32(node), hash), child) }
+        }
+        var nodeCueStart: [Int32] = [0], nodeCues: [Int32] = []
+        for cues in cuesAtNode {
+            nodeCues += cues
+            nodeCueStart.append(Int32(nodeCues.count))
+        }
+        owners.append(trie)
+        let nodeChildren = frozen(children.map { $0.keys.reduce(UInt64(0)) { $0 | childBit($1) } })
+        // One record per known token, so the hot path probes memory once per word.
+        var infos: [UInt64: TokenInfo] = [:]
+        func update(_ key: UInt64, _ change: (inout TokenInfo) -> Void) {
+            var info = infos[key] ?? TokenInfo()
+            info.key = key
+            change(&info)
+            infos[key] = info
+        }
+        for (key, value) in rewriteTable.pairs {
+            precondition(value < Int16.max, "Lexicon limits rewrites to fit 16 bits")
+            update(key) { $0.rewrite = Int16(value) }
+        }
+        for (key, value) in classTable.pairs { update(key) { $0.classes = UInt32(bitPattern: value) } }
+        for (key, value) in firstTable.pairs {
+            precondition(value < Int16.max, "Lexicon limits openers so their feature ids fit 16 bits")
+            update(key) { $0.first = Int16(value) }
+        }
+        for (key, value) in wordTable.pairs { update(key) { $0.word = value } }
+        for (hash, child) in children[0] {
+            update(hash) { info in
+                info.root = child
+                info.rootChildren = children[Int(child)].keys.reduce(UInt64(0)) { $0 | childBit($1) }
+            }
+        }
+        let table = TokenTable(infos.keys.sorted().map { infos[$0]! })
+        let reader = table.reader
+        owners.append(table)
+        tables = ExtractorTables(
+            rewriteStart: frozenRewriteStart, rewriteTokens: frozenRewriteTokens,
+            rewriteSlots: frozen(rewriteTokens.map { reader.find($0) }),
+            trie: trie.reader, table: reader, nodeChildren: nodeChildren,
+            nodeCueStart: frozen(nodeCueStart), nodeCues: frozen(nodeCues),
+            phraseFeature: frozen(phraseFeature), phraseFamily: frozen(phraseFamily),
+            familyFeature: frozen(familyFeature), negFeature: frozen(negFeature), goalFeature: frozen(goalFeature),
+            familyIsTime: frozen(familyIsTime), pronounIs: pronounIs.reader,
+            suffixes: ContractionSuffixes(reader), maxExpansion: maxExpansion, featureCount: names.count)
+        self.owners = owners
+
+        self.names = names
+        self.index = index
+    }
+
+    private static func plainWords(_ text: String) -> [String] {
+        text.split { !($0.isLetter || $0.isNumber || $0 == "'") }.map(String.init)
+    }
+
+    public var count: Int { names.count }
+
+    // MARK: Tokens
+
+    /// How many normalised tokens a message has.
+    public func tokenCount(_ text: String) -> Int {
+        withTokens(text) { tokens, _ in tokens.count }
+    }
+
+    /// The normalised tokens of a message (contractions expanded, rewrites applied).
+    func tokens(_ text: String, into tokens: inout [Token]) -> UInt8 {
+        withTokens(text) { buffer, last in
+            tokens.append(contentsOf: buffer)
+            return last
+        }
+    }
+
+    /// Calls `body` with the normalised tokens of a message and its last punctuation kind;
+    /// the tokens live in scratch memory for the duration of the call.
+    @inline(__always)
+    func withTokens<R>(_ text: String, _ body: (UnsafeBufferPointer<Token>, UInt8) -> R) -> R {
+        let tables = self.tables
+        return TextNormalizer.withNormalizedBytes(text) { tables.withTokens($0, body) }
+    }
+
+    // MARK: Features
+
+    /// The active feature ids of a message (each at most once), in extraction order.
+    public func features(_ text: String, goal: String? = nil) -> [Int32] {
+        withFeatures(text, goal: goal) { active, _ in Array(active) }
+    }
+
+    /// Calls `body` with the active feature ids of a message (each once, in extraction order)
+    /// and its token count; both live in scratch memory for the duration of the call.
+    @inline(__always)
+    func withFeatures<R>(_ text: String, goal: String?, _ body: (UnsafeBufferPointer<Int32>, Int) -> R) -> R {
+        // Only the table pointers (a plain value) go into the closures: no reference counting.
+        let tables = self.tables
+        guard let goal, !goal.isEmpty else {
+            return TextNormalizer.withNormalizedBytes(text) { tables.withFeatures($0, goal: nil, body) }
+        }
+        return TextNormalizer.withNormalizedBytes(goal) { goalBytes in
+            tables.withTokens(goalBytes) { goalTokens, _ in
+                TextNormalizer.withNormalizedBytes(text) { tables.withFeatures($0, goal: goalTokens, body) }
+            }
+        }
+    }
+
+
+    /// Normalised words of a message as strings (slow; for building vocabularies and debugging).
+    public func words(_ text: String) -> [String] {
+        var lookup: [UInt64: String] = [:]
+        func remember(_ word: String) { lookup[tokenHash(word)] = word }
+        for word in ["is", "not", "are", "have", "will", "would", "am"] { remember(word) }
+        var raw: [String] = []
+        let source = TextNormalizer.normalizedBytes(text) ?? Array(text.utf8)
+        source.withUnsafeBufferPointer { bytes in
+            _ = RawTokenizer.scan(bytes) { start, end, _, _, _, _, _ in
+                let word = String(decoding: bytes[start..<end], as: UTF8.self).lowercased()
+                raw.append(word)
+            }
+        }
+        for word in raw {
+            remember(word)
+            if let apostrophe = word.firstIndex(of: "'") {
+                let stem = String(word[..<apostrophe])
+                remember(stem)
+                if stem.hasSuffix("n") { remember(String(stem.dropLast())) }
+            }
+        }
+        for rewrite in rewriteWords { remember(rewrite) }
+        var tokens: [Token] = []
+        _ = self.tokens(text, into: &tokens)
+        return tokens.map { lookup[$0.hash] ?? "?" }
+    }
+
+}
+
+/// Hashes lexicon phrases the same way messages are hashed.
+private struct TokenProbe {
+    let rewriteTable: HashTable
+    let rewriteStart: [Int32]
+    let rewriteTokens: [UInt64]
+    let pronounIs: HashTable
+
+    func hashes(_ phrase: String) -> [UInt64] {
+        var output: [UInt64] = []
+        for word in phrase.lowercased().split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "'") }) {
+            let word = String(word)
+            let rewrite = rewriteTable.get(tokenHash(word))
+            if rewrite >= 0 {
+                output += rewriteTokens[Int(rewriteStart[Int(rewrite)])..<Int(rewriteStart[Int(rewrite) + 1])]
+            } else if let apostrophe = word.firstIndex(of: "'") {
+                let stem = String(word[..<apostrophe])
+                let suffix = word[word.index(after: apostrophe)...]
+                switch suffix {
+                case "t" where stem.hasSuffix("n"): output += [tokenHash(String(stem.dropLast())), tokenHash("not")]
+                case "s": output += pronounIs.get(tokenHash(stem)) >= 0 ? [tokenHash(stem), tokenHash("is")] : [tokenHash(stem)]
+                case "re": output += [tokenHash(stem), tokenHash("are")]
+                case "ve": output += [tokenHash(stem), tokenHash("have")]
+                case "ll": output += [tokenHash(stem), tokenHash("will")]
+                case "d": output += [tokenHash(stem), tokenHash("would")]
+                case "m": output += [tokenHash(stem), tokenHash("am")]
+                default: output.append(tokenHash(word))
+                }
+            } else {
+                // digits and letters split as in messages ("3pm" → "3", "pm")
+                var current = ""
+                var digits: Bool? = nil
+                for ch in word {
+                    let isDigit = ch.isNumber
+                    if let d = digits, d != isDigit { output.append(tokenHash(current)); current = "" }
+                    current.append(ch)
+                    digits = isDigit
+                }
+                if !current.isEmpty { output.append(tokenHash(current)) }
+            }
+        }
+        return output
+    }
+}

@@ -1,0 +1,312 @@
+import Foundation
+
+extension ExtractorTables {
+    /// Calls `body` with the active feature ids of `bytes` (each once, in extraction order)
+    /// and its token count; both live in scratch memory for the duration of the call.
+    /// `goal`: the conversation goal's tokens, nil when there is no goal.
+    @inline(__always)
+    func withFeatures<R>(_ bytes: UnsafeBufferPointer<UInt8>, goal: UnsafeBufferPointer<Token>?,
+                         _ body: (UnsafeBufferPointer<Int32>, Int) -> R) -> R {
+        withTokens(bytes) { tokens, last in
+            withZeroedBits(count: (featureCount + 63) / 64) { seen in
+                withUnsafeTemporaryAllocation(of: UInt32.self, capacity: max(tokens.count, 1)) { classes in
+                    let fits: R? = withScratch(of: Int32.self, count: Self.stackFeatures) { output in
+                        features(last: last, goal: goal, tokens: tokens, seen: seen, classes: classes, into: &output)
+                        return output.overflowed ? nil : body(output.elements, tokens.count)
+                    }
+                    if let fits { return fits }
+                    // Each feature is added at most once (the `seen` bits), so `featureCount` bounds the ids.
+                    seen.update(repeating: 0)
+                    return withScratch(of: Int32.self, count: featureCount) { output in
+                        features(last: last, goal: goal, tokens: tokens, seen: seen, classes: classes, into: &output)
+                        return body(output.elements, tokens.count)
+                    }
+                }
+            }
+        }
+    }
+
+    @inline(never)
+    func features(last: UInt8, goal: UnsafeBufferPointer<Token>?, tokens: UnsafeBufferPointer<Token>, seen: UnsafeMutableBufferPointer<UInt64>,
+                          classes: UnsafeMutableBufferPointer<UInt32>, into output: inout FixedBuffer<Int32>) {
+        var timeSeen = false
+        @inline(__always) func add(_ id: Int32) {
+            let word = Int(id) >> 6, bit = UInt64(1) << UInt64(id & 63)
+            if seen[word] & bit == 0 {
+                seen[word] |= bit
+                output.append(id)
+            }
+        }
+        @inline(__always) func has(_ fixed: Int) -> Bool { seen[fixed >> 6] & (UInt64(1) << UInt64(fixed & 63)) != 0 }
+        @inline(__always) func add(_ fixed: Int) {
+            if fixed >= F.firstTime && fixed <= F.lastTime { timeSeen = true }
+            add(Int32(fixed))
+        }
+        let n = tokens.count
+        do {
+            let t = tokens
+
+            // Cues (trie) and vocabulary words.
+            for i in 0..<n {
+                let info = table.info(at: t[i].slot)
+                classes[i] = info.classes
+                if info.word >= 0 { add(info.word) }
+                var node = info.root
+                var j = i
+                while node >= 0 {
+                    if j > i {
+                        // The child signature rules out most continuations without a probe.
+                        let children = j == i + 1 ? info.rootChildren : nodeChildren[Int(node)]
+                        if t[j].separator >= Separator.stop || children & childBit(t[j].hash) == 0 { break }
+                        node = trie.get(combine(node, t[j].hash))
+                        if node < 0 { break }
+                    }
+                    let from = Int(nodeCueStart[Int(node)]), to = Int(nodeCueStart[Int(node) + 1])
+                    if from < to {
+                        var negated = false
+                        var k = i - 1
+                        while k >= 0 && k >= i - 3 {
+                            if classes[k] & Self.cNegator != 0 { negated = true; break }
+                            if t[k + 1].separator >= Separator.comma { break }
+                            k -= 1
+                        }
+                        for c in from..<to {
+                            let entry = nodeCues[c]
+                            if entry < 0 { add(-entry - 1); continue }
+                            let phrase = Int(entry)
+                            let family = Int(phraseFamily[phrase])
+                            if negated {
+                                add(negFeature[family])
+                            } else {
+                                add(familyFeature[family])
+                                add(phraseFeature[phrase])
+                                if familyIsTime[family] { timeSeen = true }
+                            }
+                        }
+                    }
+                    j += 1
+                    if j >= n { break }
+                }
+            }
+            if n > 0 {
+
+            // Opening words, questions, imperatives.
+            let first = table.info(at: t[0].slot).first
+            if first >= 0 { add(Int32(first)) }
+            if last == Separator.question { add(F.question) }
+            var p = 0
+            while p < n - 1 && p < 3 && classes[p] & Self.cRequestPrefix != 0 { p += 1 }
+            if classes[p] & Self.cWh != 0 { add(F.whStart) }
+            if classes[p] & Self.cAux != 0 && classes[p] & Self.cWh == 0 { add(F.auxStart) }
+            if p + 1 < n && classes[p] & Self.cRequestModal != 0 && classes[p + 1] & Self.cAddressee != 0 {
+                add(F.politeRequest)
+                p += 2
+                while p < n - 1 && classes[p] & Self.cRequestPrefix != 0 { p += 1 }
+            }
+            if p < n && classes[p] & Self.cImperative != 0 { add(F.imperative) }
+            if t[0].flags & Token.progressive != 0 && classes[0] & Self.cWh == 0 { add(F.startsProgressive) }
+            // "checkout line. …", "dmv window: …": a fragment of one to four words sets the scene
+            // before the ask (often a situation under way), unlike an opening question or request.
+            var fragment = 1
+            while fragment < n && fragment <= 4 && t[fragment].separator < Separator.comma { fragment += 1 }
+            if fragment <= 4 && n - fragment >= 3 && t[fragment].separator >= Separator.comma
+                && classes[0] & (Self.cWh | Self.cAux | Self.cFirstPerson | Self.cImperative | Self.cRequestModal | Self.cRequestPrefix) == 0 {
+                add(F.sceneOpening)
+            }
+            var questions = last == Separator.question ? 1 : 0
+            var sentences = 0
+            var firstPerson = false
+            for i in 0..<n {
+                let c = classes[i]
+                if c & Self.cFirstPerson != 0 { firstPerson = true }
+                if i > 0 && t[i].separator >= Separator.stop {
+                    sentences += 1
+                    if t[i].separator == Separator.question { questions += 1 }
+                    if c & Self.cImperative != 0 { add(F.imperativeLater) }
+                    if c & Self.cWh != 0 { add(F.whLater) }
+                }
+                if c & Self.cOr != 0 && i > 0 && i < n - 1 {
+                    if classes[i + 1] & Self.cNegator != 0 || classes[i + 1] & Self.cOrTail != 0 {
+                        if classes[i + 1] & Self.cNegator != 0 { add(F.orNot) }
+                    } else {
+                        add(F.eitherOr)
+                    }
+                }
+                if c & Self.cBe != 0 && i + 1 < n && t[i + 1].flags & Token.progressive != 0 {
+                    add(F.progressive)
+                    if i > 0 && classes[i - 1] & Self.cFirstPerson != 0 { add(F.firstPersonProgressive) }
+                }
+            }
+            let eitherOr = has(F.eitherOr)
+            if firstPerson {
+                add(F.firstPerson)
+                if eitherOr { add(F.eitherOrFirstPerson) }
+            }
+            let whStart = has(F.whStart)
+            if whStart && n <= 8 && !firstPerson { add(F.whShort) }
+            if eitherOr && whStart { add(F.eitherOrWh) }
+            if eitherOr && n <= 8 { add(F.eitherOrShort) }
+            if questions >= 2 { add(F.multiQuestion) }
+            if sentences >= 1 { add(F.multiSentence) }
+            if n >= 4 && classes[n - 1] & Self.cTag != 0 && (t[n - 1].separator >= Separator.comma || last == Separator.question) {
+                add(F.tagQuestion)
+            }
+            add(n <= 3 ? F.len1 : n <= 8 ? F.len4 : n <= 20 ? F.len9 : F.len21)
+
+            // Time expressions.
+            for i in 0..<n {
+                let c = classes[i]
+                let token = t[i]
+                if token.isNumber {
+                    if i + 1 < n {
+                        let next = classes[i + 1]
+                        let joined = t[i + 1].separator
+                        if next & Self.cClockSuffix != 0 && joined == Separator.space { add(F.clock) }
+                        if joined == Separator.colon && t[i + 1].isNumber { add(F.clock) }
+                        if next & Self.cOrdinal != 0 && joined == Separator.space { add(F.ordinalDate) }
+                        if joined == Separator.slash && t[i + 1].isNumber { add(F.numericDate) }
+                    }
+                    if token.value >= 1900 && token.value <= 2100 { add(F.year) }
+                    if i > 0 && classes[i - 1] & Self.cClockPreposition != 0 && token.value >= 100 && token.value <= 2359 && token.value % 100 < 60 {
+                        add(F.clock) // "at 0800"
+                    }
+                    if i > 0 && classes[i - 1] & Self.cClockPreposition != 0 && token.value <= 24
+                        && (i + 1 == n || t[i + 1].separator >= Separator.hyphen || classes[i + 1] & (Self.cClockSuffix | Self.cClockFollow) != 0) {
+                        add(F.clock)
+                    }
+                }
+                if c & Self.cWeekday != 0 {
+                    add(F.weekday)
+                    if i > 0 && classes[i - 1] & Self.cNext != 0 { add(F.nextWeekday) }
+                }
+                if c & Self.cMonth != 0 && c & Self.cMonthAmbiguous == 0 { add(F.month) }
+                if c & Self.cMonthAmbiguous != 0 {
+                    if (i > 0 && classes[i - 1] & Self.cMonthPreposition != 0) || (i + 1 < n && t[i + 1].isNumber) { add(F.month) }
+                }
+                // "N minutes", "in N minutes", "in half an hour", "in 20"
+                if c & (Self.cMinute | Self.cHour | Self.cDay | Self.cWeek) != 0 && i > 0 {
+                    var k = i - 1
+                    var quantity = false
+                    var amount: Int32 = 1
+                    while k >= 0 && k >= i - 3 && (t[k].isNumber || classes[k] & Self.cNumberWord != 0) {
+                        quantity = true
+                        if t[k].isNumber { amount = max(amount, t[k].value) }
+                        k -= 1
+                    }
+                    if quantity {
+                        let within = k >= 0 && classes[k] & (Self.cIn | Self.cNext) != 0
+                        // An hour or less reads as minutes; a day or two as hours: the distance matters, not the unit.
+                        if c & Self.cMinute != 0 || (c & Self.cHour != 0 && amount <= 1) { add(within ? F.inMinutes : F.nMinutes) }
+                        else if c & Self.cHour != 0 || (c & Self.cDay != 0 && amount <= 2) { add(within ? F.inHours : F.nHours) }
+                        else if c & Self.cDay != 0 { add(within ? F.inDays : F.nDays) }
+                        else { add(within ? F.inWeeks : F.nWeeks) }
+                    }
+                }
+                if c & Self.cJust != 0 && i + 1 < n && t[i + 1].flags & Token.past != 0 {
+                    add(F.justHappened); timeSeen = true
+                }
+                if c & Self.cAgo != 0 && i > 0 && classes[i - 1] & (Self.cMinute | Self.cHour | Self.cDay | Self.cWeek) != 0 {
+                    add(F.ago)
+                }
+                if c & Self.cIn != 0 && i + 1 < n && t[i + 1].isNumber
+                    && (i + 2 == n || t[i + 2].separator >= Separator.comma) {
+                    add(F.inBare)
+                }
+            }
+            }
+        }
+
+        // The conversation goal: its cue families, as separate features.
+        let short = n <= 8
+        if let goalTokens = goal {
+            add(F.goalPresent)
+            let m = goalTokens.count
+            for i in 0..<m {
+                var node: Int32 = 0
+                var j = i
+                while j < m {
+                    node = trie.get(combine(node, goalTokens[j].hash))
+                    if node < 0 { break }
+                    for c in Int(nodeCueStart[Int(node)])..<Int(nodeCueStart[Int(node) + 1]) where nodeCues[c] >= 0 {
+                        let family = Int(phraseFamily[Int(nodeCues[c])])
+                        add(goalFeature[family])
+                        // A short message leans on its goal: the goal's cue families count as the message's.
+                        if short {
+                            add(familyFeature[family])
+                            if familyIsTime[family] { timeSeen = true }
+                        }
+                    }
+                    j += 1
+                }
+            }
+        }
+        if !timeSeen { add(F.timeNone) }
+    }
+}
+
+// Class bits, in the order of `Lexicon.requiredClasses` (literal constants: no lazy initialisation in the hot path).
+extension ExtractorTables {
+    static let cNegator: UInt32 = 1 << 0  // negator
+    static let cFirstPerson: UInt32 = 1 << 1  // first-person
+    static let cOpener: UInt32 = 1 << 2  // opener
+    static let cImperative: UInt32 = 1 << 3  // imperative-verb
+    static let cRequestPrefix: UInt32 = 1 << 4  // request-prefix
+    static let cTag: UInt32 = 1 << 5  // tag-word
+    static let cNumberWord: UInt32 = 1 << 6  // number-word
+    static let cMinute: UInt32 = 1 << 7  // unit-minute
+    static let cHour: UInt32 = 1 << 8  // unit-hour
+    static let cDay: UInt32 = 1 << 9  // unit-day
+    static let cWeek: UInt32 = 1 << 10  // unit-week
+    static let cClockSuffix: UInt32 = 1 << 11  // clock-suffix
+    static let cOrdinal: UInt32 = 1 << 12  // ordinal-suffix
+    static let cWeekday: UInt32 = 1 << 13  // weekday
+    static let cMonth: UInt32 = 1 << 14  // month
+    static let cMonthAmbiguous: UInt32 = 1 << 15  // month-ambiguous
+    static let cMonthPreposition: UInt32 = 1 << 16  // month-preposition
+    static let cBe: UInt32 = 1 << 17  // be-verb
+    static let cOr: UInt32 = 1 << 18  // or-word
+    static let cOrTail: UInt32 = 1 << 19  // or-tail
+    static let cWh: UInt32 = 1 << 20  // wh-word
+    static let cAux: UInt32 = 1 << 21  // aux-verb
+    static let cRequestModal: UInt32 = 1 << 22  // request-modal
+    static let cAddressee: UInt32 = 1 << 23  // addressee
+    static let cNext: UInt32 = 1 << 24  // next-word
+    static let cIn: UInt32 = 1 << 25  // in-word
+    static let cJust: UInt32 = 1 << 26  // just-word
+    static let cAgo: UInt32 = 1 << 27  // ago-word
+    static let cClockPreposition: UInt32 = 1 << 28  // clock-preposition
+    static let cClockFollow: UInt32 = 1 << 29  // clock-follow
+}
+
+extension FeatureExtractor {
+    /// Built-in structural and time features, in feature-id order.
+    public static let fixedFeatures: [String] = [
+        "struct:question-mark", "struct:wh-start", "struct:aux-start", "struct:wh-later", "struct:imperative",
+        "struct:imperative-later", "struct:polite-request", "struct:either-or", "struct:either-or+first-person",
+        "struct:or-not", "struct:tag-question", "struct:progressive", "struct:first-person-progressive",
+        "struct:multi-question", "struct:multi-sentence", "struct:first-person",
+        "len:1-3", "len:4-8", "len:9-20", "len:21+",
+        "time:in-n-minutes", "time:n-minutes", "time:in-n-hours", "time:n-hours", "time:in-n-days", "time:n-days",
+        "time:in-n-weeks", "time:n-weeks", "time:in-n-bare", "time:clock", "time:weekday", "time:next-weekday",
+        "time:month", "time:ordinal-date", "time:numeric-date", "time:year", "time:none",
+        "goal:present", "struct:wh-short", "struct:either-or+wh", "time:just-happened", "time:ago",
+        "struct:either-or-short", "struct:starts-progressive", "struct:scene-opening",
+    ]
+}
+
+extension ExtractorTables {
+    /// Ids of `FeatureExtractor.fixedFeatures`.
+    enum F {
+        static let question = 0, whStart = 1, auxStart = 2, whLater = 3, imperative = 4, imperativeLater = 5
+        static let politeRequest = 6, eitherOr = 7, eitherOrFirstPerson = 8, orNot = 9, tagQuestion = 10
+        static let progressive = 11, firstPersonProgressive = 12, multiQuestion = 13, multiSentence = 14, firstPerson = 15
+        static let len1 = 16, len4 = 17, len9 = 18, len21 = 19
+        static let inMinutes = 20, nMinutes = 21, inHours = 22, nHours = 23, inDays = 24, nDays = 25
+        static let inWeeks = 26, nWeeks = 27, inBare = 28, clock = 29, weekday = 30, nextWeekday = 31
+        static let month = 32, ordinalDate = 33, numericDate = 34, year = 35, timeNone = 36, goalPresent = 37
+        static let whShort = 38, eitherOrWh = 39, justHappened = 40, ago = 41, eitherOrShort = 42, startsProgressive = 43
+        static let sceneOpening = 44
+        static let firstTime = 20, lastTime = 35
+    }
+
+}

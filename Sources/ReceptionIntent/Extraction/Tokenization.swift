@@ -1,0 +1,93 @@
+import Foundation
+
+extension ExtractorTables {
+    /// Calls `body` with the normalised tokens of `bytes` (from `TextNormalizer`) and its last
+    /// punctuation kind; the tokens live in scratch memory for the duration of the call.
+    @inline(__always)
+    func withTokens<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<Token>, UInt8) -> R) -> R {
+        // Most messages fit a buffer small enough for the stack; longer ones are retokenized
+        // into one bounded by the input: at most one raw word per byte, each expanding to
+        // at most `maxExpansion` tokens.
+        let fits: R? = withScratch(of: Token.self, count: Self.stackTokens) { tokens in
+            let last = tokenize(bytes, into: &tokens)
+            return tokens.overflowed ? nil : body(tokens.elements, last)
+        }
+        if let fits { return fits }
+        return withScratch(of: Token.self, count: bytes.count * maxExpansion + 1) { tokens in
+            let last = tokenize(bytes, into: &tokens)
+            precondition(!tokens.overflowed, "token bound")
+            return body(tokens.elements, last)
+        }
+    }
+
+    /// Raw words to tokens: rewrites ("whats" → "what is"), contractions and possessives the
+    /// rewrites do not list, and the flags the features read (number, "-ing", "-ed").
+    @inline(never)
+    func tokenize(_ bytes: UnsafeBufferPointer<UInt8>, into tokens: inout FixedBuffer<Token>) -> UInt8 {
+        RawTokenizer.scan(bytes) { start, end, separator, isNumber, hash, value, apostrophe in
+            var flags: UInt8 = isNumber ? Token.number : 0
+            if !isNumber && end - start >= 5 && bytes[end - 3] | 0x20 == 105 && bytes[end - 2] | 0x20 == 110 && bytes[end - 1] | 0x20 == 103 {
+                flags |= Token.progressive
+            }
+            if !isNumber && end - start >= 4 && bytes[end - 2] | 0x20 == 101 && bytes[end - 1] | 0x20 == 100 {
+                flags |= Token.past
+            }
+            let slot = table.find(hash)
+            if appendRewrite(slot, separator: separator, into: &tokens) { return }
+            guard apostrophe >= 0 else {
+                tokens.append(Token(hash: hash, separator: separator, flags: flags, value: value, slot: slot))
+                return
+            }
+            // A contraction or possessive the rewrites do not list.
+            var stemEnd = apostrophe
+            let suffixLength = end - apostrophe - 1
+            var suffix: UInt64 = 0, suffixSlot: Int32 = -1
+            let s0 = bytes[apostrophe + 1] | 0x20
+            if suffixLength == 1 && s0 == 116 && apostrophe - start >= 2 && bytes[apostrophe - 1] | 0x20 == 110 {
+                stemEnd = apostrophe - 1; suffix = suffixes.not.hash; suffixSlot = suffixes.not.slot                    // n't
+            } else if suffixLength == 1 && s0 == 115 {
+                suffix = 1                                                                            // 's
+            } else if suffixLength == 2 && s0 == 114 { suffix = suffixes.are.hash; suffixSlot = suffixes.are.slot       // 're
+            } else if suffixLength == 2 && s0 == 118 { suffix = suffixes.have.hash; suffixSlot = suffixes.have.slot     // 've
+            } else if suffixLength == 2 && s0 == 108 { suffix = suffixes.will.hash; suffixSlot = suffixes.will.slot     // 'll
+            } else if suffixLength == 1 && s0 == 100 { suffix = suffixes.would.hash; suffixSlot = suffixes.would.slot   // 'd
+            } else if suffixLength == 1 && s0 == 109 { suffix = suffixes.am.hash; suffixSlot = suffixes.am.slot         // 'm
+            } else {
+                tokens.append(Token(hash: hash, separator: separator, flags: flags, value: value, slot: slot))
+                return
+            }
+            var stem: UInt64 = 0xcbf2_9ce4_8422_2325
+            for i in start..<stemEnd {
+                var byte = bytes[i]
+                if byte >= 65 && byte <= 90 { byte |= 0x20 }
+                stem = (stem ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            }
+            let stemSlot = table.find(stem)
+            if !appendRewrite(stemSlot, separator: separator, into: &tokens) {
+                tokens.append(Token(hash: stem, separator: separator, flags: Token.expanded, value: 0, slot: stemSlot))
+            }
+            if suffix == 1 {
+                if pronounIs.get(stem) >= 0 {
+                    tokens.append(Token(hash: suffixes.isToken.hash, separator: Separator.space, flags: Token.expanded, value: 0, slot: suffixes.isToken.slot))
+                } else {
+                    tokens[tokens.count - 1].flags |= Token.possessive
+                }
+            } else {
+                tokens.append(Token(hash: suffix, separator: Separator.space, flags: Token.expanded, value: 0, slot: suffixSlot))
+            }
+        }
+    }
+
+    /// Appends the rewrite of the token in `slot`, if it has one.
+    @inline(__always)
+    private func appendRewrite(_ slot: Int32, separator: UInt8, into tokens: inout FixedBuffer<Token>) -> Bool {
+        let rewrite = table.info(at: slot).rewrite
+        guard rewrite >= 0 else { return false }
+        let from = Int(rewriteStart[Int(rewrite)]), to = Int(rewriteStart[Int(rewrite) + 1])
+        for i in from..<to {
+            tokens.append(Token(hash: rewriteTokens[i], separator: i == from ? separator : Separator.space, flags: Token.expanded,
+                                value: 0, slot: rewriteSlots[i]))
+        }
+        return true
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import ReceptionCore
+
+/// The labels a previous turn carries over to a short follow-up, as indices into the logits
+/// (intent labels, then urgency labels; -1: none), and the logit they add.
+struct Carried: Sendable {
+    var intent = -1
+    var urgency = -1
+    var weight = 0.0
+
+    init() {}
+
+    init(_ previous: ConversationTurn?, weight: Double) {
+        guard let previous, weight != 0 else { return }
+        if let intent = previous.intent, let k = IntentType.knownCases.firstIndex(of: intent) { self.intent = k }
+        if let urgency = previous.urgency, let k = UrgencyLevel.knownCases.firstIndex(of: urgency) {
+            self.urgency = IntentClassifier.intentCount + k
+        }
+        self.weight = weight
+    }
+}
+
+/// What one classification computes: label indices (into the full width), the runners-up, and
+/// the confidences of the chosen labels.
+struct Scores: Sendable {
+    var intent = 0, intentRunnerUp = -1, urgency = 0, urgencyRunnerUp = -1
+    var intentConfidence = 0.0, urgencyConfidence = 0.0
+}
+
+/// The two logistic-regression heads over a message's active features: the weight matrix and
+/// bias as raw pointers (a plain value: copying it into the hot path's closures costs no
+/// reference counting). Valid while its `CompiledIntentModel` lives.
+struct Scorer: @unchecked Sendable {
+    let matrix: UnsafePointer<Float>
+    let bias: UnsafePointer<Double>
+    static let width = IntentClassifier.width
+    static let intentCount = IntentClassifier.intentCount
+
+    init(_ model: CompiledIntentModel) {
+        matrix = model.matrixPointer
+        bias = model.biasPointer
+    }
+
+    /// Scores a message. `buffer` holds at least `2 × width` doubles: the logits, then the
+    /// probabilities of both heads (each head's softmax over its own labels).
+    @inline(__always)
+    func scores(_ active: UnsafeBufferPointer<Int32>, carried: Carried, into buffer: UnsafeMutableBufferPointer<Double>) -> Scores {
+        let logits = UnsafeMutableBufferPointer(rebasing: buffer[0..<Self.width])
+        let probabilities = UnsafeMutableBufferPointer(rebasing: buffer[Self.width..<(2 * Self.width)])
+        self.logits(active, into: logits)
+        if carried.intent >= 0 { logits[carried.intent] += carried.weight }
+        if carried.urgency >= 0 { logits[carried.urgency] += carried.weight }
+        var scores = Scores()
+        (scores.intent, scores.intentRunnerUp) = Self.softmax(logits, range: 0..<Self.intentCount, into: probabilities)
+        (scores.urgency, scores.urgencyRunnerUp) = Self.softmax(logits, range: Self.intentCount..<Self.width, into: probabilities)
+        scores.intentConfidence = probabilities[scores.intent]
+        scores.urgencyConfidence = probabilities[scores.urgency]
+        return scores
+    }
+
+    /// Bias plus the weight rows of the active features: one row of `width` floats per feature,
+    /// summed in registers (eight lanes and the ninth) and widened once at the end.
+    @inline(__always)
+    private func logits(_ active: UnsafeBufferPointer<Int32>, into logits: UnsafeMutableBufferPointer<Double>) {
+        let m = UnsafeRawPointer(matrix)
+        var lanes = SIMD8<Float>(repeating: 0)
+        var ninth: Float = 0
+        for id in active {
+            let row = m + Int(id) &* (Self.width &* MemoryLayout<Float>.stride)
+            lanes += row.loadUnaligned(as: SIMD8<Float>.self)
+            ninth += row.load(fromByteOffset: 8 * MemoryLayout<Float>.stride, as: Float.self)
+        }
+        for k in 0..<8 { logits[k] = bias[k] + Double(lanes[k]) }
+        logits[8] = bias[8] + Double(ninth)
+    }
+
+    /// Softmax over one head's slice of `logits`, written to the same slice of `output`;
+    /// returns the indices (into the full width) of the best and second-best labels.
+    @inline(__always)
+    private static func softmax(_ logits: UnsafeMutableBufferPointer<Double>, range: Range<Int>,
+                                into output: UnsafeMutableBufferPointer<Double>) -> (best: Int, second: Int) {
+        var maximum = -Double.infinity
+        for k in range where logits[k] > maximum { maximum = logits[k] }
+        var sum = 0.0
+        for k in range {
+            let e = exp(logits[k] - maximum)
+            output[k] = e
+            sum += e
+        }
+        var best = range.lowerBound, second = -1
+        for k in range {
+            output[k] /= sum
+            if k == range.lowerBound { continue }
+            if output[k] > output[best] { second = best; best = k }
+            else if second < 0 || output[k] > output[second] { second = k }
+        }
+        return (best, second)
+    }
+}
