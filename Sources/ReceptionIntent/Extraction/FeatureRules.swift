@@ -43,6 +43,9 @@ extension ExtractorTables {
             add(Int32(fixed))
         }
         let n = tokens.count
+        // Every class and token flag of the message: most messages have no time word and no
+        // number, and skip the time-expression pass.
+        var allClasses: UInt32 = 0, allFlags: UInt8 = 0
         do {
             let t = tokens
 
@@ -50,6 +53,8 @@ extension ExtractorTables {
             for i in 0..<n {
                 let info = table.info(at: t[i].slot)
                 classes[i] = info.classes
+                allClasses |= info.classes
+                allFlags |= t[i].flags
                 if info.word >= 0 { add(info.word) }
                 var node = info.root
                 var j = i
@@ -153,8 +158,9 @@ extension ExtractorTables {
             }
             add(n <= 3 ? F.len1 : n <= 8 ? F.len4 : n <= 20 ? F.len9 : F.len21)
 
-            // Time expressions.
-            for i in 0..<n {
+            // Time expressions: each rule needs a number or one of these classes.
+            let timeClasses = Self.cWeekday | Self.cMonth | Self.cMonthAmbiguous | Self.cMinute | Self.cHour | Self.cDay | Self.cWeek | Self.cJust
+            for i in 0..<n where allFlags & Token.number != 0 || allClasses & timeClasses != 0 {
                 let c = classes[i]
                 let token = t[i]
                 if token.isNumber {
