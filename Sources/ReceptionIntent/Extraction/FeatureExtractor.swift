@@ -89,22 +89,26 @@ public final class FeatureExtractor: @unchecked Sendable {
         var phraseFeature: [Int32] = [], phraseFamily: [Int32] = []
         var children: [[UInt64: Int32]] = [[:]]
         var cuesAtNode: [[Int32]] = [[]]
+        /// The trie node of a token sequence, created with its missing ancestors.
+        func trieNode(_ hashes: [UInt64]) -> Int32 {
+            var node: Int32 = 0
+            for hash in hashes {
+                if let child = children[Int(node)][hash] { node = child; continue }
+                let child = Int32(children.count)
+                children.append([:])
+                cuesAtNode.append([])
+                children[Int(node)][hash] = child
+                node = child
+            }
+            return node
+        }
         let probe = TokenProbe(rewriteTable: rewriteTable, rewriteStart: rewriteStart, rewriteTokens: rewriteTokens,
                                pronounIs: pronounIs)
         for (familyIndex, family) in lexicon.families.enumerated() {
             for phrase in family.phrases {
                 let hashes = probe.hashes(phrase)
                 guard !hashes.isEmpty else { continue }
-                var node: Int32 = 0
-                for hash in hashes {
-                    if let child = children[Int(node)][hash] { node = child } else {
-                        let child = Int32(children.count)
-                        children.append([:])
-                        cuesAtNode.append([])
-                        children[Int(node)][hash] = child
-                        node = child
-                    }
-                }
+                let node = trieNode(hashes)
                 let phraseID = Int32(phraseFeature.count)
                 phraseFeature.append(feature("phrase:\"\(phrase)\""))
                 phraseFamily.append(Int32(familyIndex))
@@ -118,17 +122,7 @@ public final class FeatureExtractor: @unchecked Sendable {
             let id = feature("word:\"\(word)\"")
             let hashes = word.split(separator: " ").map { tokenHash(String($0)) }
             if hashes.count == 1 { wordTable.set(hashes[0], id); continue }
-            var node: Int32 = 0
-            for hash in hashes {
-                if let child = children[Int(node)][hash] { node = child } else {
-                    let child = Int32(children.count)
-                    children.append([:])
-                    cuesAtNode.append([])
-                    children[Int(node)][hash] = child
-                    node = child
-                }
-            }
-            cuesAtNode[Int(node)].append(-(id + 1))
+            cuesAtNode[Int(trieNode(hashes))].append(-(id + 1))
         }
         self.vocabulary = vocabulary
 

@@ -78,7 +78,7 @@ final class TokenTable: @unchecked Sendable {
         slots.initialize(repeating: TokenInfo(), count: size)
         mask = size - 1
         for info in infos {
-            let key = info.key == 0 ? 0x9e37_79b9_7f4a_7c15 : info.key
+            let key = HashTable.slotKey(info.key)
             var slot = hashMix(key) & mask
             while slots[slot].key != 0 && slots[slot].key != key { slot = (slot + 1) & mask }
             slots[slot] = info
@@ -132,7 +132,7 @@ extension TokenTable {
         /// The token's slot, or -1.
         @inline(__always)
         func find(_ key: UInt64) -> Int32 {
-            let key = key == 0 ? 0x9e37_79b9_7f4a_7c15 : key
+            let key = HashTable.slotKey(key)
             var slot = hashMix(key) & mask
             while true {
                 let found = slots[slot].key
