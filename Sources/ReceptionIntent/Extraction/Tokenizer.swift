@@ -146,14 +146,75 @@ public struct RawTokenizer {
     @inline(__always)
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>, _ emit: (Int, Int, UInt8, Bool, UInt64, Int32, Int) -> Void) -> UInt8 {
         guard let p = bytes.baseAddress else { return Separator.space }
-        let count = bytes.count
+        return scan(p, bytes.count, byteTable, emit)
+    }
+
+    /// What each byte is to the scanner, in one table lookup instead of a chain of range tests:
+    /// a word byte maps to itself lowercased (`isWord`: 0x61 and up, including every byte of
+    /// other scripts), a digit to itself (0x30–0x39), an apostrophe to `apostrophe`, and any
+    /// other byte to its punctuation kind (`Separator`, below 8).
+    /// A plain pointer (allocated once, never freed) rather than an array: reading it costs no
+    /// reference counting per message.
+    nonisolated(unsafe) static let byteTable: UnsafePointer<UInt8> = {
+        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        for byte in 0..<256 { table[byte] = byteEntry(byte) }
+        return UnsafePointer(table)
+    }()
+
+    private static func byteEntry(_ byte: Int) -> UInt8 {
+        switch byte {
+        case 65...90: UInt8(byte | 0x20)
+        case 97...122, 128...255: UInt8(byte)
+        case 48...57: UInt8(byte)
+        case 39: apostrophe
+        case 63: Separator.question
+        case 33: Separator.exclamation
+        case 46, 59: Separator.stop
+        case 44: Separator.comma
+        case 58: Separator.colon
+        case 47: Separator.slash
+        case 45: Separator.hyphen
+        default: Separator.space
+        }
+    }
+    static let apostrophe: UInt8 = 8
+
+    @inline(__always)
+    static func isWord(_ entry: UInt8) -> Bool { entry >= 0x61 }
+
+    @inline(__always)
+    static func isDigit(_ entry: UInt8) -> Bool { (entry &- 48) < 10 }
+
+    @inline(__always)
+    private static func scan(_ p: UnsafePointer<UInt8>, _ count: Int, _ table: UnsafePointer<UInt8>,
+                             _ emit: (Int, Int, UInt8, Bool, UInt64, Int32, Int) -> Void) -> UInt8 {
         var index = 0
         var separator = Separator.space
         var last = Separator.space
         // One tight loop per word kind, so the hash and the index stay in registers.
         while index < count {
-            let raw = p[index]
-            if (raw &- 48) < 10 {
+            let entry = table[Int(p[index])]
+            if isWord(entry) {
+                let start = index
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                var apostrophe = -1
+                while index < count {
+                    let byte = table[Int(p[index])]
+                    if isWord(byte) {
+                        hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+                    } else if byte == Self.apostrophe && index &+ 1 < count && isWord(table[Int(p[index &+ 1])]) {
+                        // An apostrophe inside a word ("what's") is part of it.
+                        hash = (hash ^ 39) &* 0x0000_0100_0000_01b3
+                        apostrophe = index
+                    } else {
+                        break
+                    }
+                    index &+= 1
+                }
+                emit(start, index, separator, false, hash, 0, apostrophe)
+                separator = Separator.space
+                last = Separator.space
+            } else if isDigit(entry) {
                 let start = index
                 var hash: UInt64 = 0xcbf2_9ce4_8422_2325
                 var value: Int32 = 0
@@ -166,53 +227,15 @@ public struct RawTokenizer {
                 emit(start, index, separator, true, hash, value, -1)
                 separator = Separator.space
                 last = Separator.space
-            } else if isWordByte(raw) {
-                let start = index
-                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-                var apostrophe = -1
-                while index < count {
-                    let byte = p[index]
-                    if isWordByte(byte) {
-                        // Lowercase ASCII letters only: bytes of other scripts pass unchanged.
-                        let lower = (byte &- 65) < 26 ? byte | 0x20 : byte
-                        hash = (hash ^ UInt64(lower)) &* 0x0000_0100_0000_01b3
-                    } else if byte == 39 && index + 1 < count && isWordByte(p[index + 1]) {
-                        // An apostrophe inside a word ("what's") is part of it.
-                        hash = (hash ^ 39) &* 0x0000_0100_0000_01b3
-                        apostrophe = index
-                    } else {
-                        break
-                    }
-                    index &+= 1
-                }
-                emit(start, index, separator, false, hash, 0, apostrophe)
-                separator = Separator.space
-                last = Separator.space
             } else {
-                if raw != 32 {
-                    let kind: UInt8
-                    switch raw {
-                    case 63: kind = Separator.question
-                    case 33: kind = Separator.exclamation
-                    case 46, 59: kind = Separator.stop
-                    case 44: kind = Separator.comma
-                    case 58: kind = Separator.colon
-                    case 47: kind = Separator.slash
-                    case 45: kind = Separator.hyphen
-                    default: kind = Separator.space
-                    }
-                    if kind > separator { separator = kind }
-                    if kind != Separator.space { last = kind }
-                }
+                // Punctuation and spaces between words: the strongest kind is kept (an apostrophe
+                // outside a word counts as a space).
+                let kind = entry & 7
+                if kind > separator { separator = kind }
+                if kind != Separator.space { last = kind }
                 index &+= 1
             }
         }
         return last
-    }
-
-    @inline(__always)
-    static func isWordByte(_ raw: UInt8) -> Bool {
-        let byte = raw | 0x20
-        return (byte >= 97 && byte <= 122) || raw >= 0x80
     }
 }
