@@ -8,6 +8,8 @@ public struct IntentClassifier: Sendable {
     /// nil: the shipped model, loaded once per process on first use (and warmed up in the
     /// background by `init()`, so creating a classifier never delays a program's start).
     private let custom: CompiledIntentModel?
+    /// What `classify` reads of `custom`, as plain values (nil: the shipped model's).
+    private let customHotPath: HotPath?
     @inline(__always) private var model: CompiledIntentModel { custom ?? Self.shippedModel }
 
     public var lexicon: Lexicon { model.lexicon }
@@ -26,16 +28,35 @@ public struct IntentClassifier: Sendable {
     /// The shipped lexicon and weights.
     public init() {
         custom = nil
+        customHotPath = nil
         Self.warmUp
     }
 
     private static let shippedModel = CompiledIntentModel(lexicon: .shipped, weights: .shipped)
+    private static let shippedHotPath = HotPath(shippedModel)
+
+    /// A model's tables, weights and carry-over weight as plain values (pointers into memory the
+    /// model owns, and it lives as long as the classifier or the process): reading them costs
+    /// no reference counting, unlike the model itself.
+    private struct HotPath: Sendable {
+        let tables: ExtractorTables
+        let scorer: Scorer
+        let previousTurnWeight: Double
+
+        init(_ model: CompiledIntentModel) {
+            tables = model.extractor.tables
+            scorer = Scorer(model)
+            previousTurnWeight = model.previousTurnWeight
+        }
+    }
     private static let warmUp: Void = {
         DispatchQueue.global(qos: .userInitiated).async { _ = IntentClassifier.shippedModel }
     }()
 
     public init(lexicon: Lexicon, weights: IntentWeights) {
-        custom = CompiledIntentModel(lexicon: lexicon, weights: weights)
+        let model = CompiledIntentModel(lexicon: lexicon, weights: weights)
+        custom = model
+        customHotPath = HotPath(model)
     }
 
     /// A user lexicon and/or weights file; either defaults to the shipped one.
@@ -53,12 +74,12 @@ public struct IntentClassifier: Sendable {
     /// head (for `/intent` and `classify --explain`). They cost more than the classification
     /// itself, so the default path skips them; it allocates nothing on the heap.
     public func classify(_ text: String, goal: String? = nil, previous: ConversationTurn? = nil, explain: Bool = false) -> IntentClassification {
-        let model = self.model
         if explain { return classifyExplained(model, text, goal: goal, previous: previous) }
         // Only plain values (pointers, indices) go into the closure: no reference counting per call.
-        let scorer = Scorer(model)
-        let carried = Carried(previous, weight: model.previousTurnWeight)
-        let scores = model.extractor.withFeatures(text, goal: goal) { active, tokenCount in
+        let hot = customHotPath ?? Self.shippedHotPath
+        let scorer = hot.scorer
+        let carried = Carried(previous, weight: hot.previousTurnWeight)
+        let scores = hot.tables.withFeatures(text, goal: goal) { active, tokenCount in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.width) { buffer in
                 scorer.scores(active, carried: tokenCount <= Self.followUpTokens ? carried : Carried(), into: buffer)
             }

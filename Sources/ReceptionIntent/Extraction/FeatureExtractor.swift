@@ -219,16 +219,7 @@ public final class FeatureExtractor: @unchecked Sendable {
     /// and its token count; both live in scratch memory for the duration of the call.
     @inline(__always)
     func withFeatures<R>(_ text: String, goal: String?, _ body: (UnsafeBufferPointer<Int32>, Int) -> R) -> R {
-        // Only the table pointers (a plain value) go into the closures: no reference counting.
-        let tables = self.tables
-        guard let goal, !goal.isEmpty else {
-            return TextNormalizer.withNormalizedBytes(text) { tables.withFeatures($0, goal: nil, body) }
-        }
-        return TextNormalizer.withNormalizedBytes(goal) { goalBytes in
-            tables.withTokens(goalBytes) { goalTokens, _ in
-                TextNormalizer.withNormalizedBytes(text) { tables.withFeatures($0, goal: goalTokens, body) }
-            }
-        }
+        tables.withFeatures(text, goal: goal, body)
     }
 
 

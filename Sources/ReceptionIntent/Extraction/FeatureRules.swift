@@ -1,6 +1,21 @@
 import Foundation
 
 extension ExtractorTables {
+    /// Calls `body` with the active feature ids of a message (each once, in extraction order)
+    /// and its token count; both live in scratch memory for the duration of the call.
+    /// Only the tables (a plain value) go into the closures: no reference counting.
+    @inline(__always)
+    func withFeatures<R>(_ text: String, goal: String?, _ body: (UnsafeBufferPointer<Int32>, Int) -> R) -> R {
+        guard let goal, !goal.isEmpty else {
+            return TextNormalizer.withNormalizedBytes(text) { withFeatures($0, goal: nil, body) }
+        }
+        return TextNormalizer.withNormalizedBytes(goal) { goalBytes in
+            withTokens(goalBytes) { goalTokens, _ in
+                TextNormalizer.withNormalizedBytes(text) { withFeatures($0, goal: goalTokens, body) }
+            }
+        }
+    }
+
     /// Calls `body` with the active feature ids of `bytes` (each once, in extraction order)
     /// and its token count; both live in scratch memory for the duration of the call.
     /// `goal`: the conversation goal's tokens, nil when there is no goal.
