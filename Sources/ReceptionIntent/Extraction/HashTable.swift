@@ -99,6 +99,19 @@ private func hashMix(_ key: UInt64) -> Int {
     return Int(truncatingIfNeeded: x)
 }
 
+/// Linear probing from the home slot of `key` (already through `HashTable.slotKey`): the slot
+/// holding it, or -1 at the first empty slot. `keyAt` reads a slot's key; both tables share this.
+@inline(__always)
+private func probe(_ key: UInt64, mask: Int, keyAt: (Int) -> UInt64) -> Int {
+    var slot = hashMix(key) & mask
+    while true {
+        let found = keyAt(slot)
+        if found == key { return slot }
+        if found == 0 { return -1 }
+        slot = (slot &+ 1) & mask
+    }
+}
+
 extension HashTable {
     /// The table's memory for lookups, without a reference to the table: the hot path reads
     /// it with no reference counting. Valid while the table is alive (its owner keeps it).
@@ -109,14 +122,8 @@ extension HashTable {
         /// The value, or -1.
         @inline(__always)
         func get(_ key: UInt64) -> Int32 {
-            let key = HashTable.slotKey(key)
-            var slot = hashMix(key) & mask
-            while true {
-                let found = slots[slot]
-                if found.key == key { return found.value }
-                if found.key == 0 { return -1 }
-                slot = (slot &+ 1) & mask
-            }
+            let slot = probe(HashTable.slotKey(key), mask: mask) { slots[$0].key }
+            return slot < 0 ? -1 : slots[slot].value
         }
     }
 
@@ -132,14 +139,7 @@ extension TokenTable {
         /// The token's slot, or -1.
         @inline(__always)
         func find(_ key: UInt64) -> Int32 {
-            let key = HashTable.slotKey(key)
-            var slot = hashMix(key) & mask
-            while true {
-                let found = slots[slot].key
-                if found == key { return Int32(truncatingIfNeeded: slot) }
-                if found == 0 { return -1 }
-                slot = (slot &+ 1) & mask
-            }
+            Int32(truncatingIfNeeded: probe(HashTable.slotKey(key), mask: mask) { slots[$0].key })
         }
 
         /// The record in a slot from `find` (-1: an empty record).
