@@ -11,6 +11,7 @@ public struct IntentClassifier: Sendable {
     /// What `classify` reads of `custom`, as plain values (nil: the shipped model's).
     private let customHotPath: HotPath?
     @inline(__always) private var model: CompiledIntentModel { custom ?? Self.shippedModel }
+    @inline(__always) private var hotPath: HotPath { customHotPath ?? Self.shippedHotPath }
 
     public var lexicon: Lexicon { model.lexicon }
     public var weights: IntentWeights { model.fullWeights }
@@ -76,7 +77,7 @@ public struct IntentClassifier: Sendable {
     public func classify(_ text: String, goal: String? = nil, previous: ConversationTurn? = nil, explain: Bool = false) -> IntentClassification {
         if explain { return classifyExplained(model, text, goal: goal, previous: previous) }
         // Only plain values (pointers, indices) go into the closure: no reference counting per call.
-        let hot = customHotPath ?? Self.shippedHotPath
+        let hot = hotPath
         let scorer = hot.scorer
         let carried = Carried(previous, weight: hot.previousTurnWeight)
         let scores = hot.tables.withFeatures(text, goal: goal) { active, tokenCount in
@@ -138,8 +139,9 @@ public struct IntentClassifier: Sendable {
 
     /// The probabilities of both heads without explanations (for evaluation at scale).
     public func probabilities(_ text: String, goal: String? = nil) -> (intent: [Double], urgency: [Double]) {
-        let scorer = Scorer(model)
-        return model.extractor.withFeatures(text, goal: goal) { active, _ in
+        let hot = hotPath
+        let scorer = hot.scorer
+        return hot.tables.withFeatures(text, goal: goal) { active, _ in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.width) { buffer in
                 _ = scorer.scores(active, carried: Carried(), into: buffer)
                 return (Array(buffer[Self.width..<(Self.width + Self.intentCount)]), Array(buffer[(Self.width + Self.intentCount)...]))

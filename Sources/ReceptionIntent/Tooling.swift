@@ -138,8 +138,9 @@ public enum IntentBenchmark {
                 Double(texts.count * rounds) / loopSeconds, Double(explained[explained.count / 2]))
     }
 
-    /// Thread CPU time per message of each stage of a classification, cumulatively: tokenizing,
-    /// extracting features (without copying them out), and the whole `classify`.
+    /// Thread CPU time per message of each stage of a classification, cumulatively: reading the
+    /// message's bytes, the raw word scan, tokenizing (with the token-table lookups), extracting
+    /// features (without copying them out), and the whole `classify`.
     public static func stages(_ texts: [String], classifier: IntentClassifier, rounds: Int) -> [(String, Double)] {
         let extractor = classifier.extractor
         var sink = 0

@@ -29,6 +29,21 @@ struct IntentClassifierTests {
         #expect(active("i need it now").contains("phrase:\"now\""))
     }
 
+    @Test func splitsWordsAsDocumented() {
+        let words = classifier.extractor.words
+        #expect(words("3pm on the 15th") == ["3", "pm", "on", "the", "15", "th"])
+        #expect(words("rock'n'roll, 'quoted'") == ["rock'n'roll", "quoted"])
+        #expect(words("it's john's") == ["it", "is", "john"])
+        #expect(words("isn't") == ["is", "not"])
+        #expect(words("a-b/c  d") == ["a", "b", "c", "d"])
+        #expect(words("CAFÉ Naïve") == ["cafe", "naive"])
+        #expect(words("") == [])
+        #expect(words("?!...") == [])
+        // Words over several eight-byte chunks and across the 64-byte mark.
+        let long = String(repeating: "x", count: 62) + "'s stuff"
+        #expect(words(long) == [String(repeating: "x", count: 62), "stuff"])
+    }
+
     @Test func normalisesCaseApostrophesContractionsAndTypos() {
         let plain = active("should i take the train or fly")
         #expect(plain.contains("phrase:\"should i\""))
