@@ -56,11 +56,11 @@ extension ExtractorTables {
                 tokens.append(Token(hash: hash, separator: separator, flags: flags, value: value, slot: slot))
                 return
             }
-            var stem: UInt64 = 0xcbf2_9ce4_8422_2325
+            // The stem's bytes, ASCII letters lowercased, as the scanner hashed them.
+            var stem = FNV.offset
             for i in start..<stemEnd {
-                var byte = bytes[i]
-                if byte >= 65 && byte <= 90 { byte |= 0x20 }
-                stem = (stem ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+                let byte = bytes[i]
+                stem = FNV.step(stem, byte >= 65 && byte <= 90 ? byte | 0x20 : byte)
             }
             let stemSlot = table.find(stem)
             if !appendRewrite(stemSlot, separator: separator, into: &tokens) {

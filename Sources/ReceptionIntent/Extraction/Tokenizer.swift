@@ -43,9 +43,18 @@ public enum Separator {
 /// FNV-1a, 64 bit: the token identity used everywhere in the classifier.
 @inline(__always)
 public func tokenHash<S: Sequence>(_ bytes: S) -> UInt64 where S.Element == UInt8 {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+    var hash = FNV.offset
+    for byte in bytes { hash = FNV.step(hash, byte) }
     return hash
+}
+
+/// The two halves of FNV-1a, for the loops that hash a word while they find its end (the
+/// scanner, contraction stems): they must agree with `tokenHash` byte for byte.
+enum FNV {
+    static let offset: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    @inline(__always)
+    static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
 }
 
 @inline(__always)
@@ -196,15 +205,15 @@ public struct RawTokenizer {
             let entry = table[Int(p[index])]
             if isWord(entry) {
                 let start = index
-                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                var hash = FNV.offset
                 var apostrophe = -1
                 while index < count {
                     let byte = table[Int(p[index])]
                     if isWord(byte) {
-                        hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+                        hash = FNV.step(hash, byte)
                     } else if byte == Self.apostrophe && index &+ 1 < count && isWord(table[Int(p[index &+ 1])]) {
                         // An apostrophe inside a word ("what's") is part of it.
-                        hash = (hash ^ 39) &* 0x0000_0100_0000_01b3
+                        hash = FNV.step(hash, 39)
                         apostrophe = index
                     } else {
                         break
@@ -216,11 +225,11 @@ public struct RawTokenizer {
                 last = Separator.space
             } else if isDigit(entry) {
                 let start = index
-                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                var hash = FNV.offset
                 var value: Int32 = 0
                 repeat {
                     let byte = p[index]
-                    hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+                    hash = FNV.step(hash, byte)
                     if value < 100_000 { value = value &* 10 &+ Int32(byte &- 48) }
                     index &+= 1
                 } while index < count && (p[index] &- 48) < 10
