@@ -81,8 +81,8 @@ public struct IntentClassifier: Sendable {
         let scorer = hot.scorer
         let carried = Carried(previous, weight: hot.previousTurnWeight)
         let scores = hot.tables.withFeatures(text, goal: goal) { active, tokenCount in
-            withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.width) { buffer in
-                scorer.scores(active, carried: tokenCount <= Self.followUpTokens ? carried : Carried(), into: buffer)
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.width) { logits in
+                scorer.best(active, carried: tokenCount <= Self.followUpTokens ? carried : Carried(), into: logits)
             }
         }
         return IntentClassification(

@@ -58,6 +58,32 @@ struct Scorer: @unchecked Sendable {
         return scores
     }
 
+    /// The chosen label of each head and its confidence, without the runners-up and the other
+    /// labels' probabilities (all plain `classify` needs). The same arithmetic as `scores`, so the
+    /// same labels and confidences, with one division per head instead of one per label.
+    @inline(__always)
+    func best(_ active: UnsafeBufferPointer<Int32>, carried: Carried, into logits: UnsafeMutableBufferPointer<Double>) -> Scores {
+        self.logits(active, into: logits)
+        if carried.intent >= 0 { logits[carried.intent] += carried.weight }
+        if carried.urgency >= 0 { logits[carried.urgency] += carried.weight }
+        var scores = Scores()
+        (scores.intent, scores.intentConfidence) = Self.best(logits, range: 0..<Self.intentCount)
+        (scores.urgency, scores.urgencyConfidence) = Self.best(logits, range: Self.intentCount..<Self.width)
+        return scores
+    }
+
+    /// The first label with the highest logit and its softmax probability: 1 / Σ exp(logit − best),
+    /// summed in label order as `softmax` sums it.
+    @inline(__always)
+    private static func best(_ logits: UnsafeMutableBufferPointer<Double>, range: Range<Int>) -> (Int, Double) {
+        var best = range.lowerBound
+        for k in range where logits[k] > logits[best] { best = k }
+        let maximum = logits[best]
+        var sum = 0.0
+        for k in range { sum += exp(logits[k] - maximum) }
+        return (best, 1 / sum)
+    }
+
     /// Bias plus the weight rows of the active features: one row of `width` floats per feature,
     /// summed in registers (eight lanes and the ninth) and widened once at the end.
     @inline(__always)

@@ -71,6 +71,35 @@ struct IntentClassifierTests {
         #expect(negated.contains("neg:choice-verb"))
         #expect(!negated.contains("cue:choice-verb"))
         #expect(active("help me decide on a flight").contains("cue:choice-verb"))
+        // The scope: up to three tokens after the negator, not across a comma or a full stop,
+        // except one right after the negator.
+        #expect(active("not, decide for me").contains("neg:choice-verb"))
+        #expect(active("never really wanted to decide").contains("cue:choice-verb"))
+        #expect(active("not now, decide for me").contains("cue:choice-verb"))
+        #expect(!active("not now, decide for me").contains("neg:choice-verb"))
+        #expect(active("not now. decide for me").contains("cue:choice-verb"))
+    }
+
+    @Test func plainAndExplainedClassificationsAgree() throws {
+        // `classify` takes a leaner path than `classify(explain: true)` and `probabilities`:
+        // the labels and confidences must be the same, to the last bit.
+        let messages = try CorpusReader().read(path: repositoryRoot.appendingPathComponent("Tests/Corpora/test.jsonl").path).messages
+        let previous = ConversationTurn(query: "should I buy the red or the green jacket right now?", intent: .decision, urgency: .immediate)
+        var checked = 0
+        for message in messages.prefix(400) {
+            for (goal, turn) in [(nil, nil), ("pick a laptop before friday", previous)] as [(String?, ConversationTurn?)] {
+                let plain = classifier.classify(message.text, goal: goal, previous: turn)
+                let explained = classifier.classify(message.text, goal: goal, previous: turn, explain: true)
+                #expect(plain.intent == explained.intent && plain.urgency == explained.urgency, "\(message.text)")
+                #expect(plain.intentConfidence == explained.intentConfidence && plain.urgencyConfidence == explained.urgencyConfidence, "\(message.text)")
+                if turn == nil {
+                    let p = classifier.probabilities(message.text, goal: goal)
+                    #expect(p.intent.max() == plain.intentConfidence && p.urgency.max() == plain.urgencyConfidence, "\(message.text)")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked == 800)
     }
 
     @Test func timeExpressions() {

@@ -12,12 +12,7 @@ struct ExtractorTables: @unchecked Sendable {
     let nodeChildren: UnsafeMutablePointer<UInt64>    // node → signature of its children's tokens (`childBit`)
     let nodeCueStart: UnsafeMutablePointer<Int32>     // node → range in nodeCues
     let nodeCues: UnsafeMutablePointer<Int32>         // phrase ids, or -(word feature + 1)
-    let phraseFeature: UnsafeMutablePointer<Int32>
-    let phraseFamily: UnsafeMutablePointer<Int32>
-    let familyFeature: UnsafeMutablePointer<Int32>
-    let negFeature: UnsafeMutablePointer<Int32>
-    let goalFeature: UnsafeMutablePointer<Int32>
-    let familyIsTime: UnsafeMutablePointer<Bool>
+    let phraseCues: UnsafeMutablePointer<PhraseCue>   // phrase id → the features it sets
     let pronounIs: HashTable.Reader                   // tokens whose "'s" means "is"
     /// The tokens a contraction's suffix becomes ("n't" → not, "'re" → are, ...).
     let suffixes: ContractionSuffixes
@@ -29,6 +24,17 @@ struct ExtractorTables: @unchecked Sendable {
     static let stackTokens = 1024 / MemoryLayout<Token>.stride
     /// Feature ids in the first, stack-sized scratch buffer (1 KiB).
     static let stackFeatures = 1024 / MemoryLayout<Int32>.stride
+}
+
+/// The features a lexicon phrase sets, resolved when the tables are built so a match costs
+/// one lookup: its family's and its own, its family's negated and goal features.
+struct PhraseCue: Sendable {
+    let family: Int32
+    let phrase: Int32
+    let negated: Int32
+    let goal: Int32
+    /// The family is a time or ongoing-situation family (the message is not `time:none`).
+    let isTime: Bool
 }
 
 /// A contraction suffix's token and its token-table slot.

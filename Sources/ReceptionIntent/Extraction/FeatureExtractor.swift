@@ -169,9 +169,12 @@ public final class FeatureExtractor: @unchecked Sendable {
             rewriteSlots: frozen(rewriteTokens.map { reader.find($0) }),
             trie: trie.reader, table: reader, nodeChildren: nodeChildren,
             nodeCueStart: frozen(nodeCueStart), nodeCues: frozen(nodeCues),
-            phraseFeature: frozen(phraseFeature), phraseFamily: frozen(phraseFamily),
-            familyFeature: frozen(familyFeature), negFeature: frozen(negFeature), goalFeature: frozen(goalFeature),
-            familyIsTime: frozen(familyIsTime), pronounIs: pronounIs.reader,
+            phraseCues: frozen(phraseFeature.indices.map { phrase in
+                let family = Int(phraseFamily[phrase])
+                return PhraseCue(family: familyFeature[family], phrase: phraseFeature[phrase], negated: negFeature[family],
+                                 goal: goalFeature[family], isTime: familyIsTime[family])
+            }),
+            pronounIs: pronounIs.reader,
             suffixes: ContractionSuffixes(reader), maxExpansion: maxExpansion, featureCount: names.count)
         self.owners = owners
 

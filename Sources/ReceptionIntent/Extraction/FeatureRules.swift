@@ -64,49 +64,49 @@ extension ExtractorTables {
         do {
             let t = tokens
 
-            // Cues (trie) and vocabulary words.
+            // Cues (trie) and vocabulary words. A cue is negated when a negator stands at most
+            // three tokens before it, with no comma or stronger punctuation between them other
+            // than right after the negator ("not, sure" is negated; "not now, sure" is not).
+            // Tracked as the walk goes, so no token is looked at twice.
+            var lastNegator = -8, lastBreak = -1
             for i in 0..<n {
                 let info = table.info(at: t[i].slot)
                 classes[i] = info.classes
                 allClasses |= info.classes
                 allFlags |= t[i].flags
+                if t[i].separator >= Separator.comma { lastBreak = i }
                 if info.word >= 0 { add(info.word) }
                 var node = info.root
                 var j = i
+                var children = info.rootChildren
                 while node >= 0 {
                     if j > i {
                         // The child signature rules out most continuations without a probe.
-                        let children = j == i + 1 ? info.rootChildren : nodeChildren[Int(node)]
                         if t[j].separator >= Separator.stop || children & childBit(t[j].hash) == 0 { break }
                         node = trie.get(combine(node, t[j].hash))
                         if node < 0 { break }
+                        children = nodeChildren[Int(node)]
                     }
                     let from = Int(nodeCueStart[Int(node)]), to = Int(nodeCueStart[Int(node) + 1])
                     if from < to {
-                        var negated = false
-                        var k = i - 1
-                        while k >= 0 && k >= i - 3 {
-                            if classes[k] & Self.cNegator != 0 { negated = true; break }
-                            if t[k + 1].separator >= Separator.comma { break }
-                            k -= 1
-                        }
+                        let negated = lastNegator >= i - 3 && lastBreak < lastNegator + 2
                         for c in from..<to {
                             let entry = nodeCues[c]
                             if entry < 0 { add(-entry - 1); continue }
-                            let phrase = Int(entry)
-                            let family = Int(phraseFamily[phrase])
+                            let cue = phraseCues[Int(entry)]
                             if negated {
-                                add(negFeature[family])
+                                add(cue.negated)
                             } else {
-                                add(familyFeature[family])
-                                add(phraseFeature[phrase])
-                                if familyIsTime[family] { timeSeen = true }
+                                add(cue.family)
+                                add(cue.phrase)
+                                if cue.isTime { timeSeen = true }
                             }
                         }
                     }
                     j += 1
                     if j >= n { break }
                 }
+                if info.classes & Self.cNegator != 0 { lastNegator = i }
             }
             if n > 0 {
 
@@ -249,12 +249,12 @@ extension ExtractorTables {
                     node = trie.get(combine(node, goalTokens[j].hash))
                     if node < 0 { break }
                     for c in Int(nodeCueStart[Int(node)])..<Int(nodeCueStart[Int(node) + 1]) where nodeCues[c] >= 0 {
-                        let family = Int(phraseFamily[Int(nodeCues[c])])
-                        add(goalFeature[family])
+                        let cue = phraseCues[Int(nodeCues[c])]
+                        add(cue.goal)
                         // A short message leans on its goal: the goal's cue families count as the message's.
                         if short {
-                            add(familyFeature[family])
-                            if familyIsTime[family] { timeSeen = true }
+                            add(cue.family)
+                            if cue.isTime { timeSeen = true }
                         }
                     }
                     j += 1

@@ -74,8 +74,9 @@ final class TokenTable: @unchecked Sendable {
         // word, so its size (what stays in cache) matters more than a probe or two.
         var size = 16
         while size * 2 < infos.count * 3 { size <<= 1 }
-        slots = .allocate(capacity: size)
-        slots.initialize(repeating: TokenInfo(), count: size)
+        // One more, empty record past the probed slots: what an unknown token reads (`info(at:)`).
+        slots = .allocate(capacity: size + 1)
+        slots.initialize(repeating: TokenInfo(), count: size + 1)
         mask = size - 1
         for info in infos {
             let key = HashTable.slotKey(info.key)
@@ -142,9 +143,10 @@ extension TokenTable {
             Int32(truncatingIfNeeded: probe(HashTable.slotKey(key), mask: mask) { slots[$0].key })
         }
 
-        /// The record in a slot from `find` (-1: an empty record).
+        /// The record in a slot from `find` (-1: an empty record). -1 reads the record past the
+        /// last slot, which is empty: no branch on whether a word is known.
         @inline(__always)
-        func info(at slot: Int32) -> TokenInfo { slot >= 0 ? slots[Int(slot)] : TokenInfo() }
+        func info(at slot: Int32) -> TokenInfo { slots[Int(min(UInt32(bitPattern: slot), UInt32(truncatingIfNeeded: mask &+ 1)))] }
     }
 
     var reader: Reader { Reader(slots: slots, mask: mask) }

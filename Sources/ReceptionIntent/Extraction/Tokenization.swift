@@ -25,13 +25,14 @@ extension ExtractorTables {
     @inline(never)
     func tokenize(_ bytes: UnsafeBufferPointer<UInt8>, into tokens: inout FixedBuffer<Token>) -> UInt8 {
         RawTokenizer.scan(bytes) { start, end, separator, isNumber, hash, value, apostrophe in
-            var flags: UInt8 = isNumber ? Token.number : 0
-            if !isNumber && end - start >= 5 && bytes[end - 3] | 0x20 == 105 && bytes[end - 2] | 0x20 == 110 && bytes[end - 1] | 0x20 == 103 {
-                flags |= Token.progressive
-            }
-            if !isNumber && end - start >= 4 && bytes[end - 2] | 0x20 == 101 && bytes[end - 1] | 0x20 == 100 {
-                flags |= Token.past
-            }
+            // "-ing" after two letters or more, "-ed" after two or more: read as a progressive verb
+            // and a past participle. Compared as one integer, with no branch per letter.
+            @inline(__always) func lower(_ i: Int) -> UInt32 { UInt32(bytes[max(i, 0)] | 0x20) }
+            let length = end - start
+            let tail = lower(end - 3) << 16 | lower(end - 2) << 8 | lower(end - 1)
+            let progressive = !isNumber && length >= 5 && tail == 0x69_6E_67
+            let past = !isNumber && length >= 4 && tail & 0xFFFF == 0x65_64
+            let flags = (isNumber ? Token.number : 0) | (progressive ? Token.progressive : 0) | (past ? Token.past : 0)
             let slot = table.find(hash)
             if appendRewrite(slot, separator: separator, into: &tokens) { return }
             guard apostrophe >= 0 else {
