@@ -47,9 +47,7 @@ struct Scorer: @unchecked Sendable {
     func scores(_ active: UnsafeBufferPointer<Int32>, carried: Carried, into buffer: UnsafeMutableBufferPointer<Double>) -> Scores {
         let logits = UnsafeMutableBufferPointer(rebasing: buffer[0..<Self.width])
         let probabilities = UnsafeMutableBufferPointer(rebasing: buffer[Self.width..<(2 * Self.width)])
-        self.logits(active, into: logits)
-        if carried.intent >= 0 { logits[carried.intent] += carried.weight }
-        if carried.urgency >= 0 { logits[carried.urgency] += carried.weight }
+        self.logits(active, carried: carried, into: logits)
         var scores = Scores()
         (scores.intent, scores.intentRunnerUp) = Self.softmax(logits, range: 0..<Self.intentCount, into: probabilities)
         (scores.urgency, scores.urgencyRunnerUp) = Self.softmax(logits, range: Self.intentCount..<Self.width, into: probabilities)
@@ -63,9 +61,7 @@ struct Scorer: @unchecked Sendable {
     /// same labels and confidences, with one division per head instead of one per label.
     @inline(__always)
     func best(_ active: UnsafeBufferPointer<Int32>, carried: Carried, into logits: UnsafeMutableBufferPointer<Double>) -> Scores {
-        self.logits(active, into: logits)
-        if carried.intent >= 0 { logits[carried.intent] += carried.weight }
-        if carried.urgency >= 0 { logits[carried.urgency] += carried.weight }
+        self.logits(active, carried: carried, into: logits)
         var scores = Scores()
         (scores.intent, scores.intentConfidence) = Self.best(logits, range: 0..<Self.intentCount)
         (scores.urgency, scores.urgencyConfidence) = Self.best(logits, range: Self.intentCount..<Self.width)
@@ -82,6 +78,14 @@ struct Scorer: @unchecked Sendable {
         var sum = 0.0
         for k in range { sum += exp(logits[k] - maximum) }
         return (best, 1 / sum)
+    }
+
+    /// The logits of both heads, with the previous turn's labels carried over.
+    @inline(__always)
+    private func logits(_ active: UnsafeBufferPointer<Int32>, carried: Carried, into logits: UnsafeMutableBufferPointer<Double>) {
+        self.logits(active, into: logits)
+        if carried.intent >= 0 { logits[carried.intent] += carried.weight }
+        if carried.urgency >= 0 { logits[carried.urgency] += carried.weight }
     }
 
     /// Bias plus the weight rows of the active features: one row of `width` floats per feature,
