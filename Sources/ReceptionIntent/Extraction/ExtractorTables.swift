@@ -50,7 +50,7 @@ struct ContractionSuffixes: Sendable {
     init(_ table: TokenTable.Reader) {
         func token(_ word: String) -> SuffixToken {
             let hash = tokenHash(word)
-            return SuffixToken(hash: hash, slot: table.find(hash))
+            return SuffixToken(hash: hash, slot: table.slot(hash))
         }
         isToken = token("is"); not = token("not"); are = token("are"); have = token("have")
         will = token("will"); would = token("would"); am = token("am")

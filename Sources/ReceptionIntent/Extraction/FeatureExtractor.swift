@@ -166,7 +166,7 @@ public final class FeatureExtractor: @unchecked Sendable {
         owners.append(table)
         tables = ExtractorTables(
             rewriteStart: frozenRewriteStart, rewriteTokens: frozenRewriteTokens,
-            rewriteSlots: frozen(rewriteTokens.map { reader.find($0) }),
+            rewriteSlots: frozen(rewriteTokens.map { reader.slot($0) }),
             trie: trie.reader, table: reader, nodeChildren: nodeChildren,
             nodeCueStart: frozen(nodeCueStart), nodeCues: frozen(nodeCues),
             phraseCues: frozen(phraseFeature.indices.map { phrase in

@@ -33,7 +33,7 @@ extension ExtractorTables {
             let progressive = !isNumber && length >= 5 && tail == 0x69_6E_67
             let past = !isNumber && length >= 4 && tail & 0xFFFF == 0x65_64
             let flags = (isNumber ? Token.number : 0) | (progressive ? Token.progressive : 0) | (past ? Token.past : 0)
-            let slot = table.find(hash)
+            let slot = table.slot(hash)
             if appendRewrite(slot, separator: separator, into: &tokens) { return }
             guard apostrophe >= 0 else {
                 tokens.append(Token(hash: hash, separator: separator, flags: flags, value: value, slot: slot))
@@ -63,7 +63,7 @@ extension ExtractorTables {
                 let byte = bytes[i]
                 stem = FNV.step(stem, byte >= 65 && byte <= 90 ? byte | 0x20 : byte)
             }
-            let stemSlot = table.find(stem)
+            let stemSlot = table.slot(stem)
             if !appendRewrite(stemSlot, separator: separator, into: &tokens) {
                 tokens.append(Token(hash: stem, separator: separator, flags: Token.expanded, value: 0, slot: stemSlot))
             }

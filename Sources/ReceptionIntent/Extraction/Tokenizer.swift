@@ -11,7 +11,7 @@ public struct Token: Sendable, Hashable {
     public var flags: UInt8
     /// The value of a number token (capped), else 0.
     public var value: Int32
-    /// Where the extractor's token table holds this token (-1: unknown), found while tokenizing
+    /// Where the extractor's token table holds this token (-1, or the table's size: unknown), found while tokenizing
     /// so features need no second lookup.
     var slot: Int32 = -1
 
