@@ -28,6 +28,7 @@ final class CuckooTable<Record: CuckooRecord>: @unchecked Sendable {
     /// `records` with distinct keys (as given: `slotKey` is applied here). Filled to at most 80%;
     /// the buckets double until every record finds a place.
     init(_ records: [Record]) {
+        precondition(64 % (2 * MemoryLayout<Record>.stride) == 0, "a bucket must fit in one cache line")
         var buckets = 8
         while buckets * 2 * 4 < records.count * 5 { buckets <<= 1 }
         var placed = Self.place(records, buckets: buckets)

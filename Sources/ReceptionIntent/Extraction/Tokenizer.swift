@@ -11,8 +11,8 @@ public struct Token: Sendable, Hashable {
     public var flags: UInt8
     /// The value of a number token (capped), else 0.
     public var value: Int32
-    /// Where the extractor's token table holds this token (-1, or the table's size: unknown), found while tokenizing
-    /// so features need no second lookup.
+    /// Where the extractor's token table holds this token (-1, or the table's size: unknown),
+    /// found while tokenizing so features need no second lookup.
     var slot: Int32 = -1
 
     public static let number: UInt8 = 1
