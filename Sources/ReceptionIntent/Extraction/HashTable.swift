@@ -134,8 +134,6 @@ final class HashTable: @unchecked Sendable {
 
     init(capacity: Int) { entries.reserveCapacity(capacity) }
 
-    var count: Int { entries.count }
-
     /// The stored (key, value) pairs, sorted by key.
     var pairs: [(UInt64, Int32)] { entries.keys.sorted().map { ($0, entries[$0]!) } }
 
