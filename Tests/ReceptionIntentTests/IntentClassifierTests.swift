@@ -66,6 +66,38 @@ struct IntentClassifierTests {
         #expect(active("I'm standing in the store comparing two drills").contains("struct:first-person-progressive"))
     }
 
+    /// The feature rules read word classes through literal bit constants (no lazy globals in the
+    /// hot path); the extractor sets bit k for `Lexicon.requiredClasses[k]`. Reordering or
+    /// renaming a class without its constant would silently change every feature that reads it.
+    @Test func classBitConstantsFollowTheRequiredClassesOrder() {
+        let constants: [(String, UInt32)] = [
+            ("negator", ExtractorTables.cNegator), ("first-person", ExtractorTables.cFirstPerson),
+            ("opener", ExtractorTables.cOpener), ("imperative-verb", ExtractorTables.cImperative),
+            ("request-prefix", ExtractorTables.cRequestPrefix), ("tag-word", ExtractorTables.cTag),
+            ("number-word", ExtractorTables.cNumberWord), ("unit-minute", ExtractorTables.cMinute),
+            ("unit-hour", ExtractorTables.cHour), ("unit-day", ExtractorTables.cDay), ("unit-week", ExtractorTables.cWeek),
+            ("clock-suffix", ExtractorTables.cClockSuffix), ("ordinal-suffix", ExtractorTables.cOrdinal),
+            ("weekday", ExtractorTables.cWeekday), ("month", ExtractorTables.cMonth),
+            ("month-ambiguous", ExtractorTables.cMonthAmbiguous), ("month-preposition", ExtractorTables.cMonthPreposition),
+            ("be-verb", ExtractorTables.cBe), ("or-word", ExtractorTables.cOr), ("or-tail", ExtractorTables.cOrTail),
+            ("wh-word", ExtractorTables.cWh), ("aux-verb", ExtractorTables.cAux),
+            ("request-modal", ExtractorTables.cRequestModal), ("addressee", ExtractorTables.cAddressee),
+            ("next-word", ExtractorTables.cNext), ("in-word", ExtractorTables.cIn), ("just-word", ExtractorTables.cJust),
+            ("ago-word", ExtractorTables.cAgo), ("clock-preposition", ExtractorTables.cClockPreposition),
+            ("clock-follow", ExtractorTables.cClockFollow),
+        ]
+        #expect(constants.map(\.0) == Lexicon.requiredClasses)
+        for (name, bit) in constants {
+            #expect(Lexicon.requiredClasses.firstIndex(of: name).map { UInt32(1) << UInt32($0) } == bit, "\(name)")
+        }
+        // And the table the rules read holds those bits: a word of each class carries its bit.
+        let tables = IntentClassifier().extractor.tables
+        for (name, bit) in constants {
+            guard let word = Lexicon.shipped.words(of: name).first(where: { !$0.contains(" ") }) else { continue }
+            #expect(tables.table.info(at: tables.table.slot(tokenHash(word))).classes & bit != 0, "\(name): \(word)")
+        }
+    }
+
     @Test func negationTurnsACueIntoItsNegatedFeature() {
         let negated = active("i don't want to decide anything, just book the cheapest flight")
         #expect(negated.contains("neg:choice-verb"))
