@@ -416,7 +416,11 @@ public enum CorpusSplit: String, Sendable, CaseIterable {
     case train, dev, test
 
     public init(id: String) {
-        let bucket = tokenHash(Array(id.utf8)) % 100
+        // FNV-1a here on purpose, not `tokenHash`: the split must not move when the
+        // classifier's token hash changes.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let bucket = hash % 100
         self = bucket < 70 ? .train : bucket < 85 ? .dev : .test
     }
 }

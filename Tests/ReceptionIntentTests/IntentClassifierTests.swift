@@ -44,6 +44,58 @@ struct IntentClassifierTests {
         #expect(words(long) == [String(repeating: "x", count: 62), "stuff"])
     }
 
+    /// The scanner finds words and hashes them eight bytes at a time; the lexicon's words are
+    /// hashed by `tokenHash`. A word cut or hashed differently would silently never match: both
+    /// are checked against a byte-at-a-time reading of the same rules.
+    @Test func theScannerSplitsAndHashesLikeTheByteAtATimeRules() {
+        var texts: [String] = []
+        for length in 1...26 {
+            let word = String("AbcdefghijKlmnopqrstuvWxyz".prefix(length))
+            texts.append("\(word) \(word)'s \(word)'\(word) \(String(repeating: "9", count: length))\(word)")
+            texts.append(String(repeating: " ", count: length % 9) + "\(word)-x, '\(word)' \(word)'")
+        }
+        texts.append("naïve café ÜBER straße")
+        for text in texts {
+            let bytes = Array(text.utf8)
+            var scanned: [(word: [UInt8], hash: UInt64)] = []
+            bytes.withUnsafeBufferPointer { buffer in
+                _ = RawTokenizer.scan(buffer) { start, end, _, _, hash, _, _ in
+                    let word = bytes[start..<end].map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }
+                    scanned.append((word, hash))
+                }
+            }
+            #expect(scanned.map(\.word) == Self.referenceWords(bytes), "\(text)")
+            for (word, hash) in scanned {
+                #expect(hash == tokenHash(word), "\(String(decoding: word, as: UTF8.self)) in \(text)")
+            }
+        }
+    }
+
+    /// Words one byte at a time: runs of letters (any non-ASCII byte is one), or of digits; an
+    /// apostrophe between a letter and a letter belongs to the word. Lowercased.
+    static func referenceWords(_ bytes: [UInt8]) -> [[UInt8]] {
+        func letter(_ i: Int) -> Bool {
+            guard i < bytes.count else { return false }
+            let b = bytes[i]
+            return b >= 0x80 || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7a)
+        }
+        func digit(_ i: Int) -> Bool { i < bytes.count && bytes[i] >= 0x30 && bytes[i] <= 0x39 }
+        var words: [[UInt8]] = [], i = 0
+        while i < bytes.count {
+            let start = i
+            if letter(i) {
+                while letter(i) || (i < bytes.count && bytes[i] == 0x27 && letter(i + 1)) { i += 1 }
+            } else if digit(i) {
+                while digit(i) { i += 1 }
+            } else {
+                i += 1
+                continue
+            }
+            words.append(bytes[start..<i].map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 })
+        }
+        return words
+    }
+
     @Test func normalisesCaseApostrophesContractionsAndTypos() {
         let plain = active("should i take the train or fly")
         #expect(plain.contains("phrase:\"should i\""))

@@ -26,13 +26,16 @@ extension ExtractorTables {
     func tokenize(_ bytes: UnsafeBufferPointer<UInt8>, into tokens: inout FixedBuffer<Token>) -> UInt8 {
         RawTokenizer.scan(bytes) { start, end, separator, isNumber, hash, value, apostrophe in
             // "-ing" after two letters or more, "-ed" after two or more: read as a progressive verb
-            // and a past participle. Compared as one integer, with no branch per letter.
+            // and a past participle. Compared as one integer, and combined as bits rather than
+            // with `&&`, which compiles to branches that mispredicted on several words a message.
             @inline(__always) func lower(_ i: Int) -> UInt32 { UInt32(bytes[max(i, 0)] | 0x20) }
+            @inline(__always) func bit(_ condition: Bool) -> UInt8 { condition ? 1 : 0 }
             let length = end - start
             let tail = lower(end - 3) << 16 | lower(end - 2) << 8 | lower(end - 1)
-            let progressive = !isNumber && length >= 5 && tail == 0x69_6E_67
-            let past = !isNumber && length >= 4 && tail & 0xFFFF == 0x65_64
-            let flags = (isNumber ? Token.number : 0) | (progressive ? Token.progressive : 0) | (past ? Token.past : 0)
+            let word = bit(!isNumber)
+            let progressive = word & bit(length >= 5) & bit(tail == 0x69_6E_67)
+            let past = word & bit(length >= 4) & bit(tail & 0xFFFF == 0x65_64)
+            let flags = (Token.number &* (word ^ 1)) | (Token.progressive &* progressive) | (Token.past &* past)
             let slot = table.slot(hash)
             if appendRewrite(slot, separator: separator, into: &tokens) { return }
             guard apostrophe >= 0 else {
@@ -58,11 +61,7 @@ extension ExtractorTables {
                 return
             }
             // The stem's bytes, ASCII letters lowercased, as the scanner hashed them.
-            var stem = FNV.offset
-            for i in start..<stemEnd {
-                let byte = bytes[i]
-                stem = FNV.step(stem, byte >= 65 && byte <= 90 ? byte | 0x20 : byte)
-            }
+            let stem = tokenHash(UnsafeBufferPointer(rebasing: bytes[start..<stemEnd]).lazy.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 })
             let stemSlot = table.slot(stem)
             if !appendRewrite(stemSlot, separator: separator, into: &tokens) {
                 tokens.append(Token(hash: stem, separator: separator, flags: Token.expanded, value: 0, slot: stemSlot))

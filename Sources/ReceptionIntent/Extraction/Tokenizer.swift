@@ -2,7 +2,7 @@ import Foundation
 
 /// A normalised word of a message, as the feature extractor sees it.
 ///
-/// Tokens are identified by a 64-bit FNV-1a hash of their lowercased UTF-8 bytes, so
+/// Tokens are identified by a 64-bit hash of their lowercased UTF-8 bytes (`tokenHash`), so
 /// matching a word or a phrase never allocates a `String`.
 public struct Token: Sendable, Hashable {
     public var hash: UInt64
@@ -40,21 +40,35 @@ public enum Separator {
     public static let question: UInt8 = 7
 }
 
-/// FNV-1a, 64 bit: the token identity used everywhere in the classifier.
+/// The token identity used everywhere in the classifier: a 64-bit hash of a word's bytes taken
+/// eight at a time (`WordHash`), so the scanner hashes a word with one multiply per eight
+/// bytes, as it finds the word's end.
 @inline(__always)
 public func tokenHash<S: Sequence>(_ bytes: S) -> UInt64 where S.Element == UInt8 {
-    var hash = FNV.offset
-    for byte in bytes { hash = FNV.step(hash, byte) }
-    return hash
+    var hash = WordHash.seed, chunk: UInt64 = 0, shift: UInt64 = 0
+    for byte in bytes {
+        chunk |= UInt64(byte) << shift
+        shift &+= 8
+        if shift == 64 {
+            hash = WordHash.step(hash, chunk)
+            chunk = 0
+            shift = 0
+        }
+    }
+    return shift == 0 ? hash : WordHash.step(hash, chunk)
 }
 
-/// The two halves of FNV-1a, for the loops that hash a word while they find its end (the
-/// scanner, contraction stems): they must agree with `tokenHash` byte for byte.
-enum FNV {
-    static let offset: UInt64 = 0xcbf2_9ce4_8422_2325
+/// The word hash, chunk by chunk: the bytes in little-endian 64-bit chunks, the last one padded
+/// with zero bytes (no word holds one, so padding never makes two words alike). One chunk is a
+/// bijection of its bytes: words of up to eight bytes never collide.
+enum WordHash {
+    static let seed: UInt64 = 0x243f_6a88_85a3_08d3
 
     @inline(__always)
-    static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+    static func step(_ hash: UInt64, _ chunk: UInt64) -> UInt64 {
+        let x = (hash ^ chunk) &* 0x9fb2_1c65_1e98_df25
+        return x ^ (x >> 32)
+    }
 }
 
 @inline(__always)
@@ -150,13 +164,26 @@ enum TextNormalizer {
 /// punctuation seen between two words is recorded on the second.
 public struct RawTokenizer {
     /// Calls `emit(start, end, separator, isNumber, hash, value, apostrophe)` for each raw word
-    /// (hash: FNV-1a of the lowercased bytes; value: of a number; apostrophe: its index or -1),
-    /// in one pass over the bytes; returns the last punctuation kind.
+    /// (hash: `tokenHash` of the lowercased bytes; value: of a number; apostrophe: the index of
+    /// the last one inside the word, or -1), in one pass over the bytes; returns the last
+    /// punctuation kind.
     @inline(__always)
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>, _ emit: (Int, Int, UInt8, Bool, UInt64, Int32, Int) -> Void) -> UInt8 {
-        guard let p = bytes.baseAddress else { return Separator.space }
-        return scan(p, bytes.count, byteTable, emit)
+        guard let p = bytes.baseAddress, bytes.count > 0 else { return Separator.space }
+        // Words are read eight bytes at a time, up to nine bytes past where they end: from a copy
+        // with zero bytes after the text (a zero byte ends any word).
+        let count = bytes.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count + Self.padding) { padded in
+            let copy = padded.baseAddress!
+            copy.initialize(from: p, count: count)
+            (copy + count).initialize(repeating: 0, count: Self.padding)
+            return scan(UnsafePointer(copy), count, byteTable, emit)
+        }
     }
+
+    /// Zero bytes after the copy of the text: a word's last chunk starts at most at `count` and
+    /// reads nine bytes (the chunk and the byte after it).
+    static let padding = 16
 
     /// What each byte is to the scanner, in one table lookup instead of a chain of range tests:
     /// a word byte maps to itself lowercased (`isWord`: 0x61 and up, including every byte of
@@ -200,39 +227,51 @@ public struct RawTokenizer {
         var index = 0
         var separator = Separator.space
         var last = Separator.space
-        // One tight loop per word kind, so the hash and the index stay in registers.
         while index < count {
             let entry = table[Int(p[index])]
             if isWord(entry) {
+                // Eight bytes at a time, with masks: where a word ends depends on the text, and a
+                // loop that branched on every byte mispredicted at the end of almost every word.
                 let start = index
-                var hash = FNV.offset
+                var hash = WordHash.seed
                 var apostrophe = -1
-                while index < count {
-                    let byte = table[Int(p[index])]
-                    if isWord(byte) {
-                        hash = FNV.step(hash, byte)
-                    } else if byte == Self.apostrophe && index &+ 1 < count && isWord(table[Int(p[index &+ 1])]) {
-                        // An apostrophe inside a word ("what's") is part of it.
-                        hash = FNV.step(hash, 39)
-                        apostrophe = index
-                    } else {
-                        break
-                    }
-                    index &+= 1
+                while true {
+                    let chunk = Bytes8.load(p + index)
+                    let letters = Bytes8.letters(chunk)
+                    let word = letters | (chunk & Bytes8.high)
+                    // An apostrophe is part of the word when a word byte follows it ("what's"):
+                    // for the chunk's last byte, the one after the chunk.
+                    let after = UInt64(isWord(table[Int(p[index &+ 8])]) ? 1 : 0) << 63
+                    let joins = Bytes8.equal(chunk, 0x27) & ((word >> 8) | after)
+                    let ends = ~(word | joins) & Bytes8.high
+                    let length = ends.trailingZeroBitCount >> 3          // 8 when the word goes on
+                    let kept = Bytes8.first(length)
+                    // Selected with masks, not branches: both depend on the word.
+                    let inside = joins & kept
+                    let found = index &+ (63 &- inside.leadingZeroBitCount) >> 3
+                    apostrophe = Bytes8.select(inside != 0, found, apostrophe)
+                    // Letters lowercased: 0x20 set on each (their mask's high bits, shifted).
+                    let stepped = WordHash.step(hash, (chunk | letters >> 2) & kept)
+                    hash = Bytes8.select(length > 0, stepped, hash)
+                    index &+= length
+                    if ends != 0 { break }
                 }
                 emit(start, index, separator, false, hash, 0, apostrophe)
                 separator = Separator.space
                 last = Separator.space
             } else if isDigit(entry) {
                 let start = index
-                var hash = FNV.offset
+                var hash = WordHash.seed
+                while true {
+                    let chunk = Bytes8.load(p + index)
+                    let ends = ~Bytes8.digits(chunk) & Bytes8.high
+                    let length = ends.trailingZeroBitCount >> 3
+                    hash = Bytes8.select(length > 0, WordHash.step(hash, chunk & Bytes8.first(length)), hash)
+                    index &+= length
+                    if ends != 0 { break }
+                }
                 var value: Int32 = 0
-                repeat {
-                    let byte = p[index]
-                    hash = FNV.step(hash, byte)
-                    if value < 100_000 { value = value &* 10 &+ Int32(byte &- 48) }
-                    index &+= 1
-                } while index < count && (p[index] &- 48) < 10
+                for i in start..<index where value < 100_000 { value = value &* 10 &+ Int32(p[i] &- 48) }
                 emit(start, index, separator, true, hash, value, -1)
                 separator = Separator.space
                 last = Separator.space
@@ -247,4 +286,57 @@ public struct RawTokenizer {
         }
         return last
     }
+}
+
+/// Eight bytes as one integer, and byte-wise tests on it: each answers with the high bit of
+/// every byte that passes (SWAR, SIMD within a register).
+enum Bytes8 {
+    static let high: UInt64 = 0x8080_8080_8080_8080
+    static let low7: UInt64 = 0x7f7f_7f7f_7f7f_7f7f
+    static let ones: UInt64 = 0x0101_0101_0101_0101
+
+    @inline(__always)
+    static func load(_ p: UnsafePointer<UInt8>) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+    }
+
+    /// Bytes below 0x80 from `lower` through `upper` (0x80 > upper ≥ lower > 0): adding to a
+    /// byte of at most 0x7f never carries into the next one.
+    @inline(__always)
+    static func inRange(_ x: UInt64, _ lower: UInt64, _ upper: UInt64) -> UInt64 {
+        let y = x & low7
+        let atLeast = y &+ (0x80 &- lower) &* ones
+        let above = y &+ (0x7f &- upper) &* ones
+        return atLeast & ~above & ~x & high
+    }
+
+    /// Bytes equal to `byte`.
+    @inline(__always)
+    static func equal(_ x: UInt64, _ byte: UInt64) -> UInt64 {
+        let z = x ^ (byte &* ones)
+        return ~(((z & low7) &+ low7) | z) & high
+    }
+
+    /// ASCII letters of either case.
+    @inline(__always)
+    static func letters(_ x: UInt64) -> UInt64 { inRange(x | (0x20 &* ones), 0x61, 0x7a) }
+
+    @inline(__always)
+    static func digits(_ x: UInt64) -> UInt64 { inRange(x, 0x30, 0x39) }
+
+    /// A mask of the first `count` bytes (0...8).
+    @inline(__always)
+    static func first(_ count: Int) -> UInt64 {
+        // Two shifts by half, as one by 64 would be out of range.
+        let half = UInt64(truncatingIfNeeded: count &* 4)
+        return (UInt64(1) &<< half) &<< half &- 1
+    }
+
+    /// `a` when `condition` holds, else `b`, with a mask instead of a branch.
+    @inline(__always)
+    static func select<T: FixedWidthInteger>(_ condition: Bool, _ a: T, _ b: T) -> T {
+        let mask = T(0) &- (condition ? 1 : 0)
+        return (a & mask) | (b & ~mask)
+    }
+
 }
