@@ -2,116 +2,134 @@
 /// `Dictionary`, no reference counting or bounds checks in the hot path. Filled while the model
 /// is built, read-only afterwards.
 ///
-/// Both tables are bucketized cuckoo hash tables (`CuckooTable`): a key lives in one of the two
-/// slots of one of its two buckets, so a lookup compares four slots and picks the match with
-/// bit operations. Whether a word is known, or a phrase goes on, depends on the message; a
-/// probe loop that branches on it mispredicts several times per message, which cost more than
-/// the four comparisons.
+/// Both tables are `DisplacementTable`s (hash and displace): a lookup reads one small
+/// displacement, then exactly one slot, and picks the match with bit operations. One slot is one
+/// cache line of records per token, where the bucketized cuckoo tables before read two; and
+/// whether a word is known depends on the message, so a probe loop that branched on it
+/// mispredicted several times per message.
 
 /// A slot's key: the token hash, with 0 (the mark of an empty slot) moved elsewhere.
 @inline(__always)
 func slotKey(_ key: UInt64) -> UInt64 { key == 0 ? 0x9e37_79b9_7f4a_7c15 : key }
 
-/// A record a `CuckooTable` stores: its `key` (0 when empty) and what an empty slot holds.
-protocol CuckooRecord {
+/// A record a `DisplacementTable` stores: its `key` (0 when empty) and what an empty slot holds.
+protocol TableRecord {
     var key: UInt64 { get set }
     /// The empty record, which is also what a lookup of a missing key reads.
     init()
 }
 
-/// Records in buckets of two slots (a bucket never straddles a cache line); each key in one of
-/// its two buckets. One more, empty record sits past the last slot: what a missing key reads.
-final class CuckooTable<Record: CuckooRecord>: @unchecked Sendable {
+/// A static hash table with one place per key (CHD, "hash, displace and compress", without the
+/// compression). Keys fall into buckets, about four to a bucket; while building, each bucket,
+/// largest first, gets the first displacement that sends all its keys to free slots. A lookup
+/// reads the key's bucket's displacement (two bytes, in an array of a quarter as many entries
+/// as keys, which stays in the nearest cache) and then the one slot it names: a present key is
+/// there, and a missing key finds another key or an empty slot, and reads the empty record.
+/// One more, empty record sits past the last slot.
+final class DisplacementTable<Record: TableRecord>: @unchecked Sendable {
     let reader: Reader
     private let memory: UnsafeMutableRawPointer
+    private let displacements: UnsafeMutablePointer<UInt16>
 
-    /// `records` with distinct keys (as given: `slotKey` is applied here). Filled to at most 80%;
-    /// the buckets double until every record finds a place.
+    /// `records` with distinct keys (as given: `slotKey` is applied here). About 89% of the slots
+    /// are filled; more are added when a bucket finds no displacement.
     init(_ records: [Record]) {
-        precondition(64 % (2 * MemoryLayout<Record>.stride) == 0, "a bucket must fit in one cache line")
-        var buckets = 8
-        while buckets * 2 * 4 < records.count * 5 { buckets <<= 1 }
-        var placed = Self.place(records, buckets: buckets)
+        precondition(64 % MemoryLayout<Record>.stride == 0, "a record must not straddle two cache lines")
+        let buckets = max(1, records.count / 4)
+        var size = max(8, records.count + records.count / 8)
+        var placed = Self.place(records, size: size, buckets: buckets)
         while placed == nil {
-            buckets <<= 1
-            placed = Self.place(records, buckets: buckets)
+            size += size / 16
+            placed = Self.place(records, size: size, buckets: buckets)
         }
-        let size = buckets * 2
         memory = UnsafeMutableRawPointer.allocate(byteCount: (size + 1) * MemoryLayout<Record>.stride, alignment: 64)
         let slots = memory.bindMemory(to: Record.self, capacity: size + 1)
-        slots.initialize(from: placed!, count: size)
+        slots.initialize(from: placed!.slots, count: size)
         (slots + size).initialize(to: Record())
-        reader = Reader(slots: slots, bucketMask: buckets - 1, size: size)
+        displacements = .allocate(capacity: buckets)
+        displacements.initialize(from: placed!.displacements, count: buckets)
+        reader = Reader(slots: slots, displacements: displacements, buckets: UInt64(buckets), size: size)
     }
 
     deinit {
         reader.slots.deinitialize(count: reader.size + 1)
         memory.deallocate()
+        displacements.deallocate()
     }
 
-    /// Cuckoo insertion: a record takes a free slot in its first bucket, else evicts one there,
-    /// which moves to its other bucket, and so on; nil when a chain runs too long.
-    /// Deterministic: the same records in the same order give the same layout.
-    private static func place(_ records: [Record], buckets: Int) -> [Record]? {
-        var slots = [Record](repeating: Record(), count: buckets * 2)
-        let mask = buckets - 1
-        for record in records {
-            var item = record
-            item.key = slotKey(record.key)
-            var bucket = Reader.first(item.key, mask)
-            var evictions = 0
-            while true {
-                if slots[bucket * 2].key == 0 { slots[bucket * 2] = item; break }
-                if slots[bucket * 2 + 1].key == 0 { slots[bucket * 2 + 1] = item; break }
-                if evictions == 500 { return nil }
-                swap(&item, &slots[bucket * 2 + (evictions & 1)])
-                let home = Reader.first(item.key, mask)
-                bucket = home == bucket ? Reader.second(item.key, mask) : home
-                evictions += 1
+    /// Buckets, largest first (ties by index: the same records give the same layout), each at the
+    /// first displacement that puts all its keys in free, distinct slots; nil when one finds none.
+    private static func place(_ records: [Record], size: Int, buckets: Int) -> (slots: [Record], displacements: [UInt16])? {
+        var members = [[Int]](repeating: [], count: buckets)
+        for (index, record) in records.enumerated() { members[Reader.bucket(slotKey(record.key), UInt64(buckets))].append(index) }
+        let order = (0..<buckets).sorted { (a: Int, b: Int) -> Bool in
+            let sizeA = members[a].count, sizeB = members[b].count
+            return sizeA != sizeB ? sizeA > sizeB : a < b
+        }
+        var slots = [Record](repeating: Record(), count: size)
+        var displacements = [UInt16](repeating: 0, count: buckets)
+        var taken = [Bool](repeating: false, count: size)
+        var chosen: [Int] = []
+        for bucket in order where !members[bucket].isEmpty {
+            var displacement = 0
+            search: while true {
+                chosen.removeAll(keepingCapacity: true)
+                for index in members[bucket] {
+                    let slot = Reader.slot(slotKey(records[index].key), UInt16(displacement), size)
+                    if taken[slot] || chosen.contains(slot) {
+                        displacement += 1
+                        if displacement > Int(UInt16.max) { return nil }
+                        continue search
+                    }
+                    chosen.append(slot)
+                }
+                break
+            }
+            displacements[bucket] = UInt16(displacement)
+            for (index, slot) in zip(members[bucket], chosen) {
+                taken[slot] = true
+                slots[slot] = records[index]
+                slots[slot].key = slotKey(records[index].key)
             }
         }
-        return slots
+        return (slots, displacements)
     }
 
     /// The table's memory for lookups, without a reference to the table: the hot path reads it
     /// with no reference counting. Valid while the table is alive (its owner keeps it).
     struct Reader: @unchecked Sendable {
         fileprivate let slots: UnsafeMutablePointer<Record>
-        fileprivate let bucketMask: Int
+        fileprivate let displacements: UnsafeMutablePointer<UInt16>
+        fileprivate let buckets: UInt64
         /// The number of slots, and the index of the empty record.
         let size: Int
 
+        /// `x` scaled to 0..<count by a multiply (the high half), not a division.
         @inline(__always)
-        fileprivate static func first(_ key: UInt64, _ mask: Int) -> Int {
-            // The finaliser of MurmurHash3.
-            var x = key
+        private static func scaled(_ x: UInt64, _ count: UInt64) -> Int { Int(truncatingIfNeeded: x.multipliedFullWidth(by: count).high) }
+
+        /// A key's bucket, from its own high bits (token hashes and trie keys end in a multiply).
+        @inline(__always)
+        fileprivate static func bucket(_ key: UInt64, _ buckets: UInt64) -> Int { scaled(key, buckets) }
+
+        /// A key's slot under a displacement: the MurmurHash3 finaliser of the displaced key.
+        @inline(__always)
+        fileprivate static func slot(_ key: UInt64, _ displacement: UInt16, _ size: Int) -> Int {
+            var x = key &+ UInt64(displacement) &* 0x9e37_79b9_7f4a_7c15
             x ^= x >> 33
             x = x &* 0xff51_afd7_ed55_8ccd
             x ^= x >> 33
-            return Int(truncatingIfNeeded: x) & mask
-        }
-
-        @inline(__always)
-        fileprivate static func second(_ key: UInt64, _ mask: Int) -> Int {
-            Int(truncatingIfNeeded: (key &* 0x9e37_79b9_7f4a_7c15) >> 32) & mask
+            return scaled(x, UInt64(size))
         }
 
         /// The slot holding `key`, or `size` (the empty record) when it is missing.
         @inline(__always)
         func find(_ key: UInt64) -> Int {
             let key = slotKey(key)
-            let a = Self.first(key, bucketMask) << 1, b = Self.second(key, bucketMask) << 1
-            var slot = size
-            // Masks rather than conditions, so the compiler cannot turn them into branches.
-            @inline(__always) func take(_ candidate: Int) {
-                let match = 0 &- Int(truncatingIfNeeded: UInt64(slots[candidate].key == key ? 1 : 0))
-                slot ^= (slot ^ candidate) & match
-            }
-            take(a)
-            take(a &+ 1)
-            take(b)
-            take(b &+ 1)
-            return slot
+            let candidate = Self.slot(key, displacements[Self.bucket(key, buckets)], size)
+            // A mask rather than a condition, so the compiler cannot turn it into a branch.
+            let match = 0 &- Int(truncatingIfNeeded: UInt64(slots[candidate].key == key ? 1 : 0))
+            return size ^ ((size ^ candidate) & match)
         }
 
         /// The record in a slot from `find`.
@@ -121,16 +139,16 @@ final class CuckooTable<Record: CuckooRecord>: @unchecked Sendable {
 }
 
 /// A token hash (or a trie edge, `combine`) and a small integer.
-struct KeyValue: CuckooRecord {
+struct KeyValue: TableRecord {
     var key: UInt64 = 0
     var value: Int32 = -1
 }
 
 /// A map from 64-bit keys to small integers. Filled with `set` while the model is built; the
-/// first `reader` freezes it into a `CuckooTable` for the hot path.
+/// first `reader` freezes it into a `DisplacementTable` for the hot path.
 final class HashTable: @unchecked Sendable {
     private var entries: [UInt64: Int32] = [:]
-    private var frozen: CuckooTable<KeyValue>?
+    private var frozen: DisplacementTable<KeyValue>?
 
     init(capacity: Int) { entries.reserveCapacity(capacity) }
 
@@ -148,12 +166,12 @@ final class HashTable: @unchecked Sendable {
 
     /// The table for lookups: valid while this table is alive.
     var reader: Reader {
-        if frozen == nil { frozen = CuckooTable(pairs.map { KeyValue(key: $0.0, value: $0.1) }) }
+        if frozen == nil { frozen = DisplacementTable(pairs.map { KeyValue(key: $0.0, value: $0.1) }) }
         return Reader(table: frozen!.reader)
     }
 
     struct Reader: Sendable {
-        fileprivate let table: CuckooTable<KeyValue>.Reader
+        fileprivate let table: DisplacementTable<KeyValue>.Reader
 
         /// The value, or -1.
         @inline(__always)
@@ -169,7 +187,7 @@ func combine(_ node: Int32, _ hash: UInt64) -> UInt64 {
 /// Everything the extractor knows about one token, in one 32-byte slot: its word classes,
 /// its vocabulary and first-word features, its rewrite, its trie node from the root and a
 /// signature of that node's children (`childBit`), which spares most trie probes.
-struct TokenInfo: CuckooRecord, Sendable {
+struct TokenInfo: TableRecord, Sendable {
     var key: UInt64 = 0
     var rootChildren: UInt64 = 0
     var classes: UInt32 = 0
@@ -184,9 +202,9 @@ struct TokenInfo: CuckooRecord, Sendable {
 func childBit(_ hash: UInt64) -> UInt64 { UInt64(1) << (hash >> 58) }
 
 /// The token table: one `TokenInfo` per known token.
-typealias TokenTable = CuckooTable<TokenInfo>
+typealias TokenTable = DisplacementTable<TokenInfo>
 
-extension CuckooTable.Reader where Record == TokenInfo {
+extension DisplacementTable.Reader where Record == TokenInfo {
     /// The slot of a token (`size` when unknown), as `Token.slot` holds it.
     @inline(__always)
     func slot(_ key: UInt64) -> Int32 { Int32(truncatingIfNeeded: find(key)) }
