@@ -19,21 +19,27 @@ struct LookupTableTests {
     func everyKeyIsFoundAndNoOther(count: Int) {
         let keys = Self.keys(count, seed: UInt64(count))
         let table = DisplacementTable(keys.enumerated().map { KeyValue(key: $0.element, value: Int32($0.offset)) })
-        let reader = table.reader
-        for (index, key) in keys.enumerated() {
-            #expect(reader[reader.find(key)].value == Int32(index), "key \(index) of \(count)")
+        // A reader points into the table's memory: the table must outlive its use.
+        withExtendedLifetime(table) {
+            let reader = table.reader
+            for (index, key) in keys.enumerated() {
+                #expect(reader[reader.find(key)].value == Int32(index), "key \(index) of \(count)")
+            }
+            let present = Set(keys)
+            for missing in Self.keys(2_000, seed: 99).dropFirst() where !present.contains(missing) {
+                #expect(reader.find(missing) == reader.size)
+            }
+            #expect(reader[reader.size].value == -1)
         }
-        let present = Set(keys)
-        for missing in Self.keys(2_000, seed: 99).dropFirst() where !present.contains(missing) {
-            #expect(reader.find(missing) == reader.size)
-        }
-        #expect(reader[reader.size].value == -1)
     }
 
     @Test func theSameRecordsGiveTheSameLayout() {
         let records = Self.keys(3_000, seed: 7).map { KeyValue(key: $0, value: Int32(truncatingIfNeeded: $0 >> 40)) }
-        let a = DisplacementTable(records).reader, b = DisplacementTable(records).reader
-        #expect(a.size == b.size)
-        #expect(records.allSatisfy { a.find($0.key) == b.find($0.key) })
+        let tables = (DisplacementTable(records), DisplacementTable(records))
+        withExtendedLifetime(tables) {
+            let a = tables.0.reader, b = tables.1.reader
+            #expect(a.size == b.size)
+            #expect(records.allSatisfy { a.find($0.key) == b.find($0.key) })
+        }
     }
 }

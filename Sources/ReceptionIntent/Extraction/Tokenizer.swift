@@ -40,40 +40,6 @@ public enum Separator {
     public static let question: UInt8 = 7
 }
 
-/// The token identity used everywhere in the classifier: a 64-bit hash of a word's bytes taken
-/// eight at a time (`WordHash`), so the scanner hashes a word with one multiply per eight
-/// bytes, as it finds the word's end.
-@inline(__always)
-public func tokenHash<S: Sequence>(_ bytes: S) -> UInt64 where S.Element == UInt8 {
-    var hash = WordHash.seed, chunk: UInt64 = 0, shift: UInt64 = 0
-    for byte in bytes {
-        chunk |= UInt64(byte) << shift
-        shift &+= 8
-        if shift == 64 {
-            hash = WordHash.step(hash, chunk)
-            chunk = 0
-            shift = 0
-        }
-    }
-    return shift == 0 ? hash : WordHash.step(hash, chunk)
-}
-
-/// The word hash, chunk by chunk: the bytes in little-endian 64-bit chunks, the last one padded
-/// with zero bytes (no word holds one, so padding never makes two words alike). One chunk is a
-/// bijection of its bytes: words of up to eight bytes never collide.
-enum WordHash {
-    static let seed: UInt64 = 0x243f_6a88_85a3_08d3
-
-    @inline(__always)
-    static func step(_ hash: UInt64, _ chunk: UInt64) -> UInt64 {
-        let x = (hash ^ chunk) &* 0x9fb2_1c65_1e98_df25
-        return x ^ (x >> 32)
-    }
-}
-
-@inline(__always)
-public func tokenHash(_ word: String) -> UInt64 { tokenHash(Array(word.utf8)) }
-
 /// Text as the tokenizer sees it: lowercased ASCII bytes, or, when the message holds any
 /// non-ASCII character, the Unicode-folded form (case, diacritics, width, curly quotes).
 enum TextNormalizer {
@@ -286,57 +252,4 @@ public struct RawTokenizer {
         }
         return last
     }
-}
-
-/// Eight bytes as one integer, and byte-wise tests on it: each answers with the high bit of
-/// every byte that passes (SWAR, SIMD within a register).
-enum Bytes8 {
-    static let high: UInt64 = 0x8080_8080_8080_8080
-    static let low7: UInt64 = 0x7f7f_7f7f_7f7f_7f7f
-    static let ones: UInt64 = 0x0101_0101_0101_0101
-
-    @inline(__always)
-    static func load(_ p: UnsafePointer<UInt8>) -> UInt64 {
-        UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
-    }
-
-    /// Bytes below 0x80 from `lower` through `upper` (0x80 > upper ≥ lower > 0): adding to a
-    /// byte of at most 0x7f never carries into the next one.
-    @inline(__always)
-    static func inRange(_ x: UInt64, _ lower: UInt64, _ upper: UInt64) -> UInt64 {
-        let y = x & low7
-        let atLeast = y &+ (0x80 &- lower) &* ones
-        let above = y &+ (0x7f &- upper) &* ones
-        return atLeast & ~above & ~x & high
-    }
-
-    /// Bytes equal to `byte`.
-    @inline(__always)
-    static func equal(_ x: UInt64, _ byte: UInt64) -> UInt64 {
-        let z = x ^ (byte &* ones)
-        return ~(((z & low7) &+ low7) | z) & high
-    }
-
-    /// ASCII letters of either case.
-    @inline(__always)
-    static func letters(_ x: UInt64) -> UInt64 { inRange(x | (0x20 &* ones), 0x61, 0x7a) }
-
-    @inline(__always)
-    static func digits(_ x: UInt64) -> UInt64 { inRange(x, 0x30, 0x39) }
-
-    /// A mask of the first `count` bytes (0...8).
-    @inline(__always)
-    static func first(_ count: Int) -> UInt64 {
-        // Two shifts by half, as one by 64 would be out of range.
-        let half = UInt64(truncatingIfNeeded: count &* 4)
-        return (UInt64(1) &<< half) &<< half &- 1
-    }
-
-    /// `a` when `condition` holds, else `b`, with a mask instead of a branch.
-    @inline(__always)
-    static func select<T: FixedWidthInteger>(_ condition: Bool, _ a: T, _ b: T) -> T {
-        let mask = T(0) &- (condition ? 1 : 0)
-        return (a & mask) | (b & ~mask)
-    }
-
 }
