@@ -35,6 +35,8 @@ final class DisplacementTable<Record: TableRecord>: @unchecked Sendable {
     /// are filled; more are added when a bucket finds no displacement.
     init(_ records: [Record]) {
         precondition(64 % MemoryLayout<Record>.stride == 0, "a record must not straddle two cache lines")
+        // Two records with one key could never get slots of their own: placement would grow forever.
+        precondition(Set(records.map { slotKey($0.key) }).count == records.count, "DisplacementTable keys must be distinct")
         let buckets = max(1, records.count / 4)
         var size = max(8, records.count + records.count / 8)
         var placed = Self.place(records, size: size, buckets: buckets)

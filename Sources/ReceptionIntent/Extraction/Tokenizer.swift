@@ -153,8 +153,9 @@ public struct RawTokenizer {
 
     /// What each byte is to the scanner, in one table lookup instead of a chain of range tests:
     /// a word byte maps to itself lowercased (`isWord`: 0x61 and up, including every byte of
-    /// other scripts), a digit to itself (0x30–0x39), an apostrophe to `apostrophe`, and any
-    /// other byte to its punctuation kind (`Separator`, below 8).
+    /// other scripts), a digit to itself (0x30–0x39), and any other byte to its punctuation
+    /// kind (`Separator`, below 8; an apostrophe is a space here, as the word loop decides
+    /// which apostrophes belong to a word).
     /// A plain pointer (allocated once, never freed) rather than an array: reading it costs no
     /// reference counting per message.
     nonisolated(unsafe) static let byteTable: UnsafePointer<UInt8> = {
@@ -168,7 +169,6 @@ public struct RawTokenizer {
         case 65...90: UInt8(byte | 0x20)
         case 97...122, 128...255: UInt8(byte)
         case 48...57: UInt8(byte)
-        case 39: apostrophe
         case 63: Separator.question
         case 33: Separator.exclamation
         case 46, 59: Separator.stop
@@ -179,7 +179,6 @@ public struct RawTokenizer {
         default: Separator.space
         }
     }
-    static let apostrophe: UInt8 = 8
 
     @inline(__always)
     static func isWord(_ entry: UInt8) -> Bool { entry >= 0x61 }
@@ -244,7 +243,7 @@ public struct RawTokenizer {
             } else {
                 // Punctuation and spaces between words: the strongest kind is kept (an apostrophe
                 // outside a word counts as a space).
-                let kind = entry & 7
+                let kind = entry
                 if kind > separator { separator = kind }
                 if kind != Separator.space { last = kind }
                 index &+= 1
