@@ -13,6 +13,7 @@ struct ExtractorTables: @unchecked Sendable {
     let nodeCueStart: UnsafeMutablePointer<Int32>     // node → range in nodeCues
     let nodeCues: UnsafeMutablePointer<Int32>         // phrase ids, or -(word feature + 1)
     let phraseCues: UnsafeMutablePointer<PhraseCue>   // phrase id → the features it sets
+    let cueEmits: UnsafeMutablePointer<CueEmit>       // parallel to nodeCues: what a match adds
     let pronounIs: HashTable.Reader                   // tokens whose "'s" means "is"
     /// The tokens a contraction's suffix becomes ("n't" → not, "'re" → are, ...).
     let suffixes: ContractionSuffixes
@@ -35,6 +36,17 @@ struct PhraseCue: Sendable {
     let goal: Int32
     /// The family is a time or ongoing-situation family (the message is not `time:none`).
     let isTime: Bool
+}
+
+/// What one entry of `nodeCues` adds to a message, resolved so a match needs no branch on
+/// its kind: a phrase adds its family and itself, or, negated, its family's negated feature;
+/// a vocabulary n-gram adds its word feature either way. -1: nothing.
+struct CueEmit: Sendable {
+    let plain: Int32
+    let phrase: Int32
+    let negated: Int32
+    /// 1 when a plain match is a time expression (the message is not `time:none`), else 0.
+    let isTime: Int32
 }
 
 /// A contraction suffix's token and its token-table slot.

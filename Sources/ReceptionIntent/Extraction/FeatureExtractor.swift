@@ -161,6 +161,11 @@ public final class FeatureExtractor: @unchecked Sendable {
                 info.rootChildren = children[Int(child)].keys.reduce(UInt64(0)) { $0 | childBit($1) }
             }
         }
+        let phraseCues = phraseFeature.indices.map { phrase in
+            let family = Int(phraseFamily[phrase])
+            return PhraseCue(family: familyFeature[family], phrase: phraseFeature[phrase], negated: negFeature[family],
+                             goal: goalFeature[family], isTime: familyIsTime[family])
+        }
         let table = TokenTable(infos.keys.sorted().map { infos[$0]! })
         let reader = table.reader
         owners.append(table)
@@ -169,10 +174,11 @@ public final class FeatureExtractor: @unchecked Sendable {
             rewriteSlots: frozen(rewriteTokens.map { reader.slot($0) }),
             trie: trie.reader, table: reader, nodeChildren: nodeChildren,
             nodeCueStart: frozen(nodeCueStart), nodeCues: frozen(nodeCues),
-            phraseCues: frozen(phraseFeature.indices.map { phrase in
-                let family = Int(phraseFamily[phrase])
-                return PhraseCue(family: familyFeature[family], phrase: phraseFeature[phrase], negated: negFeature[family],
-                                 goal: goalFeature[family], isTime: familyIsTime[family])
+            phraseCues: frozen(phraseCues),
+            cueEmits: frozen(nodeCues.map { entry in
+                guard entry >= 0 else { return CueEmit(plain: -entry - 1, phrase: -1, negated: -entry - 1, isTime: 0) }
+                let cue = phraseCues[Int(entry)]
+                return CueEmit(plain: cue.family, phrase: cue.phrase, negated: cue.negated, isTime: cue.isTime ? 1 : 0)
             }),
             pronounIs: pronounIs.reader,
             suffixes: ContractionSuffixes(reader), maxExpansion: maxExpansion, featureCount: names.count)

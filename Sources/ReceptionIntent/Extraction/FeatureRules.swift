@@ -23,17 +23,20 @@ extension ExtractorTables {
     func withFeatures<R>(_ bytes: UnsafeBufferPointer<UInt8>, goal: UnsafeBufferPointer<Token>?,
                          _ body: (UnsafeBufferPointer<Int32>, Int) -> R) -> R {
         withTokens(bytes) { tokens, last in
-            withZeroedBits(count: (featureCount + 63) / 64) { seen in
+            // One bit more than the features: `sentinel`, the id "no feature" becomes.
+            withZeroedBits(count: featureCount / 64 + 1) { seen in
                 withUnsafeTemporaryAllocation(of: UInt32.self, capacity: max(tokens.count, 1)) { classes in
-                    let fits: R? = withScratch(of: Int32.self, count: Self.stackFeatures) { output in
-                        features(last: last, goal: goal, tokens: tokens, seen: seen, classes: classes, into: &output)
+                    let fits: R? = withUnsafeTemporaryAllocation(of: Int32.self, capacity: Self.stackFeatures) { memory in
+                        var output = FeatureSet(seen: seen, memory: memory, sentinel: Int32(featureCount))
+                        features(last: last, goal: goal, tokens: tokens, classes: classes, into: &output)
                         return output.overflowed ? nil : body(output.elements, tokens.count)
                     }
                     if let fits { return fits }
                     // Each feature is added at most once (the `seen` bits), so `featureCount` bounds the ids.
                     seen.update(repeating: 0)
-                    return withScratch(of: Int32.self, count: featureCount) { output in
-                        features(last: last, goal: goal, tokens: tokens, seen: seen, classes: classes, into: &output)
+                    return withUnsafeTemporaryAllocation(of: Int32.self, capacity: featureCount + 1) { memory in
+                        var output = FeatureSet(seen: seen, memory: memory, sentinel: Int32(featureCount))
+                        features(last: last, goal: goal, tokens: tokens, classes: classes, into: &output)
                         return body(output.elements, tokens.count)
                     }
                 }
@@ -42,103 +45,76 @@ extension ExtractorTables {
     }
 
     @inline(never)
-    func features(last: UInt8, goal: UnsafeBufferPointer<Token>?, tokens: UnsafeBufferPointer<Token>, seen: UnsafeMutableBufferPointer<UInt64>,
-                          classes: UnsafeMutableBufferPointer<UInt32>, into output: inout FixedBuffer<Int32>) {
+    func features(last: UInt8, goal: UnsafeBufferPointer<Token>?, tokens t: UnsafeBufferPointer<Token>,
+                  classes: UnsafeMutableBufferPointer<UInt32>, into output: inout FeatureSet) {
+        // Whether a time expression was seen besides the fixed time features (whose bits the
+        // set holds): a time cue, "just" + past participle, a time cue of the goal.
         var timeSeen = false
-        @inline(__always) func add(_ id: Int32) {
-            let word = Int(id) >> 6, bit = UInt64(1) << UInt64(id & 63)
-            if seen[word] & bit == 0 {
-                seen[word] |= bit
-                output.append(id)
-            }
-        }
-        @inline(__always) func has(_ fixed: Int) -> Bool { seen[fixed >> 6] & (UInt64(1) << UInt64(fixed & 63)) != 0 }
-        @inline(__always) func add(_ fixed: Int) {
-            if fixed >= F.firstTime && fixed <= F.lastTime { timeSeen = true }
-            add(Int32(fixed))
-        }
-        let n = tokens.count
+        @inline(__always) func add(_ id: Int32) { output.insert(id) }
+        @inline(__always) func add(_ fixed: Int) { output.insert(Int32(fixed)) }
+        @inline(__always) func has(_ fixed: Int) -> Bool { output.contains(Int32(fixed)) }
+        let n = t.count
         // Every class and token flag of the message: most messages have no time word and no
         // number, and skip the time-expression pass.
         var allClasses: UInt32 = 0, allFlags: UInt8 = 0
-        do {
-            let t = tokens
+        // The positions the structural and the time pass have work at: they visit only those, in
+        // order, rather than every token (when the message has at most 64).
+        var structuralAt: UInt64 = 0, timeAt: UInt64 = 0
 
-            // Cues (trie) and vocabulary words. A cue is negated when a negator stands at most
-            // three tokens before it, with no comma or stronger punctuation between them other
-            // than right after the negator ("not, sure" is negated; "not now, sure" is not).
-            // Tracked as the walk goes, so no token is looked at twice.
-            var lastNegator = -8, lastBreak = -1
-            for i in 0..<n {
-                let info = table.info(at: t[i].slot)
-                classes[i] = info.classes
-                allClasses |= info.classes
-                allFlags |= t[i].flags
-                if t[i].separator >= Separator.comma { lastBreak = i }
-                if info.word >= 0 { add(info.word) }
-                var node = info.root
-                var j = i
-                var children = info.rootChildren
-                while node >= 0 {
-                    if j > i {
-                        // The child signature rules out most continuations without a probe.
-                        if t[j].separator >= Separator.stop || children & childBit(t[j].hash) == 0 { break }
-                        node = trie.get(combine(node, t[j].hash))
-                        if node < 0 { break }
-                        children = nodeChildren[Int(node)]
-                    }
+        // Cues (trie) and vocabulary words. A cue is negated when a negator stands at most
+        // three tokens before it, with no comma or stronger punctuation between them other
+        // than right after the negator ("not, sure" is negated; "not now, sure" is not).
+        // Tracked as the walk goes, so no token is looked at twice.
+        var lastNegator = -8, lastBreak = -1
+        var cueTimes: Int32 = 0
+        for i in 0..<n {
+            let token = t[i]
+            let info = table.info(at: token.slot)
+            let c = info.classes
+            classes[i] = c
+            allClasses |= c
+            allFlags |= token.flags
+            lastBreak = token.separator >= Separator.comma ? i : lastBreak
+            // As bits (`|`, not `||`: no branches).
+            let structural = (i > 0 ? 1 : 0) & (token.separator >= Separator.stop ? 1 : 0) | (c & (Self.cOr | Self.cBe) != 0 ? 1 : 0)
+            let timely: UInt64 = (token.flags & Token.number != 0 ? 1 : 0) | (c & Self.timeWork != 0 ? 1 : 0)
+            structuralAt |= UInt64(structural) &<< UInt64(i & 63)
+            timeAt |= timely &<< UInt64(i & 63)
+            add(info.word)
+            if info.root >= 0 {
+                let negated = lastNegator >= i - 3 && lastBreak < lastNegator + 2
+                var node = info.root, children = info.rootChildren, j = i
+                while true {
                     let from = Int(nodeCueStart[Int(node)]), to = Int(nodeCueStart[Int(node) + 1])
-                    if from < to {
-                        let negated = lastNegator >= i - 3 && lastBreak < lastNegator + 2
-                        for c in from..<to {
-                            let entry = nodeCues[c]
-                            if entry < 0 { add(-entry - 1); continue }
-                            let cue = phraseCues[Int(entry)]
-                            if negated {
-                                add(cue.negated)
-                            } else {
-                                add(cue.family)
-                                add(cue.phrase)
-                                if cue.isTime { timeSeen = true }
-                            }
-                        }
+                    for c in from..<to {
+                        let emit = cueEmits[c]
+                        add(negated ? emit.negated : emit.plain)
+                        add(negated ? -1 : emit.phrase)
+                        cueTimes |= negated ? 0 : emit.isTime
                     }
+                    // The walk goes on only to a token in the same sentence whose bit is in the
+                    // node's child signature (which rules out most continuations without a
+                    // probe): one branch for the three tests.
                     j += 1
-                    if j >= n { break }
+                    let next = t[min(j, n - 1)]
+                    let goesOn = (j < n ? 1 : 0) & (next.separator < Separator.stop ? 1 : 0) & (children & childBit(next.hash) != 0 ? 1 : 0)
+                    if goesOn == 0 { break }
+                    node = trie.get(combine(node, next.hash))
+                    if node < 0 { break }
+                    children = nodeChildren[Int(node)]
                 }
-                if info.classes & Self.cNegator != 0 { lastNegator = i }
             }
-            if n > 0 {
+            lastNegator = c & Self.cNegator != 0 ? i : lastNegator
+        }
+        if cueTimes != 0 { timeSeen = true }
+        if n > 0 {
+            openingFeatures(last: last, tokens: t, classes: classes, into: &output)
 
-            // Opening words, questions, imperatives.
-            let first = table.info(at: t[0].slot).first
-            if first >= 0 { add(Int32(first)) }
-            if last == Separator.question { add(F.question) }
-            var p = 0
-            while p < n - 1 && p < 3 && classes[p] & Self.cRequestPrefix != 0 { p += 1 }
-            if classes[p] & Self.cWh != 0 { add(F.whStart) }
-            if classes[p] & Self.cAux != 0 && classes[p] & Self.cWh == 0 { add(F.auxStart) }
-            if p + 1 < n && classes[p] & Self.cRequestModal != 0 && classes[p + 1] & Self.cAddressee != 0 {
-                add(F.politeRequest)
-                p += 2
-                while p < n - 1 && classes[p] & Self.cRequestPrefix != 0 { p += 1 }
-            }
-            if p < n && classes[p] & Self.cImperative != 0 { add(F.imperative) }
-            if t[0].flags & Token.progressive != 0 && classes[0] & Self.cWh == 0 { add(F.startsProgressive) }
-            // "checkout line. …", "dmv window: …": a fragment of one to four words sets the scene
-            // before the ask (often a situation under way), unlike an opening question or request.
-            var fragment = 1
-            while fragment < n && fragment <= 4 && t[fragment].separator < Separator.comma { fragment += 1 }
-            if fragment <= 4 && n - fragment >= 3 && t[fragment].separator >= Separator.comma
-                && classes[0] & (Self.cWh | Self.cAux | Self.cFirstPerson | Self.cImperative | Self.cRequestModal | Self.cRequestPrefix) == 0 {
-                add(F.sceneOpening)
-            }
             var questions = last == Separator.question ? 1 : 0
             var sentences = 0
-            var firstPerson = false
-            for i in 0..<n {
+            /// What a later sentence start, an "or" and a "be" + "-ing" add, at position `i`.
+            @inline(__always) func structure(at i: Int) {
                 let c = classes[i]
-                if c & Self.cFirstPerson != 0 { firstPerson = true }
                 if i > 0 && t[i].separator >= Separator.stop {
                     sentences += 1
                     if t[i].separator == Separator.question { questions += 1 }
@@ -157,6 +133,13 @@ extension ExtractorTables {
                     if i > 0 && classes[i - 1] & Self.cFirstPerson != 0 { add(F.firstPersonProgressive) }
                 }
             }
+            if n <= 64 {
+                var at = structuralAt
+                while at != 0 { structure(at: at.trailingZeroBitCount); at &= at &- 1 }
+            } else {
+                for i in 0..<n { structure(at: i) }
+            }
+            let firstPerson = allClasses & Self.cFirstPerson != 0
             let eitherOr = has(F.eitherOr)
             if firstPerson {
                 add(F.firstPerson)
@@ -175,65 +158,16 @@ extension ExtractorTables {
 
             // Time expressions: each rule needs a number or one of these classes.
             let timeClasses = Self.cWeekday | Self.cMonth | Self.cMonthAmbiguous | Self.cMinute | Self.cHour | Self.cDay | Self.cWeek | Self.cJust
-            for i in 0..<n where allFlags & Token.number != 0 || allClasses & timeClasses != 0 {
-                let c = classes[i]
-                let token = t[i]
-                if token.isNumber {
-                    if i + 1 < n {
-                        let next = classes[i + 1]
-                        let joined = t[i + 1].separator
-                        if next & Self.cClockSuffix != 0 && joined == Separator.space { add(F.clock) }
-                        if joined == Separator.colon && t[i + 1].isNumber { add(F.clock) }
-                        if next & Self.cOrdinal != 0 && joined == Separator.space { add(F.ordinalDate) }
-                        if joined == Separator.slash && t[i + 1].isNumber { add(F.numericDate) }
+            if allFlags & Token.number != 0 || allClasses & timeClasses != 0 {
+                if n <= 64 {
+                    var at = timeAt
+                    while at != 0 {
+                        if timeExpression(at: at.trailingZeroBitCount, tokens: t, classes: classes, into: &output) { timeSeen = true }
+                        at &= at &- 1
                     }
-                    if token.value >= 1900 && token.value <= 2100 { add(F.year) }
-                    if i > 0 && classes[i - 1] & Self.cClockPreposition != 0 && token.value >= 100 && token.value <= 2359 && token.value % 100 < 60 {
-                        add(F.clock) // "at 0800"
-                    }
-                    if i > 0 && classes[i - 1] & Self.cClockPreposition != 0 && token.value <= 24
-                        && (i + 1 == n || t[i + 1].separator >= Separator.hyphen || classes[i + 1] & (Self.cClockSuffix | Self.cClockFollow) != 0) {
-                        add(F.clock)
-                    }
+                } else {
+                    for i in 0..<n where timeExpression(at: i, tokens: t, classes: classes, into: &output) { timeSeen = true }
                 }
-                if c & Self.cWeekday != 0 {
-                    add(F.weekday)
-                    if i > 0 && classes[i - 1] & Self.cNext != 0 { add(F.nextWeekday) }
-                }
-                if c & Self.cMonth != 0 && c & Self.cMonthAmbiguous == 0 { add(F.month) }
-                if c & Self.cMonthAmbiguous != 0 {
-                    if (i > 0 && classes[i - 1] & Self.cMonthPreposition != 0) || (i + 1 < n && t[i + 1].isNumber) { add(F.month) }
-                }
-                // "N minutes", "in N minutes", "in half an hour", "in 20"
-                if c & (Self.cMinute | Self.cHour | Self.cDay | Self.cWeek) != 0 && i > 0 {
-                    var k = i - 1
-                    var quantity = false
-                    var amount: Int32 = 1
-                    while k >= 0 && k >= i - 3 && (t[k].isNumber || classes[k] & Self.cNumberWord != 0) {
-                        quantity = true
-                        if t[k].isNumber { amount = max(amount, t[k].value) }
-                        k -= 1
-                    }
-                    if quantity {
-                        let within = k >= 0 && classes[k] & (Self.cIn | Self.cNext) != 0
-                        // An hour or less reads as minutes; a day or two as hours: the distance matters, not the unit.
-                        if c & Self.cMinute != 0 || (c & Self.cHour != 0 && amount <= 1) { add(within ? F.inMinutes : F.nMinutes) }
-                        else if c & Self.cHour != 0 || (c & Self.cDay != 0 && amount <= 2) { add(within ? F.inHours : F.nHours) }
-                        else if c & Self.cDay != 0 { add(within ? F.inDays : F.nDays) }
-                        else { add(within ? F.inWeeks : F.nWeeks) }
-                    }
-                }
-                if c & Self.cJust != 0 && i + 1 < n && t[i + 1].flags & Token.past != 0 {
-                    add(F.justHappened); timeSeen = true
-                }
-                if c & Self.cAgo != 0 && i > 0 && classes[i - 1] & (Self.cMinute | Self.cHour | Self.cDay | Self.cWeek) != 0 {
-                    add(F.ago)
-                }
-                if c & Self.cIn != 0 && i + 1 < n && t[i + 1].isNumber
-                    && (i + 2 == n || t[i + 2].separator >= Separator.comma) {
-                    add(F.inBare)
-                }
-            }
             }
         }
 
@@ -261,12 +195,112 @@ extension ExtractorTables {
                 }
             }
         }
-        if !timeSeen { add(F.timeNone) }
+        if !timeSeen && !output.containsAny(of: F.firstTime...F.lastTime) { add(F.timeNone) }
+    }
+
+    /// Opening words, questions, imperatives, and a scene-setting fragment.
+    @inline(__always)
+    private func openingFeatures(last: UInt8, tokens t: UnsafeBufferPointer<Token>, classes: UnsafeMutableBufferPointer<UInt32>,
+                                 into output: inout FeatureSet) {
+        @inline(__always) func add(_ fixed: Int) { output.insert(Int32(fixed)) }
+        let n = t.count
+        add(Int(table.info(at: t[0].slot).first))
+        if last == Separator.question { add(F.question) }
+        var p = 0
+        while p < n - 1 && p < 3 && classes[p] & Self.cRequestPrefix != 0 { p += 1 }
+        if classes[p] & Self.cWh != 0 { add(F.whStart) }
+        if classes[p] & Self.cAux != 0 && classes[p] & Self.cWh == 0 { add(F.auxStart) }
+        if p + 1 < n && classes[p] & Self.cRequestModal != 0 && classes[p + 1] & Self.cAddressee != 0 {
+            add(F.politeRequest)
+            p += 2
+            while p < n - 1 && classes[p] & Self.cRequestPrefix != 0 { p += 1 }
+        }
+        if p < n && classes[p] & Self.cImperative != 0 { add(F.imperative) }
+        if t[0].flags & Token.progressive != 0 && classes[0] & Self.cWh == 0 { add(F.startsProgressive) }
+        // "checkout line. …", "dmv window: …": a fragment of one to four words sets the scene
+        // before the ask (often a situation under way), unlike an opening question or request.
+        var fragment = 1
+        while fragment < n && fragment <= 4 && t[fragment].separator < Separator.comma { fragment += 1 }
+        if fragment <= 4 && n - fragment >= 3 && t[fragment].separator >= Separator.comma
+            && classes[0] & (Self.cWh | Self.cAux | Self.cFirstPerson | Self.cImperative | Self.cRequestModal | Self.cRequestPrefix) == 0 {
+            add(F.sceneOpening)
+        }
+    }
+
+    /// The time expressions that end or turn on the token at `i`; true when one sets a time
+    /// that is not a fixed time feature ("just" + past participle).
+    @inline(__always)
+    private func timeExpression(at i: Int, tokens t: UnsafeBufferPointer<Token>, classes: UnsafeMutableBufferPointer<UInt32>,
+                                into output: inout FeatureSet) -> Bool {
+        @inline(__always) func add(_ fixed: Int) { output.insert(Int32(fixed)) }
+        let n = t.count
+        let c = classes[i]
+        let token = t[i]
+        var timeSeen = false
+        if token.isNumber {
+            if i + 1 < n {
+                let next = classes[i + 1]
+                let joined = t[i + 1].separator
+                if next & Self.cClockSuffix != 0 && joined == Separator.space { add(F.clock) }
+                if joined == Separator.colon && t[i + 1].isNumber { add(F.clock) }
+                if next & Self.cOrdinal != 0 && joined == Separator.space { add(F.ordinalDate) }
+                if joined == Separator.slash && t[i + 1].isNumber { add(F.numericDate) }
+            }
+            if token.value >= 1900 && token.value <= 2100 { add(F.year) }
+            if i > 0 && classes[i - 1] & Self.cClockPreposition != 0 && token.value >= 100 && token.value <= 2359 && token.value % 100 < 60 {
+                add(F.clock) // "at 0800"
+            }
+            if i > 0 && classes[i - 1] & Self.cClockPreposition != 0 && token.value <= 24
+                && (i + 1 == n || t[i + 1].separator >= Separator.hyphen || classes[i + 1] & (Self.cClockSuffix | Self.cClockFollow) != 0) {
+                add(F.clock)
+            }
+        }
+        if c & Self.cWeekday != 0 {
+            add(F.weekday)
+            if i > 0 && classes[i - 1] & Self.cNext != 0 { add(F.nextWeekday) }
+        }
+        if c & Self.cMonth != 0 && c & Self.cMonthAmbiguous == 0 { add(F.month) }
+        if c & Self.cMonthAmbiguous != 0 {
+            if (i > 0 && classes[i - 1] & Self.cMonthPreposition != 0) || (i + 1 < n && t[i + 1].isNumber) { add(F.month) }
+        }
+        // "N minutes", "in N minutes", "in half an hour", "in 20"
+        if c & (Self.cMinute | Self.cHour | Self.cDay | Self.cWeek) != 0 && i > 0 {
+            var k = i - 1
+            var quantity = false
+            var amount: Int32 = 1
+            while k >= 0 && k >= i - 3 && (t[k].isNumber || classes[k] & Self.cNumberWord != 0) {
+                quantity = true
+                if t[k].isNumber { amount = max(amount, t[k].value) }
+                k -= 1
+            }
+            if quantity {
+                let within = k >= 0 && classes[k] & (Self.cIn | Self.cNext) != 0
+                // An hour or less reads as minutes; a day or two as hours: the distance matters, not the unit.
+                if c & Self.cMinute != 0 || (c & Self.cHour != 0 && amount <= 1) { add(within ? F.inMinutes : F.nMinutes) }
+                else if c & Self.cHour != 0 || (c & Self.cDay != 0 && amount <= 2) { add(within ? F.inHours : F.nHours) }
+                else if c & Self.cDay != 0 { add(within ? F.inDays : F.nDays) }
+                else { add(within ? F.inWeeks : F.nWeeks) }
+            }
+        }
+        if c & Self.cJust != 0 && i + 1 < n && t[i + 1].flags & Token.past != 0 {
+            add(F.justHappened); timeSeen = true
+        }
+        if c & Self.cAgo != 0 && i > 0 && classes[i - 1] & (Self.cMinute | Self.cHour | Self.cDay | Self.cWeek) != 0 {
+            add(F.ago)
+        }
+        if c & Self.cIn != 0 && i + 1 < n && t[i + 1].isNumber
+            && (i + 2 == n || t[i + 2].separator >= Separator.comma) {
+            add(F.inBare)
+        }
+        return timeSeen
     }
 }
 
 // Class bits, in the order of `Lexicon.requiredClasses` (literal constants: no lazy initialisation in the hot path).
 extension ExtractorTables {
+    /// The classes the time pass has work at (besides numbers).
+    static let timeWork: UInt32 = cWeekday | cMonth | cMonthAmbiguous | cMinute | cHour | cDay | cWeek | cJust | cAgo | cIn
+
     static let cNegator: UInt32 = 1 << 0  // negator
     static let cFirstPerson: UInt32 = 1 << 1  // first-person
     static let cOpener: UInt32 = 1 << 2  // opener
