@@ -1,6 +1,6 @@
-/// An append-only view of scratch memory of fixed capacity. The hot path appends tokens and
-/// feature ids here instead of to an `Array`, whose uniqueness and growth checks cost more
-/// than the work per token. Appending to a full buffer drops the element and sets
+/// An append-only view of scratch memory of fixed capacity. The hot path appends tokens here
+/// (feature ids go to a `FeatureSet`) instead of to an `Array`, whose uniqueness and growth
+/// checks cost more than the work per token. Appending to a full buffer drops the element and sets
 /// `overflowed`: the caller retries with a buffer sized from a safe bound.
 struct FixedBuffer<Element> {
     let base: UnsafeMutablePointer<Element>
