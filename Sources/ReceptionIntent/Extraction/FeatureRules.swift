@@ -76,7 +76,7 @@ extension ExtractorTables {
             allFlags |= token.flags
             lastBreak = token.separator >= Separator.comma ? i : lastBreak
             // As bits (`|`, not `||`: no branches).
-            let structural = (i > 0 ? 1 : 0) & (token.separator >= Separator.stop ? 1 : 0) | (c & (Self.cOr | Self.cBe) != 0 ? 1 : 0)
+            let structural = ((i > 0 ? 1 : 0) & (token.separator >= Separator.stop ? 1 : 0)) | (c & (Self.cOr | Self.cBe) != 0 ? 1 : 0)
             let timely: UInt64 = (token.flags & Token.number != 0 ? 1 : 0) | (c & Self.timeWork != 0 ? 1 : 0)
             structuralAt |= UInt64(structural) &<< UInt64(i & 63)
             timeAt |= timely &<< UInt64(i & 63)
