@@ -7,11 +7,9 @@ struct ExtractorTables: @unchecked Sendable {
     let rewriteStart: UnsafeMutablePointer<Int32>     // rewrite → range in rewriteTokens
     let rewriteTokens: UnsafeMutablePointer<UInt64>
     let rewriteSlots: UnsafeMutablePointer<Int32>     // table slots of rewriteTokens
-    let trie: HashTable.Reader                        // (node, token) → child node
-    let table: TokenTable.Reader                      // token → classes, features, rewrite, root node (one probe)
-    let nodeChildren: UnsafeMutablePointer<UInt64>    // node → signature of its children's tokens (`childBit`)
-    let nodeCueStart: UnsafeMutablePointer<Int32>     // node → range in nodeCues
-    let nodeCues: UnsafeMutablePointer<Int32>         // phrase ids, or -(word feature + 1)
+    let trie: TrieTable.Reader                        // path key → node below the first level (`Trie.swift`)
+    let table: TokenTable.Reader                      // token → classes, features, rewrite, first-level node (one probe)
+    let nodeCues: UnsafeMutablePointer<Int32>         // a node's cue entries: phrase ids, or -(word feature + 1)
     let phraseCues: UnsafeMutablePointer<PhraseCue>   // phrase id → the features it sets
     let cueEmits: UnsafeMutablePointer<CueEmit>       // parallel to nodeCues: what a match adds
     let pronounIs: HashTable.Reader                   // tokens whose "'s" means "is"

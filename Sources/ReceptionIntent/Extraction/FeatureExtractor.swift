@@ -126,17 +126,28 @@ public final class FeatureExtractor: @unchecked Sendable {
         }
         self.vocabulary = vocabulary
 
-        let trie = HashTable(capacity: max(children.count, 8))
-        for (node, edges) in children.enumerated() {
-            for (hash, child) in edges { trie.set(combine(Int32(node), hash), child) }
-        }
-        var nodeCueStart: [Int32] = [0], nodeCues: [Int32] = []
+        // Each node's cue entries, its children's signature and its path key (parents come
+        // before their children, so one pass in node order finds every key).
+        var nodeCues: [Int32] = [], nodeCueRange: [CueRange] = []
         for cues in cuesAtNode {
+            nodeCueRange.append(CueRange(start: nodeCues.count, count: cues.count))
             nodeCues += cues
-            nodeCueStart.append(Int32(nodeCues.count))
         }
+        let nodeChildren = children.map { $0.keys.reduce(UInt64(0)) { $0 | childBit($1) } }
+        var pathKey = [UInt64](repeating: trieRoot, count: children.count)
+        var deeperNodes: [TrieNode] = []
+        for (node, edges) in children.enumerated() {
+            for (hash, child) in edges.sorted(by: { $0.key < $1.key }) {
+                let key = combine(pathKey[node], hash)
+                pathKey[Int(child)] = key
+                // First-level nodes live in their tokens' records (below).
+                if node != 0 {
+                    deeperNodes.append(TrieNode(key: key, children: nodeChildren[Int(child)], cues: nodeCueRange[Int(child)]))
+                }
+            }
+        }
+        let trie = TrieTable(deeperNodes)
         owners.append(trie)
-        let nodeChildren = frozen(children.map { $0.keys.reduce(UInt64(0)) { $0 | childBit($1) } })
         // One record per known token, so the hot path probes memory once per word.
         var infos: [UInt64: TokenInfo] = [:]
         func update(_ key: UInt64, _ change: (inout TokenInfo) -> Void) {
@@ -157,8 +168,8 @@ public final class FeatureExtractor: @unchecked Sendable {
         for (key, value) in wordTable.pairs { update(key) { $0.word = value } }
         for (hash, child) in children[0] {
             update(hash) { info in
-                info.root = child
-                info.rootChildren = children[Int(child)].keys.reduce(UInt64(0)) { $0 | childBit($1) }
+                info.rootCues = nodeCueRange[Int(child)]
+                info.rootChildren = nodeChildren[Int(child)]
             }
         }
         let phraseCues = phraseFeature.indices.map { phrase in
@@ -172,8 +183,7 @@ public final class FeatureExtractor: @unchecked Sendable {
         tables = ExtractorTables(
             rewriteStart: frozenRewriteStart, rewriteTokens: frozenRewriteTokens,
             rewriteSlots: frozen(rewriteTokens.map { reader.slot($0) }),
-            trie: trie.reader, table: reader, nodeChildren: nodeChildren,
-            nodeCueStart: frozen(nodeCueStart), nodeCues: frozen(nodeCues),
+            trie: trie.reader, table: reader, nodeCues: frozen(nodeCues),
             phraseCues: frozen(phraseCues),
             cueEmits: frozen(nodeCues.map { entry in
                 guard entry >= 0 else { return CueEmit(plain: -entry - 1, phrase: -1, negated: -entry - 1, isTime: 0) }

@@ -81,28 +81,33 @@ extension ExtractorTables {
             structuralAt |= UInt64(structural) &<< UInt64(i & 63)
             timeAt |= timely &<< UInt64(i & 63)
             add(info.word)
-            if info.root >= 0 {
-                let negated = lastNegator >= i - 3 && lastBreak < lastNegator + 2
-                var node = info.root, children = info.rootChildren, j = i
-                while true {
-                    let from = Int(nodeCueStart[Int(node)]), to = Int(nodeCueStart[Int(node) + 1])
-                    for c in from..<to {
-                        let emit = cueEmits[c]
-                        add(negated ? emit.negated : emit.plain)
-                        add(negated ? -1 : emit.phrase)
-                        cueTimes |= negated ? 0 : emit.isTime
-                    }
-                    // The walk goes on only to a token in the same sentence whose bit is in the
-                    // node's child signature (which rules out most continuations without a
-                    // probe): one branch for the three tests.
-                    j += 1
-                    let next = t[min(j, n - 1)]
-                    let goesOn = (j < n ? 1 : 0) & (next.separator < Separator.stop ? 1 : 0) & (children & childBit(next.hash) != 0 ? 1 : 0)
-                    if goesOn == 0 { break }
-                    node = trie.get(combine(node, next.hash))
-                    if node < 0 { break }
-                    children = nodeChildren[Int(node)]
+            // The trie walk from this token. Every token takes it: one that starts no cue has
+            // no cue entries and no children, and stops at the first test, which costs less
+            // than a branch on whether it starts one (that depends on the word, and mispredicted).
+            let negated = lastNegator >= i - 3 && lastBreak < lastNegator + 2
+            var cues = info.rootCues, children = info.rootChildren, key = combine(trieRoot, token.hash), j = i
+            while true {
+                var c = cues.start
+                let end = cues.end
+                while c < end {
+                    let emit = cueEmits[c]
+                    add(negated ? emit.negated : emit.plain)
+                    add(negated ? -1 : emit.phrase)
+                    cueTimes |= negated ? 0 : emit.isTime
+                    c &+= 1
                 }
+                // The walk goes on only to a token in the same sentence whose bit is in the
+                // node's child signature (which rules out most continuations without a
+                // probe): one branch for the three tests. A probe that finds no node reads
+                // the empty record, whose signature stops the walk at the next test.
+                j += 1
+                let next = t[min(j, n - 1)]
+                let goesOn = (j < n ? 1 : 0) & (next.separator < Separator.stop ? 1 : 0) & (children & childBit(next.hash) != 0 ? 1 : 0)
+                if goesOn == 0 { break }
+                key = combine(key, next.hash)
+                let node = trie.node(key)
+                cues = node.cues
+                children = node.children
             }
             lastNegator = c & Self.cNegator != 0 ? i : lastNegator
         }
@@ -177,12 +182,13 @@ extension ExtractorTables {
             add(F.goalPresent)
             let m = goalTokens.count
             for i in 0..<m {
-                var node: Int32 = 0
+                // The first level is in the token's record, the rest in the trie's.
+                let first = table.info(at: goalTokens[i].slot)
+                var cues = first.rootCues, children = first.rootChildren
+                var key = combine(trieRoot, goalTokens[i].hash)
                 var j = i
-                while j < m {
-                    node = trie.get(combine(node, goalTokens[j].hash))
-                    if node < 0 { break }
-                    for c in Int(nodeCueStart[Int(node)])..<Int(nodeCueStart[Int(node) + 1]) where nodeCues[c] >= 0 {
+                while true {
+                    for c in cues.start..<cues.end where nodeCues[c] >= 0 {
                         let cue = phraseCues[Int(nodeCues[c])]
                         add(cue.goal)
                         // A short message leans on its goal: the goal's cue families count as the message's.
@@ -192,6 +198,12 @@ extension ExtractorTables {
                         }
                     }
                     j += 1
+                    guard j < m, children & childBit(goalTokens[j].hash) != 0 else { break }
+                    key = combine(key, goalTokens[j].hash)
+                    let node = trie.node(key)
+                    guard node.exists else { break }
+                    cues = node.cues
+                    children = node.children
                 }
             }
         }

@@ -42,27 +42,18 @@ final class HashTable: @unchecked Sendable {
     }
 }
 
-@inline(__always)
-func combine(_ node: Int32, _ hash: UInt64) -> UInt64 {
-    (hash ^ (UInt64(UInt32(bitPattern: node)) &* 0x9e37_79b9_7f4a_7c15)) &* 0xbf58_476d_1ce4_e5b9
-}
-
 /// Everything the extractor knows about one token, in one 32-byte slot: its word classes,
-/// its vocabulary and first-word features, its rewrite, its trie node from the root and a
-/// signature of that node's children (`childBit`), which spares most trie probes.
+/// its vocabulary and first-word features, its rewrite, and its first-level trie node (the
+/// node's children's signature and cue entries; both empty when no cue starts with it).
 struct TokenInfo: TableRecord, Sendable {
     var key: UInt64 = 0
     var rootChildren: UInt64 = 0
     var classes: UInt32 = 0
     var word: Int32 = -1
-    var root: Int32 = -1
+    var rootCues = CueRange()
     var first: Int16 = -1
     var rewrite: Int16 = -1
 }
-
-/// The bit a token sets in its trie parent's child signature (six high bits of its hash).
-@inline(__always)
-func childBit(_ hash: UInt64) -> UInt64 { UInt64(1) << (hash >> 58) }
 
 /// The token table: one `TokenInfo` per known token.
 typealias TokenTable = DisplacementTable<TokenInfo>
