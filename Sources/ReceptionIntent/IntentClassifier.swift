@@ -231,6 +231,10 @@ final class CompiledIntentModel: @unchecked Sendable {
     let matrixPointer: UnsafePointer<Float>
     /// One per label, as `IntentWeights.bias`.
     let biasPointer: UnsafePointer<Double>
+    /// What scoring reads: `matrixPointer` and `biasPointer` with the last urgency label's
+    /// weights subtracted from the urgency labels' (`Scorer`).
+    let scoringRows: UnsafePointer<SIMD8<Float>>
+    let scoringBias: UnsafePointer<Double>
     /// `weights.previousTurnWeight`, read without copying the weights header on every call.
     let previousTurnWeight: Double
     private let frozen: [AnyObject]
@@ -257,7 +261,12 @@ final class CompiledIntentModel: @unchecked Sendable {
         let frozenMatrix = Frozen(matrix), frozenBias = Frozen(weights.bias)
         matrixPointer = UnsafePointer(frozenMatrix.pointer)
         biasPointer = UnsafePointer(frozenBias.pointer)
-        frozen = [frozenMatrix, frozenBias]
+        let (rows, bias) = Scorer.folded(matrix: matrix, bias: weights.bias, count: extractor.count)
+        // Aligned, so no row straddles two cache lines.
+        let frozenRows = Frozen(rows, alignment: 64), frozenScoringBias = Frozen(bias)
+        scoringRows = UnsafePointer(frozenRows.pointer)
+        scoringBias = UnsafePointer(frozenScoringBias.pointer)
+        frozen = [frozenMatrix, frozenBias, frozenRows, frozenScoringBias]
     }
 
     /// The weights as the classifier uses them, rebuilt from the matrix: rounded to single

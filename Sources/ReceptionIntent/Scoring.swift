@@ -27,18 +27,36 @@ struct Scores: Sendable {
     var intentConfidence = 0.0, urgencyConfidence = 0.0
 }
 
-/// The two logistic-regression heads over a message's active features: the weight matrix and
+/// The two logistic-regression heads over a message's active features: the weight rows and
 /// bias as raw pointers (a plain value: copying it into the hot path's closures costs no
 /// reference counting). Valid while its `CompiledIntentModel` lives.
+///
+/// The rows are folded to eight lanes: a softmax does not change when one number is taken
+/// from all of a head's logits, so the last urgency label's weight is taken from each urgency
+/// weight of the row, and that label's logit is its carry-over alone. A row is then 32 bytes,
+/// aligned, in one cache line, where nine floats straddled two lines one row in two.
 struct Scorer: @unchecked Sendable {
-    let matrix: UnsafePointer<Float>
+    let rows: UnsafePointer<SIMD8<Float>>
     let bias: UnsafePointer<Double>
     static let width = IntentClassifier.width
     static let intentCount = IntentClassifier.intentCount
 
     init(_ model: CompiledIntentModel) {
-        matrix = model.matrixPointer
-        bias = model.biasPointer
+        rows = model.scoringRows
+        bias = model.scoringBias
+    }
+
+    /// `matrix` (`count` rows of `width` weights) and `bias` folded as the scorer reads them:
+    /// eight lanes per row, and a bias whose last urgency entry is 0. The differences are taken
+    /// in double precision, then rounded.
+    static func folded(matrix: [Float], bias: [Double], count: Int) -> (rows: [SIMD8<Float>], bias: [Double]) {
+        let last = width - 1
+        let rows = (0..<count).map { id in
+            let row = matrix[(id * width)..<(id * width + width)].map(Double.init)
+            return SIMD8<Float>((0..<8).map { k in Float(k < intentCount ? row[k] : row[k] - row[last]) })
+        }
+        let folded = (0..<width).map { k in k < intentCount ? bias[k] : bias[k] - bias[last] }
+        return (rows, folded)
     }
 
     /// Scores a message. `buffer` holds at least `2 × width` doubles: the logits, then the
@@ -88,20 +106,14 @@ struct Scorer: @unchecked Sendable {
         if carried.urgency >= 0 { logits[carried.urgency] += carried.weight }
     }
 
-    /// Bias plus the weight rows of the active features: one row of `width` floats per feature,
-    /// summed in registers (eight lanes and the ninth) and widened once at the end.
+    /// Bias plus the folded weight rows of the active features, summed in registers and
+    /// widened once at the end.
     @inline(__always)
     private func logits(_ active: UnsafeBufferPointer<Int32>, into logits: UnsafeMutableBufferPointer<Double>) {
-        let m = UnsafeRawPointer(matrix)
         var lanes = SIMD8<Float>(repeating: 0)
-        var ninth: Float = 0
-        for id in active {
-            let row = m + Int(id) &* (Self.width &* MemoryLayout<Float>.stride)
-            lanes += row.loadUnaligned(as: SIMD8<Float>.self)
-            ninth += row.load(fromByteOffset: 8 * MemoryLayout<Float>.stride, as: Float.self)
-        }
+        for id in active { lanes += rows[Int(id)] }
         for k in 0..<8 { logits[k] = bias[k] + Double(lanes[k]) }
-        logits[8] = bias[8] + Double(ninth)
+        logits[8] = bias[8]
     }
 
     /// Softmax over one head's slice of `logits`, written to the same slice of `output`;

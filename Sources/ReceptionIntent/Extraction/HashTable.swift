@@ -75,9 +75,12 @@ final class Frozen<Element>: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<Element>
     let count: Int
 
-    init(_ array: [Element]) {
+    /// `alignment`: of the first element, in bytes (a power of two), when it must be more than the type's.
+    init(_ array: [Element], alignment: Int = MemoryLayout<Element>.alignment) {
         count = array.count
-        pointer = .allocate(capacity: max(array.count, 1))
+        let bytes = max(array.count, 1) * MemoryLayout<Element>.stride
+        pointer = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: max(alignment, MemoryLayout<Element>.alignment))
+            .bindMemory(to: Element.self, capacity: max(array.count, 1))
         array.withUnsafeBufferPointer { source in
             if let base = source.baseAddress { pointer.initialize(from: base, count: source.count) }
         }
@@ -85,6 +88,6 @@ final class Frozen<Element>: @unchecked Sendable {
 
     deinit {
         pointer.deinitialize(count: count)
-        pointer.deallocate()
+        UnsafeMutableRawPointer(pointer).deallocate()
     }
 }
