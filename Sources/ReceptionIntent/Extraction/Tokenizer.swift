@@ -46,10 +46,11 @@ enum TextNormalizer {
     /// Calls `body` with the bytes the tokenizer reads: the string's own UTF-8 when it is all
     /// ASCII (no copy, no reference counting), else the folded form (`normalizedBytes`).
     static func withNormalizedBytes<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let direct: R?? = text.utf8.withContiguousStorageIfAvailable { buffer in
-            isASCII(buffer) ? .some(body(buffer)) : .none
+        // A span borrows the string: unlike a copy of its UTF-8 view, it costs no retain and release.
+        let direct: R? = text.utf8Span.span.withUnsafeBufferPointer { buffer in
+            isASCII(buffer) ? body(buffer) : nil
         }
-        if let direct, let result = direct { return result }
+        if let direct { return direct }
         let bytes = normalizedBytes(text) ?? Array(text.utf8)
         return bytes.withUnsafeBufferPointer(body)
     }
