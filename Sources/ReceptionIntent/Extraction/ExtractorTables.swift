@@ -12,6 +12,9 @@ struct ExtractorTables: @unchecked Sendable {
     let nodeCues: UnsafeMutablePointer<Int32>         // a node's cue entries: phrase ids, or -(word feature + 1)
     let phraseCues: UnsafeMutablePointer<PhraseCue>   // phrase id → the features it sets
     let cueEmits: UnsafeMutablePointer<CueEmit>       // parallel to nodeCues: what a match adds
+    /// The `cue:` features of the time and ongoing-situation families: a message with one is not `time:none`.
+    let timeFamilies: UnsafeMutablePointer<Int32>
+    let timeFamilyCount: Int
     let pronounIs: HashTable.Reader                   // tokens whose "'s" means "is"
     /// The tokens a contraction's suffix becomes ("n't" → not, "'re" → are, ...).
     let suffixes: ContractionSuffixes
@@ -38,13 +41,11 @@ struct PhraseCue: Sendable {
 
 /// What one entry of `nodeCues` adds to a message, resolved so a match needs no branch on
 /// its kind: a phrase adds its family and itself, or, negated, its family's negated feature;
-/// a vocabulary n-gram adds its word feature either way. -1: nothing.
+/// a vocabulary n-gram adds its word feature either way. -1: nothing (all three, by default).
 struct CueEmit: Sendable {
-    let plain: Int32
-    let phrase: Int32
-    let negated: Int32
-    /// 1 when a plain match is a time expression (the message is not `time:none`), else 0.
-    let isTime: Int32
+    var plain: Int32 = -1
+    var phrase: Int32 = -1
+    var negated: Int32 = -1
 }
 
 /// A contraction suffix's token and its token-table slot.

@@ -126,12 +126,22 @@ public final class FeatureExtractor: @unchecked Sendable {
         }
         self.vocabulary = vocabulary
 
-        // Each node's cue entries, its children's signature and its path key (parents come
-        // before their children, so one pass in node order finds every key).
+        // Each node's cue entries, what each adds (`CueEmit`), its children's signature and its
+        // path key (parents come before their children, so one pass in node order finds every key).
         var nodeCues: [Int32] = [], nodeCueRange: [CueRange] = []
         for cues in cuesAtNode {
             nodeCueRange.append(CueRange(start: nodeCues.count, count: cues.count))
             nodeCues += cues
+        }
+        let phraseCues = phraseFeature.indices.map { phrase in
+            let family = Int(phraseFamily[phrase])
+            return PhraseCue(family: familyFeature[family], phrase: phraseFeature[phrase], negated: negFeature[family],
+                             goal: goalFeature[family], isTime: familyIsTime[family])
+        }
+        let cueEmits = nodeCues.map { entry in
+            guard entry >= 0 else { return CueEmit(plain: -entry - 1, phrase: -1, negated: -entry - 1) }
+            let cue = phraseCues[Int(entry)]
+            return CueEmit(plain: cue.family, phrase: cue.phrase, negated: cue.negated)
         }
         let nodeChildren = children.map { $0.keys.reduce(UInt64(0)) { $0 | childBit($1) } }
         var pathKey = [UInt64](repeating: trieRoot, count: children.count)
@@ -142,7 +152,9 @@ public final class FeatureExtractor: @unchecked Sendable {
                 pathKey[Int(child)] = key
                 // First-level nodes live in their tokens' records (below).
                 if node != 0 {
-                    deeperNodes.append(TrieNode(key: key, children: nodeChildren[Int(child)], cues: nodeCueRange[Int(child)]))
+                    let cues = nodeCueRange[Int(child)]
+                    deeperNodes.append(TrieNode(key: key, children: nodeChildren[Int(child)], cues: cues,
+                                                first: cues.end > cues.start ? cueEmits[cues.start] : CueEmit()))
                 }
             }
         }
@@ -172,11 +184,6 @@ public final class FeatureExtractor: @unchecked Sendable {
                 info.rootChildren = nodeChildren[Int(child)]
             }
         }
-        let phraseCues = phraseFeature.indices.map { phrase in
-            let family = Int(phraseFamily[phrase])
-            return PhraseCue(family: familyFeature[family], phrase: phraseFeature[phrase], negated: negFeature[family],
-                             goal: goalFeature[family], isTime: familyIsTime[family])
-        }
         let table = TokenTable(infos.keys.sorted().map { infos[$0]! })
         let reader = table.reader
         owners.append(table)
@@ -185,11 +192,9 @@ public final class FeatureExtractor: @unchecked Sendable {
             rewriteSlots: frozen(rewriteTokens.map { reader.slot($0) }),
             trie: trie.reader, table: reader, nodeCues: frozen(nodeCues),
             phraseCues: frozen(phraseCues),
-            cueEmits: frozen(nodeCues.map { entry in
-                guard entry >= 0 else { return CueEmit(plain: -entry - 1, phrase: -1, negated: -entry - 1, isTime: 0) }
-                let cue = phraseCues[Int(entry)]
-                return CueEmit(plain: cue.family, phrase: cue.phrase, negated: cue.negated, isTime: cue.isTime ? 1 : 0)
-            }),
+            cueEmits: frozen(cueEmits),
+            timeFamilies: frozen(familyFeature.indices.filter { familyIsTime[$0] }.map { familyFeature[$0] }),
+            timeFamilyCount: familyIsTime.filter { $0 }.count,
             pronounIs: pronounIs.reader,
             suffixes: ContractionSuffixes(reader), maxExpansion: maxExpansion, featureCount: names.count)
         self.owners = owners

@@ -66,7 +66,6 @@ extension ExtractorTables {
         // than right after the negator ("not, sure" is negated; "not now, sure" is not).
         // Tracked as the walk goes, so no token is looked at twice.
         var lastNegator = -8, lastBreak = -1
-        var cueTimes: Int32 = 0
         for i in 0..<n {
             let token = t[i]
             let info = table.info(at: token.slot)
@@ -85,33 +84,38 @@ extension ExtractorTables {
             // no cue entries and no children, and stops at the first test, which costs less
             // than a branch on whether it starts one (that depends on the word, and mispredicted).
             let negated = lastNegator >= i - 3 && lastBreak < lastNegator + 2
-            var cues = info.rootCues, children = info.rootChildren, key = combine(trieRoot, token.hash), j = i
-            while true {
-                var c = cues.start
-                let end = cues.end
-                while c < end {
-                    let emit = cueEmits[c]
-                    add(negated ? emit.negated : emit.plain)
-                    add(negated ? -1 : emit.phrase)
-                    cueTimes |= negated ? 0 : emit.isTime
-                    c &+= 1
-                }
-                // The walk goes on only to a token in the same sentence whose bit is in the
-                // node's child signature (which rules out most continuations without a
-                // probe): one branch for the three tests. A probe that finds no node reads
-                // the empty record, whose signature stops the walk at the next test.
-                j += 1
+            @inline(__always) func emit(_ cue: CueEmit) {
+                add(negated ? cue.negated : cue.plain)
+                add(negated ? -1 : cue.phrase)
+            }
+            @inline(__always) func emit(from start: Int, to end: Int) {
+                var c = start
+                while c < end { emit(cueEmits[c]); c &+= 1 }
+            }
+            // The walk goes on only to a token in the same sentence whose bit is in the node's
+            // child signature (which rules out most continuations without a probe): one branch
+            // for the three tests.
+            @inline(__always) func goesOn(_ j: Int, _ children: UInt64) -> Bool {
                 let next = t[min(j, n - 1)]
-                let goesOn = (j < n ? 1 : 0) & (next.separator < Separator.stop ? 1 : 0) & (children & childBit(next.hash) != 0 ? 1 : 0)
-                if goesOn == 0 { break }
-                key = combine(key, next.hash)
+                return (j < n ? 1 : 0) & (next.separator < Separator.stop ? 1 : 0) & (children & childBit(next.hash) != 0 ? 1 : 0) != 0
+            }
+            emit(from: info.rootCues.start, to: info.rootCues.end)
+            var children = info.rootChildren, key = combine(trieRoot, token.hash), j = i + 1
+            while goesOn(j, children) {
+                key = combine(key, t[j].hash)
+                // A deeper node's first entry is in its record: added with no test, as a node
+                // without entries (or the empty record a probe that finds none reads, which
+                // also stops the walk) holds one that adds nothing.
                 let node = trie.node(key)
-                cues = node.cues
+                emit(node.first)
+                emit(from: node.cues.start &+ 1, to: node.cues.end)
                 children = node.children
+                j += 1
             }
             lastNegator = c & Self.cNegator != 0 ? i : lastNegator
         }
-        if cueTimes != 0 { timeSeen = true }
+        // A time family's cue (not negated) is a time expression.
+        for k in 0..<timeFamilyCount { timeSeen = timeSeen || output.contains(timeFamilies[k]) }
         if n > 0 {
             openingFeatures(last: last, tokens: t, classes: classes, into: &output)
 

@@ -35,21 +35,22 @@ struct CueRange: Sendable, Equatable {
     var end: Int { Int(packed >> 8) &+ Int(packed & 0xFF) }
 }
 
-/// A trie node below the first level: its path key, its children's signature (`childBit`) and
-/// its cue entries, in one 32-byte slot.
+/// A trie node below the first level: its path key, its children's signature (`childBit`), its
+/// cue entries and a copy of the first one's `CueEmit` (most such nodes have one entry, which a
+/// match then adds without reading `cueEmits`), in one 32-byte slot.
 struct TrieNode: TableRecord, Sendable {
     var key: UInt64 = 0
     var children: UInt64 = 0
     var cues = CueRange()
-    // To 32 bytes, so no record straddles two cache lines.
-    private var padding: (UInt32, UInt32, UInt32) = (0, 0, 0)
+    var first = CueEmit()
 
     init() {}
 
-    init(key: UInt64, children: UInt64, cues: CueRange) {
+    init(key: UInt64, children: UInt64, cues: CueRange, first: CueEmit) {
         self.key = key
         self.children = children
         self.cues = cues
+        self.first = first
     }
 
     /// A node of the trie, not the empty record a missing key reads.
