@@ -60,12 +60,18 @@ public struct Lexicon: Sendable, Hashable {
     /// gets a located error rather than a trap.
     static let maximumRewrites = 30_000
     static let maximumOpeners = 30_000
+    /// The trie keeps a phrase's entries in 24 bits, and a node's count in 8: a phrase in more
+    /// families than this (with its other spellings) could not fit.
+    static let maximumPhrases = 1_000_000
+    static let maximumFamiliesPerPhrase = 32
 
     public init(text: String, source: String = "lexicon") throws {
         enum Section { case none, rewrite, wordClass(Int), cue(Int) }
         var section = Section.none
         var familyIndex: [String: Int] = [:]
         var classIndex: [String: Int] = [:]
+        var phraseCount = 0
+        var phraseFamilies: [String: Set<Int>] = [:]
         for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let lineNumber = offset + 1
             var line = Substring(rawLine)
@@ -124,6 +130,15 @@ public struct Lexicon: Sendable, Hashable {
                     let phrase = phrase.trimmingCharacters(in: .whitespaces).lowercased()
                     if phrase.isEmpty {
                         throw LexiconError(source: source, line: lineNumber, message: "empty phrase")
+                    }
+                    phraseCount += 1
+                    guard phraseCount <= Self.maximumPhrases else {
+                        throw LexiconError(source: source, line: lineNumber, message: "more than \(Self.maximumPhrases) phrases")
+                    }
+                    phraseFamilies[phrase, default: []].insert(index)
+                    guard phraseFamilies[phrase]!.count <= Self.maximumFamiliesPerPhrase else {
+                        throw LexiconError(source: source, line: lineNumber,
+                                           message: "'\(phrase)' is in more than \(Self.maximumFamiliesPerPhrase) cue families")
                     }
                     families[index].phrases.append(phrase)
                 }

@@ -279,6 +279,21 @@ struct IntentClassifierTests {
                                      message: "more than \(Lexicon.maximumRewrites) rewrites")) {
             try Lexicon(text: "@rewrite\n" + rewrites + "\n", source: "huge.txt")
         }
+        // One phrase in many families would overflow its trie node's entries.
+        let families = (0...Lexicon.maximumFamiliesPerPhrase).map { "@cue family\($0)\nsure thing" }.joined(separator: "\n")
+        #expect(throws: LexiconError(source: "wide.txt", line: 2 * Lexicon.maximumFamiliesPerPhrase + 2,
+                                     message: "'sure thing' is in more than \(Lexicon.maximumFamiliesPerPhrase) cue families")) {
+            try Lexicon(text: families + "\n", source: "wide.txt")
+        }
+        // The same phrase listed many times in one family is one trie entry (300 would not fit
+        // a node), and classifies as if listed once.
+        let once = try Lexicon(text: ShippedModel.lexicon + "\n@cue choice-verb\nzorblat between\n", source: "once.txt")
+        let repeated = try Lexicon(text: ShippedModel.lexicon + "\n@cue choice-verb\n"
+                                   + Array(repeating: "zorblat between", count: 300).joined(separator: "\n") + "\n", source: "repeated.txt")
+        let message = "zorblat between the blue one and the red one"
+        let fromRepeated = IntentClassifier(lexicon: repeated, weights: .shipped)
+        #expect(fromRepeated.classify(message) == IntentClassifier(lexicon: once, weights: .shipped).classify(message))
+        #expect(fromRepeated.extractor.features(message).contains(Int32(fromRepeated.extractor.index["cue:choice-verb"]!)))
     }
 
     @Test func aBrokenLexiconOrWeightsFileIsReportedWithItsLocation() throws {

@@ -109,8 +109,11 @@ public final class FeatureExtractor: @unchecked Sendable {
                 let hashes = probe.hashes(phrase)
                 guard !hashes.isEmpty else { continue }
                 let node = trieNode(hashes)
+                let id = feature("phrase:\"\(phrase)\"")
+                // A phrase listed twice in a family adds the same features: one entry does.
+                guard !cuesAtNode[Int(node)].contains(where: { $0 >= 0 && phraseFeature[Int($0)] == id && phraseFamily[Int($0)] == Int32(familyIndex) }) else { continue }
                 let phraseID = Int32(phraseFeature.count)
-                phraseFeature.append(feature("phrase:\"\(phrase)\""))
+                phraseFeature.append(id)
                 phraseFamily.append(Int32(familyIndex))
                 cuesAtNode[Int(node)].append(phraseID)
             }

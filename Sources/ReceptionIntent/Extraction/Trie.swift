@@ -27,7 +27,8 @@ struct CueRange: Sendable, Equatable {
     init() {}
 
     init(start: Int, count: Int) {
-        precondition(start < 1 << 24 && count < 1 << 8, "the lexicon's trie holds at most 16M cue entries, 255 per phrase")
+        // `Lexicon` limits its phrases, and the families one phrase is in, to stay well within.
+        precondition(start < 1 << 24 && count < 1 << 8, "the trie holds at most 16M cue entries, 255 per node")
         packed = UInt32(start) << 8 | UInt32(count)
     }
 
