@@ -111,7 +111,10 @@ public final class FeatureExtractor: @unchecked Sendable {
                 let node = trieNode(hashes)
                 let id = feature("phrase:\"\(phrase)\"")
                 // A phrase listed twice in a family adds the same features: one entry does.
-                guard !cuesAtNode[Int(node)].contains(where: { $0 >= 0 && phraseFeature[Int($0)] == id && phraseFamily[Int($0)] == Int32(familyIndex) }) else { continue }
+                let listed = cuesAtNode[Int(node)].contains { entry in
+                    entry >= 0 && phraseFeature[Int(entry)] == id && phraseFamily[Int(entry)] == Int32(familyIndex)
+                }
+                if listed { continue }
                 let phraseID = Int32(phraseFeature.count)
                 phraseFeature.append(id)
                 phraseFamily.append(Int32(familyIndex))

@@ -1,5 +1,6 @@
-// The records of the extractor's tables (`KeyValue`, `TokenInfo`), the map the trie and the
-// small word sets are built with (`HashTable`), and `Frozen` arrays for the hot path.
+// The records of the extractor's tables (`KeyValue`, `TokenInfo`; the trie's are in
+// `Trie.swift`), the map the small word sets are built with (`HashTable`), and `Frozen`
+// arrays for the hot path.
 
 /// A token hash (or a trie edge, `combine`) and a small integer.
 struct KeyValue: TableRecord {
