@@ -13,8 +13,7 @@ struct ExtractorTables: @unchecked Sendable {
     let phraseCues: UnsafeMutablePointer<PhraseCue>   // phrase id → the features it sets
     let cueEmits: UnsafeMutablePointer<CueEmit>       // parallel to nodeCues: what a match adds
     /// The `cue:` features of the time and ongoing-situation families: a message with one is not `time:none`.
-    let timeFamilies: UnsafeMutablePointer<Int32>
-    let timeFamilyCount: Int
+    let timeFamilies: UnsafeBufferPointer<Int32>
     let pronounIs: HashTable.Reader                   // tokens whose "'s" means "is"
     /// The tokens a contraction's suffix becomes ("n't" → not, "'re" → are, ...).
     let suffixes: ContractionSuffixes

@@ -190,6 +190,7 @@ public final class FeatureExtractor: @unchecked Sendable {
                 info.rootChildren = nodeChildren[Int(child)]
             }
         }
+        let timeFamilies = familyFeature.indices.filter { familyIsTime[$0] }.map { familyFeature[$0] }
         let table = TokenTable(infos.keys.sorted().map { infos[$0]! })
         let reader = table.reader
         owners.append(table)
@@ -199,8 +200,7 @@ public final class FeatureExtractor: @unchecked Sendable {
             trie: trie.reader, table: reader, nodeCues: frozen(nodeCues),
             phraseCues: frozen(phraseCues),
             cueEmits: frozen(cueEmits),
-            timeFamilies: frozen(familyFeature.indices.filter { familyIsTime[$0] }.map { familyFeature[$0] }),
-            timeFamilyCount: familyIsTime.filter { $0 }.count,
+            timeFamilies: UnsafeBufferPointer(start: frozen(timeFamilies), count: timeFamilies.count),
             pronounIs: pronounIs.reader,
             suffixes: ContractionSuffixes(reader), maxExpansion: maxExpansion, featureCount: names.count)
         self.owners = owners

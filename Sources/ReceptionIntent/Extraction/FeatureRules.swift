@@ -115,7 +115,7 @@ extension ExtractorTables {
             lastNegator = c & Self.cNegator != 0 ? i : lastNegator
         }
         // A time family's cue (not negated) is a time expression.
-        for k in 0..<timeFamilyCount { timeSeen = timeSeen || output.contains(timeFamilies[k]) }
+        for family in timeFamilies { timeSeen = timeSeen || output.contains(family) }
         if n > 0 {
             openingFeatures(last: last, tokens: t, classes: classes, into: &output)
 
