@@ -226,8 +226,9 @@ final class CompiledIntentModel: @unchecked Sendable {
     /// hold a few MB of strings and small arrays for the life of the process.
     let weights: IntentWeights
     let extractor: FeatureExtractor
-    /// Feature id × label (intent labels then urgency labels), in single precision: half the
-    /// memory the classifier touches per message, and far below the weights' own precision.
+    /// Feature id × label (intent labels then urgency labels), in single precision (far below
+    /// the weights' own precision): what explanations and `fullWeights` read. Scoring reads
+    /// `scoringRows`.
     let matrixPointer: UnsafePointer<Float>
     /// One per label, as `IntentWeights.bias`.
     let biasPointer: UnsafePointer<Double>

@@ -51,9 +51,13 @@ struct Scorer: @unchecked Sendable {
     /// in double precision, then rounded.
     static func folded(matrix: [Float], bias: [Double], count: Int) -> (rows: [SIMD8<Float>], bias: [Double]) {
         let last = width - 1
-        let rows = (0..<count).map { id in
-            let row = matrix[(id * width)..<(id * width + width)].map(Double.init)
-            return SIMD8<Float>((0..<8).map { k in Float(k < intentCount ? row[k] : row[k] - row[last]) })
+        var rows = [SIMD8<Float>](repeating: .zero, count: count)
+        for id in 0..<count {
+            let row = id * width
+            for k in 0..<8 {
+                let weight = Double(matrix[row + k])
+                rows[id][k] = Float(k < intentCount ? weight : weight - Double(matrix[row + last]))
+            }
         }
         let folded = (0..<width).map { k in k < intentCount ? bias[k] : bias[k] - bias[last] }
         return (rows, folded)

@@ -2,7 +2,8 @@
 /// `Dictionary`, no reference counting or bounds checks in the hot path. Filled while the model
 /// is built, read-only afterwards.
 ///
-/// Both tables are `DisplacementTable`s (hash and displace): a lookup reads one small
+/// The token table, the trie and the small word sets are `DisplacementTable`s (hash and
+/// displace): a lookup reads one small
 /// displacement, then exactly one slot, and picks the match with bit operations. One slot is one
 /// cache line of records per token, where the bucketized cuckoo tables before read two; and
 /// whether a word is known depends on the message, so a probe loop that branched on it
