@@ -8,12 +8,14 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Benchmark the intent classifier (build with -c release).",
         discussion: """
-        Times classify on every message of the corpus of up to 40 words, --rounds times, and \
-        reports the median and 90th-percentile nanoseconds per message (less the cost of \
-        reading the clock, measured in the same run), single-thread messages \
-        per second, and the median with explanations (as /intent and classify --explain build \
-        them); then writes a --messages-line JSONL corpus cycling \
-        through the same messages and times `eval` on it (read, classify, metrics).
+        Times classify on every message of the corpus of up to 40 words, --rounds times: \
+        each call alone (median, 90th percentile and the range of one round's median, in \
+        nanoseconds less the cost of reading the clock, measured in the same run), each call \
+        with explanations (as /intent and classify --explain build them), and a loop with no \
+        clock around each call (messages per second, thread CPU time per message). Each round \
+        runs all three, so on a busy machine they see the same conditions. Then writes a \
+        --messages-line JSONL corpus cycling through the same messages and times `eval` on it \
+        (read, classify, metrics).
         """)
 
     @Option(name: .long, help: ArgumentHelp("Labelled corpus to draw messages from.", valueName: "file"))
@@ -32,6 +34,11 @@ struct BenchCommand: ParsableCommand {
     var json = false
 
     @OptionGroup var model: IntentModelOptions
+
+    func validate() throws {
+        guard rounds > 0 else { throw ValidationError("--rounds must be at least 1.") }
+        guard messages > 0 else { throw ValidationError("--messages must be at least 1.") }
+    }
 
     func run() throws {
         let classifier: IntentClassifier
@@ -55,10 +62,7 @@ struct BenchCommand: ParsableCommand {
         let file = directory.appendingPathComponent("bench.jsonl")
         try IntentBenchmark.writeCorpus(short, count: messages, to: file)
         let (seconds, report) = try IntentBenchmark.evalSeconds(path: file.path, classifier: classifier)
-        let result = IntentBenchmark.Result(messages: short.count, maxWords: maxWords, medianNanoseconds: timing.median,
-                                            p90Nanoseconds: timing.p90, messagesPerSecond: timing.perSecond,
-                                            medianNanosecondsWithExplanations: timing.medianExplained,
-                                            timerOverheadNanoseconds: timing.timerOverhead,
+        let result = IntentBenchmark.Result(messages: short.count, maxWords: maxWords, timing: timing,
                                             evalMessages: report.count, evalSeconds: seconds)
         if json {
             let encoder = JSONEncoder()
@@ -67,10 +71,12 @@ struct BenchCommand: ParsableCommand {
             return
         }
         print("classify: \(short.count) messages (≤ \(maxWords) words) × \(rounds) rounds")
-        print("  median \(Int(timing.median)) ns/message (p90 \(Int(timing.p90)) ns), \(Int(timing.perSecond)) messages/s on one thread")
+        print("  median \(Int(timing.median)) ns/message (p90 \(Int(timing.p90)) ns; one round's median " +
+              "\(Int(timing.roundMedians.lowerBound))–\(Int(timing.roundMedians.upperBound)) ns)")
         print("  with explanations: median \(Int(timing.medianExplained)) ns/message")
         print("  (per-call figures exclude the clock's own cost, \(Int(timing.timerOverhead)) ns, measured in this run)")
-        print("  thread CPU time: median over rounds \(Int(IntentBenchmark.lastMedianCPUPerMessage)) ns/message")
+        print("  in a loop: \(Int(timing.messagesPerSecond)) messages/s on one thread, " +
+              "\(Int(timing.cpuPerMessage)) ns of thread CPU time per message (median over rounds)")
         print("eval: \(report.count) messages in \(String(format: "%.3f", seconds)) s (read + classify + metrics)")
     }
 }
