@@ -9,9 +9,11 @@ public struct IntentClassifier: Sendable {
     /// background by `init()`, so creating a classifier never delays a program's start).
     private let custom: CompiledIntentModel?
     /// What `classify` reads of `custom`, as plain values (nil: the shipped model's).
-    private let customHotPath: HotPath?
+    private let customHotPath: Frozen<HotPath>?
     @inline(__always) private var model: CompiledIntentModel { custom ?? Self.shippedModel }
-    @inline(__always) private var hotPath: HotPath { customHotPath ?? Self.shippedHotPath }
+    /// A pointer rather than the value: the value is some 300 bytes, and each call copied it
+    /// several times over (memcpy in the disassembly) before reading a few fields.
+    @inline(__always) private var hotPath: UnsafePointer<HotPath> { UnsafePointer(customHotPath?.pointer ?? Self.shippedHotPath.pointer) }
 
     public var lexicon: Lexicon { model.lexicon }
     public var weights: IntentWeights { model.fullWeights }
@@ -34,7 +36,7 @@ public struct IntentClassifier: Sendable {
     }
 
     private static let shippedModel = CompiledIntentModel(lexicon: .shipped, weights: .shipped)
-    private static let shippedHotPath = HotPath(shippedModel)
+    private static let shippedHotPath = Frozen([HotPath(shippedModel)])
 
     /// A model's tables, weights and carry-over weight as plain values (pointers into memory the
     /// model owns, and it lives as long as the classifier or the process): reading them costs
@@ -57,7 +59,7 @@ public struct IntentClassifier: Sendable {
     public init(lexicon: Lexicon, weights: IntentWeights) {
         let model = CompiledIntentModel(lexicon: lexicon, weights: weights)
         custom = model
-        customHotPath = HotPath(model)
+        customHotPath = Frozen([HotPath(model)])
     }
 
     /// A user lexicon and/or weights file; either defaults to the shipped one.
@@ -78,11 +80,10 @@ public struct IntentClassifier: Sendable {
         if explain { return classifyExplained(model, text, goal: goal, previous: previous) }
         // Only plain values (pointers, indices) go into the closure: no reference counting per call.
         let hot = hotPath
-        let scorer = hot.scorer
-        let carried = Carried(previous, weight: hot.previousTurnWeight)
-        let scores = hot.tables.withFeatures(text, goal: goal) { active, tokenCount in
+        let carried = Carried(previous, weight: hot.pointee.previousTurnWeight)
+        let scores = hot.pointee.tables.withFeatures(text, goal: goal) { active, tokenCount in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.width) { logits in
-                scorer.best(active, carried: tokenCount <= Self.followUpTokens ? carried : Carried(), into: logits)
+                hot.pointee.scorer.best(active, carried: tokenCount <= Self.followUpTokens ? carried : Carried(), into: logits)
             }
         }
         return IntentClassification(
@@ -140,10 +141,9 @@ public struct IntentClassifier: Sendable {
     /// The probabilities of both heads without explanations (for evaluation at scale).
     public func probabilities(_ text: String, goal: String? = nil) -> (intent: [Double], urgency: [Double]) {
         let hot = hotPath
-        let scorer = hot.scorer
-        return hot.tables.withFeatures(text, goal: goal) { active, _ in
+        return hot.pointee.tables.withFeatures(text, goal: goal) { active, _ in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.width) { buffer in
-                _ = scorer.scores(active, carried: Carried(), into: buffer)
+                _ = hot.pointee.scorer.scores(active, carried: Carried(), into: buffer)
                 return (Array(buffer[Self.width..<(Self.width + Self.intentCount)]), Array(buffer[(Self.width + Self.intentCount)...]))
             }
         }
