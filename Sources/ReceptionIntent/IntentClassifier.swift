@@ -8,7 +8,8 @@ public struct IntentClassifier: Sendable {
     /// nil: the shipped model, loaded once per process on first use (and warmed up in the
     /// background by `init()`, so creating a classifier never delays a program's start).
     private let custom: CompiledIntentModel?
-    /// What `classify` reads of `custom`, as plain values (nil: the shipped model's).
+    /// What `classify` reads of `custom`, as plain values in memory of its own, which the hot
+    /// path reads through a pointer (nil: the shipped model's).
     private let customHotPath: Frozen<HotPath>?
     @inline(__always) private var model: CompiledIntentModel { custom ?? Self.shippedModel }
     /// A pointer rather than the value: the value is some 300 bytes, and each call copied it
