@@ -29,6 +29,19 @@ struct IntentClassifierTests {
         #expect(active("i need it now").contains("phrase:\"now\""))
     }
 
+    /// The structural and time passes visit the positions the first pass marked, in a 64-bit
+    /// mask; a longer message is visited whole, so what comes after its 64th word still counts.
+    @Test func timeAndStructureAfterTheSixtyFourthWordCount() {
+        let tail = "should i leave friday or saturday? the train is leaving in 20 minutes at 3pm"
+        let long = Array(repeating: "la", count: 70).joined(separator: " ") + ". " + tail
+        #expect(classifier.extractor.tokenCount(long) > 80)
+        let expected: Set<String> = ["time:weekday", "time:in-n-minutes", "time:clock", "struct:either-or",
+                                     "struct:progressive", "struct:multi-sentence"]
+        #expect(expected.isSubset(of: active(tail).union(["struct:multi-sentence"])))
+        #expect(expected.isSubset(of: active(long)), "\(expected.subtracting(active(long)))")
+        #expect(!active(long).contains("time:none"))
+    }
+
     @Test func splitsWordsAsDocumented() {
         let words = classifier.extractor.words
         #expect(words("3pm on the 15th") == ["3", "pm", "on", "the", "15", "th"])

@@ -142,12 +142,7 @@ extension ExtractorTables {
                     if i > 0 && classes[i - 1] & Self.cFirstPerson != 0 { add(F.firstPersonProgressive) }
                 }
             }
-            if n <= 64 {
-                var at = structuralAt
-                while at != 0 { structure(at: at.trailingZeroBitCount); at &= at &- 1 }
-            } else {
-                for i in 0..<n { structure(at: i) }
-            }
+            Self.visit(structuralAt, count: n) { structure(at: $0) }
             let firstPerson = allClasses & Self.cFirstPerson != 0
             let eitherOr = has(F.eitherOr)
             if firstPerson {
@@ -168,14 +163,8 @@ extension ExtractorTables {
             // Time expressions: each rule needs a number or one of these classes.
             let timeClasses = Self.cWeekday | Self.cMonth | Self.cMonthAmbiguous | Self.cMinute | Self.cHour | Self.cDay | Self.cWeek | Self.cJust
             if allFlags & Token.number != 0 || allClasses & timeClasses != 0 {
-                if n <= 64 {
-                    var at = timeAt
-                    while at != 0 {
-                        if timeExpression(at: at.trailingZeroBitCount, tokens: t, classes: classes, into: &output) { timeSeen = true }
-                        at &= at &- 1
-                    }
-                } else {
-                    for i in 0..<n where timeExpression(at: i, tokens: t, classes: classes, into: &output) { timeSeen = true }
+                Self.visit(timeAt, count: n) { i in
+                    if timeExpression(at: i, tokens: t, classes: classes, into: &output) { timeSeen = true }
                 }
             }
         }
@@ -212,6 +201,21 @@ extension ExtractorTables {
             }
         }
         if !timeSeen && !output.containsAny(of: F.firstTime...F.lastTime) { add(F.timeNone) }
+    }
+
+    /// Calls `body` with each position whose bit is set in `marked`, in order. The bits cover
+    /// the first 64 positions only, so a longer message visits every position.
+    @inline(__always)
+    private static func visit(_ marked: UInt64, count n: Int, _ body: (Int) -> Void) {
+        guard n <= 64 else {
+            for i in 0..<n { body(i) }
+            return
+        }
+        var at = marked
+        while at != 0 {
+            body(at.trailingZeroBitCount)
+            at &= at &- 1
+        }
     }
 
     /// Opening words, questions, imperatives, and a scene-setting fragment.
