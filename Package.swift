@@ -98,6 +98,7 @@ let package = Package(
         .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionLocal"]),
         .testTarget(name: "ReceptionLoopSymphonyTests", dependencies: [
             "ReceptionLoopSymphony", "ReceptionReferenceServers",
+            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

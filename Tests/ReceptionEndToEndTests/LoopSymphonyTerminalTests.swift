@@ -90,31 +90,35 @@ struct LoopSymphonyTerminalTests {
 /// The backend's slash commands, scripted through a pipe against the reference server.
 @Suite("Loop Symphony REPL commands")
 struct LoopSymphonyCommandTests {
+    /// Runs `reception --backend ls-e2e EXTRA` with `script` on stdin and `home` as `$HOME`;
+    /// returns the exit status and everything it printed.
+    func runPiped(home: URL, _ extra: [String], script: String) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Binary.reception())
+        process.arguments = ["--backend", "ls-e2e"] + extra
+        // No XDG_DATA_HOME: the knowledge cache must follow $HOME.
+        process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config", "TERM": "xterm"]
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stdout
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(script.utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
     @Test func aProfilesTrustLevelAppliesUnlessThePersonChoosesOne() throws {
         let helper = LoopSymphonyTerminalTests()
         let (server, url) = try helper.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try helper.home(for: url, trustLevel: 1)
-        func run(_ extra: [String]) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try Binary.reception())
-            process.arguments = ["--backend", "ls-e2e"] + extra
-            process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
-            let stdin = Pipe(), stdout = Pipe()
-            process.standardInput = stdin
-            process.standardOutput = stdout
-            process.standardError = stdout
-            try process.run()
-            stdin.fileHandleForWriting.write(Data("hello profile\n/trust\n".utf8))
-            try stdin.fileHandleForWriting.close()
-            let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return output
-        }
-        let fromProfile = try run([])
+        let fromProfile = try runPiped(home: home, [], script: "hello profile\n/trust\n").output
         #expect(fromProfile.contains("Reference note answer to: hello profile"), "trust 1 from the profile runs at once")
         #expect(fromProfile.contains("Trust level 1"))
-        let chosen = try run(["--trust", "0"])
+        let chosen = try runPiped(home: home, ["--trust", "0"], script: "hello profile\n/trust\n").output
         #expect(chosen.contains("/approve"), "--trust 0 wins over the profile: a plan first")
         #expect(!chosen.contains("Reference note answer to: hello profile"))
     }
@@ -124,15 +128,6 @@ struct LoopSymphonyCommandTests {
         let (server, url) = try helper.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try helper.home(for: url)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Binary.reception())
-        process.arguments = ["--backend", "ls-e2e", "--plain", "--trust", "1"]
-        process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config", "TERM": "xterm"]
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stdout
-        try process.run()
         let script = """
         research rust async runtimes
         /tasks recent
@@ -161,12 +156,9 @@ struct LoopSymphonyCommandTests {
         /quit
 
         """
-        stdin.fileHandleForWriting.write(Data(script.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        for expected in [
+        let (status, output) = try runPiped(home: home, ["--plain", "--trust", "1"], script: script)
+        #expect(status == 0)
+        let missing = [
             "Reference research answer to: research rust async runtimes", "| completed | Completed | research rust async runtimes |",
             "0 active, 1 in total", "| /health | ok, version 0.1.0", "| tasks | 1 (1 succeeded, 0 did not) |", "The research instrument iterates",
             "Added Mornings to patterns", "Mornings (patterns, manual) — Asks for news at seven", "accepted 1 learning(s)",
@@ -174,9 +166,27 @@ struct LoopSymphonyCommandTests {
             "Server knowledge version", "(this session)", "Created heartbeat Morning", "runs at 0 7 * * * UTC", "Ran 1 of 1 active heartbeat(s).",
             "Morning", "sequential arrangement", "research → synthesis", "reference_loop", "Plan: about 4 iteration(s)",
             "Novel arrangement task submitted", "no arrangement to suggest", "pushback: This request is very broad", "Up to 3 interventions per task",
-        ] {
-            #expect(output.contains(expected), "missing \(expected)")
-        }
+        ].filter { !output.contains($0) }
+        #expect(missing.isEmpty, "missing \(missing) from:\n\(output)")
+        #expect(output.components(separatedBy: "Mornings (patterns, v").count == 2, "the cache holds the entry once")
+        #expect(FileManager.default.fileExists(atPath: home.path + "/.local/share/reception/loop-symphony/ls-e2e.sqlite"),
+                "the knowledge cache is under $HOME/.local/share")
         #expect(!output.contains("dev-key"), "the API key is never printed")
+    }
+
+    /// Two sessions on one profile share its knowledge cache file, created by both at once.
+    @Test func twoSessionsOnOneProfileShareTheCache() async throws {
+        let helper = LoopSymphonyTerminalTests()
+        let (server, url) = try helper.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try helper.home(for: url)
+        let script = "/rooms beat\n/knowledge cached research\n/quit\n"
+        async let one = Task.detached { try runPiped(home: home, ["--plain"], script: script) }.value
+        async let two = Task.detached { try runPiped(home: home, ["--plain"], script: script) }.value
+        for (status, output) in try await [one, two] {
+            #expect(status == 0)
+            #expect(output.contains("Research (capabilities, v"), "each session lists the cached entry:\n\(output)")
+            #expect(!output.contains("could not be opened"))
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ReceptionCore
 @testable import ReceptionLoopSymphony
 import ReceptionReferenceServers
@@ -41,6 +42,31 @@ import Testing
             #expect(try reopened.entries(category: "capabilities").last?.tagList == ["research", "web"])
         }
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A cache written before the schema was versioned (GRDB's migrator, `user_version` 0)
+    /// opens with its entries and version intact.
+    @Test func aCacheFromTheEarlierSchemaKeepsItsEntries() throws {
+        let path = try temporaryDirectory().appendingPathComponent("old.sqlite").path
+        do {
+            let old = try DatabaseQueue(path: path)
+            var migrator = DatabaseMigrator()
+            migrator.registerMigration("v1") { db in
+                try db.execute(sql: """
+                    CREATE TABLE knowledge_entries (id TEXT PRIMARY KEY NOT NULL, category TEXT NOT NULL, title TEXT NOT NULL,
+                        content TEXT NOT NULL, source TEXT, confidence DOUBLE, tags TEXT NOT NULL DEFAULT '[]',
+                        version INTEGER NOT NULL, updated_at TEXT);
+                    CREATE TABLE sync_state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                    INSERT INTO knowledge_entries (id, category, title, content, version) VALUES ('kept', 'patterns', 'Kept', 'Still here', 4);
+                    INSERT INTO sync_state VALUES ('server_version', '4');
+                    """)
+            }
+            try migrator.migrate(old)
+        }
+        let cache = try KnowledgeCache(path: path)
+        #expect(try cache.serverVersion() == 4 && cache.entries().map(\.title) == ["Kept"])
+        // And it opens again once versioned.
+        #expect(try KnowledgeCache(path: path).count() == 1)
     }
 
     @Test func heartbeatNotSendingAVersionGetsNoKnowledgeKey() async throws {

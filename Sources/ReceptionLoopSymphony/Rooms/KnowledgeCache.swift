@@ -38,26 +38,38 @@ public final class KnowledgeCache: Sendable {
             try FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(),
                                                     withIntermediateDirectories: true)
         }
-        database = path == ":memory:" ? try DatabaseQueue() : try DatabaseQueue(path: path)
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.create(table: "knowledge_entries") { t in
-                t.primaryKey("id", .text)
-                t.column("category", .text).notNull()
-                t.column("title", .text).notNull()
-                t.column("content", .text).notNull()
-                t.column("source", .text)
-                t.column("confidence", .double)
-                t.column("tags", .text).notNull().defaults(to: "[]")
-                t.column("version", .integer).notNull()
-                t.column("updated_at", .text)
+        // Two REPLs on the same profile share this file: wait for the other's write instead of
+        // failing with "database is locked" at once.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        database = path == ":memory:" ? try DatabaseQueue(configuration: configuration)
+                                      : try DatabaseQueue(path: path, configuration: configuration)
+        try database.inTransaction(.immediate) { db in
+            // The schema check and its creation in one IMMEDIATE transaction: two sessions
+            // opening a new cache at once would otherwise both see no tables and both create
+            // them (GRDB's migrator reads its table before it takes the write lock).
+            // `user_version` counts the schema changes; files from before it have the v1
+            // tables already, hence "if not exists".
+            if try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 < 1 {
+                try db.create(table: "knowledge_entries", ifNotExists: true) { t in
+                    t.primaryKey("id", .text)
+                    t.column("category", .text).notNull()
+                    t.column("title", .text).notNull()
+                    t.column("content", .text).notNull()
+                    t.column("source", .text)
+                    t.column("confidence", .double)
+                    t.column("tags", .text).notNull().defaults(to: "[]")
+                    t.column("version", .integer).notNull()
+                    t.column("updated_at", .text)
+                }
+                try db.create(table: "sync_state", ifNotExists: true) { t in
+                    t.primaryKey("key", .text)
+                    t.column("value", .text).notNull()
+                }
+                try db.execute(sql: "PRAGMA user_version = 1")
             }
-            try db.create(table: "sync_state") { t in
-                t.primaryKey("key", .text)
-                t.column("value", .text).notNull()
-            }
+            return .commit
         }
-        try migrator.migrate(database)
     }
 
     /// The `server_version` last applied; nil before the first sync.

@@ -66,13 +66,23 @@ enum LoopSymphonySessionFactory {
             throw error
         }
         let backend = LoopSymphonyBackend(client: client, name: name)
-        let cache = try? KnowledgeCache(path: cachePath(profile: name))
+        let path = cachePath(profile: name)
+        let cache: KnowledgeCache?
+        let cacheProblem: String?
+        do {
+            cache = try KnowledgeCache(path: path)
+            cacheProblem = nil
+        } catch {
+            // The session still works without the cache; /knowledge says why it is missing.
+            cache = nil
+            cacheProblem = "The local knowledge cache \(path) could not be opened: \(error)"
+        }
         let presence = RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: cache,
                                     interval: roomInterval, onEvent: { RoomLog.shared.record($0) })
         let room = Task { try? await presence.run() }
         let advisor = TrustAdvisor(client: client)
         let asked = AskedLevels()
-        let commands = LoopSymphonyCommands(client: client, cache: cache, presence: presence).all
+        let commands = LoopSymphonyCommands(client: client, cache: cache, cacheProblem: cacheProblem, presence: presence).all
         return BackendSession(
             backend: backend,
             commands: commands,
@@ -92,16 +102,10 @@ enum LoopSymphonySessionFactory {
             })
     }
 
+    /// `$XDG_DATA_HOME/reception/loop-symphony/PROFILE.sqlite`.
     static func cachePath(profile: String) -> String {
-        let environment = ProcessInfo.processInfo.environment
-        let base: String
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-            base = data
-        } else {
-            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share").path
-        }
         let safe = profile.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }
-        return "\(base)/reception/loop-symphony/\(String(safe)).sqlite"
+        return XDG.dataHome.appendingPathComponent("reception/loop-symphony/\(String(safe)).sqlite").path
     }
 }
 

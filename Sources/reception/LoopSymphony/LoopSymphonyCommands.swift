@@ -19,6 +19,8 @@ import ReceptionREPL
 struct LoopSymphonyCommands: Sendable {
     let client: LoopSymphonyClient
     let cache: KnowledgeCache?
+    /// Why `cache` is nil, for the person who asks for it.
+    let cacheProblem: String?
     let presence: RoomPresence
 
     var all: [REPLExtension] {
@@ -161,7 +163,7 @@ struct LoopSymphonyCommands: Sendable {
             return "Server knowledge version **\(status.serverVersion)**; local cache at version \(local.map(String.init) ?? "none").\n\n"
                 + status.rooms.map { "- \($0.roomID): synced to \($0.lastSyncedVersion) at \($0.lastSyncAt ?? "?")" }.joined(separator: "\n")
         case "cached":
-            guard let cache else { return "The local knowledge cache could not be opened." }
+            guard let cache else { return cacheProblem ?? "There is no local knowledge cache in this session." }
             let text = args.dropFirst().joined(separator: " ")
             let entries = text.isEmpty ? try cache.entries() : try cache.search(text)
             return entries.isEmpty ? "Nothing cached\(text.isEmpty ? "" : " for “\(text)”")." :
