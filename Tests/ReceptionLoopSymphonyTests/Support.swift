@@ -6,8 +6,9 @@ import Testing
 
 extension LoopSymphonyReferenceOptions {
     /// Fast timings so the suite runs in seconds.
-    static func fast(keepalive: Duration = .milliseconds(200), streaming: Bool = true) -> LoopSymphonyReferenceOptions {
-        LoopSymphonyReferenceOptions(keepaliveInterval: keepalive, stepDelay: .milliseconds(20), streamingEnabled: streaming)
+    static func fast(keepalive: Duration = .milliseconds(200), streaming: Bool = true, seedKnowledge: Bool = true) -> LoopSymphonyReferenceOptions {
+        LoopSymphonyReferenceOptions(keepaliveInterval: keepalive, stepDelay: .milliseconds(20), streamingEnabled: streaming,
+                                     seedKnowledge: seedKnowledge)
     }
 }
 

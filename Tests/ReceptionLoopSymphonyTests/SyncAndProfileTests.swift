@@ -44,6 +44,38 @@ import Testing
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// An entry cached by an earlier session and since removed on the server (while no room
+    /// of ours was there to be told) goes at the new room's first sync; later beats are deltas.
+    @Test func aNewRoomsFirstSyncReplacesWhatAnEarlierSessionCached() async throws {
+        let cache = try KnowledgeCache(path: ":memory:")
+        let stale = KnowledgeDeltaEntry(id: "gone-since", category: "patterns", title: "Stale", content: "Removed while offline", version: 1)
+        try cache.apply(KnowledgeUpdates(serverVersion: 9, entries: [stale], removedIDs: []))
+        try await withServer { _, client in
+            let presence = RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: cache)
+            _ = try await client.rooms.register(presence.registration)
+            // A manual beat racing the first one must not overtake it: whichever answer
+            // holds everything has to be the one taken for everything.
+            async let first = presence.beat()
+            async let second = presence.beat()
+            let answers = try await [first, second]
+            #expect(answers.compactMap(\.knowledgeUpdates).map(\.entries.count) == [3])
+            #expect(try cache.count() == 3 && cache.entries().contains { $0.id == "gone-since" } == false)
+            // Later beats merge: something cached since stays while the server sends nothing.
+            try cache.apply(KnowledgeUpdates(serverVersion: 3, entries: [stale], removedIDs: []))
+            #expect(try await presence.beat().knowledgeUpdates == nil)
+            #expect(try cache.count() == 4)
+        }
+        // The first sync of a new room on a server with no knowledge empties the cache.
+        try await withServer(.fast(seedKnowledge: false)) { _, client in
+            let presence = RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: cache)
+            _ = try await client.rooms.register(presence.registration)
+            #expect(try await presence.beat().knowledgeUpdates == nil)
+            #expect(try cache.count() == 0)
+        }
+        // Every session's room id is new, even from the same process.
+        #expect(RoomPresence.defaultRegistration().roomID != RoomPresence.defaultRegistration().roomID)
+    }
+
     /// A cache written before the schema was versioned (GRDB's migrator, `user_version` 0)
     /// opens with its entries and version intact.
     @Test func aCacheFromTheEarlierSchemaKeepsItsEntries() throws {

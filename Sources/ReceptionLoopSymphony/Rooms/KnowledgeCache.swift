@@ -80,16 +80,28 @@ public final class KnowledgeCache: Sendable {
     }
 
     /// Applies a delta. Returns how many entries were upserted and removed.
+    ///
+    /// With `asSnapshot`, `updates` is everything the server has: the first sync of a room id
+    /// the server has never seen (upstream-contracts §1.7 note 10: the server computes deltas
+    /// per room, from what that room last received). Entries it does not name are then
+    /// dropped, so an entry removed on the server while no session was running does not
+    /// linger here forever; they count as removed.
     @discardableResult
-    public func apply(_ updates: KnowledgeUpdates) throws -> (upserted: Int, removed: Int) {
+    public func apply(_ updates: KnowledgeUpdates, asSnapshot: Bool = false) throws -> (upserted: Int, removed: Int) {
         try database.write { db in
+            var removed = 0
+            if asSnapshot {
+                let kept = Set(updates.entries.map(\.id))
+                for id in try String.fetchAll(db, sql: "SELECT id FROM knowledge_entries") where !kept.contains(id) {
+                    if try Entry.deleteOne(db, key: id) { removed += 1 }
+                }
+            }
             for entry in updates.entries {
                 let tags = String(decoding: try JSONEncoder().encode(entry.tags), as: UTF8.self)
                 try Entry(id: entry.id, category: entry.category, title: entry.title, content: entry.content,
                           source: entry.source, confidence: entry.confidence, tags: tags, version: entry.version,
                           updatedAt: entry.updatedAt).save(db)
             }
-            var removed = 0
             for id in updates.removedIDs {
                 if try Entry.deleteOne(db, key: id) { removed += 1 }
             }
@@ -97,6 +109,13 @@ public final class KnowledgeCache: Sendable {
                            arguments: [String(updates.serverVersion)])
             return (updates.entries.count, removed)
         }
+    }
+
+    /// Drops every entry: the first sync of a new room found nothing on the server, so
+    /// whatever an earlier session cached is gone there. Returns how many were dropped.
+    @discardableResult
+    public func removeAllEntries() throws -> Int {
+        try database.write { try Entry.deleteAll($0) }
     }
 
     public func entries(category: String? = nil) throws -> [Entry] {

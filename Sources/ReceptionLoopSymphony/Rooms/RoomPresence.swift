@@ -22,6 +22,8 @@ public struct RoomPresence: Sendable {
     public var cache: KnowledgeCache?
     public var interval: Duration
     public var onEvent: @Sendable (Event) -> Void
+    /// Shared by copies, so the REPL's `/rooms beat` and the background loop take turns.
+    private let gate = HeartbeatGate()
 
     public init(client: LoopSymphonyClient, registration: RoomRegistration, cache: KnowledgeCache?,
                 interval: Duration = .seconds(60), onEvent: @escaping @Sendable (Event) -> Void = { _ in }) {
@@ -32,19 +34,39 @@ public struct RoomPresence: Sendable {
         self.onEvent = onEvent
     }
 
-    /// Registration for this process: `reception-<host>-<pid>`, type `cli`. It does not declare
-    /// `reasoning`, so the server never delegates tasks to it (upstream-contracts §1.6).
+    /// Registration for this process: `reception-<host>-<pid>-<random>`, type `cli`. It does not
+    /// declare `reasoning`, so the server never delegates tasks to it (upstream-contracts §1.6).
+    ///
+    /// The random part keeps the id new for every session even when the system reuses a
+    /// process id: the server keeps what each room id was last sent, and only a room id it
+    /// has never seen gets a complete snapshot to refresh the cache from (see `beat()`).
     public static func defaultRegistration(name: String? = nil) -> RoomRegistration {
         let host = ProcessInfo.processInfo.hostName
-        let id = "reception-\(host)-\(ProcessInfo.processInfo.processIdentifier)"
+        let nonce = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let id = "reception-\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(nonce)"
         return RoomRegistration(roomID: id, roomName: name ?? "Reception on \(host)", roomType: "cli",
                                 url: "http://127.0.0.1/", capabilities: ["personality", "notifications"], instruments: [])
     }
 
-    /// One heartbeat with delta sync; returns what it applied.
+    /// One heartbeat with delta sync; returns the server's answer.
+    ///
+    /// The first sync of the room is everything the server has, and the cache is made to
+    /// match it; later ones are deltas (see `HeartbeatGate`).
     @discardableResult
     public func beat() async throws -> RoomHeartbeatResponse {
-        // Any non-nil version switches sync on; 0 asks for everything on a fresh cache.
+        let firstSync = await gate.enter()
+        do {
+            let response = try await beat(firstSync: firstSync)
+            await gate.leave(syncTried: cache != nil)
+            return response
+        } catch {
+            await gate.leave(syncTried: cache != nil)
+            throw error
+        }
+    }
+
+    private func beat(firstSync: Bool) async throws -> RoomHeartbeatResponse {
+        // Any non-nil version switches sync on; the server ignores its value (contracts §1.7.10).
         let version = try cache.map { try $0.serverVersion() ?? 0 }
         let request = RoomHeartbeat(roomID: registration.roomID, status: "online",
                                     capabilities: registration.capabilities, lastKnowledgeVersion: version)
@@ -57,8 +79,13 @@ public struct RoomPresence: Sendable {
             response = try await client.rooms.heartbeat(request)
         }
         var applied = (upserted: 0, removed: 0)
-        if let updates = response.knowledgeUpdates, let cache {
-            applied = try cache.apply(updates)
+        if let cache {
+            if let updates = response.knowledgeUpdates {
+                applied = try cache.apply(updates, asSnapshot: firstSync)
+            } else if firstSync {
+                // A new room with nothing to receive: the server has no knowledge at all.
+                applied.removed = try cache.removeAllEntries()
+            }
         }
         onEvent(.heartbeat(roomID: registration.roomID, serverVersion: response.knowledgeUpdates?.serverVersion,
                            upserted: applied.upserted, removed: applied.removed))
