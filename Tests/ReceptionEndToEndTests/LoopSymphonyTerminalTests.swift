@@ -90,24 +90,10 @@ struct LoopSymphonyTerminalTests {
 /// The backend's slash commands, scripted through a pipe against the reference server.
 @Suite("Loop Symphony REPL commands")
 struct LoopSymphonyCommandTests {
-    /// Runs `reception --backend ls-e2e EXTRA` with `script` on stdin and `home` as `$HOME`;
-    /// returns the exit status and everything it printed.
+    /// `reception --backend ls-e2e EXTRA` reading `script`, in `home`.
     func runPiped(home: URL, _ extra: [String], script: String) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Binary.reception())
-        process.arguments = ["--backend", "ls-e2e"] + extra
-        // No XDG_DATA_HOME: the knowledge cache must follow $HOME.
-        process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config", "TERM": "xterm"]
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stdout
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(script.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let (output, status) = try PipedREPL.run(["--backend", "ls-e2e"] + extra, input: script, home: home)
+        return (status, output)
     }
 
     @Test func aProfilesTrustLevelAppliesUnlessThePersonChoosesOne() throws {
