@@ -137,6 +137,18 @@ struct TrainingTests {
         #expect(report.intent.ece < 0.05, "intent ECE \(report.intent.ece)")
         #expect(report.urgency.ece < 0.05, "urgency ECE \(report.urgency.ece)")
     }
+
+    /// Two writers who read only the guidelines, never the corpus, the lexicon or the code;
+    /// kept out of every split, so no training or tuning has seen them.
+    @Test func unseenWritersMeetTheBar() throws {
+        let files = ["writer-k", "writer-l"].map { corpora.appendingPathComponent("unseen/\($0).jsonl").path }
+        let messages = try files.flatMap { try CorpusReader(strict: true).read(path: $0).messages }
+        let report = EvaluationReport.evaluate(messages, classifier: IntentClassifier())
+        #expect(report.count == 480)
+        #expect(report.intent.accuracy >= 0.92, "intent accuracy \(report.intent.accuracy)")
+        #expect(report.urgency.accuracy >= 0.92, "urgency accuracy \(report.urgency.accuracy)")
+        #expect(report.intent.ece < 0.05 && report.urgency.ece < 0.05, "ECE \(report.intent.ece), \(report.urgency.ece)")
+    }
 }
 
 @Suite("Reports")
