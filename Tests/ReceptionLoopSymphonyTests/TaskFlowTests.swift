@@ -162,7 +162,12 @@ import Testing
     }
 
     @Test func cancellingTheConsumerStopsFollowing() async throws {
-        try await withServer { _, client in
+        // 200 ms steps: a slow research task runs 3 × 10 steps, so it is still running long
+        // after the bars below; with the usual 20 ms steps it would end within them on its
+        // own and the test could not fail. Keepalives every 200 ms let the server notice a
+        // client that left.
+        let options = LoopSymphonyReferenceOptions(keepaliveInterval: .milliseconds(200), stepDelay: .milliseconds(200))
+        try await withServer(options) { server, client in
             let backend = LoopSymphonyBackend(client: client)
             let seen = Counter()
             let consumer = Task {
@@ -170,11 +175,14 @@ import Testing
             }
             for _ in 0..<250 where seen.value < 2 { try await Task.sleep(for: .milliseconds(20)) }
             #expect(seen.value >= 2)
+            #expect(await server.openStreamCount() == 1)
             let cancelledAt = ContinuousClock.now
             consumer.cancel()
             _ = await consumer.result
-            // The slow task still has seconds to run on the server; the consumer stops at once.
-            #expect(cancelledAt.duration(to: .now) < .milliseconds(800))
+            #expect(cancelledAt.duration(to: .now) < .seconds(2), "the consumer stops at once")
+            // And the backend lets go of the server's event stream, not only the consumer.
+            for _ in 0..<100 where await server.openStreamCount() > 0 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(await server.openStreamCount() == 0, "the stream is closed while the task still runs")
         }
     }
 

@@ -40,6 +40,10 @@ public struct LoopSymphonyReferenceServer: Sendable {
     /// Request ids (`X-Request-Id`) received so far, oldest first.
     public func receivedRequestIDs() async -> [String] { await state.requestIDs }
 
+    /// `GET /task/{id}/stream` responses still open. A stream ends on the server when its last
+    /// event is written or when a write (an event or a keepalive) finds the client gone.
+    public func openStreamCount() async -> Int { await state.openStreamCount }
+
     // MARK: - Dispatch
 
     struct Call: Sendable {
@@ -265,4 +269,5 @@ public final class RunningLoopSymphonyServer: Sendable {
     }
 
     public func receivedRequestIDs() async -> [String] { await server.receivedRequestIDs() }
+    public func openStreamCount() async -> Int { await server.openStreamCount() }
 }

@@ -167,6 +167,9 @@ actor ReferenceState {
         subscribers[taskID]?[id] = nil
     }
 
+    /// Event streams a client holds open, over all tasks.
+    var openStreamCount: Int { subscribers.values.reduce(0) { $0 + $1.count } }
+
     // MARK: Trust (in memory, only for callers with a valid key)
 
     struct TrustRecord: Sendable {
