@@ -37,9 +37,12 @@ func readmeMiddlewareExample() async throws {
     let pipeline = Pipeline(middleware: [LocationAndTiming(city: "Lisbon")], backend: Answer())
     let exchange = try await pipeline.send(ReceptionRequest(task: TaskRequest(query: "hi")), context: ReceptionContext(sessionID: "s"))
     #expect(exchange.request.task.context?.location == "Lisbon")
+    var results: [(TaskResponse, [DisplayBlock])] = []
     for try await event in exchange.events {
-        guard case .result(let response) = event.event else { continue }
-        #expect(response.summary == "Lisbon")
-        #expect(event.display.first?.markdown.hasPrefix("answered in ") == true)
+        if case .result(let response) = event.event { results.append((response, event.display)) }
     }
+    let (response, display) = try #require(results.first, "the backend's result comes through")
+    #expect(results.count == 1)
+    #expect(response.summary == "Lisbon")
+    #expect(display.first?.markdown.hasPrefix("answered in ") == true)
 }

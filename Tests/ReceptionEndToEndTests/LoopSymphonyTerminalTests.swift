@@ -64,8 +64,10 @@ struct LoopSymphonyTerminalTests {
         terminal.enter("tell me everything about rust")
         at = try await terminal.waitFor(Self.prompt, after: at)
         terminal.enter("/approve")
-        at = try await terminal.waitFor("This request is very broad. Consider focusing on a specific aspect for better results.", after: at)
+        let card = try await terminal.waitFor("Could we narrow this down?", after: at)  // the default soul's pushback label
+        at = try await terminal.waitFor("This request is very broad. Consider focusing on a specific aspect for better results.", after: card)
         at = try await terminal.waitFor(Self.prompt, after: at)
+        #expect(!terminal.screen[card...].contains("[pushback]"), "not printed as a plain follow-up")
 
         // Three more successes make five: the REPL offers the upgrade and changes nothing until yes.
         terminal.enter("/trust 1")
@@ -105,7 +107,7 @@ struct LoopSymphonyCommandTests {
         #expect(fromProfile.contains("Reference note answer to: hello profile"), "trust 1 from the profile runs at once")
         #expect(fromProfile.contains("Trust level 1"))
         let chosen = try runPiped(home: home, ["--trust", "0"], script: "hello profile\n/trust\n").output
-        #expect(chosen.contains("/approve"), "--trust 0 wins over the profile: a plan first")
+        #expect(chosen.contains("Type /approve to run this plan"), "--trust 0 wins over the profile: a plan first")
         #expect(!chosen.contains("Reference note answer to: hello profile"))
     }
 

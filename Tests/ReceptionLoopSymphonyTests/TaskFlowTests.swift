@@ -162,11 +162,11 @@ import Testing
     }
 
     @Test func cancellingTheConsumerStopsFollowing() async throws {
-        // 200 ms steps: a slow research task runs 3 × 10 steps, so it is still running long
-        // after the bars below; with the usual 20 ms steps it would end within them on its
-        // own and the test could not fail. Keepalives every 200 ms let the server notice a
-        // client that left.
-        let options = LoopSymphonyReferenceOptions(keepaliveInterval: .milliseconds(200), stepDelay: .milliseconds(200))
+        // 1 s steps: a slow research task runs 3 × 10 steps, so it is still running long after
+        // the bars below, however loaded the machine; with the usual 20 ms steps it would end
+        // within them on its own and the test could not fail. Keepalives every 200 ms let the
+        // server notice a client that left (a write to the closed connection fails).
+        let options = LoopSymphonyReferenceOptions(keepaliveInterval: .milliseconds(200), stepDelay: .seconds(1))
         try await withServer(options) { server, client in
             let backend = LoopSymphonyBackend(client: client)
             let seen = Counter()
@@ -180,8 +180,10 @@ import Testing
             consumer.cancel()
             _ = await consumer.result
             #expect(cancelledAt.duration(to: .now) < .seconds(2), "the consumer stops at once")
-            // And the backend lets go of the server's event stream, not only the consumer.
-            for _ in 0..<100 where await server.openStreamCount() > 0 { try await Task.sleep(for: .milliseconds(20)) }
+            // And the backend lets go of the server's event stream, not only the consumer: well
+            // before the task's 30 s of work would end it.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while await server.openStreamCount() > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
             #expect(await server.openStreamCount() == 0, "the stream is closed while the task still runs")
         }
     }
@@ -222,10 +224,12 @@ import Testing
     }
 
     @Test func pollOnlyConfigurationWorks() async throws {
-        try await withServer(prefersStreaming: false) { _, client in
+        // The server's stream answers 500: a client that tried it anyway would say it fell
+        // back to polling; a poll-only client never asks for it.
+        try await withServer(.fast(streaming: false), prefersStreaming: false) { _, client in
             let events = try await collect(LoopSymphonyBackend(client: client).submit(request("plain poll", trust: 2)))
-            #expect(events.contains { if case .status(_, .running) = $0 { true } else { false } } || result(in: events) != nil)
-            #expect(result(in: events) != nil)
+            #expect(result(in: events)?.summary == "Reference note answer to: plain poll")
+            #expect(!progress(in: events).contains { $0.phase == "polling" }, "no stream was tried")
         }
     }
 
@@ -253,7 +257,7 @@ import Testing
             #expect(interventions.contains { $0.type == .education })
             // Trust level 2 keeps only proactive and pushback.
             let autonomous = try #require(result(in: try await collect(backend.submit(request("tell me everything about go", trust: 2)))))
-            #expect(autonomous.followups.interventions.allSatisfy { $0.type == .pushback || $0.type == .proactive })
+            #expect(autonomous.followups.interventions.map(\.type) == [.pushback], "education is dropped at level 2")
         }
     }
 

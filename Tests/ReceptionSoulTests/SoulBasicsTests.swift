@@ -20,10 +20,12 @@ struct SoulBasicsTests {
         #expect(soul.outcomeFraming["saturated"] == "Best I can do:")
     }
 
-    @Test func brokenYAMLReportsTheLine() {
-        #expect(throws: SoulParser.ParseError.self) {
-            try SoulParser.parse("---\nname: [unclosed\n---\n# X\n", fileName: "x.md")
+    @Test func brokenYAMLReportsTheLine() throws {
+        let error = try #require(throws: SoulParser.ParseError.self) {
+            try SoulParser.parse("---\nname: ok\ngreeting: fine\nvoice: [unclosed\n---\n# X\n", fileName: "x.md")
         }
+        #expect(error.file == "x.md")
+        #expect((4...5).contains(error.line), "the unclosed list is on line 4 of the file: \(error)")
     }
 
     @Test func rendersInterventionsAsCardsAndGatesThemByTrust() {
