@@ -92,21 +92,15 @@ struct LoopSymphonyTerminalTests {
 /// The backend's slash commands, scripted through a pipe against the reference server.
 @Suite("Loop Symphony REPL commands")
 struct LoopSymphonyCommandTests {
-    /// `reception --backend ls-e2e EXTRA` reading `script`, in `home`.
-    func runPiped(home: URL, _ extra: [String], script: String) throws -> (status: Int32, output: String) {
-        let (output, status) = try PipedREPL.run(["--backend", "ls-e2e"] + extra, input: script, home: home)
-        return (status, output)
-    }
-
     @Test func aProfilesTrustLevelAppliesUnlessThePersonChoosesOne() throws {
         let helper = LoopSymphonyTerminalTests()
         let (server, url) = try helper.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try helper.home(for: url, trustLevel: 1)
-        let fromProfile = try runPiped(home: home, [], script: "hello profile\n/trust\n").output
+        let fromProfile = try PipedREPL.run(["--backend", "ls-e2e"], input: "hello profile\n/trust\n", home: home).output
         #expect(fromProfile.contains("Reference note answer to: hello profile"), "trust 1 from the profile runs at once")
         #expect(fromProfile.contains("Trust level 1"))
-        let chosen = try runPiped(home: home, ["--trust", "0"], script: "hello profile\n/trust\n").output
+        let chosen = try PipedREPL.run(["--backend", "ls-e2e", "--trust", "0"], input: "hello profile\n/trust\n", home: home).output
         #expect(chosen.contains("Type /approve to run this plan"), "--trust 0 wins over the profile: a plan first")
         #expect(!chosen.contains("Reference note answer to: hello profile"))
     }
@@ -144,7 +138,7 @@ struct LoopSymphonyCommandTests {
         /quit
 
         """
-        let (status, output) = try runPiped(home: home, ["--plain", "--trust", "1"], script: script)
+        let (output, status) = try PipedREPL.run(["--backend", "ls-e2e", "--plain", "--trust", "1"], input: script, home: home)
         #expect(status == 0)
         let missing = [
             "Reference research answer to: research rust async runtimes", "| completed | Completed | research rust async runtimes |",
@@ -169,9 +163,9 @@ struct LoopSymphonyCommandTests {
         defer { server.terminate(); server.waitUntilExit() }
         let home = try helper.home(for: url)
         let script = "/rooms beat\n/knowledge cached research\n/quit\n"
-        async let one = Task.detached { try runPiped(home: home, ["--plain"], script: script) }.value
-        async let two = Task.detached { try runPiped(home: home, ["--plain"], script: script) }.value
-        for (status, output) in try await [one, two] {
+        async let one = Task.detached { try PipedREPL.run(["--backend", "ls-e2e", "--plain"], input: script, home: home) }.value
+        async let two = Task.detached { try PipedREPL.run(["--backend", "ls-e2e", "--plain"], input: script, home: home) }.value
+        for (output, status) in try await [one, two] {
             #expect(status == 0)
             #expect(output.contains("Research (capabilities, v"), "each session lists the cached entry:\n\(output)")
             #expect(!output.contains("could not be opened"))
