@@ -79,7 +79,9 @@ import Testing
     /// A cache written before the schema was versioned (GRDB's migrator, `user_version` 0)
     /// opens with its entries and version intact.
     @Test func aCacheFromTheEarlierSchemaKeepsItsEntries() throws {
-        let path = try temporaryDirectory().appendingPathComponent("old.sqlite").path
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("old.sqlite").path
         do {
             let old = try DatabaseQueue(path: path)
             var migrator = DatabaseMigrator()

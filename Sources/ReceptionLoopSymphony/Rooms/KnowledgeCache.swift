@@ -44,6 +44,10 @@ public final class KnowledgeCache: Sendable {
         configuration.busyMode = .timeout(5)
         database = path == ":memory:" ? try DatabaseQueue(configuration: configuration)
                                       : try DatabaseQueue(path: path, configuration: configuration)
+        // Most opens find the schema in place: check with a read, so a session's start does
+        // not queue for the write lock behind another session's sync.
+        let schemaVersion = try database.read { try Int.fetchOne($0, sql: "PRAGMA user_version") ?? 0 }
+        guard schemaVersion < 1 else { return }
         try database.inTransaction(.immediate) { db in
             // The schema check and its creation in one IMMEDIATE transaction: two sessions
             // opening a new cache at once would otherwise both see no tables and both create
