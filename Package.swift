@@ -2,11 +2,16 @@
 import PackageDescription
 
 // The dependency rules are the architecture (see README "Architecture"):
-// - ReceptionCore: wire types, Backend, Middleware, Pipeline. Foundation only.
+// - ReceptionCore: Reception's vocabulary (request, events, results), Backend, Middleware,
+//   Pipeline, and the plugin seam (BackendPlugin, profiles). Foundation only.
 // - ReceptionIntent and ReceptionSoul depend on the core, never on each other.
-// - Each backend adapter depends on the core and its transport, never on the REPL or another adapter.
-// - Reference servers are used by tests and `reception serve`, never by a library module.
-// - Only the `reception` executable sees everything.
+// - ReceptionConfiguration reads the one backend configuration file (core + Yams).
+// - Each backend adapter depends on the core and the shared transports, never on the REPL,
+//   the configuration reader or another adapter; each exports its `BackendPlugin`.
+// - ReceptionTesting (scripted backend, conformance suite) depends on the core only.
+// - Reference servers are used by tests and the `reception-reference-server` program, never
+//   linked into the `reception` chat binary.
+// - Only the executables see everything.
 let package = Package(
     name: "Reception",
     platforms: [.macOS(.v14)],
@@ -18,7 +23,10 @@ let package = Package(
         .library(name: "ReceptionLoopSymphony", targets: ["ReceptionLoopSymphony"]),
         .library(name: "ReceptionReferenceServers", targets: ["ReceptionReferenceServers"]),
         .library(name: "ReceptionREPL", targets: ["ReceptionREPL"]),
+        .library(name: "ReceptionConfiguration", targets: ["ReceptionConfiguration"]),
+        .library(name: "ReceptionTesting", targets: ["ReceptionTesting"]),
         .executable(name: "reception", targets: ["reception"]),
+        .executable(name: "reception-reference-server", targets: ["reception-reference-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -33,8 +41,14 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
-        // Core contract: Loop Symphony wire types, the Backend and Middleware protocols, the pipeline.
+        // Core contract: Reception's request/event/result vocabulary, Backend, Middleware, Pipeline, plugins.
         .target(name: "ReceptionCore"),
+
+        // The backend configuration file, validated against what each plugin declares, with located errors.
+        .target(name: "ReceptionConfiguration", dependencies: [
+            "ReceptionCore",
+            .product(name: "Yams", package: "Yams"),
+        ]),
 
         // Local intent classifier and the middleware that fills `context.intent`.
         .target(name: "ReceptionIntent", dependencies: ["ReceptionCore"], exclude: ["Model"]),
@@ -45,6 +59,9 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
+
+        // For tests of middleware, front ends and adapters: a scripted backend and the conformance suite.
+        .target(name: "ReceptionTesting", dependencies: ["ReceptionCore"]),
 
         // Embedded `local` backend: Loop Symphony semantics over BM25 retrieval on Markdown knowledge.
         .target(name: "ReceptionLocal", dependencies: ["ReceptionCore"], resources: [.copy("Knowledge")]),
@@ -58,9 +75,10 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
 
-        // Deterministic reference servers (Loop Symphony) for tests and `reception serve`.
+        // Deterministic reference servers (Loop Symphony) for tests and `reception-reference-server`.
+        // They speak the adapter's wire types, so they depend on its module (never the reverse).
         .target(name: "ReceptionReferenceServers", dependencies: [
-            "ReceptionCore",
+            "ReceptionCore", "ReceptionLoopSymphony",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -80,10 +98,14 @@ let package = Package(
             name: "reception",
             dependencies: [
                 "ReceptionCore", "ReceptionIntent", "ReceptionSoul", "ReceptionLocal", "ReceptionREPL",
-                "ReceptionLoopSymphony", "ReceptionReferenceServers",
+                "ReceptionConfiguration", "ReceptionLoopSymphony",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "reception-reference-server", dependencies: [
+            "ReceptionReferenceServers",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .executableTarget(name: "reception-bench", dependencies: ["CPseudoTerminal"]),
         // Adapter overhead vs raw HTTP round trips against the reference server (run with -c release).
         .executableTarget(name: "loop-symphony-bench", dependencies: [
@@ -92,18 +114,19 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
 
-        .testTarget(name: "ReceptionCoreTests", dependencies: ["ReceptionCore"]),
+        .testTarget(name: "ReceptionCoreTests", dependencies: ["ReceptionCore", "ReceptionTesting"]),
+        .testTarget(name: "ReceptionConfigurationTests", dependencies: ["ReceptionConfiguration", "ReceptionCore"]),
         .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent"]),
         .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul"], exclude: ["Fixtures"]),
-        .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionLocal"]),
+        .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionLocal", "ReceptionTesting"]),
         .testTarget(name: "ReceptionLoopSymphonyTests", dependencies: [
-            "ReceptionLoopSymphony", "ReceptionReferenceServers",
+            "ReceptionLoopSymphony", "ReceptionReferenceServers", "ReceptionConfiguration", "ReceptionTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
-        .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore"]),
+        .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.
         .testTarget(name: "ReceptionEndToEndTests", dependencies: ["CPseudoTerminal", "ReceptionSoul"]),
     ]

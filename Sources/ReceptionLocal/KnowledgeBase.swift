@@ -10,8 +10,9 @@ public struct KnowledgeBase: Sendable {
         public var file: String
         public var heading: String
         public var text: String
-        /// The category, from the file name when it is one of Loop Symphony's (else `patterns`).
-        public var category: KnowledgeCategory
+        /// The category, from the file name when it is one of Loop Symphony's knowledge files
+        /// (capabilities, boundaries, patterns, changelog), else `patterns`.
+        public var category: String
         /// False for a file's introduction (before its first `##`) and version headings:
         /// not good topics to suggest as follow-ups.
         public var isSection: Bool
@@ -95,7 +96,8 @@ public struct KnowledgeBase: Sendable {
     }
 
     private static func split(_ text: String, file: String) -> [Passage] {
-        let category = KnowledgeCategory(wire: ((file as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased())
+        let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased()
+        let category = ["capabilities", "boundaries", "patterns", "changelog"].contains(stem) ? stem : "patterns"
         var passages: [Passage] = []
         var heading = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         var lines: [String] = []
@@ -107,7 +109,7 @@ public struct KnowledgeBase: Sendable {
             let terms = Self.terms(heading + " " + body)
             let isSection = level >= 2 && heading.contains { $0.isLetter }
             passages.append(Passage(id: "\(file)#\(heading)", file: file, heading: heading, text: body,
-                                    category: category.isKnown ? category : .patterns, isSection: isSection,
+                                    category: category, isSection: isSection,
                                     termCounts: terms.reduce(into: [:]) { $0[$1, default: 0] += 1 }, length: terms.count))
         }
         for line in text.components(separatedBy: "\n") {

@@ -15,19 +15,21 @@ public struct LocalBackend: Backend {
     private let engine: LocalEngine
     private let settings: Settings
     private let knowledgeSummary: String
+    private let name: String
 
-    public init(knowledge: KnowledgeBase, usesBuiltInKnowledge: Bool = false, settings: Settings = Settings()) {
+    public init(knowledge: KnowledgeBase, usesBuiltInKnowledge: Bool = false, settings: Settings = Settings(), name: String = "local") {
+        self.name = name
         engine = LocalEngine(knowledge: knowledge, usesBuiltInKnowledge: usesBuiltInKnowledge)
         self.settings = settings
         knowledgeSummary = usesBuiltInKnowledge ? "Reception's built-in knowledge" : knowledge.root.path
     }
 
     public var descriptor: BackendDescriptor {
-        BackendDescriptor(name: "local", summary: "embedded, no network; answers from \(knowledgeSummary)",
+        BackendDescriptor(name: name, summary: "embedded, no network; answers from \(knowledgeSummary)",
                           capabilities: [.planApproval, .cancellation, .progress, .intentAware, .interventions])
     }
 
-    public func submit(_ request: TaskRequest) -> BackendEventStream {
+    public func submit(_ request: ReceptionRequest) -> BackendEventStream {
         stream { engine, continuation in
             if request.trustLevel <= 0 {
                 let plan = await engine.plan(for: request)
@@ -56,7 +58,7 @@ public struct LocalBackend: Backend {
         try await engine.requestCancel(taskID)
     }
 
-    private func run(_ request: TaskRequest, engine: LocalEngine, continuation: BackendEventStream.Continuation) async throws {
+    private func run(_ request: ReceptionRequest, engine: LocalEngine, continuation: BackendEventStream.Continuation) async throws {
         await engine.started(request.id)
         do {
             try await execute(request, engine: engine, continuation: continuation)
@@ -68,11 +70,11 @@ public struct LocalBackend: Backend {
         }
     }
 
-    private func execute(_ request: TaskRequest, engine: LocalEngine, continuation: BackendEventStream.Continuation) async throws {
+    private func execute(_ request: ReceptionRequest, engine: LocalEngine, continuation: BackendEventStream.Continuation) async throws {
         let taskID = request.id
         continuation.yield(.status(taskID: taskID, status: .running))
         let start = ContinuousClock.now
-        let matches = await engine.search(request.query)
+        let matches = await engine.search(request.text)
         try await pause(taskID, engine: engine)
         let files = Set(matches.map(\.passage.file)).count
         continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 1, phase: "retrieval",
@@ -110,7 +112,7 @@ public struct LocalBackend: Backend {
                     try await body(engine, continuation)
                     continuation.finish()
                 } catch is CancellationError {
-                    continuation.yield(.failure(TaskFailure(message: "Task cancelled", cancelled: true)))
+                    continuation.yield(.failure(TaskFailure(taskID: nil, message: "Task cancelled", cancelled: true)))
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)

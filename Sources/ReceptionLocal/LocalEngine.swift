@@ -6,7 +6,7 @@ import ReceptionCore
 actor LocalEngine {
     let knowledge: KnowledgeBase
     let usesBuiltInKnowledge: Bool
-    private var plans: [String: TaskRequest] = [:]
+    private var plans: [String: ReceptionRequest] = [:]
     private var running: Set<String> = []
     private var cancelled: Set<String> = []
     private var memory = SessionMemory()
@@ -18,18 +18,18 @@ actor LocalEngine {
 
     var passageCount: Int { knowledge.passages.count }
 
-    func plan(for request: TaskRequest) -> TaskPlan {
+    func plan(for request: ReceptionRequest) -> Plan {
         plans[request.id] = request
         memory.sawPlan = true
-        let intent = request.context?.intent?.type ?? .curiosity
+        let intent = request.classification?.intent ?? .curiosity
         let iterations = 2
         let description = "Search \(usesBuiltInKnowledge ? "Reception's built-in knowledge" : "the knowledge folder") " +
             "(\(knowledge.passages.count) passages) with BM25, rank the matches and answer as \(Self.answerShape(intent))."
-        return TaskPlan(taskID: request.id, query: request.query, instrument: "knowledge_search",
-                        processType: .semiAutonomic, estimatedIterations: iterations, description: description)
+        return Plan(taskID: request.id, summary: description, steps: [PlanStep("instrument", detail: "knowledge_search")],
+                    estimatedIterations: iterations)
     }
 
-    func takePlan(_ taskID: String) throws -> TaskRequest {
+    func takePlan(_ taskID: String) throws -> ReceptionRequest {
         guard let request = plans.removeValue(forKey: taskID) else {
             throw BackendError.invalidTaskState(taskID: taskID, reason: "no plan is awaiting approval with this id")
         }
@@ -49,27 +49,26 @@ actor LocalEngine {
 
     func search(_ query: String) -> [KnowledgeBase.Match] { knowledge.search(query, limit: 5) }
 
-    func answer(_ request: TaskRequest, matches: [KnowledgeBase.Match], durationMS: Int) -> TaskResponse {
+    func answer(_ request: ReceptionRequest, matches: [KnowledgeBase.Match], durationMS: Int) -> BackendResult {
         let knowledge = knowledge
-        var composed = Answerer.compose(query: request.query, matches: matches, alreadySaid: memory.saidPassages) { file in
+        var composed = Answerer.compose(query: request.text, matches: matches, alreadySaid: memory.saidPassages) { file in
             knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading)
         }
         let interventions = InterventionRules.evaluate(
-            query: request.query, matches: matches, outcome: composed.outcome, memory: &memory,
+            query: request.text, matches: matches, outcome: composed.outcome, memory: &memory,
             usesBuiltInKnowledge: usesBuiltInKnowledge
         ).filter { $0.isVisible(atTrustLevel: request.trustLevel) }
-        if memory.offeredFollowups.contains(request.query.lowercased()) { memory.usedFollowup = true }
+        if memory.offeredFollowups.contains(request.text.lowercased()) { memory.usedFollowup = true }
         memory.offeredFollowups.formUnion(composed.followups.map { $0.lowercased() })
         memory.saidPassages.formUnion(composed.usedPassages)
-        memory.record(query: request.query, answered: composed.outcome == .complete || composed.outcome == .saturated)
-        composed.followups += interventions.prefix(3).map { SuggestedFollowup.intervention($0).wireText }
-        return TaskResponse(
-            requestID: request.id, outcome: composed.outcome, findings: composed.findings, summary: composed.summary,
-            confidence: composed.confidence,
-            metadata: ExecutionMetadata(instrumentUsed: "knowledge_search", iterations: 2, durationMS: durationMS,
-                                        sourcesConsulted: Array(Set(matches.map(\.passage.file))).sorted(),
-                                        processType: .semiAutonomic, roomID: "local"),
-            discrepancy: composed.discrepancy, suggestedFollowups: composed.followups)
+        memory.record(query: request.text, answered: composed.outcome == .complete || composed.outcome == .saturated)
+        let followups = composed.followups.map(SuggestedFollowup.plain) + interventions.prefix(3).map(SuggestedFollowup.intervention)
+        let sources = Array(Set(matches.map(\.passage.file))).sorted()
+        return BackendResult(
+            taskID: request.id, outcome: composed.outcome, findings: composed.findings, text: composed.summary,
+            confidence: composed.confidence, discrepancy: composed.discrepancy, followups: followups,
+            usage: Usage(other: ["iterations": 2, "milliseconds": Double(durationMS)]),
+            raw: .object(["instrument": .string("knowledge_search"), "sources": .array(sources.map(JSONValue.string))]))
     }
 
     private static func answerShape(_ intent: IntentType) -> String {

@@ -6,7 +6,8 @@ import Synchronization
 /// middleware pipeline to the current backend and prints what comes back.
 ///
 /// It knows nothing about how intent is classified, how souls are parsed or how backends
-/// talk to their servers: those arrive as middleware, a `SoulControl` and `BackendEntry`s.
+/// talk to their servers: those arrive as middleware, a `SoulControl` and a `BackendCatalog`
+/// of plugins and profiles.
 public actor REPL {
     public struct Configuration: Sendable {
         public var mode: OutputMode
@@ -26,15 +27,15 @@ public actor REPL {
     let console: Console
     let printer: BlockPrinter
     let middleware: [any Middleware]
-    let backends: [BackendEntry]
+    let catalog: BackendCatalog
     let souls: (any SoulControl)?
     let completionWords: CompletionWords?
     var state: SessionState
-    var session: BackendSession?
+    var session: BackendConnection?
     var backendName: String = ""
 
     public init(configuration: Configuration, reader: any LineReader, console: Console,
-                middleware: [any Middleware], backends: [BackendEntry], souls: (any SoulControl)?,
+                middleware: [any Middleware], catalog: BackendCatalog, souls: (any SoulControl)?,
                 completionWords: CompletionWords? = nil) {
         self.completionWords = completionWords
         self.configuration = configuration
@@ -42,7 +43,7 @@ public actor REPL {
         self.console = console
         self.printer = BlockPrinter(styled: console.mode == .styled)
         self.middleware = middleware
-        self.backends = backends
+        self.catalog = catalog
         self.souls = souls
         self.state = SessionState(sessionID: UUID().uuidString.lowercased(), trustLevel: configuration.trustLevel ?? 0)
         self.state.trustChosenByPerson = configuration.trustLevel != nil
@@ -102,15 +103,12 @@ public actor REPL {
     // MARK: messages
 
     func send(_ text: String) async {
-        let task = TaskRequest(
-            query: text,
-            context: TaskContext(conversationSummary: state.conversationSummary, goal: state.goal),
-            preferences: TaskPreferences(trustLevel: state.trustLevel))
-        let context = ReceptionContext(sessionID: state.sessionID, history: state.turns, trustLevel: state.trustLevel,
-                                       intentOverride: state.pendingOverride)
+        let request = ReceptionRequest(text: text, conversation: state.turns, trustLevel: state.trustLevel, goal: state.goal,
+                                       sessionID: state.sessionID)
+        let context = ReceptionContext(intentOverride: state.pendingOverride)
         state.pendingOverride = nil
         state.transcript.append(TranscriptEntry(speaker: .person, markdown: text))
-        await execute(ReceptionRequest(task: task), context: context)
+        await execute(request, context: context)
     }
 
     func sendFollowup(_ number: Int) async {
@@ -163,11 +161,17 @@ public actor REPL {
         let exchange = try await pipeline.send(request, context: context)
         if case .submit = request.action {
             state.lastRequest = exchange.request
+            state.lastWirePayload = pipeline.backend.wirePayload(for: exchange.request)
             showClassification(exchange.request)
         }
         running.spinner = console.startSpinner("working…")
         defer { console.stopSpinner(running.spinner) }
         var midText = false
+        var sawTerminal = false
+        // Streamed text as the engine sent it and as the soul rendered it: history keeps
+        // the first, the transcript the second, even if no `.result` follows.
+        var streamedRaw = ""
+        var streamedShown = ""
         for try await event in exchange.events {
             try Task.checkCancellation()
             if console.mode == .json { console.line(EventJSON(event).line) }
@@ -179,9 +183,12 @@ public actor REPL {
                 console.updateSpinner("\(status.rawValue.replacingOccurrences(of: "_", with: " "))…")
             case .status(_, let status):
                 console.updateSpinner("\(status.rawValue.replacingOccurrences(of: "_", with: " "))…")
+            case .thinking(let text):
+                console.updateSpinner(text)
             case .planAwaitingApproval(let plan):
+                sawTerminal = true
                 state.pendingPlan = PendingPlan(plan: plan, request: exchange.request)
-                show(event, fallback: [DisplayBlock(role: .plan, title: "Plan", markdown: plan.description)])
+                show(event, fallback: [DisplayBlock(role: .plan, title: "Plan", markdown: plan.summary)])
                 if console.mode != .json {
                     console.line(style(dim: "Type /approve to run this plan, or /reject to drop it."))
                 }
@@ -189,35 +196,51 @@ public actor REPL {
                 console.updateSpinner(progress.message)
                 show(event, fallback: [DisplayBlock(role: .progress, markdown: progress.message)])
             case .textDelta(let text):
+                console.stopSpinner(running.spinner)
                 let rendered = event.display.first?.markdown ?? text
+                streamedRaw += text
+                streamedShown += rendered
                 if console.mode != .json { console.write(rendered); midText = true }
             case .toolUse(let tool):
                 show(event, fallback: [DisplayBlock(role: .progress, markdown: "using \(tool.name)")])
             case .permissionRequest(let permission):
                 console.stopSpinner(running.spinner)
                 try await askPermission(permission)
-            case .result(let response):
+            case .result(let result):
+                sawTerminal = true
                 console.stopSpinner(running.spinner)
-                show(event, fallback: [DisplayBlock(role: .summary, markdown: response.summary)])
-                record(response, request: exchange.request)
-                await askAfterTask(response)
+                show(event, fallback: result.textWasStreamed ? [] : [DisplayBlock(role: .summary, markdown: result.text)])
+                record(result, request: exchange.request, streamed: streamedShown)
+                await askAfterTask(result)
             case .failure(let failure):
+                sawTerminal = true
                 console.stopSpinner(running.spinner)
                 show(event, fallback: [DisplayBlock(role: .error, markdown: failure.message)])
                 state.transcript.append(TranscriptEntry(speaker: .system, markdown: "Failed: \(failure.message)"))
             }
         }
         if midText { console.write("\n") }
+        if !sawTerminal {
+            // The contract promises a terminal event; a backend that broke it still must not
+            // lose what it already said.
+            if !streamedRaw.isEmpty {
+                record(BackendResult(text: streamedRaw, textWasStreamed: true), request: exchange.request, streamed: streamedShown)
+            }
+            error("The \(backendName) backend ended its answer without a result.")
+        }
     }
 
-    private func record(_ response: TaskResponse, request: ReceptionRequest) {
-        let followups = response.followups.gated(forTrustLevel: request.task.trustLevel)
+    private func record(_ result: BackendResult, request: ReceptionRequest, streamed: String) {
+        let followups = result.followups.gated(forTrustLevel: request.trustLevel)
         state.lastFollowups = followups.plainFollowups
         state.turns.append(ConversationTurn(query: request.text, intent: request.classification?.intent,
-                                            urgency: request.classification?.urgency, outcome: response.outcome,
-                                            summary: response.summary))
-        let shown = BlockPrinter(styled: false).text(for: lastDisplay.isEmpty ? [DisplayBlock(role: .summary, markdown: response.summary)] : lastDisplay)
+                                            urgency: request.classification?.urgency, outcome: result.outcome,
+                                            summary: result.text))
+        var shown = streamed
+        let blocks = lastDisplay.isEmpty && !result.textWasStreamed ? [DisplayBlock(role: .summary, markdown: result.text)] : lastDisplay
+        if !blocks.isEmpty { shown += (shown.isEmpty ? "" : "\n\n") + BlockPrinter(styled: false).text(for: blocks) }
         state.transcript.append(TranscriptEntry(speaker: .reception, markdown: shown))
+        lastDisplay = []
     }
 
     private var lastDisplay: [DisplayBlock] = []
@@ -234,7 +257,8 @@ public actor REPL {
         if console.mode == .json {
             var json = EventJSON(type: "classification")
             json.classification = classification
-            json.request = request.task
+            json.request = request
+            json.wire = state.lastWirePayload
             console.line(json.line)
             return
         }
@@ -247,8 +271,8 @@ public actor REPL {
         try await session.backend.answer(PermissionAnswer(requestID: permission.id, approved: answer))
     }
 
-    private func askAfterTask(_ response: TaskResponse) async {
-        guard let afterTask = session?.afterTask, let question = await afterTask(response) else { return }
+    private func askAfterTask(_ result: BackendResult) async {
+        guard let afterTask = session?.afterTask, let question = await afterTask(result) else { return }
         guard await ask(question.text) else {
             note("Keeping the current setting.")
             return
@@ -277,19 +301,18 @@ public actor REPL {
 
     @discardableResult
     func connect(to name: String) async -> Bool {
-        guard let entry = backends.first(where: { $0.name == name }) else {
-            error("Unknown backend \"\(name)\". Known: \(backends.map(\.name).joined(separator: ", ")).")
-            return false
-        }
         do {
-            let newSession = try await entry.make()
+            let newSession = try await catalog.connect(name)
             if let old = session { await old.shutdown() }
             session = newSession
-            backendName = entry.name
+            backendName = name
             completionWords?.extensionCommands = newSession.commands.map(\.name)
             if !state.trustChosenByPerson, let level = newSession.defaultTrustLevel { state.trustLevel = level }
             state.pendingPlan = nil
             return true
+        } catch let error as BackendCatalogError {
+            self.error(error.description)
+            return false
         } catch {
             self.error("Cannot connect to \(name): \(describe(error))")
             return false

@@ -1,6 +1,7 @@
 import ReceptionCore
 
-/// Incoming middleware: renders every event through the current soul.
+/// Renders every incoming event through the current soul; outgoing, it gives engines that
+/// read a system prompt the soul's.
 ///
 /// Streamed text (`.textDelta`) goes through a `SoulTextStream`, so a word to replace
 /// that is split across chunks is still replaced: chunks may be held back until the word
@@ -9,16 +10,25 @@ import ReceptionCore
 /// (the raw texts concatenate to the backend's text) and one `.text` block in the soul's voice.
 public struct PersonalityMiddleware: Middleware {
     public let store: SoulStore
+    public let prompts: SoulPrompts
 
-    public init(store: SoulStore) {
+    public init(store: SoulStore, prompts: SoulPrompts = SoulPrompts()) {
         self.store = store
+        self.prompts = prompts
     }
 
     public func handle(_ request: ReceptionRequest, context: ReceptionContext, next: MiddlewareNext) async throws -> Exchange {
-        let exchange = try await next(request, context)
         // One soul for the whole exchange, even if it is switched meanwhile.
-        let renderer = SoulRenderer(soul: store.current)
-        let trustLevel = request.task.trustLevel
+        let soul = store.current
+        var request = request
+        // Outgoing: a language-model engine gets the soul as its system prompt, with the
+        // classification the intent middleware (earlier in the chain) put on the request.
+        if case .submit = request.action, request.systemPrompt == nil, context.backend?.capabilities.contains(.systemPrompt) == true {
+            request.systemPrompt = prompts.systemPrompt(soul: soul, classification: request.classification, history: request.conversation)
+        }
+        let exchange = try await next(request, context)
+        let renderer = SoulRenderer(soul: soul)
+        let trustLevel = exchange.request.trustLevel
         let stream = SharedTextStream(renderer.makeTextStream())
         @Sendable func textEvents(_ output: SoulTextStream.Output?) -> [ResponseEvent] {
             guard let output else { return [] }

@@ -31,9 +31,10 @@ public struct SoulRenderer: Sendable {
     public func render(_ event: BackendEvent, trustLevel: Int) -> [DisplayBlock] {
         switch event {
         case .planAwaitingApproval(let plan):
-            return [DisplayBlock(role: .plan, title: title(soul.titles.plan, DefaultVoice.planTitle), markdown: style(plan.description),
-                                 items: ["instrument: \(plan.instrument)", "about \(plan.estimatedIterations) iteration(s)",
-                                         "/approve to run it, /reject to drop it"])]
+            return [DisplayBlock(role: .plan, title: title(soul.titles.plan, DefaultVoice.planTitle), markdown: style(plan.summary),
+                                 items: plan.steps.map { step in step.detail.map { "\(step.title): \($0)" } ?? step.title }
+                                     + (plan.estimatedIterations.map { ["about \($0) iteration(s)"] } ?? [])
+                                     + ["/approve to run it, /reject to drop it"])]
         case .progress(let progress):
             return [DisplayBlock(role: .progress, markdown: style(progress.message))]
         case .failure(let failure):
@@ -45,7 +46,7 @@ public struct SoulRenderer: Sendable {
             return render(response, trustLevel: trustLevel)
         case .textDelta(let text):
             return [DisplayBlock(role: .text, markdown: style(text))]
-        case .accepted, .status, .toolUse, .permissionRequest:
+        case .accepted, .status, .toolUse, .permissionRequest, .thinking:
             return []
         }
     }
@@ -66,20 +67,23 @@ public struct SoulRenderer: Sendable {
         styler.style(text)
     }
 
-    public func render(_ response: TaskResponse, trustLevel: Int) -> [DisplayBlock] {
+    /// Blocks for a final result. A result without an outcome gets no outcome framing and
+    /// one without a confidence no hedge: the renderer never invents what the engine did
+    /// not say. A streamed result's text was already shown, so it gets no summary block.
+    public func render(_ response: BackendResult, trustLevel: Int) -> [DisplayBlock] {
         var blocks: [DisplayBlock] = []
         blocks.reserveCapacity(8)
-        let outcome = response.outcome
+        let outcome = response.outcome ?? .unknown("")
         let defaults = DefaultVoice.outcome(outcome)
-        let framing = soul.outcomes[outcome.rawValue]
+        let framing = response.outcome.flatMap { soul.outcomes[$0.rawValue] }
         var leftOut = LeftOut()
         var iconBudget = soul.emoji == .sparing ? 1 : soul.emoji == .allowed ? Int.max : 0
 
         // Summary: framing, hedge, then the engine's words, cut at a sentence boundary.
         var parts: [String] = []
         if let lead = framing?.lead ?? defaults.lead, !lead.isEmpty { parts.append(style(lead)) }
-        if outcome != .inconclusive {
-            let band = soul.confidence.band(for: response.confidence)
+        if outcome != .inconclusive, let confidence = response.confidence {
+            let band = soul.confidence.band(for: confidence)
             let hedge: String? = switch band {
             case .high: soul.confidence.high
             case .medium: soul.confidence.medium
@@ -88,9 +92,11 @@ public struct SoulRenderer: Sendable {
             let text = hedge ?? DefaultVoice.hedge(band)
             if !text.isEmpty { parts.append(style(text)) }
         }
-        let summary = limitSummary(style(response.summary), leftOut: &leftOut)
-        if !summary.isEmpty { parts.append(summary) }
-        blocks.append(DisplayBlock(role: .summary, markdown: parts.joined(separator: " ")))
+        if !response.textWasStreamed {
+            let summary = limitSummary(style(response.text), leftOut: &leftOut)
+            if !summary.isEmpty { parts.append(summary) }
+        }
+        if !parts.isEmpty { blocks.append(DisplayBlock(role: .summary, markdown: parts.joined(separator: " "))) }
 
         // Findings.
         if showsFindings(response) {
@@ -116,7 +122,7 @@ public struct SoulRenderer: Sendable {
         }
 
         // Interventions (cards) and plain follow-ups (numbered).
-        let followups = Self.followups(response.suggestedFollowups).gated(forTrustLevel: trustLevel)
+        let followups = response.followups.gated(forTrustLevel: trustLevel)
         for intervention in followups.interventions {
             let style = soul.interventions[intervention.type.rawValue]
             var label = style?.label.map(self.style) ?? title(nil, DefaultVoice.interventionLabel(intervention.type))
@@ -157,74 +163,16 @@ public struct SoulRenderer: Sendable {
 
     // MARK: Pieces
 
-    /// `TaskResponse.followups` (the same rules as `SuggestedFollowup(parsing:)`, which a
-    /// test checks), without Foundation's slow trimming.
-    static func followups(_ entries: [String]) -> [SuggestedFollowup] {
-        entries.map(parseFollowup)
-    }
 
-    static func parseFollowup(_ text: String) -> SuggestedFollowup {
-        if let fast = parseASCIIFollowup(text) { return fast }
-        let trimmed = text.drop { $0 == " " }
-        guard trimmed.first == "[", let close = trimmed.firstIndex(of: "]") else { return .plain(text) }
-        let rawTag = trimmed[trimmed.index(after: trimmed.startIndex)..<close]
-        let tag = rawTag.trimmingScalars(where: isSpaceOrTab).lowercased()
-        guard !tag.isEmpty, tag.count <= 24, tag.allSatisfy({ $0.isLetter || $0 == "_" || $0 == "-" }) else { return .plain(text) }
-        let message = trimmed[trimmed.index(after: close)...].trimmingScalars(where: isSpaceOrTab)
-        return .intervention(Intervention(type: InterventionType(wire: tag), message: message))
-    }
-
-    /// The common case on bytes: ASCII up to the closing bracket; nil to take the general path.
-    private static func parseASCIIFollowup(_ text: String) -> SuggestedFollowup? {
-        let utf8 = text.utf8
-        var index = utf8.startIndex
-        while index < utf8.endIndex, utf8[index] == 0x20 { index = utf8.index(after: index) }
-        guard index < utf8.endIndex else { return .plain(text) }
-        guard utf8[index] == UInt8(ascii: "[") else { return .plain(text) }
-        var tag: [UInt8] = []
-        var cursor = utf8.index(after: index)
-        while cursor < utf8.endIndex, utf8[cursor] != UInt8(ascii: "]") {
-            let byte = utf8[cursor]
-            if byte >= 0x80 { return nil }
-            tag.append(byte >= 0x41 && byte <= 0x5A ? byte + 32 : byte)
-            cursor = utf8.index(after: cursor)
-        }
-        guard cursor < utf8.endIndex else { return .plain(text) }
-        while tag.last == 0x20 || tag.last == 0x09 { tag.removeLast() }
-        while tag.first == 0x20 || tag.first == 0x09 { tag.removeFirst() }
-        guard !tag.isEmpty, tag.count <= 24,
-              tag.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }) else { return .plain(text) }
-        var start = utf8.index(after: cursor)
-        var end = utf8.endIndex
-        while start < end, utf8[start] == 0x20 || utf8[start] == 0x09 { start = utf8.index(after: start) }
-        while end > start, utf8[utf8.index(before: end)] == 0x20 || utf8[utf8.index(before: end)] == 0x09 { end = utf8.index(before: end) }
-        if start < end, utf8[start] >= 0x80 || utf8[utf8.index(before: end)] >= 0x80 { return nil }  // Unicode spaces: general path
-        let message = String(Substring(utf8[start..<end]))
-        let type: InterventionType
-        switch tag {
-        case Array("proactive".utf8): type = .proactive
-        case Array("pushback".utf8): type = .pushback
-        case Array("scoping".utf8): type = .scoping
-        case Array("education".utf8): type = .education
-        default: type = InterventionType(wire: String(decoding: tag, as: UTF8.self))
-        }
-        return .intervention(Intervention(type: type, message: message))
-    }
-
-    /// What `CharacterSet.whitespaces` holds: spaces and tabs (Unicode space separators).
-    private static func isSpaceOrTab(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == " " || scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
-    }
-
-    private func showsFindings(_ response: TaskResponse) -> Bool {
+    private func showsFindings(_ response: BackendResult) -> Bool {
         guard !response.findings.isEmpty else { return false }
         switch response.outcome {
         case .bounded, .inconclusive: return true
         default:
             switch soul.verbosity {
             case .terse: return false
-            case .concise: return response.findings.count > 1 && response.confidence < soul.confidence.highThreshold
-            case .balanced: return !(response.findings.count == 1 && response.findings[0].content == response.summary)
+            case .concise: return response.findings.count > 1 && (response.confidence ?? 0) < soul.confidence.highThreshold
+            case .balanced: return !(response.findings.count == 1 && response.findings[0].content == response.text)
             case .detailed: return true
             }
         }

@@ -5,11 +5,10 @@ import ReceptionCore
 /// observe what the chain did to the request and to the events.
 private struct EchoBackend: Backend {
     var descriptor: BackendDescriptor { BackendDescriptor(name: "echo", summary: "echo", capabilities: []) }
-    func submit(_ request: TaskRequest) -> BackendEventStream {
+    func submit(_ request: ReceptionRequest) -> BackendEventStream {
         BackendEventStream { continuation in
             continuation.yield(.accepted(taskID: request.id, status: .pending))
-            continuation.yield(.result(TaskResponse(requestID: request.id, outcome: .complete, findings: [], summary: request.query,
-                                                    confidence: 1, metadata: ExecutionMetadata())))
+            continuation.yield(.result(BackendResult(taskID: request.id, outcome: .complete, text: request.text, confidence: 1)))
             continuation.finish()
         }
     }
@@ -19,7 +18,7 @@ private struct Tag: Middleware {
     let name: String
     func handle(_ request: ReceptionRequest, context: ReceptionContext, next: MiddlewareNext) async throws -> Exchange {
         var request = request
-        request.task.query += " >\(name)"
+        request.text += " >\(name)"
         return try await next(request, context).mapEvents { event in
             var event = event
             event.display.append(DisplayBlock(role: .note, markdown: "<\(name)"))
@@ -32,13 +31,26 @@ private struct Tag: Middleware {
 struct PipelineTests {
     @Test func outgoingRunsInOrderAndIncomingInReverse() async throws {
         let pipeline = Pipeline(middleware: [Tag(name: "a"), Tag(name: "b")], backend: EchoBackend())
-        let exchange = try await pipeline.send(ReceptionRequest(task: TaskRequest(query: "hi")), context: ReceptionContext(sessionID: "s"))
-        #expect(exchange.request.task.query == "hi >a >b", "the exchange reports the request as the backend got it")
+        let exchange = try await pipeline.send(ReceptionRequest(text: "hi"), context: ReceptionContext())
+        #expect(exchange.request.text == "hi >a >b", "the exchange reports the request as the backend got it")
         var last: ResponseEvent?
         for try await event in exchange.events { last = event }
         guard case .result(let response)? = last?.event else { Issue.record("no result"); return }
-        #expect(response.summary == "hi >a >b")
+        #expect(response.text == "hi >a >b")
         #expect(last?.display.map(\.markdown) == ["<b", "<a"])
+    }
+
+    @Test func thePipelineTellsMiddlewareWhichBackendTheRequestGoesTo() async throws {
+        struct Peek: Middleware {
+            let seen: @Sendable (BackendDescriptor?) -> Void
+            func handle(_ request: ReceptionRequest, context: ReceptionContext, next: MiddlewareNext) async throws -> Exchange {
+                seen(context.backend)
+                return try await next(request, context)
+            }
+        }
+        let box = Box()
+        _ = try await Pipeline(middleware: [Peek { box.value = $0?.name }], backend: EchoBackend()).send(ReceptionRequest(text: "x"), context: ReceptionContext())
+        #expect(box.value == "echo")
     }
 
     @Test func backendDefaultsReportUnsupportedOperations() async throws {
@@ -49,4 +61,8 @@ struct PipelineTests {
             for try await _ in EchoBackend().approve(taskID: "t") {}
         }
     }
+}
+
+private final class Box: @unchecked Sendable {
+    var value: String?
 }

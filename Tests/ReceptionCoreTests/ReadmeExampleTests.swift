@@ -9,8 +9,7 @@ struct LocationAndTiming: Middleware {
 
     func handle(_ request: ReceptionRequest, context: ReceptionContext, next: MiddlewareNext) async throws -> Exchange {
         var request = request
-        request.task.context = request.task.context ?? TaskContext()
-        request.task.context?.location = city                        // outgoing: enrich
+        request.extensions["location"] = .string(city)               // outgoing: enrich
         let started = ContinuousClock.now
         return try await next(request, context).mapEvents { event in
             guard case .result = event.event else { return [event] }
@@ -23,10 +22,9 @@ struct LocationAndTiming: Middleware {
 
 private struct Answer: Backend {
     var descriptor: BackendDescriptor { BackendDescriptor(name: "answer", summary: "", capabilities: []) }
-    func submit(_ request: TaskRequest) -> BackendEventStream {
+    func submit(_ request: ReceptionRequest) -> BackendEventStream {
         BackendEventStream { continuation in
-            continuation.yield(.result(TaskResponse(requestID: request.id, outcome: .complete, findings: [],
-                                                    summary: request.context?.location ?? "nowhere", confidence: 1, metadata: ExecutionMetadata())))
+            continuation.yield(.result(BackendResult(text: request.extensions["location"]?.stringValue ?? "nowhere")))
             continuation.finish()
         }
     }
@@ -35,14 +33,14 @@ private struct Answer: Backend {
 @Test("The README middleware example enriches requests and wraps results")
 func readmeMiddlewareExample() async throws {
     let pipeline = Pipeline(middleware: [LocationAndTiming(city: "Lisbon")], backend: Answer())
-    let exchange = try await pipeline.send(ReceptionRequest(task: TaskRequest(query: "hi")), context: ReceptionContext(sessionID: "s"))
-    #expect(exchange.request.task.context?.location == "Lisbon")
-    var results: [(TaskResponse, [DisplayBlock])] = []
+    let exchange = try await pipeline.send(ReceptionRequest(text: "hi"), context: ReceptionContext())
+    #expect(exchange.request.extensions["location"] == .string("Lisbon"))
+    var results: [(BackendResult, [DisplayBlock])] = []
     for try await event in exchange.events {
         if case .result(let response) = event.event { results.append((response, event.display)) }
     }
     let (response, display) = try #require(results.first, "the backend's result comes through")
     #expect(results.count == 1)
-    #expect(response.summary == "Lisbon")
+    #expect(response.text == "Lisbon")
     #expect(display.first?.markdown.hasPrefix("answered in ") == true)
 }

@@ -18,7 +18,7 @@ struct LocalBackendTests {
         return events
     }
 
-    static func result(_ events: [BackendEvent]) -> TaskResponse? {
+    static func result(_ events: [BackendEvent]) -> BackendResult? {
         events.compactMap { if case .result(let r) = $0 { r } else { nil } }.first
     }
 
@@ -26,11 +26,11 @@ struct LocalBackendTests {
 
     @Test func trustZeroReturnsAPlanAndApproveRunsIt() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: fast)
-        let request = TaskRequest(query: "how do trust levels and plans work?", preferences: TaskPreferences(trustLevel: 0))
+        let request = ReceptionRequest(text: "how do trust levels and plans work?", trustLevel: 0)
         let submitted = try await Self.events(backend.submit(request))
         #expect(submitted.first == .accepted(taskID: request.id, status: .awaitingApproval))
         guard case .planAwaitingApproval(let plan)? = submitted.last else { Issue.record("no plan"); return }
-        #expect(plan.requiresApproval)
+        #expect(plan.taskID == request.id && plan.steps == [PlanStep("instrument", detail: "knowledge_search")])
         let run = try await Self.events(backend.approve(taskID: request.id))
         let statuses = run.compactMap { if case .status(_, let s) = $0 { s } else { nil } }
         #expect(statuses == [.running, .complete])
@@ -46,27 +46,27 @@ struct LocalBackendTests {
             "garden.md": "# Roses\nRoses need six hours of sun and deep watering once a week.\n",
         ])
         let backend = LocalBackend(knowledge: kb, settings: fast)
-        func ask(_ query: String) async throws -> TaskResponse {
-            try #require(Self.result(try await Self.events(backend.submit(TaskRequest(query: query, preferences: TaskPreferences(trustLevel: 1))))))
+        func ask(_ query: String) async throws -> BackendResult {
+            try #require(Self.result(try await Self.events(backend.submit(ReceptionRequest(text: query, trustLevel: 1)))))
         }
         let roses = try await ask("how much sun do roses need?")
         #expect(roses.outcome == .complete)
         #expect(roses.findings.first?.source == "garden.md#Roses")
-        #expect(roses.summary.contains("six hours of sun"))
+        #expect(roses.text.contains("six hours of sun"))
         #expect(try await ask("how much sun do roses need?").outcome == .saturated)
         let museum = try await ask("does the city museum open on sundays?")
         #expect(museum.outcome == .inconclusive)
         #expect(museum.discrepancy?.contains("does not open") == true)
         let bounded = try await ask("should I take the train or fly to Seattle?")
         #expect(bounded.outcome == .bounded)
-        #expect(bounded.summary.contains("connect a real backend"))
+        #expect(bounded.text.contains("connect a real backend"))
         let again = try await ask("train or flight to Seattle, which one?")
         #expect(again.followups.interventions.contains { $0.type == .proactive }, "the same unanswered topic came back")
     }
 
     @Test func cancelStopsARunningTask() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .seconds(5)))
-        let request = TaskRequest(query: "what can reception do", preferences: TaskPreferences(trustLevel: 1))
+        let request = ReceptionRequest(text: "what can reception do", trustLevel: 1)
         var received: [BackendEvent] = []
         for try await event in backend.submit(request) {
             received.append(event)
@@ -82,7 +82,7 @@ struct LocalBackendTests {
 
     @Test func interventionsAreGatedByTrustLevel() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: fast)
-        let broad = TaskRequest(query: "tell me about everything?? and also what can you do?", preferences: TaskPreferences(trustLevel: 2))
+        let broad = ReceptionRequest(text: "tell me about everything?? and also what can you do?", trustLevel: 2)
         let response = try #require(Self.result(try await Self.events(backend.submit(broad))))
         let types = response.followups.interventions.map(\.type)
         #expect(types.contains(.pushback))
@@ -94,21 +94,21 @@ struct LocalBackendTests {
 struct LocalAnswerTests {
     @Test func aFileIntroductionListsWhatTheFileCovers() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))
-        let events = try await LocalBackendTests.events(backend.submit(TaskRequest(query: "what can reception do?", preferences: TaskPreferences(trustLevel: 1))))
+        let events = try await LocalBackendTests.events(backend.submit(ReceptionRequest(text: "what can reception do?", trustLevel: 1)))
         let response = try #require(LocalBackendTests.result(events))
         #expect(response.outcome == .complete)
-        #expect(response.summary.contains("- Intent classification"))
-        #expect(response.summary.contains("- Personalities from soul.md"))
-        #expect(!response.suggestedFollowups.contains { $0.contains("0.1.0") }, "version headings are no topics")
+        #expect(response.text.contains("- Intent classification"))
+        #expect(response.text.contains("- Personalities from soul.md"))
+        #expect(!response.followups.plainFollowups.contains { $0.contains("0.1.0") }, "version headings are no topics")
     }
 }
 
 extension LocalAnswerTests {
     @Test func sentencesSharingAFewWordsAreNoDisagreement() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))
-        let events = try await LocalBackendTests.events(backend.submit(TaskRequest(query: "how do trust levels work?", preferences: TaskPreferences(trustLevel: 1))))
+        let events = try await LocalBackendTests.events(backend.submit(ReceptionRequest(text: "how do trust levels work?", trustLevel: 1)))
         let response = try #require(LocalBackendTests.result(events))
         #expect(response.outcome == .complete, "\(response.discrepancy ?? "")")
-        #expect(response.summary.contains("trust level 0"))
+        #expect(response.text.contains("trust level 0"))
     }
 }

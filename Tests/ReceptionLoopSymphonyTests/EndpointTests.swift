@@ -23,9 +23,9 @@ import Testing
         try await withServer { _, client in
             let backend = LoopSymphonyBackend(client: client)
             let done = try #require(result(in: try await collect(backend.submit(request("research checkpoints", trust: 1)))))
-            let checkpoints = try await client.tasks.checkpoints(done.requestID)
+            let checkpoints = try await client.tasks.checkpoints(done.taskID!)
             #expect(checkpoints.map(\.iterationNum) == [1, 2, 3])
-            #expect(checkpoints.allSatisfy { $0.phase == "iteration" && $0.taskID == done.requestID && $0.createdAt?.hasSuffix("+00:00") == true })
+            #expect(checkpoints.allSatisfy { $0.phase == "iteration" && $0.taskID == done.taskID! && $0.createdAt?.hasSuffix("+00:00") == true })
 
             let slow = try await client.tasks.submit(request("slow research for the active list", trust: 1))
             var active = try await client.tasks.active()
@@ -75,14 +75,14 @@ import Testing
                     do { try await backend.follow(novel.taskID, continuation: continuation); continuation.finish() } catch { continuation.finish(throwing: error) }
                 }
             })
-            #expect(result(in: novelEvents)?.metadata.instrumentUsed == "novel:research")
+            #expect(result(in: novelEvents)?.raw?["metadata"]?["instrument_used"]?.stringValue == "novel:research")
             let loopTask = try await client.tasks.submitLoop(request("deep dive", trust: 1))
             #expect(loopTask.message == "Loop proposal task submitted")
 
             let fromTask = try await client.arrangements.saveFromTask(novel.taskID, name: "research-then-summarize", description: "two steps")
             #expect(fromTask.arrangementType == "composition" && fromTask.compositionSpec?.type == "sequential")
             let plain = try #require(result(in: try await collect(backend.submit(request("plain note", trust: 1)))))
-            let notNovel = await httpError { _ = try await client.arrangements.saveFromTask(plain.requestID, name: "x", description: "y") }
+            let notNovel = await httpError { _ = try await client.arrangements.saveFromTask(plain.taskID!, name: "x", description: "y") }
             #expect(notNovel?.status == 400 && notNovel?.detail == "Task was not executed with a novel arrangement or loop")
 
             let saved = try await client.arrangements.save(SaveArrangementRequest(name: "fact-check", description: "checks claims",

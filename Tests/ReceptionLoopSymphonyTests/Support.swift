@@ -40,7 +40,7 @@ func collect(_ stream: BackendEventStream) async throws -> [BackendEvent] {
     return events
 }
 
-func result(in events: [BackendEvent]) -> TaskResponse? {
+func result(in events: [BackendEvent]) -> BackendResult? {
     for case .result(let response) in events { return response }
     return nil
 }

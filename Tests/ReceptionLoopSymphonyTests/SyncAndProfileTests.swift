@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ReceptionConfiguration
 import ReceptionCore
 @testable import ReceptionLoopSymphony
 import ReceptionReferenceServers
@@ -141,43 +142,63 @@ import Testing
 
     @Test func profilesFromXDGWithEnvironmentAndFileKeys() throws {
         let directory = try temporaryDirectory()
-        let environment = ["XDG_CONFIG_HOME": directory.path, "HOME": "/nonexistent", "LS_KEY": "  env-secret \n"]
-        let store = BackendProfileStore(environment: environment)
-        #expect(store.path == directory.path + "/reception/backends.json")
-        #expect(try store.load().isEmpty)
+        let environment = PluginEnvironment.standard(["XDG_CONFIG_HOME": directory.path, "HOME": "/nonexistent", "LS_KEY": "  env-secret \n"])
+        let path = BackendConfiguration.standardPath(environment)
+        #expect(path == directory.path + "/reception/backends.json")
+        let configuration = BackendConfiguration(path: path, plugins: [LoopSymphonyPlugin.plugin])
+        #expect(try configuration.load().isEmpty)
         let keyFile = directory.appendingPathComponent("dev.key").path
         try "file-secret\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
-        try store.save([
-            BackendProfile(name: "prod", url: "https://loop.example.com/", apiKeyEnv: "LS_KEY", userID: "matt", trustLevel: 1),
-            BackendProfile(name: "dev", url: "http://127.0.0.1:8765", apiKeyFile: keyFile),
-            BackendProfile(name: "nokey", url: "http://127.0.0.1:8765", apiKeyEnv: "MISSING_VAR"),
-            BackendProfile(name: "other", kind: "friday", url: "ws://127.0.0.1:1"),
-        ])
-        let attributes = try FileManager.default.attributesOfItem(atPath: store.path)
-        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        let prod = try store.configuration(for: store.profile(named: "prod"))
+        try FileManager.default.createDirectory(atPath: environment.configDirectory, withIntermediateDirectories: true)
+        try """
+        {"profiles": [
+          {"name": "prod", "kind": "loop-symphony", "url": "https://loop.example.com/", "api_key_env": "LS_KEY", "user_id": "matt", "trust_level": 1},
+          {"name": "dev", "kind": "loop-symphony", "url": "http://127.0.0.1:8765", "api_key_file": "\(keyFile)"},
+          {"name": "nokey", "kind": "loop-symphony", "url": "http://10.0.0.1:8765", "api_key_env": "MISSING_VAR"}
+        ]}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let profiles = try configuration.load()
+        func named(_ name: String) throws -> BackendProfile { try #require(profiles.first { $0.name == name }) }
+        let prod = try LoopSymphonyPlugin.configuration(for: named("prod"), environment: environment)
         #expect(prod.baseURL == "https://loop.example.com" && prod.apiKey == "env-secret" && prod.userID == "matt" && prod.defaultTrustLevel == 1)
-        let prodSummary = try store.profile(named: "prod").summary
+        let prodSummary = try named("prod").summary
         #expect(!prod.description.contains("env-secret") && !prodSummary.contains("env-secret"))
-        #expect(try store.configuration(for: store.profile(named: "dev")).apiKey == "file-secret")
-        #expect(throws: BackendProfileError.missingKeyVariable(profile: "nokey", variable: "MISSING_VAR")) {
-            try store.configuration(for: store.profile(named: "nokey"))
+        #expect(prodSummary.contains("from $LS_KEY"), "\(prodSummary)")
+        #expect(try LoopSymphonyPlugin.configuration(for: named("dev"), environment: environment).apiKey == "file-secret")
+        do {
+            _ = try LoopSymphonyPlugin.configuration(for: named("nokey"), environment: environment)
+            Issue.record("a missing key variable must be an error")
+        } catch {
+            #expect("\(error)".contains("MISSING_VAR") && "\(error)".contains("not set") && "\(error)".contains("nokey"), "\(error)")
         }
-        #expect(throws: BackendProfileError.unsupportedKind(profile: "other", kind: "friday")) { try store.configuration(for: store.profile(named: "other")) }
-        #expect(throws: BackendProfileError.unknownProfile(name: "nope", known: ["prod", "dev", "nokey", "other"])) { try store.profile(named: "nope") }
-        // A key file others can read is refused, with the fix in the message.
+        // A key file others can read is refused, with the fix in the message and never the key.
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyFile)
         do {
-            _ = try store.configuration(for: store.profile(named: "dev"))
+            _ = try LoopSymphonyPlugin.configuration(for: named("dev"), environment: environment)
             Issue.record("a 0644 key file must be refused")
-        } catch let error as BackendProfileError {
-            #expect(error == .keyFileTooOpen(profile: "dev", path: keyFile, mode: "0644"))
-            #expect(error.description.contains("chmod 600 \(keyFile)") && !error.description.contains("file-secret"))
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("chmod 600 \(keyFile)") && text.contains("0644") && !text.contains("file-secret"), "\(text)")
         }
-        let fallback = BackendProfileStore(environment: ["HOME": "/home/someone"])
-        #expect(fallback.path == "/home/someone/.config/reception/backends.json")
+        #expect(BackendConfiguration.standardPath(.standard(["HOME": "/home/someone"])) == "/home/someone/.config/reception/backends.json")
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    @Test func theBuiltInProfileReadsTheEnvironmentAndRefusesABadTrustLevel() throws {
+        let plugin = LoopSymphonyPlugin.plugin
+        let environment = PluginEnvironment.standard(["HOME": "/nonexistent", "LOOP_SYMPHONY_URL": "http://127.0.0.1:9000/",
+                                                      "LOOP_SYMPHONY_TRUST_LEVEL": "2", "USER": "someone"])
+        let builtIn = try #require(plugin.builtInProfile?(environment))
+        let configuration = try LoopSymphonyPlugin.configuration(for: builtIn, environment: environment)
+        #expect(configuration.baseURL == "http://127.0.0.1:9000" && configuration.defaultTrustLevel == 2 && configuration.userID == "someone")
+        #expect(configuration.apiKey == "dev-key", "a loopback URL without a key gets the reference server's development key")
+        for bad in ["7", "-1", "high"] {
+            var variables = environment.variables
+            variables["LOOP_SYMPHONY_TRUST_LEVEL"] = bad
+            let profile = try #require(plugin.builtInProfile?(.standard(variables)))
+            #expect(throws: ProfileError.self) { try LoopSymphonyPlugin.configuration(for: profile, environment: .standard(variables)) }
+        }
     }
 
     @Test func configurationFromEnvironment() {

@@ -15,7 +15,7 @@ import Testing
                   case .planAwaitingApproval(let plan)? = submitted.last else {
                 Issue.record("unexpected events \(submitted)"); return
             }
-            #expect(plan.instrument == "research" && plan.processType == .semiAutonomic && plan.estimatedIterations == 5 && plan.requiresApproval)
+            #expect(plan.steps == [PlanStep("instrument", detail: "research"), PlanStep("process", detail: "semi-autonomic")] && plan.estimatedIterations == 5)
             #expect(plan.taskID == taskID)
             if case .inProgress(let pending) = try await client.tasks.get(taskID) {
                 #expect(pending.status == .awaitingApproval && pending.progress == "Task is awaiting_approval" && pending.startedAt != nil)
@@ -29,8 +29,8 @@ import Testing
             #expect(steps.allSatisfy { $0.phase == "iteration" && $0.data?["total_findings"] != nil })
             #expect(steps[0].message.hasPrefix("iteration 1: 4 new findings (4 in total), confidence"))
             let response = try #require(result(in: events))
-            #expect(response.requestID == taskID && response.outcome == .complete && response.findings.count == 3)
-            #expect(response.metadata.instrumentUsed == "research" && response.metadata.roomID == "server")
+            #expect(response.taskID == taskID && response.outcome == .complete && response.findings.count == 3)
+            #expect(response.raw?["metadata"]?["instrument_used"]?.stringValue == "research" && response.raw?["metadata"]?["room_id"]?.stringValue == "server")
             // Approving twice is the server's 400.
             let second = await httpError { _ = try await client.tasks.approve(taskID) }
             #expect(second?.status == 400 && second?.detail == "Task \(taskID) is not awaiting approval (status: complete)")
@@ -53,7 +53,7 @@ import Testing
             #expect(try await client.tasks.checkpoints(taskID).isEmpty)
             // Rejecting something that is not a plan is refused.
             let done = try await collect(backend.submit(request("hello there", trust: 1)))
-            let doneID = try #require(result(in: done)).requestID
+            let doneID = try #require(result(in: done)?.taskID)
             await #expect(throws: BackendError.self) { try await backend.reject(taskID: doneID) }
             let unknown = await httpError { try await backend.reject(taskID: "no-such-task") }
             #expect(unknown?.status == 404 && unknown?.detail == "Task no-such-task not found")
@@ -219,7 +219,7 @@ import Testing
         try await withServer { _, client in
             // "silent" tasks put nothing on the stream (as after a server restart): only keepalives.
             let events = try await collect(LoopSymphonyBackend(client: client).submit(request("silent research", trust: 1)))
-            #expect(result(in: events)?.summary.contains("silent research") == true)
+            #expect(result(in: events)?.text.contains("silent research") == true)
         }
     }
 
@@ -228,7 +228,7 @@ import Testing
         // back to polling; a poll-only client never asks for it.
         try await withServer(.fast(streaming: false), prefersStreaming: false) { _, client in
             let events = try await collect(LoopSymphonyBackend(client: client).submit(request("plain poll", trust: 2)))
-            #expect(result(in: events)?.summary == "Reference note answer to: plain poll")
+            #expect(result(in: events)?.text == "Reference note answer to: plain poll")
             #expect(!progress(in: events).contains { $0.phase == "polling" }, "no stream was tried")
         }
     }

@@ -5,9 +5,9 @@ import ReceptionCore
 @Suite("Renderer behaviour")
 struct RendererBehaviourTests {
     func response(_ outcome: Outcome, confidence: Double = 0.9, summary: String = "It works.", findings: [Finding] = [],
-                  discrepancy: String? = nil, followups: [String] = []) -> TaskResponse {
-        TaskResponse(requestID: "r", outcome: outcome, findings: findings, summary: summary, confidence: confidence,
-                     metadata: ExecutionMetadata(), discrepancy: discrepancy, suggestedFollowups: followups)
+                  discrepancy: String? = nil, followups: [String] = []) -> BackendResult {
+        BackendResult(taskID: "r", outcome: outcome, findings: findings, text: summary, confidence: confidence,
+                      discrepancy: discrepancy, followups: followups.map(SuggestedFollowup.init(parsing:)))
     }
 
     @Test func lengthLimitsCutAtSentenceBoundariesAndSaySo() {

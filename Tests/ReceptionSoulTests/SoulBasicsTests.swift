@@ -29,9 +29,8 @@ struct SoulBasicsTests {
     }
 
     @Test func rendersInterventionsAsCardsAndGatesThemByTrust() {
-        let response = TaskResponse(requestID: "r", outcome: .complete, findings: [], summary: "Done.", confidence: 0.9,
-                                    metadata: ExecutionMetadata(),
-                                    suggestedFollowups: ["Next?", "[education] Try /followups", "[pushback] Too broad"])
+        let response = BackendResult(taskID: "r", outcome: .complete, text: "Done.", confidence: 0.9,
+                                     followups: ["Next?", "[education] Try /followups", "[pushback] Too broad"].map(SuggestedFollowup.init(parsing:)))
         let renderer = SoulRenderer(soul: Soul(name: "t", interventionLabels: ["education": "Tip"]))
         let atZero = renderer.render(response, trustLevel: 0)
         #expect(atZero.filter { $0.role == .intervention }.map(\.title) == ["Tip", "Pushback"])

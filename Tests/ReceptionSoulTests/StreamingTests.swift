@@ -78,8 +78,8 @@ struct StreamingTests {
         let store = SoulStore(Self.soul)
         let middleware = PersonalityMiddleware(store: store)
         let chunks = ["Please util", "ize the ", "cache in order", " to win"]
-        let request = ReceptionRequest(task: TaskRequest(query: "q"))
-        let exchange = try await middleware.handle(request, context: ReceptionContext(sessionID: "s")) { request, _ in
+        let request = ReceptionRequest(text: "q")
+        let exchange = try await middleware.handle(request, context: ReceptionContext()) { request, _ in
             Exchange(request: request, events: ResponseStream { continuation in
                 for chunk in chunks { continuation.yield(ResponseEvent(.textDelta(chunk))) }
                 continuation.finish()
@@ -98,8 +98,8 @@ struct StreamingTests {
 
     @Test func heldTextIsReleasedBeforeTheResult() async throws {
         let middleware = PersonalityMiddleware(store: SoulStore(Self.soul))
-        let response = TaskResponse(requestID: "r", outcome: .complete, findings: [], summary: "Done.", confidence: 0.9, metadata: ExecutionMetadata())
-        let exchange = try await middleware.handle(ReceptionRequest(task: TaskRequest(query: "q")), context: ReceptionContext(sessionID: "s")) { request, _ in
+        let response = BackendResult(taskID: "r", outcome: .complete, text: "we utilize", confidence: 0.9, textWasStreamed: true)
+        let exchange = try await middleware.handle(ReceptionRequest(text: "q"), context: ReceptionContext()) { request, _ in
             Exchange(request: request, events: ResponseStream { continuation in
                 continuation.yield(ResponseEvent(.textDelta("we utilize")))
                 continuation.yield(ResponseEvent(.result(response)))
@@ -110,11 +110,28 @@ struct StreamingTests {
         for try await event in exchange.events {
             switch event.event {
             case .textDelta: kinds.append("text:" + event.display.map(\.markdown).joined())
-            case .result: kinds.append("result")
+            case .result:
+                kinds.append("result")
+                // The answer was streamed: the result adds no second copy of it.
+                #expect(!event.display.contains { $0.role == .summary }, "\(event.display)")
             default: break
             }
         }
         #expect(kinds == ["text:we use", "result"])
+    }
+
+    @Test func aSystemPromptGoesOnlyToBackendsThatReadOne() async throws {
+        let middleware = PersonalityMiddleware(store: SoulStore(Self.soul))
+        func sent(capabilities: BackendCapabilities) async throws -> ReceptionRequest {
+            var context = ReceptionContext()
+            context.backend = BackendDescriptor(name: "b", summary: "", capabilities: capabilities)
+            return try await middleware.handle(ReceptionRequest(text: "q"), context: context) { request, _ in
+                Exchange(request: request, events: ResponseStream { $0.finish() })
+            }.request
+        }
+        let prompted = try await sent(capabilities: [.systemPrompt, .textStreaming])
+        #expect(prompted.systemPrompt?.contains(Self.soul.name) == true, "\(prompted.systemPrompt ?? "nil")")
+        #expect(try await sent(capabilities: [.planApproval]).systemPrompt == nil)
     }
 }
 

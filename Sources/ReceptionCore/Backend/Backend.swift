@@ -3,13 +3,30 @@
 /// As small as swift-log's `LogHandler`: submit a request and read typed events from the
 /// returned stream. Everything else is optional and advertised through `capabilities`,
 /// so the REPL only offers `/approve` or `/cancel` where the backend can do them.
+///
+/// ## The event contract
+/// A stream from `submit` or `approve`:
+/// 1. usually starts with `.accepted` (the engine's id for the task, used by `cancel`);
+/// 2. then any number of `.status`, `.progress`, `.thinking`, `.toolUse`,
+///    `.permissionRequest` and `.textDelta` events, in the order the engine produced them;
+/// 3. ends with **exactly one** terminal event, `.result`, `.failure` or (at trust level 0,
+///    from `submit` only) `.planAwaitingApproval`, after which the stream finishes.
+///
+/// - A backend that streamed its answer as `.textDelta` still ends with `.result`, whose
+///   `text` is the whole answer and whose `textWasStreamed` is true, so front ends never
+///   print it twice and history always has it.
+/// - Cancelling the consuming task stops the work. If the stream is still read, it ends with
+///   `.failure` whose `cancelled` is true; `cancel(taskID:)` ends the task the same way.
+/// - A transport problem (unreachable server, broken connection) finishes the stream by
+///   throwing a `BackendError`; a task the engine itself failed is a `.failure` event.
+///
+/// `ReceptionTesting`'s `BackendConformance` checks these rules against a live backend.
 public protocol Backend: Sendable {
     /// Name, transport and what this backend supports.
     var descriptor: BackendDescriptor { get }
 
-    /// Sends a request. The stream ends after `.result`, `.failure` or, at trust level 0,
-    /// `.planAwaitingApproval`; cancelling the consuming task stops the work.
-    func submit(_ request: TaskRequest) -> BackendEventStream
+    /// Sends a request and streams what the engine does with it.
+    func submit(_ request: ReceptionRequest) -> BackendEventStream
 
     /// Runs a plan that was awaiting approval and streams its execution.
     func approve(taskID: String) -> BackendEventStream
@@ -22,6 +39,10 @@ public protocol Backend: Sendable {
 
     /// Answers a `.permissionRequest` the backend raised during a task.
     func answer(_ answer: PermissionAnswer) async throws
+
+    /// The request as this engine's wire format would carry it (for `/request`); nil when
+    /// the backend has no wire format of its own.
+    func wirePayload(for request: ReceptionRequest) -> JSONValue?
 }
 
 public typealias BackendEventStream = AsyncThrowingStream<BackendEvent, any Error>
@@ -42,11 +63,13 @@ extension Backend {
     public func answer(_ answer: PermissionAnswer) async throws {
         throw BackendError.unsupported(operation: "answer permission requests", backend: descriptor.name)
     }
+
+    public func wirePayload(for request: ReceptionRequest) -> JSONValue? { nil }
 }
 
 /// What a backend is and what it can do.
 public struct BackendDescriptor: Sendable, Hashable, Codable {
-    /// The name people type: `local`, `loop-symphony`, ...
+    /// The name people type: `local`, `loop-symphony`, a profile name, ...
     public var name: String
     /// One line for `/backend`: where it lives and how we reach it.
     public var summary: String
@@ -74,15 +97,18 @@ public struct BackendCapabilities: OptionSet, Sendable, Hashable, Codable {
     public static let textStreaming = BackendCapabilities(rawValue: 1 << 3)
     /// Emits iteration `.progress` events while it works.
     public static let progress = BackendCapabilities(rawValue: 1 << 4)
-    /// Uses `context.intent` to choose its strategy.
+    /// Uses the request's intent to choose its strategy.
     public static let intentAware = BackendCapabilities(rawValue: 1 << 5)
-    /// Adds interventions to `suggested_followups`.
+    /// Adds interventions to its follow-ups.
     public static let interventions = BackendCapabilities(rawValue: 1 << 6)
+    /// Reads `ReceptionRequest.systemPrompt` (language-model engines): the REPL renders the
+    /// soul's prompt for it.
+    public static let systemPrompt = BackendCapabilities(rawValue: 1 << 7)
 
     public static let names: [(BackendCapabilities, String)] = [
         (.planApproval, "plan approval"), (.cancellation, "cancel"), (.permissionRequests, "permission requests"),
         (.textStreaming, "streamed text"), (.progress, "progress"), (.intentAware, "intent"),
-        (.interventions, "interventions"),
+        (.interventions, "interventions"), (.systemPrompt, "system prompt"),
     ]
 
     /// Human-readable list, e.g. "plan approval, cancel, progress".

@@ -3,19 +3,21 @@ public enum BackendEvent: Sendable, Hashable {
     /// The backend took the request and gave it an id.
     case accepted(taskID: String, status: TaskStatus)
     /// Trust level 0: nothing runs until the person approves (or rejects) this plan.
-    case planAwaitingApproval(TaskPlan)
+    case planAwaitingApproval(Plan)
     /// The task moved to a new status.
     case status(taskID: String, status: TaskStatus)
     /// An iteration or phase finished.
     case progress(TaskProgress)
-    /// A chunk of streamed answer text (WebSocket backends).
+    /// A chunk of streamed answer text. The chunks concatenate to the answer.
     case textDelta(String)
+    /// What the engine is doing before it answers ("thinking…"): for a status line, not the answer.
+    case thinking(String)
     /// The backend is using a tool.
     case toolUse(ToolUse)
     /// The backend needs the person's permission before it goes on.
     case permissionRequest(PermissionRequest)
     /// The final, personality-agnostic result.
-    case result(TaskResponse)
+    case result(BackendResult)
     /// The task failed or was cancelled.
     case failure(TaskFailure)
 

@@ -8,7 +8,7 @@
 /// struct Shout: Middleware {
 ///     func handle(_ request: ReceptionRequest, context: ReceptionContext, next: MiddlewareNext) async throws -> Exchange {
 ///         var request = request
-///         request.task.query = request.task.query.uppercased()      // outgoing
+///         request.text = request.text.uppercased()      // outgoing
 ///         return try await next(request, context)                      // incoming untouched
 ///     }
 /// }

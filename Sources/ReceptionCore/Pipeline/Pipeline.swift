@@ -28,7 +28,7 @@ public struct Pipeline: Sendable {
         let backend = backend
         return { request, _ in
             let upstream: BackendEventStream = switch request.action {
-            case .submit: backend.submit(request.task)
+            case .submit: backend.submit(request)
             case .approve(let taskID): backend.approve(taskID: taskID)
             }
             let events = ResponseStream.forwarding(upstream) { [ResponseEvent($0)] }

@@ -36,20 +36,25 @@ public final class LoopSymphonyBackend: Backend, Sendable {
                           capabilities: [.planApproval, .cancellation, .progress, .intentAware, .interventions])
     }
 
+    public func submit(_ request: ReceptionRequest) -> BackendEventStream {
+        submit(TaskRequest(request))
+    }
+
+    /// Sends a Loop Symphony request as it is (for callers that build the wire body themselves);
+    /// one without preferences runs at the configuration's default trust level.
     public func submit(_ request: TaskRequest) -> BackendEventStream {
-        var request = request
-        if request.preferences == nil {
-            request.preferences = TaskPreferences(trustLevel: client.configuration.defaultTrustLevel)
+        var outgoing = request
+        if outgoing.preferences == nil {
+            outgoing.preferences = TaskPreferences(trustLevel: client.configuration.defaultTrustLevel)
         }
-        let outgoing = request
-        return stream { backend, continuation in
+        return stream { [outgoing] backend, continuation in
             let answer = try await backend.client.tasks.submit(outgoing)
             continuation.yield(.accepted(taskID: answer.taskID, status: answer.status))
             if answer.status == .awaitingApproval {
                 guard let plan = answer.plan else {
                     throw BackendError.protocolViolation("POST /task answered awaiting_approval without a plan")
                 }
-                continuation.yield(.planAwaitingApproval(plan))
+                continuation.yield(.planAwaitingApproval(Plan(plan)))
                 return
             }
             try await backend.follow(answer.taskID, continuation: continuation)
@@ -84,6 +89,10 @@ public final class LoopSymphonyBackend: Backend, Sendable {
 
     public func cancel(taskID: String) async throws {
         _ = try await client.tasks.cancel(taskID)
+    }
+
+    public func wirePayload(for request: ReceptionRequest) -> JSONValue? {
+        try? Wire.decode(JSONValue.self, from: Wire.encode(TaskRequest(request)))
     }
 
     // MARK: - Following a task
@@ -142,7 +151,7 @@ public final class LoopSymphonyBackend: Backend, Sendable {
             switch try await client.tasks.get(taskID) {
             case .finished(let response):
                 continuation.yield(.status(taskID: taskID, status: .complete))
-                continuation.yield(.result(response))
+                continuation.yield(.result(BackendResult(response)))
                 return true
             case .inProgress:
                 return false
@@ -169,7 +178,7 @@ public final class LoopSymphonyBackend: Backend, Sendable {
                 switch try await client.tasks.get(taskID) {
                 case .finished(let response):
                     continuation.yield(.status(taskID: taskID, status: .complete))
-                    continuation.yield(.result(response))
+                    continuation.yield(.result(BackendResult(response)))
                     return
                 case .inProgress(let pending):
                     if pending.status != last {
@@ -214,6 +223,8 @@ public final class LoopSymphonyBackend: Backend, Sendable {
                     try await body(self, continuation)
                     continuation.finish()
                 } catch is CancellationError {
+                    // The contract: a cancelled task ends with a cancelled failure, as in every backend.
+                    continuation.yield(.failure(TaskFailure(message: "Task cancelled", cancelled: true)))
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)

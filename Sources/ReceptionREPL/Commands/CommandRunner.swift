@@ -102,9 +102,10 @@ extension REPL {
 
     private func backend(_ arguments: [String]) async {
         guard let name = arguments.first else {
-            let lines = backends.map { entry in
-                let marker = entry.name == backendName ? "*" : " "
-                return "\(marker) \(entry.name) — \(entry.summary)"
+            let lines = catalog.entries.map { entry in
+                let marker = entry.profile.name == backendName ? "*" : " "
+                let detail = entry.profile.values.isEmpty ? "" : " (\(entry.profile.summary))"
+                return "\(marker) \(entry.profile.name) — \(entry.plugin.kind): \(entry.plugin.summary)\(detail)"
             }
             let capabilities = session.map { "\ncurrent capabilities: \($0.backend.descriptor.capabilities.summary)" } ?? ""
             say(lines.joined(separator: "\n") + capabilities)
@@ -169,8 +170,7 @@ extension REPL {
         state.pendingPlan = nil
         var request = pending.request
         request.action = .approve(taskID: pending.plan.taskID)
-        let context = ReceptionContext(sessionID: state.sessionID, history: state.turns, trustLevel: pending.request.task.trustLevel)
-        await execute(request, context: context)
+        await execute(request, context: ReceptionContext())
     }
 
     private func reject() async {
@@ -215,8 +215,12 @@ extension REPL {
 
     private func request() {
         guard let request = state.lastRequest else { return note("Nothing has been sent yet.") }
-        let json = Wire.jsonString(request.task, pretty: true)
-        console.line(console.mode == .json ? Wire.jsonString(request.task) : json)
+        // The engine's own wire body when the backend has one: that is what went out.
+        if let wire = state.lastWirePayload {
+            console.line(Wire.jsonString(wire, pretty: console.mode != .json))
+        } else {
+            console.line(Wire.jsonString(request, pretty: console.mode != .json))
+        }
     }
 
     private func history() {

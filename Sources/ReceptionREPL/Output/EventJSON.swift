@@ -6,21 +6,23 @@ struct EventJSON: Encodable {
     var type: String
     var taskID: String?
     var status: String?
-    var plan: TaskPlan?
+    var plan: Plan?
     var progress: TaskProgress?
     var text: String?
     var tool: ToolUse?
     var permission: PermissionRequest?
-    var result: TaskResponse?
+    var result: BackendResult?
     var failure: TaskFailure?
     var classification: IntentClassification?
-    var request: TaskRequest?
+    var request: ReceptionRequest?
+    /// The request in the engine's own wire format, when the backend has one.
+    var wire: JSONValue?
     var message: String?
     var display: [DisplayBlock]?
 
     enum CodingKeys: String, CodingKey {
         case type, taskID = "task_id", status, plan, progress, text, tool, permission, result, failure
-        case classification, request, message, display
+        case classification, request, wire, message, display
     }
 
     init(type: String) { self.type = type }
@@ -32,9 +34,10 @@ struct EventJSON: Encodable {
         case .status(let taskID, let status): self.init(type: "status"); self.taskID = taskID; self.status = status.rawValue
         case .progress(let progress): self.init(type: "progress"); self.taskID = progress.taskID; self.progress = progress
         case .textDelta(let text): self.init(type: "text"); self.text = text
+        case .thinking(let text): self.init(type: "thinking"); self.text = text
         case .toolUse(let tool): self.init(type: "tool_use"); self.tool = tool
         case .permissionRequest(let request): self.init(type: "permission_request"); self.permission = request
-        case .result(let response): self.init(type: "result"); self.taskID = response.requestID; self.result = response
+        case .result(let response): self.init(type: "result"); self.taskID = response.taskID; self.result = response
         case .failure(let failure): self.init(type: "failure"); self.taskID = failure.taskID; self.failure = failure
         }
         display = event.display.isEmpty ? nil : event.display

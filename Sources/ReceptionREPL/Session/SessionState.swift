@@ -16,6 +16,8 @@ public struct SessionState: Sendable {
     public var transcript: [TranscriptEntry] = []
     /// The last request as the backend received it (after every middleware).
     public var lastRequest: ReceptionRequest?
+    /// The same request in the engine's wire format, when the backend has one (for `/request`).
+    public var lastWirePayload: JSONValue?
     public var lastFollowups: [String] = []
     /// A trust-level-0 submission waiting for `/approve` or `/reject`.
     public var pendingPlan: PendingPlan?
@@ -28,21 +30,10 @@ public struct SessionState: Sendable {
     }
 
     public var lastClassification: IntentClassification? { lastRequest?.classification }
-
-    /// A few recent turns for `context.conversation_summary`.
-    public var conversationSummary: String? {
-        let recent = turns.suffix(3)
-        guard !recent.isEmpty else { return nil }
-        return recent.map { turn in
-            var line = "Asked: \(turn.query)"
-            if let outcome = turn.outcome { line += " (\(outcome.rawValue))" }
-            return line
-        }.joined(separator: "; ")
-    }
 }
 
 public struct PendingPlan: Sendable {
-    public var plan: TaskPlan
+    public var plan: Plan
     public var request: ReceptionRequest
 }
 

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ReceptionCore
+import ReceptionLoopSymphony
 
 /// A deterministic Loop Symphony server (the API of `mattdarbro/loop-symphony` at 1917bde) for
 /// tests and for trying Reception without the real deployment: `reception serve loop-symphony`.

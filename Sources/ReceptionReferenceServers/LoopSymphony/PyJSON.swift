@@ -1,5 +1,6 @@
 import Foundation
 import ReceptionCore
+import ReceptionLoopSymphony
 
 /// JSON with ordered object keys, serialised the way the Python server does:
 /// `.spaced` is `json.dumps` default (`", "`, `": "`, non-ASCII as `\uXXXX`), used on SSE;

@@ -1,5 +1,6 @@
 import Foundation
 import ReceptionCore
+import ReceptionLoopSymphony
 
 /// The deterministic "engine" of the reference server: routing, scripted behaviours chosen by
 /// words in the query, and the intervention rules.
@@ -13,7 +14,9 @@ import ReceptionCore
 /// - `crash` → `POST /task` answers a text/plain 500, like an unhandled exception;
 /// - `saturated`, `bounded`, `inconclusive` → that outcome (inconclusive carries a discrepancy);
 /// - `silent` → no events are put on the stream (as after a server restart); only polling sees the result;
-/// - `brokenstream` → the stream sends one malformed frame and closes.
+/// - `brokenstream` → the stream sends one malformed frame and closes;
+/// - `novelfields` → what a newer server might send: outcome `transcendent`, process type
+///   `hyperconscious`, and fields this contract does not list, in the result and the events.
 enum ReferenceEngine {
     static let descriptions = [
         "note": "Quick, single-pass reasoning for simple questions",
@@ -54,6 +57,7 @@ enum ReferenceEngine {
     }
 
     static func outcome(for query: String) -> Outcome {
+        if has(query, ["novelfields"]) { return .unknown("transcendent") }
         if has(query, ["inconclusive"]) { return .inconclusive }
         if has(query, ["bounded"]) { return .bounded }
         if has(query, ["saturated"]) { return .saturated }
@@ -144,7 +148,7 @@ enum ReferenceEngine {
                     ]))
                 }
                 await emit([("event", .string("iteration")), ("iteration_num", .int(n)), ("phase", .string(phase)),
-                            ("data", output), ("duration_ms", .int(duration))])
+                            ("data", output), ("duration_ms", .int(duration))] + (has(query, ["novelfields"]) ? [("mood", .string("curious"))] : []))
             }
             try Task.checkCancellation()
             let outcome = outcome(for: query)
@@ -158,7 +162,7 @@ enum ReferenceEngine {
             default: 0.4
             }
             let findings = (1...max(iterations, 1)).map { n in
-                Finding(content: "[reference] \(instrument) finding \(n) for: \(query)",
+                TaskFinding(content: "[reference] \(instrument) finding \(n) for: \(query)",
                         source: instrument == "research" ? "https://reference.invalid/source/\(n)" : "reference",
                         confidence: confidence, timestamp: PyTime.pydantic(Date()))
             }
@@ -176,7 +180,8 @@ enum ReferenceEngine {
                 metadata: ExecutionMetadata(instrumentUsed: record.kind == "task" ? instrument : "\(record.kind):\(instrument)",
                                             iterations: max(iterations, 1), durationMS: milliseconds(start.duration(to: clock.now)),
                                             sourcesConsulted: Array(Set(findings.compactMap(\.source))).sorted(),
-                                            processType: ProcessType(wire: processType(instrument)), roomID: "server", failoverEvents: []),
+                                            processType: ProcessType(wire: has(query, ["novelfields"]) ? "hyperconscious" : processType(instrument)),
+                                            roomID: "server", failoverEvents: []),
                 discrepancy: outcome == .inconclusive ? "Reference source A and reference source B disagree." : nil,
                 suggestedFollowups: followups)
             await state.updateTask(taskID) {
@@ -188,7 +193,7 @@ enum ReferenceEngine {
                 await state.recordOutcome(appID: appID, userID: record.userID, success: outcome == .complete || outcome == .saturated)
             }
             await emit([("event", .string("complete")), ("outcome", .string(outcome.rawValue)), ("summary", .string(summary)),
-                        ("confidence", .double(confidence))])
+                        ("confidence", .double(confidence))] + (outcome.isKnown ? [] : [("engine_notes", .string("new in v2"))]))
         } catch is CancellationError {
             await state.updateTask(taskID) {
                 $0.status = .failed

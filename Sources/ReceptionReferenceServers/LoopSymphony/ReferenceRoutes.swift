@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ReceptionCore
+import ReceptionLoopSymphony
 
 extension LoopSymphonyReferenceServer {
     typealias S = LoopSymphonyReferenceServer
@@ -173,7 +174,10 @@ extension LoopSymphonyReferenceServer {
                 ("failover_events", .array(r.metadata.failoverEvents.map(PyJSON.init))),
             ])),
             ("discrepancy", .str(r.discrepancy)), ("suggested_followups", .strings(r.suggestedFollowups)),
-        ])
+        ] + (r.outcome.isKnown ? [] : [
+            // `novelfields` tasks: a newer server's fields, which clients must tolerate.
+            ("engine_notes", .object([("mood", .string("curious")), ("version", .int(2))])),
+        ]))
     }
 
     func checkpoints(_ c: Call) async throws -> Response {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ReceptionCore
+import ReceptionLoopSymphony
 
 extension LoopSymphonyReferenceServer {
     // MARK: Heartbeats (scheduled tasks)

@@ -1,5 +1,6 @@
 import Foundation
 import ReceptionCore
+import ReceptionLoopSymphony
 
 /// Everything the reference server remembers, in one actor. All of it is in memory, like the
 /// real server's event bus, task manager, trust tracker and room registry.

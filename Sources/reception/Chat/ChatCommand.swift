@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ReceptionCore
 import ReceptionIntent
+import ReceptionLocal
 import ReceptionREPL
 import ReceptionSoul
 
@@ -18,7 +19,7 @@ struct ChatCommand: AsyncParsableCommand {
         """
     )
 
-    @Option(name: .long, help: ArgumentHelp("Backend to start on (see /backend).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("Backend to start on: a kind or a profile name (reception backends lists them).", valueName: "name"))
     var backend = "local"
 
     @Option(name: .long, help: ArgumentHelp("Soul name (a file in Souls/) or path to a soul.md file.", valueName: "name|file"))
@@ -56,6 +57,7 @@ struct ChatCommand: AsyncParsableCommand {
             && ProcessInfo.processInfo.environment["NO_COLOR"] == nil && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         let mode: OutputMode = json ? .json : (colour ? .styled : .plain)
         let console = Console(mode: mode)
+        let environment = PluginEnvironment.standard()
 
         let library: SoulLibrary
         do {
@@ -64,12 +66,23 @@ struct ChatCommand: AsyncParsableCommand {
             throw ValidationError("Cannot use soul \(soul): \(error)")
         }
 
-        let backends = BackendCatalog.entries(for: .init(knowledge: knowledge, localStepMilliseconds: localStepMs))
+        // --knowledge and --local-step-ms configure the built-in `local` backend.
+        var local = LocalPlugin.plugin.builtInProfile!(environment)
+        if let knowledge { local.values["knowledge"] = .string(knowledge) }
+        local.values["step_ms"] = .integer(localStepMs)
+        let catalog: BackendCatalog
+        do {
+            catalog = try BackendSetup.catalog(environment: environment, overrides: [local])
+        } catch {
+            // A broken configuration is shown where it is, never skipped silently.
+            FileHandle.standardError.write(Data("error: the backend configuration has problems:\n\(error)\n".utf8))
+            throw ExitCode(1)
+        }
         let completionWords = CompletionWords()
         let reader: any LineReader
         if interactive && !json {
-            let history = noHistory ? nil : (historyFile ?? XDG.stateHome.appendingPathComponent("reception/history").path)
-            let backendNames = backends.map(\.name)
+            let history = noHistory ? nil : (historyFile ?? environment.stateDirectory + "/history")
+            let backendNames = catalog.names
             reader = ReadlineLineReader(historyPath: history) { line, _ in
                 REPL.completions(line: line, backends: backendNames, souls: library.names(),
                                  extensions: completionWords.extensionCommands)
@@ -81,7 +94,7 @@ struct ChatCommand: AsyncParsableCommand {
             configuration: .init(mode: mode, trustLevel: trust, initialBackend: backend),
             reader: reader, console: console,
             middleware: [IntentMiddleware(classifier: IntentClassifier()), PersonalityMiddleware(store: library.store)],
-            backends: backends, souls: library, completionWords: completionWords)
+            catalog: catalog, souls: library, completionWords: completionWords)
         let status = await repl.run()
         if status != 0 { throw ExitCode(status) }
     }

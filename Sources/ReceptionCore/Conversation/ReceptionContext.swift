@@ -1,38 +1,29 @@
-/// Per-request facts that middleware reads, passed by value down the chain
-/// (Hummingbird's request context, in spirit). A middleware that changes it changes it
-/// for the middleware after it, never for the caller.
+/// Facts about a request that middleware reads but the backend is not sent, passed by
+/// value down the chain (Hummingbird's request context, in spirit). A middleware that
+/// changes it changes it for the middleware after it, never for the caller.
 public struct ReceptionContext: Sendable, Hashable {
-    public var sessionID: String
-    /// Earlier turns of this conversation, oldest first.
-    public var history: [ConversationTurn]
-    /// The trust level the person chose (0 supervised, 1 semi-autonomous, 2 autonomous).
-    public var trustLevel: Int
     /// Intent and/or urgency the person set by hand for this message (`/intent set`).
     public var intentOverride: IntentOverride?
-    /// The backend the request is going to.
+    /// The backend the request is going to (set by the pipeline).
     public var backend: BackendDescriptor?
     /// Free-form values for custom middleware.
     public var values: [String: String]
 
-    public init(sessionID: String, history: [ConversationTurn] = [], trustLevel: Int = 0,
-                intentOverride: IntentOverride? = nil, backend: BackendDescriptor? = nil, values: [String: String] = [:]) {
-        self.sessionID = sessionID
-        self.history = history
-        self.trustLevel = trustLevel
+    public init(intentOverride: IntentOverride? = nil, backend: BackendDescriptor? = nil, values: [String: String] = [:]) {
         self.intentOverride = intentOverride
         self.backend = backend
         self.values = values
     }
-
-    public var previousTurn: ConversationTurn? { history.last }
 }
 
 /// One exchange of the conversation, as middleware and backends need to remember it.
 public struct ConversationTurn: Sendable, Hashable, Codable {
+    /// What the person wrote.
     public var query: String
     public var intent: IntentType?
     public var urgency: UrgencyLevel?
     public var outcome: Outcome?
+    /// The answer's text as the engine gave it (before the soul styled it).
     public var summary: String?
 
     public init(query: String, intent: IntentType? = nil, urgency: UrgencyLevel? = nil, outcome: Outcome? = nil, summary: String? = nil) {

@@ -2,15 +2,7 @@ import ArgumentParser
 import Foundation
 import ReceptionReferenceServers
 
-/// `reception serve SERVER`: runs a reference server on 127.0.0.1.
-struct ServeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "serve",
-        abstract: "Run a deterministic reference server on 127.0.0.1 (for trying Reception and for tests).",
-        subcommands: [ServeLoopSymphonyCommand.self])
-}
-
-/// `reception serve loop-symphony --port P`.
+/// `reception-reference-server loop-symphony --port P` (also `reception serve loop-symphony ...`).
 struct ServeLoopSymphonyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "loop-symphony",

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionCore
 
 /// `POST /task` body (seed 000 §3.1 and §14; upstream-contracts §1.3).
 public struct TaskRequest: Codable, Sendable, Hashable {
@@ -94,38 +95,3 @@ public struct TaskPreferences: Codable, Sendable, Hashable {
     }
 }
 
-/// Structured intent the client sends so the engine can choose a strategy (seed 000 §6).
-public struct Intent: Codable, Sendable, Hashable {
-    public var type: IntentType
-    public var urgency: UrgencyLevel
-    public var successCriteria: String?
-    public var parentGoalID: String?
-    /// 0...1. How sure the sender is of `type` and `urgency`.
-    public var confidence: Double
-    /// True when the intent was guessed from the text rather than stated by the person.
-    public var inferred: Bool
-
-    enum CodingKeys: String, CodingKey {
-        case type, urgency, successCriteria = "success_criteria", parentGoalID = "parent_goal_id", confidence, inferred
-    }
-
-    public init(type: IntentType = .curiosity, urgency: UrgencyLevel = .exploratory, successCriteria: String? = nil,
-                parentGoalID: String? = nil, confidence: Double = 1.0, inferred: Bool = false) {
-        self.type = type
-        self.urgency = urgency
-        self.successCriteria = successCriteria
-        self.parentGoalID = parentGoalID
-        self.confidence = confidence
-        self.inferred = inferred
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        type = try c.decodeIfPresent(IntentType.self, forKey: .type) ?? .curiosity
-        urgency = try c.decodeIfPresent(UrgencyLevel.self, forKey: .urgency) ?? .exploratory
-        successCriteria = try c.decodeIfPresent(String.self, forKey: .successCriteria)
-        parentGoalID = try c.decodeIfPresent(String.self, forKey: .parentGoalID)
-        confidence = try c.decodeIfPresent(Double.self, forKey: .confidence) ?? 1.0
-        inferred = try c.decodeIfPresent(Bool.self, forKey: .inferred) ?? false
-    }
-}

@@ -1,7 +1,6 @@
 import Foundation
 import ReceptionCore
 import ReceptionLoopSymphony
-import ReceptionREPL
 
 /// Slash commands a Loop Symphony backend adds to the REPL. Each returns Markdown.
 ///
@@ -16,20 +15,29 @@ import ReceptionREPL
 /// | `/loops [propose QUERY \| plan QUERY]` and `/novel QUERY`, `/loop-task QUERY` | loop proposals, novel and loop submissions |
 /// | `/interventions [status \| evaluate QUERY]` | the intervention engine |
 /// | `/health` | the three health endpoints |
-struct LoopSymphonyCommands: Sendable {
+public struct LoopSymphonyCommands: Sendable {
     let client: LoopSymphonyClient
     let cache: KnowledgeCache?
     /// Why `cache` is nil, for the person who asks for it.
     let cacheProblem: String?
     let presence: RoomPresence
+    let log: RoomLog
 
-    var all: [REPLExtension] {
+    public init(client: LoopSymphonyClient, cache: KnowledgeCache?, cacheProblem: String?, presence: RoomPresence, log: RoomLog) {
+        self.client = client
+        self.cache = cache
+        self.cacheProblem = cacheProblem
+        self.presence = presence
+        self.log = log
+    }
+
+    public var all: [BackendCommand] {
         [
-            REPLExtension(name: "/tasks", summary: "server tasks: active, recent, stats, get, checkpoints",
+            BackendCommand(name: "/tasks", summary: "server tasks: active, recent, stats, get, checkpoints",
                           usage: "/tasks [active | recent [N] | stats | get ID | checkpoints ID]") { try await tasks($0) },
-            REPLExtension(name: "/trust-metrics", summary: "trust metrics and upgrade suggestion from the server",
+            BackendCommand(name: "/trust-metrics", summary: "trust metrics and upgrade suggestion from the server",
                           usage: "/trust-metrics            metrics and any upgrade suggestion\n/trust-metrics set LEVEL  set the server-side trust level (0, 1 or 2)") { try await trust($0) },
-            REPLExtension(name: "/knowledge", summary: "server knowledge files, entries, learnings and the local cache",
+            BackendCommand(name: "/knowledge", summary: "server knowledge files, entries, learnings and the local cache",
                           usage: """
                           /knowledge [capabilities | boundaries | patterns | changelog]
                           /knowledge entries [CATEGORY]      /knowledge user ID
@@ -38,26 +46,26 @@ struct LoopSymphonyCommands: Sendable {
                           /knowledge refresh | aggregate | sync
                           /knowledge cached [TEXT]           (the local SQLite cache)
                           """) { try await knowledge($0) },
-            REPLExtension(name: "/rooms", summary: "rooms registered on the server and this session's room",
+            BackendCommand(name: "/rooms", summary: "rooms registered on the server and this session's room",
                           usage: "/rooms [list | get ID | status | beat | log]") { try await rooms($0) },
-            REPLExtension(name: "/heartbeats", summary: "scheduled tasks (heartbeats) on the server",
+            BackendCommand(name: "/heartbeats", summary: "scheduled tasks (heartbeats) on the server",
                           usage: """
                           /heartbeats [list | status | tick]
                           /heartbeats get ID | pause ID | resume ID | delete ID
                           /heartbeats cron ID EXPRESSION
                           /heartbeats create NAME | CRON | QUERY TEMPLATE   (e.g. Morning | 0 7 * * * | News for {date}?)
                           """) { try await heartbeats($0) },
-            REPLExtension(name: "/arrangements", summary: "arrangement plans and saved arrangements",
+            BackendCommand(name: "/arrangements", summary: "arrangement plans and saved arrangements",
                           usage: "/arrangements [plan QUERY | list | get ID | delete ID | suggestion | save-from-task ID NAME -- DESCRIPTION]") { try await arrangements($0) },
-            REPLExtension(name: "/loops", summary: "propose a new loop type for a query and show its plan",
+            BackendCommand(name: "/loops", summary: "propose a new loop type for a query and show its plan",
                           usage: "/loops propose QUERY | /loops plan QUERY") { try await loops($0) },
-            REPLExtension(name: "/novel", summary: "submit a task with a novel arrangement (the server composes instruments)",
+            BackendCommand(name: "/novel", summary: "submit a task with a novel arrangement (the server composes instruments)",
                           usage: "/novel QUERY") { try await submitSpecial($0, loop: false) },
-            REPLExtension(name: "/loop-task", summary: "submit a task the server solves with a loop it designs",
+            BackendCommand(name: "/loop-task", summary: "submit a task the server solves with a loop it designs",
                           usage: "/loop-task QUERY") { try await submitSpecial($0, loop: true) },
-            REPLExtension(name: "/interventions", summary: "intervention engine status or a dry-run evaluation",
+            BackendCommand(name: "/interventions", summary: "intervention engine status or a dry-run evaluation",
                           usage: "/interventions [status | evaluate QUERY]") { try await interventions($0) },
-            REPLExtension(name: "/health", summary: "the server's three health endpoints",
+            BackendCommand(name: "/health", summary: "the server's three health endpoints",
                           usage: "/health") { _ in try await health() },
         ]
     }
@@ -194,7 +202,7 @@ struct LoopSymphonyCommands: Sendable {
             }
             return "Heartbeat sent; no knowledge changes."
         case "log":
-            let log = RoomLog.shared.recent
+            let log = self.log.recent
             return log.isEmpty ? "No room events yet." : log.map { "- \(Wire.timestamp($0.0)): \(describe($0.1))" }.joined(separator: "\n")
         default:
             throw usage("/rooms [list | get ID | status | beat | log]")

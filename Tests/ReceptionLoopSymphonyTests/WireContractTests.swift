@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ReceptionCore
+import ReceptionCore
+@testable import ReceptionLoopSymphony
 
 @Suite("Loop Symphony wire contract")
 struct WireContractTests {
@@ -58,21 +59,34 @@ struct WireContractTests {
         #expect(Wire.jsonString(pending).contains(#""plan":null"#))
     }
 
-    @Test func intentDefaultsFollowTheContractWhenFieldsAreMissing() throws {
-        let intent = try Wire.decode(Intent.self, from: Data("{}".utf8))
-        #expect(intent.type == .curiosity)
-        #expect(intent.urgency == .exploratory)
-        #expect(intent.confidence == 1.0)
-        #expect(intent.inferred == false)
-    }
-
     @Test func findingTimestampAcceptsUnixSeconds() throws {
-        let finding = try Wire.decode(Finding.self, from: Data(#"{"content":"c","source":null,"confidence":0.5,"timestamp":1795319556.68}"#.utf8))
+        let finding = try Wire.decode(TaskFinding.self, from: Data(#"{"content":"c","source":null,"confidence":0.5,"timestamp":1795319556.68}"#.utf8))
         #expect(finding.timestamp.hasPrefix("2026-11-22T"))
     }
 
-    @Test func userInputParsingOfEnums() {
-        #expect(TaskStatus(userInput: "Awaiting-Approval") == .awaitingApproval)
-        #expect(UrgencyLevel(userInput: "later") == nil)
+    @Test func aReceptionRequestMapsToThePostTaskBody() throws {
+        let classification = IntentClassification(intent: .decision, urgency: .planning, intentConfidence: 0.9, urgencyConfidence: 0.8)
+        let request = ReceptionRequest(id: "r2", text: "train or fly?",
+                                       conversation: [ConversationTurn(query: "trip to Seattle", outcome: .bounded, summary: "partial")],
+                                       classification: classification, trustLevel: 2, goal: "plan a trip", sessionID: "s",
+                                       attachments: ["notes.md"], systemPrompt: "never sent to Loop Symphony",
+                                       extensions: ["loop-symphony.thoroughness": .string("thorough")])
+        let body = TaskRequest(request)
+        #expect(body.id == "r2" && body.query == "train or fly?")
+        #expect(body.context?.goal == "plan a trip" && body.context?.attachments == ["notes.md"])
+        #expect(body.context?.conversationSummary == "Asked: trip to Seattle (bounded)")
+        #expect(body.context?.intent == Intent(type: .decision, urgency: .planning, confidence: 0.8, inferred: false))
+        #expect(body.preferences?.trustLevel == 2 && body.preferences?.thoroughness == .thorough)
+        #expect(!Wire.jsonString(body).contains("never sent"))
+    }
+
+    @Test func aTaskResponseMapsToANeutralResultWithTheRawPayload() throws {
+        let json = #"{"request_id":"x","outcome":"bounded","findings":[{"content":"c","source":"s","confidence":0.5,"timestamp":"t"}],"summary":"partial","confidence":0.4,"metadata":{"instrument_used":"research","iterations":4,"duration_ms":30,"sources_consulted":[],"process_type":"conscious","room_id":"server","failover_events":[]},"discrepancy":"d","suggested_followups":["Go on?","[pushback] Too broad"]}"#
+        let result = BackendResult(try Wire.decode(TaskResponse.self, from: Data(json.utf8)))
+        #expect(result.taskID == "x" && result.outcome == .bounded && result.text == "partial" && result.confidence == 0.4)
+        #expect(result.findings == [Finding(content: "c", source: "s", confidence: 0.5)] && result.discrepancy == "d")
+        #expect(result.followups == [.plain("Go on?"), .intervention(Intervention(type: .pushback, message: "Too broad"))])
+        #expect(result.usage?.other["iterations"] == 4 && !result.textWasStreamed)
+        #expect(result.raw?["metadata"]?["instrument_used"]?.stringValue == "research", "the engine's own payload stays available")
     }
 }

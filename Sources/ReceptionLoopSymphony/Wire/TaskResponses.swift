@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionCore
 
 /// `POST /task` and `POST /task/{id}/approve` answer. `plan` is present only at trust level 0.
 public struct TaskSubmitResponse: Codable, Sendable, Hashable {
@@ -81,7 +82,7 @@ public struct TaskPendingResponse: Codable, Sendable, Hashable {
 public struct TaskResponse: Codable, Sendable, Hashable {
     public var requestID: String
     public var outcome: Outcome
-    public var findings: [Finding]
+    public var findings: [TaskFinding]
     public var summary: String
     public var confidence: Double
     public var metadata: ExecutionMetadata
@@ -93,7 +94,7 @@ public struct TaskResponse: Codable, Sendable, Hashable {
         case suggestedFollowups = "suggested_followups"
     }
 
-    public init(requestID: String, outcome: Outcome, findings: [Finding], summary: String, confidence: Double,
+    public init(requestID: String, outcome: Outcome, findings: [TaskFinding], summary: String, confidence: Double,
                 metadata: ExecutionMetadata, discrepancy: String? = nil, suggestedFollowups: [String] = []) {
         self.requestID = requestID
         self.outcome = outcome
@@ -109,7 +110,7 @@ public struct TaskResponse: Codable, Sendable, Hashable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         requestID = try c.decode(String.self, forKey: .requestID)
         outcome = try c.decode(Outcome.self, forKey: .outcome)
-        findings = try c.decodeIfPresent([Finding].self, forKey: .findings) ?? []
+        findings = try c.decodeIfPresent([TaskFinding].self, forKey: .findings) ?? []
         summary = try c.decodeIfPresent(String.self, forKey: .summary) ?? ""
         confidence = try c.decodeIfPresent(Double.self, forKey: .confidence) ?? 0
         metadata = try c.decodeIfPresent(ExecutionMetadata.self, forKey: .metadata) ?? ExecutionMetadata()
@@ -133,8 +134,8 @@ public struct TaskResponse: Codable, Sendable, Hashable {
     public var followups: [SuggestedFollowup] { suggestedFollowups.map(SuggestedFollowup.init(parsing:)) }
 }
 
-/// One piece of evidence behind a result.
-public struct Finding: Codable, Sendable, Hashable {
+/// One piece of evidence behind a result, as the server sends it.
+public struct TaskFinding: Codable, Sendable, Hashable {
     public var content: String
     public var source: String?
     public var confidence: Double

@@ -1,0 +1,170 @@
+import Foundation
+import ReceptionCore
+import Yams
+
+/// The backend profiles of `$XDG_CONFIG_HOME/reception/backends.json` (default
+/// `~/.config/reception/backends.json`), one list for every kind:
+///
+/// ```json
+/// {
+///   "profiles": [
+///     { "name": "prod", "kind": "loop-symphony", "url": "https://loop.example.com",
+///       "api_key_env": "LOOP_SYMPHONY_API_KEY", "user_id": "matt", "trust_level": 0 },
+///     { "name": "notes", "kind": "local", "knowledge": "~/notes" }
+///   ]
+/// }
+/// ```
+///
+/// Each profile is checked against what its kind's plugin declares. Every problem (a
+/// syntax error, an unknown kind or key, a wrong type, a value out of range, a duplicate
+/// name) is reported with its line and column, all at once, and none is skipped silently.
+/// The file is read as YAML, of which JSON is a subset, so the locations come from the
+/// parser that read it.
+public struct BackendConfiguration: Sendable {
+    public var path: String
+    public var plugins: [BackendPlugin]
+
+    public init(path: String, plugins: [BackendPlugin]) {
+        self.path = path
+        self.plugins = plugins
+    }
+
+    /// The standard file for this environment.
+    public static func standardPath(_ environment: PluginEnvironment) -> String {
+        environment.configDirectory + "/backends.json"
+    }
+
+    /// The validated profiles; an absent file is an empty list.
+    public func load() throws -> [BackendProfile] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
+        guard !isDirectory.boolValue else { throw ConfigurationErrors([ConfigurationIssue(file: path, "is a directory, not a configuration file.")]) }
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigurationErrors([ConfigurationIssue(file: path, "cannot be read as UTF-8 text (\(error.localizedDescription)).")])
+        }
+        return try parse(text)
+    }
+
+    /// Parses and validates configuration text (the file's name is only used in messages).
+    public func parse(_ text: String) throws -> [BackendProfile] {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw ConfigurationErrors([Self.issue(for: error, file: path)])
+        }
+        guard let root else { return [] }
+        guard case .mapping(let top) = root else {
+            throw ConfigurationErrors([issue(at: root, "the file must hold an object with a \"profiles\" list.")])
+        }
+        var issues: [ConfigurationIssue] = []
+        var profilesNode: Node?
+        for (key, value) in top {
+            let name = key.string ?? ""
+            if name == "profiles" {
+                profilesNode = value
+            } else {
+                let hint = closest(name, among: ["profiles"]).map { " Did you mean \"\($0)\"?" } ?? ""
+                issues.append(issue(at: key, "unknown key \"\(name)\" at the top level.\(hint)"))
+            }
+        }
+        guard let profilesNode else {
+            issues.append(issue(at: root, "there is no \"profiles\" list."))
+            throw ConfigurationErrors(issues)
+        }
+        guard case .sequence(let list) = profilesNode else {
+            issues.append(issue(at: profilesNode, "\"profiles\" must be a list."))
+            throw ConfigurationErrors(issues)
+        }
+        var profiles: [BackendProfile] = []
+        var seen: [String: Int] = [:]
+        for item in list {
+            guard case .mapping(let fields) = item else {
+                issues.append(issue(at: item, "each profile must be an object with a name and a kind."))
+                continue
+            }
+            var name: String?
+            var kind: String?
+            var entries: [RawProfile.Entry] = []
+            for (key, value) in fields {
+                let field = key.string ?? ""
+                if entries.contains(where: { $0.key == field }) || (field == "name" && name != nil) || (field == "kind" && kind != nil) {
+                    issues.append(issue(at: key, "\"\(field)\" appears twice in one profile."))
+                    continue
+                }
+                switch field {
+                case "name", "kind":
+                    guard case .scalar(let scalar) = value, !scalar.string.isEmpty, Self.json(value).stringValue != nil else {
+                        issues.append(issue(at: value, "\"\(field)\" must be a non-empty string."))
+                        continue
+                    }
+                    if field == "name" { name = scalar.string } else { kind = scalar.string }
+                default:
+                    entries.append(RawProfile.Entry(key: field, value: Self.json(value), line: key.mark?.line, column: key.mark?.column))
+                }
+            }
+            guard let name, let kind else {
+                issues.append(issue(at: item, "a profile needs a \"name\" and a \"kind\" (one of \(plugins.map(\.kind).joined(separator: ", ")))."))
+                continue
+            }
+            let line = item.mark?.line
+            if let first = seen[name] {
+                issues.append(ConfigurationIssue(file: path, line: line, column: item.mark?.column,
+                                                 "a second profile is named \"\(name)\" (the first is on line \(first)); names must be unique."))
+                continue
+            }
+            seen[name] = line ?? 0
+            guard let plugin = plugins.first(where: { $0.kind == kind }) else {
+                let hint = closest(kind, among: plugins.map(\.kind)).map { " Did you mean \"\($0)\"?" } ?? ""
+                issues.append(ConfigurationIssue(file: path, line: line, column: item.mark?.column,
+                                                 "profile \"\(name)\": unknown kind \"\(kind)\".\(hint) Kinds: \(plugins.map(\.kind).joined(separator: ", "))."))
+                continue
+            }
+            switch plugin.validate(RawProfile(name: name, kind: kind, entries: entries, file: path, line: line)) {
+            case .success(let profile): profiles.append(profile)
+            case .failure(let errors): issues += errors.issues
+            }
+        }
+        guard issues.isEmpty else { throw ConfigurationErrors(issues) }
+        return profiles
+    }
+
+    private func issue(at node: Node, _ message: String) -> ConfigurationIssue {
+        ConfigurationIssue(file: path, line: node.mark?.line, column: node.mark?.column, message)
+    }
+
+    static func issue(for error: YamlError, file: String) -> ConfigurationIssue {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+            return ConfigurationIssue(file: file, line: mark.line, column: mark.column, "syntax error: \(problem).")
+        case .reader(let problem, _, _, _):
+            return ConfigurationIssue(file: file, "cannot be read: \(problem).")
+        default:
+            return ConfigurationIssue(file: file, "syntax error: \(error).")
+        }
+    }
+
+    /// A node as JSON: quoted scalars stay strings, plain ones are typed as YAML resolves them.
+    static func json(_ node: Node) -> JSONValue {
+        switch node {
+        case .scalar(let scalar):
+            if scalar.style == .singleQuoted || scalar.style == .doubleQuoted { return .string(scalar.string) }
+            if node.null != nil { return .null }
+            if let flag = node.bool { return .bool(flag) }
+            if let number = node.int { return .number(Double(number)) }
+            if let number = node.float { return .number(number) }
+            return .string(scalar.string)
+        case .mapping(let mapping):
+            var object: [String: JSONValue] = [:]
+            for (key, value) in mapping { object[key.string ?? ""] = json(value) }
+            return .object(object)
+        case .sequence(let sequence):
+            return .array(sequence.map(json))
+        case .alias:
+            return .null
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// The backends a front end can name: the plugins the executable lists, each kind's built-in
+/// profile, and the profiles of the configuration file. A profile's name wins over a built-in
+/// one of the same name.
+public struct BackendCatalog: Sendable {
+    public var plugins: [BackendPlugin]
+    public var profiles: [BackendProfile]
+    public var environment: PluginEnvironment
+
+    public init(plugins: [BackendPlugin], profiles: [BackendProfile] = [], environment: PluginEnvironment) {
+        self.plugins = plugins
+        self.profiles = profiles
+        self.environment = environment
+    }
+
+    /// Every name, configured profiles first, then built-in ones, each with its plugin.
+    public var entries: [(profile: BackendProfile, plugin: BackendPlugin)] {
+        var result: [(BackendProfile, BackendPlugin)] = []
+        var taken = Set<String>()
+        for profile in profiles {
+            guard let plugin = plugin(kind: profile.kind), taken.insert(profile.name).inserted else { continue }
+            result.append((profile, plugin))
+        }
+        for plugin in plugins {
+            guard let builtIn = plugin.builtInProfile?(environment), taken.insert(builtIn.name).inserted else { continue }
+            result.append((builtIn, plugin))
+        }
+        return result
+    }
+
+    public var names: [String] { entries.map(\.profile.name) }
+
+    public func plugin(kind: String) -> BackendPlugin? { plugins.first { $0.kind == kind } }
+
+    /// The profile of that name, or a clear error listing the names (with a did-you-mean).
+    public func entry(named name: String) throws -> (profile: BackendProfile, plugin: BackendPlugin) {
+        if let found = entries.first(where: { $0.profile.name == name }) { return found }
+        let hint = closest(name, among: names).map { " Did you mean \($0)?" } ?? ""
+        throw BackendCatalogError(description: "Unknown backend \"\(name)\".\(hint) Known: \(names.joined(separator: ", ")).")
+    }
+
+    /// Connects the named backend.
+    public func connect(_ name: String) async throws -> BackendConnection {
+        let (profile, plugin) = try entry(named: name)
+        return try await plugin.connect(profile, environment)
+    }
+}
+
+public struct BackendCatalogError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(description: String) { self.description = description }
+}

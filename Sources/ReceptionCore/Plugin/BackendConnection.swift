@@ -1,0 +1,58 @@
+/// A connected backend, plus what it adds to a front end.
+public struct BackendConnection: Sendable {
+    public var backend: any Backend
+    /// Extra commands (e.g. `/knowledge` for Loop Symphony).
+    public var commands: [BackendCommand]
+    /// Asked after each result, e.g. a trust-level upgrade suggestion. Nil: nothing to ask.
+    public var afterTask: (@Sendable (BackendResult) async -> BackendQuestion?)?
+    /// The trust level this backend's configuration asks for; used unless the person chose
+    /// one (`--trust` or `/trust`).
+    public var defaultTrustLevel: Int?
+    /// Called when the front end leaves this backend (switch or exit), e.g. to deregister a room.
+    public var shutdown: @Sendable () async -> Void
+
+    public init(backend: any Backend, commands: [BackendCommand] = [],
+                afterTask: (@Sendable (BackendResult) async -> BackendQuestion?)? = nil,
+                defaultTrustLevel: Int? = nil,
+                shutdown: @escaping @Sendable () async -> Void = {}) {
+        self.backend = backend
+        self.commands = commands
+        self.afterTask = afterTask
+        self.defaultTrustLevel = defaultTrustLevel
+        self.shutdown = shutdown
+    }
+}
+
+/// An extra command a backend brings, e.g. `/knowledge`.
+public struct BackendCommand: Sendable {
+    /// With the slash, e.g. "/knowledge".
+    public var name: String
+    /// One line for `/help`.
+    public var summary: String
+    /// Full help for `/help NAME`.
+    public var usage: String
+    /// Runs the command; returns Markdown to print. Throwing shows the error and keeps the session.
+    public var run: @Sendable (_ arguments: [String]) async throws -> String
+
+    public init(name: String, summary: String, usage: String, run: @escaping @Sendable ([String]) async throws -> String) {
+        self.name = name
+        self.summary = summary
+        self.usage = usage
+        self.run = run
+    }
+}
+
+/// A yes/no question put to the person after a task.
+public struct BackendQuestion: Sendable {
+    public var text: String
+    /// When the answer is yes, the front end also sends this session's next requests at this
+    /// trust level (e.g. after accepting an upgrade suggestion).
+    public var trustLevel: Int?
+    public var onYes: @Sendable () async throws -> String
+
+    public init(text: String, trustLevel: Int? = nil, onYes: @escaping @Sendable () async throws -> String) {
+        self.text = text
+        self.trustLevel = trustLevel
+        self.onYes = onYes
+    }
+}

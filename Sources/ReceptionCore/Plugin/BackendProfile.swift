@@ -1,0 +1,111 @@
+import Foundation
+
+/// A named, validated backend configuration: a profile from the configuration file, or a
+/// plugin's built-in one. Values are typed as the plugin declared them; secrets are held as
+/// where to find them, never as the secret itself, so a profile can be printed.
+public struct BackendProfile: Sendable, Hashable {
+    public var name: String
+    public var kind: String
+    public var values: [String: ProfileValue]
+    /// Where it was defined, e.g. `~/.config/reception/backends.json:12`, for messages.
+    public var origin: String?
+
+    public init(name: String, kind: String, values: [String: ProfileValue] = [:], origin: String? = nil) {
+        self.name = name
+        self.kind = kind
+        self.values = values
+        self.origin = origin
+    }
+
+    public func string(_ option: String) -> String? {
+        if case .string(let value)? = values[option] { return value }
+        return nil
+    }
+
+    public func integer(_ option: String) -> Int? {
+        if case .integer(let value)? = values[option] { return value }
+        return nil
+    }
+
+    public func number(_ option: String) -> Double? {
+        switch values[option] {
+        case .number(let value)?: value
+        case .integer(let value)?: Double(value)
+        default: nil
+        }
+    }
+
+    public func boolean(_ option: String) -> Bool? {
+        if case .boolean(let value)? = values[option] { return value }
+        return nil
+    }
+
+    /// Reads a secret from its environment variable or its 0600 file; nil when the profile
+    /// names no source. The errors name the source, never the value.
+    public func secret(_ option: String, environment: PluginEnvironment) throws -> String? {
+        switch values[option] {
+        case .secretFromEnvironment(let variable)?:
+            guard let value = environment.variables[variable] else {
+                throw ProfileError(profile: self, "the environment variable \(variable) that should hold \(option) is not set.")
+            }
+            let secret = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !secret.isEmpty else { throw ProfileError(profile: self, "\(option) from $\(variable) is empty.") }
+            return secret
+        case .secretFromFile(let rawPath)?:
+            let path = Self.expandingTilde(rawPath, environment: environment)
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+                throw ProfileError(profile: self, "the \(option) file \(path) does not exist.")
+            }
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
+            guard mode & 0o077 == 0 else {
+                throw ProfileError(profile: self, "refusing the \(option) file \(path) because its mode is \(String(format: "%04o", mode)); other users could read it. Run: chmod 600 \(path)")
+            }
+            let secret = (try String(contentsOfFile: path, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !secret.isEmpty else { throw ProfileError(profile: self, "the \(option) file \(path) is empty.") }
+            return secret
+        default:
+            return nil
+        }
+    }
+
+    /// One line for listings: every value, secrets only as where they come from.
+    public var summary: String {
+        values.keys.sorted().map { key in "\(key) \(values[key]!.display)" }.joined(separator: ", ")
+    }
+
+    static func expandingTilde(_ path: String, environment: PluginEnvironment) -> String {
+        guard path.hasPrefix("~/") else { return path }
+        return (environment[variable: "HOME"] ?? NSHomeDirectory()) + String(path.dropFirst())
+    }
+}
+
+/// A profile value, typed by its option's declaration.
+public enum ProfileValue: Sendable, Hashable {
+    case string(String)
+    case integer(Int)
+    case number(Double)
+    case boolean(Bool)
+    case secretFromEnvironment(String)
+    case secretFromFile(String)
+
+    /// How listings show it: a secret only by its source.
+    public var display: String {
+        switch self {
+        case .string(let value): value
+        case .integer(let value): String(value)
+        case .number(let value): String(value)
+        case .boolean(let value): value ? "true" : "false"
+        case .secretFromEnvironment(let variable): "from $\(variable)"
+        case .secretFromFile(let path): "from \(path)"
+        }
+    }
+}
+
+/// A problem with one profile, said with where the profile came from.
+public struct ProfileError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+
+    public init(profile: BackendProfile, _ message: String) {
+        description = "Profile \(profile.name)\(profile.origin.map { " (\($0))" } ?? ""): \(message)"
+    }
+}

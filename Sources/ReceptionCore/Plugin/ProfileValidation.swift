@@ -1,0 +1,181 @@
+/// A problem in the configuration, located in its file.
+public struct ConfigurationIssue: Error, Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var column: Int?
+    public var message: String
+
+    public init(file: String, line: Int? = nil, column: Int? = nil, _ message: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+
+    /// `backends.json:12:5: ...`, the form compilers and editors understand.
+    public var description: String {
+        var location = file
+        if let line { location += ":\(line)" }
+        if let line, line > 0, let column { location += ":\(column)" }
+        return "\(location): \(message)"
+    }
+}
+
+/// Every issue found in one configuration file, so a person fixes them all in one go.
+public struct ConfigurationErrors: Error, Sendable, Hashable, CustomStringConvertible {
+    public var issues: [ConfigurationIssue]
+    public init(_ issues: [ConfigurationIssue]) { self.issues = issues }
+    public var description: String { issues.map(\.description).joined(separator: "\n") }
+}
+
+/// A profile as the file wrote it, before its plugin checked it: each value with where it stands.
+public struct RawProfile: Sendable, Hashable {
+    public struct Entry: Sendable, Hashable {
+        public var key: String
+        public var value: JSONValue
+        public var line: Int?
+        public var column: Int?
+
+        public init(key: String, value: JSONValue, line: Int? = nil, column: Int? = nil) {
+            self.key = key
+            self.value = value
+            self.line = line
+            self.column = column
+        }
+    }
+
+    public var name: String
+    public var kind: String
+    /// Everything but `name` and `kind`.
+    public var entries: [Entry]
+    public var file: String
+    public var line: Int?
+
+    public init(name: String, kind: String, entries: [Entry], file: String, line: Int? = nil) {
+        self.name = name
+        self.kind = kind
+        self.entries = entries
+        self.file = file
+        self.line = line
+    }
+}
+
+extension BackendPlugin {
+    /// Checks a profile against this plugin's options: unknown keys (with a did-you-mean),
+    /// wrong types, values out of range and missing required options are located issues.
+    public func validate(_ raw: RawProfile) -> Result<BackendProfile, ConfigurationErrors> {
+        var issues: [ConfigurationIssue] = []
+        var values: [String: ProfileValue] = [:]
+        let knownKeys = options.flatMap(\.keys)
+        for entry in raw.entries {
+            func issue(_ message: String) {
+                issues.append(ConfigurationIssue(file: raw.file, line: entry.line, column: entry.column,
+                                                  "profile \"\(raw.name)\": \(message)"))
+            }
+            guard let option = options.first(where: { $0.keys.contains(entry.key) }) else {
+                let hint = closest(entry.key, among: knownKeys).map { " Did you mean \"\($0)\"?" } ?? ""
+                let secretHint = options.contains { $0.type == .secret && $0.name == entry.key }
+                    ? " A secret is never written in the file: use \(entry.key)_env (an environment variable) or \(entry.key)_file (a 0600 file)." : ""
+                issue("unknown option \"\(entry.key)\" for kind \(kind).\(secretHint.isEmpty ? hint : secretHint) Options: \(knownKeys.joined(separator: ", ")).")
+                continue
+            }
+            if values[option.name] != nil {
+                issue("\(option.name) is given twice (\(option.keys.joined(separator: " and ")) cannot both be set).")
+                continue
+            }
+            switch option.typed(entry) {
+            case .success(let value): values[option.name] = value
+            case .failure(let mismatch): issue(mismatch.message)
+            }
+        }
+        // A required option that is present but wrong was reported above; say "required" only when it is absent.
+        for option in options where option.required && !raw.entries.contains(where: { option.keys.contains($0.key) }) {
+            issues.append(ConfigurationIssue(file: raw.file, line: raw.line,
+                                             "profile \"\(raw.name)\": \(option.keys.joined(separator: " or ")) is required (\(option.help))."))
+        }
+        guard issues.isEmpty else { return .failure(ConfigurationErrors(issues)) }
+        let origin = raw.line.map { "\(raw.file):\($0)" } ?? raw.file
+        return .success(BackendProfile(name: raw.name, kind: kind, values: values, origin: origin))
+    }
+}
+
+extension PluginOption {
+    fileprivate func typed(_ entry: RawProfile.Entry) -> Result<ProfileValue, Mismatch> {
+        let wrong = "\(entry.key) must be \(expectation)"
+        switch (type, entry.value) {
+        case (.string, .string(let text)):
+            return .success(.string(text))
+        case (.url, .string(let text)):
+            let lower = text.lowercased()
+            guard ["http://", "https://", "ws://", "wss://"].contains(where: lower.hasPrefix), text.count > 8,
+                  !text.contains(where: { $0.isWhitespace }) else {
+                return .failure(Mismatch("\(wrong); got \"\(text)\"."))
+            }
+            return .success(.string(text))
+        case (.integer(let range), .number(let number)):
+            guard number.rounded() == number, let value = Int(exactly: number) else { return .failure(Mismatch("\(wrong); got \(number).")) }
+            guard range.contains(value) else { return .failure(Mismatch("\(wrong); got \(value).")) }
+            return .success(.integer(value))
+        case (.number(let range), .number(let number)):
+            guard range.contains(number) else { return .failure(Mismatch("\(wrong); got \(number).")) }
+            return .success(.number(number))
+        case (.boolean, .bool(let flag)):
+            return .success(.boolean(flag))
+        case (.choice(let allowed), .string(let text)):
+            guard allowed.contains(text) else {
+                let hint = closest(text, among: allowed).map { " Did you mean \"\($0)\"?" } ?? ""
+                return .failure(Mismatch("\(wrong); got \"\(text)\".\(hint)"))
+            }
+            return .success(.string(text))
+        case (.secret, .string(let text)):
+            guard !text.isEmpty else { return .failure(Mismatch("\(entry.key) is empty.")) }
+            return .success(entry.key.hasSuffix("_env") ? .secretFromEnvironment(text) : .secretFromFile(text))
+        default:
+            return .failure(Mismatch("\(wrong); got \(entry.value.kindName)."))
+        }
+    }
+}
+
+/// Why a value does not fit its option.
+struct Mismatch: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+extension JSONValue {
+    /// "a string", "a number", ..., for messages about the wrong type.
+    var kindName: String {
+        switch self {
+        case .string: "a string"
+        case .number: "a number"
+        case .bool: "true/false"
+        case .null: "null"
+        case .array: "a list"
+        case .object: "an object"
+        }
+    }
+}
+
+/// The candidate within a small edit distance, for did-you-mean.
+public func closest(_ word: String, among candidates: [String]) -> String? {
+    let lowered = word.lowercased()
+    let best = candidates.map { ($0, editDistance($0.lowercased(), lowered)) }.min { $0.1 < $1.1 }
+    guard let best, best.1 <= max(2, word.count / 3) else { return nil }
+    return best.0
+}
+
+/// Levenshtein distance.
+public func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    guard !a.isEmpty else { return b.count }
+    guard !b.isEmpty else { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}

@@ -1,0 +1,27 @@
+import Foundation
+import ReceptionCore
+
+/// The `local` plugin: the embedded backend, no network, no key. The default of the REPL.
+public enum LocalPlugin {
+    public static let kind = "local"
+
+    public static let plugin = BackendPlugin(
+        kind: kind, summary: "embedded, no network: answers from Markdown knowledge with BM25",
+        options: [
+            PluginOption("knowledge", .string, help: "a folder of Markdown files to answer from (default: Reception's built-in knowledge)"),
+            PluginOption("step_ms", .integer(0...60_000), help: "pause between steps in milliseconds, so progress shows (default 120)"),
+        ],
+        connect: { profile, _ in
+            let directory = profile.string("knowledge")
+            let knowledge: KnowledgeBase
+            if let directory {
+                knowledge = try KnowledgeBase(directory: URL(fileURLWithPath: (directory as NSString).expandingTildeInPath))
+            } else {
+                knowledge = try KnowledgeBase.builtIn()
+            }
+            let step = profile.integer("step_ms") ?? 120
+            let backend = LocalBackend(knowledge: knowledge, usesBuiltInKnowledge: directory == nil,
+                                       settings: .init(stepDelay: .milliseconds(step)), name: profile.name)
+            return BackendConnection(backend: backend)
+        })
+}

@@ -1,0 +1,146 @@
+import Foundation
+import ReceptionCore
+
+/// The `loop-symphony` plugin: what `--backend loop-symphony` and profiles of kind
+/// `loop-symphony` connect.
+///
+/// Without a profile, the built-in `loop-symphony` entry reads `LOOP_SYMPHONY_URL` (default
+/// `http://127.0.0.1:8765`, where `reception serve loop-symphony` listens),
+/// `LOOP_SYMPHONY_API_KEY` (on a loopback URL without one: the reference server's `dev-key`),
+/// `LOOP_SYMPHONY_USER_ID` (default `$USER`) and `LOOP_SYMPHONY_TRUST_LEVEL`.
+public enum LoopSymphonyPlugin {
+    public static let kind = "loop-symphony"
+
+    public static let options: [PluginOption] = [
+        PluginOption("url", .url, help: "the server's base URL, e.g. https://loop.example.com", required: true),
+        PluginOption("api_key", .secret, help: "the app's API key, sent as X-Api-Key"),
+        PluginOption("user_id", .string, help: "sent as X-User-Id; the server maps it to its own user"),
+        .trustLevel,
+        PluginOption("stream", .boolean, help: "follow tasks over SSE (default true); false polls GET /task/{id}"),
+    ]
+
+    public static let plugin = plugin()
+
+    /// The plugin; `roomInterval` is the heartbeat period of the session's room (tests shorten it).
+    public static func plugin(roomInterval: Duration = .seconds(60)) -> BackendPlugin {
+        BackendPlugin(
+            kind: kind, summary: "Loop Symphony over HTTP + SSE: plans, trust, knowledge, rooms, heartbeats",
+            options: options,
+            discussion: """
+            Without a profile: LOOP_SYMPHONY_URL (default http://127.0.0.1:8765), LOOP_SYMPHONY_API_KEY \
+            (dev-key on a loopback URL), LOOP_SYMPHONY_USER_ID (default $USER), LOOP_SYMPHONY_TRUST_LEVEL.
+            """,
+            builtInProfile: builtInProfile,
+            connect: { profile, environment in
+                try await connect(configuration(for: profile, environment: environment), name: profile.name,
+                                  environment: environment, roomInterval: roomInterval)
+            })
+    }
+
+    static func builtInProfile(_ environment: PluginEnvironment) -> BackendProfile {
+        var values: [String: ProfileValue] = ["url": .string(environment[variable: "LOOP_SYMPHONY_URL"] ?? "http://127.0.0.1:8765")]
+        if environment[variable: "LOOP_SYMPHONY_API_KEY"] != nil { values["api_key"] = .secretFromEnvironment("LOOP_SYMPHONY_API_KEY") }
+        if let user = environment[variable: "LOOP_SYMPHONY_USER_ID"] ?? environment[variable: "USER"] { values["user_id"] = .string(user) }
+        if let level = environment[variable: "LOOP_SYMPHONY_TRUST_LEVEL"] {
+            values["trust_level"] = Int(level).map(ProfileValue.integer) ?? .string(level)
+        }
+        return BackendProfile(name: kind, kind: kind, values: values, origin: "the LOOP_SYMPHONY_* environment variables")
+    }
+
+    /// A ready client configuration for a profile, with its key read from where the profile says.
+    public static func configuration(for profile: BackendProfile, environment: PluginEnvironment) throws -> LoopSymphonyConfiguration {
+        guard let url = profile.string("url") else { throw ProfileError(profile: profile, "it has no url.") }
+        var trust = 0
+        if let value = profile.values["trust_level"] {
+            guard case .integer(let level) = value, (0...2).contains(level) else {
+                throw ProfileError(profile: profile, "trust_level must be 0, 1 or 2; got \(value.display).")
+            }
+            trust = level
+        }
+        var configuration = LoopSymphonyConfiguration(baseURL: url, apiKey: try profile.secret("api_key", environment: environment),
+                                                      userID: profile.string("user_id"), defaultTrustLevel: trust,
+                                                      prefersStreaming: profile.boolean("stream") ?? true)
+        if configuration.apiKey == nil, let host = URL(string: configuration.baseURL)?.host, ["127.0.0.1", "localhost", "::1"].contains(host) {
+            configuration.apiKey = "dev-key"  // the reference server's documented development key, not a secret
+        }
+        return configuration
+    }
+
+    /// Connects: checks the server is there, then sets up the backend, its commands, the trust
+    /// question after tasks and the room presence (register, heartbeat with knowledge sync into
+    /// the SQLite cache, deregister on shutdown).
+    public static func connect(_ configuration: LoopSymphonyConfiguration, name: String, environment: PluginEnvironment,
+                               roomInterval: Duration = .seconds(60)) async throws -> BackendConnection {
+        let client = LoopSymphonyClient(configuration: configuration)
+        // Fail early and clearly when the server is not there.
+        do {
+            _ = try await client.health.check()
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+        let backend = LoopSymphonyBackend(client: client, name: name)
+        let path = cachePath(profile: name, environment: environment)
+        let cache: KnowledgeCache?
+        let cacheProblem: String?
+        do {
+            cache = try KnowledgeCache(path: path)
+            cacheProblem = nil
+        } catch {
+            // The session still works without the cache; /knowledge says why it is missing.
+            cache = nil
+            cacheProblem = "The local knowledge cache \(path) could not be opened: \(error)"
+        }
+        let log = RoomLog()
+        let presence = RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: cache,
+                                    interval: roomInterval, onEvent: { log.record($0) })
+        let room = Task { try? await presence.run() }
+        let advisor = TrustAdvisor(client: client)
+        let asked = AskedLevels()
+        let commands = LoopSymphonyCommands(client: client, cache: cache, cacheProblem: cacheProblem, presence: presence, log: log).all
+        return BackendConnection(
+            backend: backend,
+            commands: commands,
+            afterTask: { _ in
+                // Checks for an upgrade suggestion; asks once per suggested level per session.
+                guard let offer = try? await advisor.offer(), asked.firstTime(offer.suggestedLevel) else { return nil }
+                return BackendQuestion(text: offer.question, trustLevel: offer.suggestedLevel) {
+                    let metrics = try await advisor.accept(offer)
+                    return "Trust level on the server is now **\(metrics.currentTrustLevel)** (\(TrustAdvisor.levelName(metrics.currentTrustLevel)))."
+                }
+            },
+            defaultTrustLevel: configuration.defaultTrustLevel,
+            shutdown: {
+                room.cancel()
+                _ = await room.value
+                await client.shutdown()
+            })
+    }
+
+    /// `$XDG_DATA_HOME/reception/loop-symphony/PROFILE.sqlite`.
+    public static func cachePath(profile: String, environment: PluginEnvironment) -> String {
+        let safe = profile.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }
+        return environment.dataDirectory + "/loop-symphony/\(String(safe)).sqlite"
+    }
+}
+
+/// Remembers which trust levels were already offered in this session.
+final class AskedLevels: @unchecked Sendable {
+    private let lock = NSLock()
+    private var levels: Set<Int> = []
+    func firstTime(_ level: Int) -> Bool { lock.lock(); defer { lock.unlock() }; return levels.insert(level).inserted }
+}
+
+/// The last room events of one session, for `/rooms log`.
+public final class RoomLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [(Date, RoomPresence.Event)] = []
+    public init() {}
+    func record(_ event: RoomPresence.Event) {
+        lock.lock()
+        events.append((Date(), event))
+        if events.count > 50 { events.removeFirst() }
+        lock.unlock()
+    }
+    var recent: [(Date, RoomPresence.Event)] { lock.lock(); defer { lock.unlock() }; return events }
+}

@@ -1,0 +1,29 @@
+import ReceptionCore
+import Synchronization
+
+/// What the REPL needs from the personality layer, so it does not depend on how souls
+/// are stored or parsed.
+public protocol SoulControl: Sendable {
+    var currentName: String { get }
+    var greeting: String? { get }
+    func names() -> [String]
+    /// Switches to a soul by name or path; returns a confirmation line.
+    func use(_ nameOrPath: String) throws -> String
+    /// The current soul's source, as Markdown.
+    func show() -> String
+    /// Re-reads the current soul file; returns what happened (lint errors keep the old soul).
+    func reload() -> String
+    /// Reloads if the file changed on disk since the last check; returns a message if so.
+    func reloadIfChanged() -> String?
+}
+
+/// The names tab completion offers that change while the REPL runs (the current
+/// backend's extra commands), shared between the REPL and its line reader.
+public final class CompletionWords: Sendable {
+    private let commands = Mutex<[String]>([])
+    public init() {}
+    public var extensionCommands: [String] {
+        get { commands.withLock { $0 } }
+        set { commands.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,268 @@
+import ReceptionCore
+
+/// Checks a live backend against the event contract of `Backend` (its doc comment): every
+/// adapter's tests run it against the adapter's reference server, so all engines behave
+/// the same way towards the front end.
+///
+/// Each scenario names a request the engine is expected to treat in a certain way (answer,
+/// run slowly, fail, send fields this client does not know, drop the connection). A
+/// scenario left nil is reported as not applicable, with the reason, never as passed.
+///
+/// ```swift
+/// let report = await BackendConformance(backend: backend, scenarios: .init(
+///     answered: ReceptionRequest(text: "hello", trustLevel: 1),
+///     slow: ReceptionRequest(text: "slow research", trustLevel: 1))).run()
+/// #expect(report.failures.isEmpty, "\(report)")
+/// ```
+public struct BackendConformance: Sendable {
+    public struct Scenarios: Sendable {
+        /// Answered with a `.result` (at a trust level that runs at once).
+        public var answered: ReceptionRequest
+        /// Runs long enough (a few seconds) to be cancelled mid-task.
+        public var slow: ReceptionRequest
+        /// One the engine fails: must end in `.failure` or a thrown `BackendError`, not a hang.
+        public var failing: ReceptionRequest?
+        /// One for which the server sends fields and enum values this client does not know.
+        public var unusual: ReceptionRequest?
+        /// One for which the connection drops mid-answer.
+        public var dropped: ReceptionRequest?
+        /// A trust-level-0 request answered with a plan (for backends with plan approval).
+        public var planned: ReceptionRequest?
+        /// Why a scenario left nil does not apply to this backend.
+        public var notApplicable: [String: String]
+
+        public init(answered: ReceptionRequest, slow: ReceptionRequest, failing: ReceptionRequest? = nil,
+                    unusual: ReceptionRequest? = nil, dropped: ReceptionRequest? = nil, planned: ReceptionRequest? = nil,
+                    notApplicable: [String: String] = [:]) {
+            self.answered = answered
+            self.slow = slow
+            self.failing = failing
+            self.unusual = unusual
+            self.dropped = dropped
+            self.planned = planned
+            self.notApplicable = notApplicable
+        }
+    }
+
+    public let backend: any Backend
+    public let scenarios: Scenarios
+    /// The longest any one stream may take before it counts as a hang.
+    public let deadline: Duration
+
+    public init(backend: any Backend, scenarios: Scenarios, deadline: Duration = .seconds(30)) {
+        self.backend = backend
+        self.scenarios = scenarios
+        self.deadline = deadline
+    }
+
+    /// Runs every scenario in turn and reports each.
+    public func run() async -> ConformanceReport {
+        var outcomes: [ConformanceReport.Outcome] = []
+        func record(_ name: String, _ body: () async throws -> Void) async {
+            do {
+                try await body()
+                outcomes.append(.init(name: name, verdict: .passed))
+            } catch let failure as ConformanceFailure {
+                outcomes.append(.init(name: name, verdict: .failed(failure.message)))
+            } catch {
+                outcomes.append(.init(name: name, verdict: .failed("unexpected error: \(error)")))
+            }
+        }
+        func skip(_ name: String, _ key: String) {
+            outcomes.append(.init(name: name, verdict: .notApplicable(scenarios.notApplicable[key] ?? "no scenario given")))
+        }
+        let capabilities = backend.descriptor.capabilities
+
+        await record("submit ends with exactly one terminal event, a result") {
+            let run = try await collect(backend.submit(scenarios.answered))
+            try expectOneTerminal(run, "answered")
+            guard case .result(let result)? = run.events.last else { throw ConformanceFailure("the answered request ended with \(describe(run.events.last))") }
+            guard !result.text.isEmpty || !result.findings.isEmpty else { throw ConformanceFailure("the result has neither text nor findings") }
+        }
+        await record("streamed text and the result agree") {
+            let run = try await collect(backend.submit(scenarios.answered))
+            let streamed = run.events.compactMap { if case .textDelta(let text) = $0 { text } else { nil } }.joined()
+            guard case .result(let result)? = run.events.last else { throw ConformanceFailure("no result") }
+            if capabilities.contains(.textStreaming) {
+                guard result.textWasStreamed else { throw ConformanceFailure("text was streamed but the result does not say so (textWasStreamed)") }
+                guard streamed == result.text else { throw ConformanceFailure("the chunks (\(streamed.count) characters) differ from the result's text (\(result.text.count))") }
+            } else {
+                guard streamed.isEmpty, !result.textWasStreamed else { throw ConformanceFailure("textDelta events from a backend that does not declare textStreaming") }
+            }
+        }
+        await record("cancelling the consumer stops the task promptly") {
+            let stream = backend.submit(scenarios.slow)
+            let started = ContinuousClock.now
+            let consumer = Task { () -> Int in
+                var count = 0
+                for try await _ in stream { count += 1 }
+                return count
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            consumer.cancel()
+            _ = try? await withDeadline(deadline) { try await consumer.value }
+            let elapsed = started.duration(to: .now)
+            guard elapsed < deadline else { throw ConformanceFailure("the stream did not end within \(deadline) of cancelling its consumer") }
+        }
+        if capabilities.contains(.cancellation) {
+            await record("cancel(taskID:) ends the task with a cancelled failure") {
+                let backend = backend
+                let slow = scenarios.slow
+                let events = try await withDeadline(deadline) { () -> [BackendEvent] in
+                    var taskID: String?
+                    var events: [BackendEvent] = []
+                    for try await event in backend.submit(slow) {
+                        events.append(event)
+                        if taskID == nil {
+                            switch event {
+                            case .accepted(let id, _), .status(let id, _): taskID = id
+                            case .progress(let progress): taskID = progress.taskID
+                            default: break
+                            }
+                            if let taskID { try await backend.cancel(taskID: taskID) }
+                        }
+                    }
+                    return events
+                }
+                try expectOneTerminal(Run(events: events), "cancelled")
+                guard case .failure(let failure)? = events.last, failure.cancelled else {
+                    throw ConformanceFailure("a cancelled task ended with \(describe(events.last)), not a cancelled failure")
+                }
+            }
+        } else {
+            outcomes.append(.init(name: "cancel(taskID:) ends the task with a cancelled failure", verdict: .notApplicable("the backend does not declare cancellation")))
+        }
+        if let failing = scenarios.failing {
+            await record("a failing task ends in a failure that says why") {
+                do {
+                    let run = try await collect(backend.submit(failing))
+                    try expectOneTerminal(run, "failing")
+                    guard case .failure(let failure)? = run.events.last else { throw ConformanceFailure("ended with \(describe(run.events.last))") }
+                    guard !failure.message.isEmpty, !failure.cancelled else { throw ConformanceFailure("the failure has no message, or says cancelled") }
+                } catch let error as BackendError {
+                    guard !error.description.isEmpty else { throw ConformanceFailure("an error without a message") }
+                }
+            }
+        } else { skip("a failing task ends in a failure that says why", "failing") }
+        if let unusual = scenarios.unusual {
+            await record("fields and enum values this client does not know are tolerated") {
+                let run = try await collect(backend.submit(unusual))
+                try expectOneTerminal(run, "unusual")
+                guard case .result? = run.events.last else { throw ConformanceFailure("ended with \(describe(run.events.last))") }
+            }
+        } else { skip("fields and enum values this client does not know are tolerated", "unusual") }
+        if let dropped = scenarios.dropped {
+            await record("a dropped connection ends the stream with a clear error, not a hang") {
+                do {
+                    let run = try await collect(backend.submit(dropped))
+                    try expectOneTerminal(run, "dropped")
+                } catch let error as BackendError {
+                    guard !error.description.isEmpty else { throw ConformanceFailure("an error without a message") }
+                }
+            }
+        } else { skip("a dropped connection ends the stream with a clear error, not a hang", "dropped") }
+        if capabilities.contains(.planApproval), let planned = scenarios.planned {
+            await record("trust level 0: a plan first, approve runs it to one result") {
+                let first = try await collect(backend.submit(planned))
+                try expectOneTerminal(first, "planned")
+                guard case .planAwaitingApproval(let plan)? = first.events.last else { throw ConformanceFailure("ended with \(describe(first.events.last)), not a plan") }
+                let second = try await collect(backend.approve(taskID: plan.taskID))
+                try expectOneTerminal(second, "approved")
+                guard case .result? = second.events.last else { throw ConformanceFailure("the approved plan ended with \(describe(second.events.last))") }
+                if case .planAwaitingApproval = second.events.last { throw ConformanceFailure("approve returned another plan") }
+            }
+        } else {
+            outcomes.append(.init(name: "trust level 0: a plan first, approve runs it to one result",
+                                  verdict: .notApplicable(capabilities.contains(.planApproval) ? "no planned scenario given" : "the backend does not declare plan approval")))
+        }
+        return ConformanceReport(backend: backend.descriptor.name, outcomes: outcomes)
+    }
+
+    struct Run {
+        var events: [BackendEvent]
+    }
+
+    private func collect(_ stream: BackendEventStream) async throws -> Run {
+        try await withDeadline(deadline) {
+            var events: [BackendEvent] = []
+            for try await event in stream { events.append(event) }
+            return Run(events: events)
+        }
+    }
+
+    private func expectOneTerminal(_ run: Run, _ what: String) throws {
+        let terminals = run.events.enumerated().filter { $0.element.isTerminal }
+        guard terminals.count == 1 else {
+            throw ConformanceFailure("the \(what) stream had \(terminals.count) terminal events: \(run.events.map(describe))")
+        }
+        guard terminals[0].offset == run.events.count - 1 else {
+            throw ConformanceFailure("events followed the terminal event in the \(what) stream: \(run.events.map(describe))")
+        }
+    }
+}
+
+/// What `BackendConformance.run()` found, scenario by scenario.
+public struct ConformanceReport: Sendable, CustomStringConvertible {
+    public enum Verdict: Sendable, Hashable {
+        case passed
+        case failed(String)
+        case notApplicable(String)
+    }
+
+    public struct Outcome: Sendable {
+        public var name: String
+        public var verdict: Verdict
+    }
+
+    public var backend: String
+    public var outcomes: [Outcome]
+
+    public var failures: [Outcome] { outcomes.filter { if case .failed = $0.verdict { true } else { false } } }
+    public var passed: [Outcome] { outcomes.filter { $0.verdict == .passed } }
+
+    public var description: String {
+        (["Conformance of \(backend):"] + outcomes.map { outcome in
+            switch outcome.verdict {
+            case .passed: "  ✓ \(outcome.name)"
+            case .failed(let why): "  ✗ \(outcome.name): \(why)"
+            case .notApplicable(let why): "  – \(outcome.name): not applicable (\(why))"
+            }
+        }).joined(separator: "\n")
+    }
+}
+
+struct ConformanceFailure: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+func describe(_ event: BackendEvent?) -> String {
+    guard let event else { return "nothing" }
+    switch event {
+    case .accepted: return "accepted"
+    case .planAwaitingApproval: return "plan"
+    case .status(_, let status): return "status(\(status))"
+    case .progress: return "progress"
+    case .textDelta: return "text"
+    case .thinking: return "thinking"
+    case .toolUse: return "tool use"
+    case .permissionRequest: return "permission request"
+    case .result: return "result"
+    case .failure(let failure): return failure.cancelled ? "failure(cancelled)" : "failure(\(failure.message))"
+    }
+}
+
+/// Runs `body`, failing when it takes longer than `limit` (a hang is a failure, never a stuck test run).
+func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        guard let first = try await group.next() else { throw ConformanceFailure("no result") }
+        group.cancelAll()
+        guard let value = first else { throw ConformanceFailure("did not finish within \(limit)") }
+        return value
+    }
+}

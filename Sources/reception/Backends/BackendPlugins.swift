@@ -1,0 +1,12 @@
+import ReceptionCore
+import ReceptionLocal
+import ReceptionLoopSymphony
+
+/// The backend plugins this executable offers, as a root command lists its subcommands.
+/// Adding an adapter: its module, one line in Package.swift, one line here.
+enum BackendPlugins {
+    static let all: [BackendPlugin] = [
+        LocalPlugin.plugin,
+        LoopSymphonyPlugin.plugin,
+    ]
+}

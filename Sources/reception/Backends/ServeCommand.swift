@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+
+/// `reception serve SERVER ...`: runs the reference servers' program, which sits beside this
+/// executable. The servers live there so that the chat binary carries no server framework.
+struct ServeCommand: ParsableCommand {
+    static let program = "reception-reference-server"
+
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run a deterministic reference server on 127.0.0.1 (for trying Reception and for tests).",
+        discussion: """
+        Servers: loop-symphony. `reception serve loop-symphony --help` lists its options. This runs \
+        the \(program) program built beside reception (swift build --product \(program)).
+        """)
+
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The server and its options.", valueName: "server"))
+    var arguments: [String] = []
+
+    func run() throws {
+        let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                             ?? CommandLine.arguments[0])
+        let sibling = executable.deletingLastPathComponent().appendingPathComponent(Self.program).path
+        guard FileManager.default.isExecutableFile(atPath: sibling) else {
+            throw ValidationError("The reference servers are a program of their own, and \(sibling) is missing. Build it with: swift build --product \(Self.program)")
+        }
+        let argv = [sibling] + arguments
+        var cArguments = argv.map { strdup($0) } + [nil]
+        execv(sibling, &cArguments)
+        throw ValidationError("Cannot run \(sibling): \(String(cString: strerror(errno)))")
+    }
+}

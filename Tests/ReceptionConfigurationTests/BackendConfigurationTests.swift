@@ -1,0 +1,158 @@
+import Foundation
+import ReceptionConfiguration
+import ReceptionCore
+import Testing
+
+/// A plugin with one option of each kind, so every check of the loader is exercised without
+/// depending on a real adapter.
+private let plugin = BackendPlugin(
+    kind: "echo", summary: "test plugin",
+    options: [
+        PluginOption("url", .url, help: "where", required: true),
+        PluginOption("api_key", .secret, help: "key"),
+        .trustLevel,
+        PluginOption("temperature", .number(0...2), help: "sampling"),
+        PluginOption("stream", .boolean, help: "stream"),
+        PluginOption("mode", .choice(["fast", "careful"]), help: "mode"),
+    ],
+    connect: { _, _ in throw BackendCatalogError(description: "not in tests") })
+
+private let other = BackendPlugin(kind: "local", summary: "other", connect: { _, _ in throw BackendCatalogError(description: "no") })
+
+@Suite("Backend configuration")
+struct BackendConfigurationTests {
+    let configuration = BackendConfiguration(path: "backends.json", plugins: [plugin, other])
+
+    func issues(_ text: String) -> [ConfigurationIssue] {
+        do {
+            _ = try configuration.parse(text)
+            return []
+        } catch let errors as ConfigurationErrors {
+            return errors.issues
+        } catch {
+            return [ConfigurationIssue(file: "?", "unexpected \(error)")]
+        }
+    }
+
+    @Test func aValidFileGivesTypedProfilesAndKeepsSecretsAsTheirSource() throws {
+        let profiles = try configuration.parse("""
+        {"profiles": [
+          {"name": "a", "kind": "echo", "url": "https://x.example", "api_key_env": "ECHO_KEY", "trust_level": 2,
+           "temperature": 0.5, "stream": false, "mode": "careful"},
+          {"name": "notes", "kind": "local"}
+        ]}
+        """)
+        #expect(profiles.map(\.name) == ["a", "notes"])
+        let a = profiles[0]
+        #expect(a.string("url") == "https://x.example" && a.integer("trust_level") == 2 && a.number("temperature") == 0.5)
+        #expect(a.boolean("stream") == false && a.string("mode") == "careful")
+        #expect(a.values["api_key"] == .secretFromEnvironment("ECHO_KEY"))
+        #expect(a.origin == "backends.json:2")
+        #expect(a.summary.contains("api_key from $ECHO_KEY"))
+    }
+
+    @Test func aSyntaxErrorIsLocated() {
+        let found = issues("{\"profiles\": [\n  {\"name\": \"a\", \"kind\": \"echo\",, \"url\": \"x\"}\n]}\n")
+        #expect(found.count == 1)
+        #expect(found.first?.line == 2, "\(found)")
+        #expect(found.first?.description.hasPrefix("backends.json:2:") == true, "\(found)")
+        #expect(found.first?.message.contains("syntax error") == true)
+    }
+
+    @Test func anUnknownKeyIsLocatedWithADidYouMean() {
+        let found = issues("""
+        {"profiles": [
+          {"name": "a", "kind": "echo", "url": "https://x.example",
+           "api_kye_env": "K"}
+        ]}
+        """)
+        #expect(found.count == 1)
+        #expect(found.first?.line == 3 && found.first?.column == 4, "\(found)")
+        #expect(found.first?.message.contains("unknown option \"api_kye_env\"") == true)
+        #expect(found.first?.message.contains("Did you mean \"api_key_env\"?") == true, "\(found)")
+    }
+
+    @Test func aSecretWrittenInTheFileIsRefusedWithTheWayToGiveIt() {
+        let found = issues(#"{"profiles": [{"name": "a", "kind": "echo", "url": "https://x.example", "api_key": "sk-live-123"}]}"#)
+        #expect(found.count == 1)
+        #expect(found.first?.message.contains("api_key_env") == true && found.first?.message.contains("api_key_file") == true)
+        #expect(found.first?.description.contains("sk-live-123") == false, "the secret itself is never repeated")
+    }
+
+    @Test func wrongTypesAndOutOfRangeValuesAreErrorsNotDefaults() {
+        let found = issues("""
+        profiles:
+          - name: a
+            kind: echo
+            url: "not a url"
+            trust_level: 7
+            temperature: "hot"
+            stream: "yes"
+            mode: carefull
+        """)
+        let messages = found.map(\.message)
+        #expect(found.count == 5, "\(found)")
+        #expect(messages.contains { $0.contains("url must be a URL") })
+        #expect(messages.contains { $0.contains("trust_level must be an integer from 0 to 2; got 7") })
+        #expect(messages.contains { $0.contains("temperature must be a number from 0.0 to 2.0; got a string") })
+        #expect(messages.contains { $0.contains("stream must be true or false") })
+        #expect(messages.contains { $0.contains("Did you mean \"careful\"?") })
+        #expect(found.map(\.line) == [4, 5, 6, 7, 8], "each issue on its own line: \(found)")
+    }
+
+    @Test func unknownKindsDuplicatesAndMissingFieldsAreAllReportedAtOnce() {
+        let found = issues("""
+        {"profiles": [
+          {"name": "a", "kind": "ecko", "url": "https://x.example"},
+          {"name": "b", "kind": "echo"},
+          {"name": "c", "kind": "local"},
+          {"name": "c", "kind": "local"},
+          {"kind": "local"}
+        ], "profile": []}
+        """)
+        let messages = found.map(\.message)
+        #expect(found.count == 5, "\(found)")
+        #expect(messages.contains { $0.contains("unknown key \"profile\"") && $0.contains("Did you mean \"profiles\"?") })
+        #expect(messages.contains { $0.contains("unknown kind \"ecko\"") && $0.contains("Did you mean \"echo\"?") })
+        #expect(messages.contains { $0.contains("profile \"b\": url is required") })
+        #expect(messages.contains { $0.contains("a second profile is named \"c\" (the first is on line 4)") })
+        #expect(messages.contains { $0.contains("needs a \"name\" and a \"kind\"") })
+    }
+
+    @Test func anAbsentFileIsNoProfilesAndADirectoryIsAnError() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-config-\(UUID().uuidString)")
+        #expect(try BackendConfiguration(path: directory.path + "/backends.json", plugins: [plugin]).load().isEmpty)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(throws: ConfigurationErrors.self) { try BackendConfiguration(path: directory.path, plugins: [plugin]).load() }
+    }
+
+    @Test func theCatalogPrefersAProfileToABuiltInOneAndSuggestsNames() throws {
+        let environment = PluginEnvironment.standard(["HOME": "/nonexistent"])
+        let profile = BackendProfile(name: "local", kind: "local", values: ["knowledge": .string("~/notes")])
+        let catalog = BackendCatalog(plugins: [other, plugin], profiles: [profile], environment: environment)
+        #expect(catalog.names == ["local", "echo"])
+        #expect(try catalog.entry(named: "local").profile.values["knowledge"] == .string("~/notes"))
+        #expect(throws: BackendCatalogError.self) { try catalog.entry(named: "ecoh") }
+        do { _ = try catalog.entry(named: "ecoh") } catch { #expect("\(error)".contains("Did you mean echo?"), "\(error)") }
+    }
+
+    @Test func aSecretFileMustBeReadableByItsOwnerOnly() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-secret-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("key").path
+        try "s3cret\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let profile = BackendProfile(name: "p", kind: "echo", values: ["api_key": .secretFromFile(file)])
+        let environment = PluginEnvironment.standard(["HOME": directory.path])
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file)
+        do {
+            _ = try profile.secret("api_key", environment: environment)
+            Issue.record("a group-readable key file must be refused")
+        } catch {
+            #expect("\(error)".contains("chmod 600") && !"\(error)".contains("s3cret"), "\(error)")
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        #expect(try profile.secret("api_key", environment: environment) == "s3cret")
+    }
+}

@@ -1,0 +1,22 @@
+import ReceptionCore
+@testable import ReceptionLocal
+import ReceptionTesting
+import Testing
+
+@Suite("Local backend conformance")
+struct LocalConformanceTests {
+    @Test func theLocalBackendKeepsTheEventContract() async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(400)))
+        let report = await BackendConformance(backend: backend, scenarios: .init(
+            answered: ReceptionRequest(text: "what can reception do?", trustLevel: 1),
+            slow: ReceptionRequest(text: "how do trust levels work?", trustLevel: 1),
+            planned: ReceptionRequest(text: "how do souls work?", trustLevel: 0),
+            notApplicable: [
+                "failing": "the embedded engine has no failure mode of its own: an unanswerable question is an inconclusive result",
+                "unusual": "in process: nothing arrives over a wire that could carry unknown fields",
+                "dropped": "in process: there is no connection to drop",
+            ])).run()
+        #expect(report.failures.isEmpty, "\(report)")
+        #expect(report.passed.count == 5, "\(report)")
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import ReceptionCore
+import ReceptionREPL
+import ReceptionTesting
+import Synchronization
+import Testing
+
+/// Plays typed lines to the REPL, then end of input.
+final class ScriptedLineReader: LineReader {
+    private let lines: Mutex<[String]>
+    init(_ lines: [String]) { self.lines = Mutex(lines) }
+    func readLine(prompt: String) async -> LineInput {
+        lines.withLock { $0.isEmpty ? .endOfInput : .line($0.removeFirst()) }
+    }
+    func remember(_ line: String) {}
+}
+
+/// Everything the REPL printed.
+final class Transcript: Sendable {
+    private let text = Mutex("")
+    func append(_ chunk: String) { text.withLock { $0 += chunk } }
+    var all: String { text.withLock { $0 } }
+}
+
+/// Runs the REPL library (no binary, no terminal) on a scripted backend and returns what it printed.
+func runREPL(_ lines: [String], backend: ScriptedBackend) async -> (output: String, state: SessionState, status: Int32) {
+    let plugin = BackendPlugin(kind: "scripted", summary: "test", connect: { _, _ in BackendConnection(backend: backend) })
+    let catalog = BackendCatalog(plugins: [plugin], environment: .standard(["HOME": "/nonexistent"]))
+    let transcript = Transcript()
+    let repl = REPL(configuration: .init(mode: .plain, trustLevel: 1, initialBackend: "scripted"),
+                    reader: ScriptedLineReader(lines), console: Console(mode: .plain, sink: { transcript.append($0) }),
+                    middleware: [], catalog: catalog, souls: nil)
+    let status = await repl.run()
+    return (transcript.all, await repl.snapshot, status)
+}
+
+@Suite("REPL sessions through the library seams")
+struct REPLSessionTests {
+    @Test func aStreamedAnswerIsShownOnceAndKeptInHistory() async throws {
+        let backend = ScriptedBackend(capabilities: [.textStreaming]) { _ in
+            [.event(.textDelta("The Nozomi ")), .event(.textDelta("takes 2 h 15 min.")),
+             .event(.result(BackendResult(text: "The Nozomi takes 2 h 15 min.", textWasStreamed: true)))]
+        }
+        let (output, state, status) = await runREPL(["how long to Kyoto?", "/history"], backend: backend)
+        #expect(status == 0)
+        #expect(output.components(separatedBy: "takes 2 h 15 min.").count == 2, "printed exactly once:\n\(output)")
+        #expect(state.turns.map(\.summary) == ["The Nozomi takes 2 h 15 min."])
+        #expect(output.contains("1. how long to Kyoto?"))
+    }
+
+    @Test func everyRequestCarriesTheConversationSoFar() async throws {
+        let backend = ScriptedBackend { request in [.event(.result(BackendResult(outcome: .complete, text: "answer to \(request.text)")))] }
+        _ = await runREPL(["first question", "/goal plan a trip", "second question"], backend: backend)
+        let received = backend.received
+        #expect(received.count == 2)
+        #expect(received[0].conversation.isEmpty)
+        #expect(received[1].conversation == [ConversationTurn(query: "first question", outcome: .complete, summary: "answer to first question")])
+        #expect(received[1].goal == "plan a trip" && received[1].trustLevel == 1)
+        #expect(received[0].sessionID == received[1].sessionID && !received[0].sessionID.isEmpty)
+    }
+
+    @Test func aStreamThatEndsWithoutAResultIsSaidAndItsTextIsKept() async throws {
+        let backend = ScriptedBackend(capabilities: [.textStreaming]) { _ in [.event(.textDelta("half an answer"))] }
+        let (output, state, _) = await runREPL(["hello"], backend: backend)
+        #expect(output.contains("half an answer"))
+        #expect(output.contains("ended its answer without a result"), "\(output)")
+        #expect(state.turns.first?.summary == "half an answer")
+    }
+
+    @Test func aPlanWaitsForApproveAndRunsOnce() async throws {
+        let backend = ScriptedBackend(capabilities: [.planApproval]) { request in
+            if case .approve = request.action { return [.event(.result(BackendResult(text: "ran the plan")))] }
+            return [.event(.planAwaitingApproval(Plan(taskID: request.id, summary: "Search the notes", steps: [PlanStep("search")])))]
+        }
+        let (output, state, _) = await runREPL(["/trust 0", "find my notes", "/approve", "/approve"], backend: backend)
+        #expect(output.contains("Search the notes"))
+        #expect(output.contains("ran the plan"))
+        #expect(output.contains("No plan is waiting for approval."), "a second /approve has nothing to run:\n\(output)")
+        #expect(state.turns.count == 1)
+    }
+
+    @Test func requestShowsWhatTheBackendReceived() async throws {
+        let backend = ScriptedBackend { _ in [.event(.result(BackendResult(text: "ok")))] }
+        let (output, _, _) = await runREPL(["what is up?", "/request"], backend: backend)
+        #expect(output.contains("\"text\" : \"what is up?\""), "\(output)")
+        #expect(output.contains("\"trust_level\" : 1"), "\(output)")
+    }
+
+    @Test func anUnknownBackendIsAnErrorWithADidYouMean() async throws {
+        let backend = ScriptedBackend { _ in [] }
+        let (output, _, _) = await runREPL(["/backend scriptd"], backend: backend)
+        #expect(output.contains("Unknown backend \"scriptd\". Did you mean scripted?"), "\(output)")
+    }
+}
