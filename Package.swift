@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "ReceptionREPL", targets: ["ReceptionREPL"]),
         .library(name: "ReceptionConfiguration", targets: ["ReceptionConfiguration"]),
         .library(name: "ReceptionTesting", targets: ["ReceptionTesting"]),
+        .library(name: "ReceptionTransport", targets: ["ReceptionTransport"]),
         .executable(name: "reception", targets: ["reception"]),
         .executable(name: "reception-reference-server", targets: ["reception-reference-server"]),
     ],
@@ -66,9 +67,17 @@ let package = Package(
         // Embedded `local` backend: Loop Symphony semantics over BM25 retrieval on Markdown knowledge.
         .target(name: "ReceptionLocal", dependencies: ["ReceptionCore"], resources: [.copy("Knowledge")]),
 
-        // Loop Symphony adapter: HTTP + SSE client, room heartbeat loop, SQLite knowledge cache, backend profiles.
-        .target(name: "ReceptionLoopSymphony", dependencies: [
+        // Shared transports for adapters: HTTP with pluggable authentication, and Server-Sent Events.
+        .target(name: "ReceptionTransport", dependencies: [
             "ReceptionCore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+
+        // Loop Symphony adapter: the HTTP + SSE client, room heartbeat loop, SQLite knowledge cache, its plugin.
+        .target(name: "ReceptionLoopSymphony", dependencies: [
+            "ReceptionCore", "ReceptionTransport",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -118,6 +127,11 @@ let package = Package(
         .testTarget(name: "ReceptionConfigurationTests", dependencies: ["ReceptionConfiguration", "ReceptionCore"]),
         .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent"]),
         .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul"], exclude: ["Fixtures"]),
+        .testTarget(name: "ReceptionTransportTests", dependencies: [
+            "ReceptionTransport", "ReceptionCore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
         .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionLocal", "ReceptionTesting"]),
         .testTarget(name: "ReceptionLoopSymphonyTests", dependencies: [
             "ReceptionLoopSymphony", "ReceptionReferenceServers", "ReceptionConfiguration", "ReceptionTesting",

@@ -3,7 +3,7 @@ import ReceptionCore
 
 /// A backend that answers every request with one result echoing the query: enough to
 /// observe what the chain did to the request and to the events.
-private struct EchoBackend: Backend {
+private struct TextEcho: Backend {
     var descriptor: BackendDescriptor { BackendDescriptor(name: "echo", summary: "echo", capabilities: []) }
     func submit(_ request: ReceptionRequest) -> BackendEventStream {
         BackendEventStream { continuation in
@@ -30,7 +30,7 @@ private struct Tag: Middleware {
 @Suite("Middleware pipeline")
 struct PipelineTests {
     @Test func outgoingRunsInOrderAndIncomingInReverse() async throws {
-        let pipeline = Pipeline(middleware: [Tag(name: "a"), Tag(name: "b")], backend: EchoBackend())
+        let pipeline = Pipeline(middleware: [Tag(name: "a"), Tag(name: "b")], backend: TextEcho())
         let exchange = try await pipeline.send(ReceptionRequest(text: "hi"), context: ReceptionContext())
         #expect(exchange.request.text == "hi >a >b", "the exchange reports the request as the backend got it")
         var last: ResponseEvent?
@@ -49,16 +49,16 @@ struct PipelineTests {
             }
         }
         let box = Box()
-        _ = try await Pipeline(middleware: [Peek { box.value = $0?.name }], backend: EchoBackend()).send(ReceptionRequest(text: "x"), context: ReceptionContext())
+        _ = try await Pipeline(middleware: [Peek { box.value = $0?.name }], backend: TextEcho()).send(ReceptionRequest(text: "x"), context: ReceptionContext())
         #expect(box.value == "echo")
     }
 
     @Test func backendDefaultsReportUnsupportedOperations() async throws {
         await #expect(throws: BackendError.unsupported(operation: "cancel", backend: "echo")) {
-            try await EchoBackend().cancel(taskID: "t")
+            try await TextEcho().cancel(taskID: "t")
         }
         await #expect(throws: BackendError.unsupported(operation: "approve", backend: "echo")) {
-            for try await _ in EchoBackend().approve(taskID: "t") {}
+            for try await _ in TextEcho().approve(taskID: "t") {}
         }
     }
 }

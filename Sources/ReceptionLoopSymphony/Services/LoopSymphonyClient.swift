@@ -3,11 +3,13 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import ReceptionCore
+import ReceptionTransport
 
 /// Typed calls for every endpoint group of the Loop Symphony API (seed 000 §13, as the server
 /// at 1917bde implements it). One value per group, as the guide's §15 lays out.
 public struct LoopSymphonyClient: Sendable {
-    public let transport: LoopSymphonyTransport
+    public let configuration: LoopSymphonyConfiguration
+    public let transport: HTTPTransport
     public var tasks: TaskService { TaskService(transport: transport) }
     public var arrangements: ArrangementService { ArrangementService(transport: transport) }
     public var trust: TrustService { TrustService(transport: transport) }
@@ -18,12 +20,9 @@ public struct LoopSymphonyClient: Sendable {
     public var health: HealthService { HealthService(transport: transport) }
 
     public init(configuration: LoopSymphonyConfiguration, httpClient: HTTPClient? = nil) {
-        transport = LoopSymphonyTransport(configuration: configuration, httpClient: httpClient)
+        self.configuration = configuration
+        transport = HTTPTransport(configuration: configuration.transport, httpClient: httpClient)
     }
-
-    public init(transport: LoopSymphonyTransport) { self.transport = transport }
-
-    public var configuration: LoopSymphonyConfiguration { transport.configuration }
 
     public func shutdown() async { await transport.shutdown() }
 }
@@ -35,7 +34,7 @@ func pathComponent(_ raw: String) -> String {
 // MARK: - Tasks
 
 public struct TaskService: Sendable {
-    let transport: LoopSymphonyTransport
+    let transport: HTTPTransport
 
     /// `POST /task` (optional auth). Trust level 0 answers `awaiting_approval` with a plan.
     public func submit(_ request: TaskRequest) async throws -> TaskSubmitResponse {
@@ -51,12 +50,12 @@ public struct TaskService: Sendable {
     /// HTTP 500 `{"detail":"Task failed: …"}` on the real server: that throws `BackendError.http(500, …)`.
     public func get(_ taskID: String) async throws -> TaskState {
         let response = try await transport.send(.GET, "/task/\(pathComponent(taskID))", auth: .none)
-        try LoopSymphonyTransport.check(response)
+        try HTTPTransport.check(response)
         // A finished task is a TaskResponse (it has `request_id`); anything else is pending.
         if response.body.range(of: Data("\"request_id\"".utf8)) != nil {
-            return .finished(try LoopSymphonyTransport.decode(TaskResponse.self, from: response.body, what: "GET /task/\(taskID)"))
+            return .finished(try HTTPTransport.decode(TaskResponse.self, from: response.body, what: "GET /task/\(taskID)"))
         }
-        return .inProgress(try LoopSymphonyTransport.decode(TaskPendingResponse.self, from: response.body, what: "GET /task/\(taskID)"))
+        return .inProgress(try HTTPTransport.decode(TaskPendingResponse.self, from: response.body, what: "GET /task/\(taskID)"))
     }
 
     /// `POST /task/{id}/cancel`: only while the task is running on the server.
@@ -114,56 +113,17 @@ public struct TaskService: Sendable {
         }
     }
 
-    static func stream(_ taskID: String, transport: LoopSymphonyTransport,
+    static func stream(_ taskID: String, transport: HTTPTransport,
                        onEvent: (LoopSymphonyStreamEvent) -> Void) async throws {
-        let path = "/task/\(pathComponent(taskID))/stream"
-        var request = transport.makeRequest(.GET, path, auth: .none, requestID: UUID().uuidString.lowercased())
-        request.headers.replaceOrAdd(name: "Accept", value: "text/event-stream")
-        let response: HTTPClientResponse
-        do {
-            // No overall deadline: a stream lasts as long as the task. Silence is bounded by the
-            // client's read timeout (streamIdleTimeout), longer than the server's 30 s keepalive.
-            response = try await transport.client.execute(request, timeout: .hours(24))
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            throw BackendError.unreachable(url: transport.configuration.baseURL + path, reason: LoopSymphonyTransport.describe(error))
-        }
-        guard response.status == .ok else {
-            let body = (try? await response.body.collect(upTo: 1 << 20)).map { Data($0.readableBytesView) } ?? Data()
-            throw BackendError.http(status: Int(response.status.code),
-                                    detail: LoopSymphonyTransport.errorDetail(status: Int(response.status.code), body: body,
-                                                                              contentType: response.headers.first(name: "content-type")))
-        }
-        if let type = response.headers.first(name: "content-type"), !type.lowercased().hasPrefix("text/event-stream") {
-            throw BackendError.protocolViolation("GET \(path) answered \(type), not text/event-stream")
-        }
-        var parser = SSEParser()
-        do {
-            for try await chunk in response.body {
-                for frame in try parser.feed(chunk.readableBytesView) {
-                    switch frame {
-                    case .comment:
-                        onEvent(.keepalive)
-                    case .event(let data, _, _):
-                        let event = try LoopSymphonyStreamEvent(data: data, fallbackTaskID: taskID)
-                        onEvent(event)
-                        if event.isTerminal { return }
-                    }
-                }
+        for try await frame in transport.eventStream("/task/\(pathComponent(taskID))/stream") {
+            switch frame {
+            case .comment:
+                onEvent(.keepalive)
+            case .event(let data, _, _):
+                let event = try LoopSymphonyStreamEvent(data: data, fallbackTaskID: taskID)
+                onEvent(event)
+                if event.isTerminal { return }
             }
-        } catch let failure as SSEParser.Failure {
-            throw BackendError.protocolViolation(failure.description)
-        } catch let error as BackendError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw BackendError.unreachable(url: transport.configuration.baseURL + path, reason: LoopSymphonyTransport.describe(error))
-        }
-        if parser.finish() {
-            throw BackendError.protocolViolation("GET \(path) closed in the middle of an SSE frame")
         }
     }
 }
@@ -171,7 +131,7 @@ public struct TaskService: Sendable {
 // MARK: - Plans, loop proposals and saved arrangements
 
 public struct ArrangementService: Sendable {
-    let transport: LoopSymphonyTransport
+    let transport: HTTPTransport
 
     /// `POST /task/plan`: what arrangement the engine would use, without running it.
     public func plan(_ request: TaskRequest) async throws -> ArrangementProposal {
@@ -224,8 +184,8 @@ public struct ArrangementService: Sendable {
     public func suggestion(arrangementType: String = "composition") async throws -> ArrangementSuggestion? {
         let response = try await transport.send(.GET, "/arrangements/suggestion", query: [("arrangement_type", arrangementType)], auth: .optional)
         if response.status == 404 { return nil }
-        try LoopSymphonyTransport.check(response)
-        return try LoopSymphonyTransport.decode(ArrangementSuggestion?.self, from: response.body, what: "GET /arrangements/suggestion")
+        try HTTPTransport.check(response)
+        return try HTTPTransport.decode(ArrangementSuggestion?.self, from: response.body, what: "GET /arrangements/suggestion")
     }
 
     /// `POST /arrangements/from-task/{id}?name=&description=`: saves the arrangement a completed
@@ -240,7 +200,7 @@ public struct ArrangementService: Sendable {
 // MARK: - Trust
 
 public struct TrustService: Sendable {
-    let transport: LoopSymphonyTransport
+    let transport: HTTPTransport
 
     /// `GET /trust/metrics` (API key required).
     public func metrics() async throws -> TrustMetrics {
@@ -263,7 +223,7 @@ public struct TrustService: Sendable {
 // MARK: - Knowledge
 
 public struct KnowledgeService: Sendable {
-    let transport: LoopSymphonyTransport
+    let transport: HTTPTransport
 
     /// `GET /knowledge/{capabilities|boundaries|patterns|changelog}`.
     public func file(_ category: KnowledgeCategory) async throws -> KnowledgeFile {
@@ -312,7 +272,7 @@ public struct KnowledgeService: Sendable {
 // MARK: - Rooms
 
 public struct RoomService: Sendable {
-    let transport: LoopSymphonyTransport
+    let transport: HTTPTransport
 
     public func register(_ registration: RoomRegistration) async throws -> RoomRegistered {
         try await transport.json(RoomRegistered.self, .POST, "/rooms/register", sending: registration, auth: .none)
@@ -345,7 +305,7 @@ public struct RoomService: Sendable {
 // MARK: - Heartbeats (scheduled tasks)
 
 public struct HeartbeatService: Sendable {
-    let transport: LoopSymphonyTransport
+    let transport: HTTPTransport
 
     public func create(_ heartbeat: HeartbeatCreate) async throws -> Heartbeat {
         try await transport.json(Heartbeat.self, .POST, "/heartbeats", sending: heartbeat, auth: .required)
@@ -382,7 +342,7 @@ public struct HeartbeatService: Sendable {
 // MARK: - Interventions
 
 public struct InterventionService: Sendable {
-    let transport: LoopSymphonyTransport
+    let transport: HTTPTransport
 
     public func status() async throws -> InterventionEngineStatus {
         try await transport.json(InterventionEngineStatus.self, .GET, "/interventions/status", auth: .none)
@@ -396,7 +356,7 @@ public struct InterventionService: Sendable {
 // MARK: - Health
 
 public struct HealthService: Sendable {
-    let transport: LoopSymphonyTransport
+    let transport: HTTPTransport
 
     public func check() async throws -> HealthStatus {
         try await transport.json(HealthStatus.self, .GET, "/health", auth: .none)

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTransport
 
 /// Where a Loop Symphony server lives and how to talk to it.
 public struct LoopSymphonyConfiguration: Sendable {
@@ -57,9 +58,13 @@ extension LoopSymphonyConfiguration: CustomStringConvertible {
     }
 }
 
-extension Duration {
-    var timeAmountNanoseconds: Int64 {
-        let c = components
-        return c.seconds * 1_000_000_000 + c.attoseconds / 1_000_000_000
+extension LoopSymphonyConfiguration {
+    /// The shared HTTP transport's settings: the API key and user id as headers on the calls
+    /// that take them, the stream idle timeout as the read timeout.
+    public var transport: HTTPTransportConfiguration {
+        HTTPTransportConfiguration(baseURL: baseURL,
+                                   authentication: HeaderAuthentication([("X-Api-Key", apiKey), ("X-User-Id", userID)]),
+                                   requestTimeout: requestTimeout, connectTimeout: connectTimeout,
+                                   readTimeout: streamIdleTimeout, userAgent: "Reception-LoopSymphony/1")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import ReceptionCore
-@testable import ReceptionLoopSymphony
+import ReceptionTransport
 import Testing
 
 @Suite struct SSEParserTests {
@@ -39,6 +39,19 @@ import Testing
         #expect(throws: SSEParser.Failure.self) { try parser.feed([0x64, 0x61, 0x74, 0x61, 0x3A, 0x20, 0xFF, 0xFE, 0x0A]) }
     }
 
+    @Test func anEventSplitOverManyShortLinesIsBoundedToo() throws {
+        var parser = SSEParser(maxLineBytes: 64, maxEventBytes: 1_000)
+        let line = Array("data: \(String(repeating: "y", count: 50))\n".utf8)
+        #expect(throws: SSEParser.Failure.self) {
+            for _ in 0..<100 { _ = try parser.feed(line) }
+        }
+        var fine = SSEParser(maxLineBytes: 64, maxEventBytes: 1_000)
+        var frames: [SSEFrame] = []
+        for _ in 0..<3 { frames += try fine.feed(line) }
+        frames += try fine.feed(Array("id: 7\n\n".utf8))
+        #expect(frames.count == 1 && fine.lastEventID == "7")
+    }
+
     @Test func overlongLineIsAnError() throws {
         var parser = SSEParser(maxLineBytes: 16)
         #expect(throws: SSEParser.Failure.self) { try parser.feed(Array(String(repeating: "x", count: 40).utf8)) }
@@ -51,28 +64,15 @@ import Testing
         #expect(incomplete)
     }
 
-    @Test func eventDecodingAcceptsFloatAndIntTimestamps() throws {
-        let real = try LoopSymphonyStreamEvent(
-            data: #"{"event": "iteration", "iteration_num": 2, "phase": "iteration", "data": {"new_findings": 6, "confidence": 0.948}, "duration_ms": 40, "task_id": "t1", "timestamp": 1795319556.6877093}"#,
-            fallbackTaskID: "x")
-        guard case .iteration(let id, let n, let phase, let data, let ms, let ts) = real else { Issue.record("not an iteration"); return }
-        #expect(id == "t1" && n == 2 && phase == "iteration" && ms == 40 && data?["new_findings"]?.intValue == 6)
-        #expect(ts == 1795319556.6877093)
-        let guide = try LoopSymphonyStreamEvent(data: #"{"event": "started", "task_id": "abc-123", "timestamp": 1707566400}"#, fallbackTaskID: "x")
-        #expect(guide == .started(taskID: "abc-123", timestamp: 1707566400))
-        let error = try LoopSymphonyStreamEvent(data: #"{"event": "error", "error": "Task cancelled", "task_id": "t", "timestamp": 1.5}"#, fallbackTaskID: "x")
-        #expect(error.isTerminal)
-        #expect(throws: BackendError.self) { try LoopSymphonyStreamEvent(data: "{not json", fallbackTaskID: "x") }
-        #expect(throws: BackendError.self) { try LoopSymphonyStreamEvent(data: #"{"no_event": 1}"#, fallbackTaskID: "x") }
-    }
-
     @Test func errorDetailReadsEveryServerShape() {
         let validation = Data(#"{"detail":[{"type":"missing","loc":["header","x-api-key"],"msg":"Field required","input":null}]}"#.utf8)
-        #expect(LoopSymphonyTransport.errorDetail(status: 422, body: validation, contentType: "application/json") == "header x-api-key: Field required")
+        #expect(HTTPTransport.errorDetail(status: 422, body: validation, contentType: "application/json") == "header x-api-key: Field required")
         let nested = Data(#"{"detail":[{"type":"less_than_equal","loc":["body","preferences","trust_level"],"msg":"Input should be less than or equal to 2","input":5}]}"#.utf8)
-        #expect(LoopSymphonyTransport.errorDetail(status: 422, body: nested, contentType: nil) == "body preferences.trust_level: Input should be less than or equal to 2")
-        #expect(LoopSymphonyTransport.errorDetail(status: 401, body: Data(#"{"detail":"Invalid API key"}"#.utf8), contentType: nil) == "Invalid API key")
-        #expect(LoopSymphonyTransport.errorDetail(status: 500, body: Data("Internal Server Error".utf8), contentType: "text/plain") == "Internal Server Error")
-        #expect(LoopSymphonyTransport.errorDetail(status: 503, body: Data(), contentType: nil) == "Service Unavailable")
+        #expect(HTTPTransport.errorDetail(status: 422, body: nested, contentType: nil) == "body preferences.trust_level: Input should be less than or equal to 2")
+        #expect(HTTPTransport.errorDetail(status: 401, body: Data(#"{"detail":"Invalid API key"}"#.utf8), contentType: nil) == "Invalid API key")
+        #expect(HTTPTransport.errorDetail(status: 500, body: Data("Internal Server Error".utf8), contentType: "text/plain") == "Internal Server Error")
+        #expect(HTTPTransport.errorDetail(status: 503, body: Data(), contentType: nil) == "Service Unavailable")
+        let openAI = Data(#"{"error":{"message":"model not found","type":"invalid_request_error"}}"#.utf8)
+        #expect(HTTPTransport.errorDetail(status: 404, body: openAI, contentType: "application/json") == "model not found")
     }
 }

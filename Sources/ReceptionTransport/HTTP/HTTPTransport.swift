@@ -4,22 +4,24 @@ import NIOCore
 import NIOHTTP1
 import ReceptionCore
 
-/// The HTTP layer under every Loop Symphony call: headers (`X-Api-Key`, `X-User-Id`,
-/// `X-Request-Id`), JSON bodies, timeouts and the mapping of error statuses to `BackendError`.
-public final class LoopSymphonyTransport: Sendable {
-    public let configuration: LoopSymphonyConfiguration
-    let client: HTTPClient
+/// The HTTP layer under every call of an HTTP engine: a fresh `X-Request-Id` on each call,
+/// pluggable authentication (with one retry after a 401 when it can refresh), JSON bodies,
+/// timeouts, a size limit on bodies, and the mapping of error statuses to `BackendError`
+/// that keeps the server's own words. `eventStream` reads Server-Sent Events.
+public final class HTTPTransport: Sendable {
+    public let configuration: HTTPTransportConfiguration
+    public let client: HTTPClient
     private let ownsClient: Bool
 
-    public init(configuration: LoopSymphonyConfiguration, httpClient: HTTPClient? = nil) {
+    public init(configuration: HTTPTransportConfiguration, httpClient: HTTPClient? = nil) {
         self.configuration = configuration
         if let httpClient {
             client = httpClient
             ownsClient = false
         } else {
             var config = HTTPClient.Configuration()
-            config.timeout = .init(connect: .nanoseconds(configuration.connectTimeout.timeAmountNanoseconds),
-                                   read: .nanoseconds(configuration.streamIdleTimeout.timeAmountNanoseconds))
+            config.timeout = .init(connect: .nanoseconds(configuration.connectTimeout.nanosecondsValue),
+                                   read: .nanoseconds(configuration.readTimeout.nanosecondsValue))
             config.httpVersion = .http1Only
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
             ownsClient = true
@@ -40,10 +42,9 @@ public final class LoopSymphonyTransport: Sendable {
         public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
     }
 
-    enum Auth { case none, optional, required }
-
-    func makeRequest(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data? = nil,
-                     auth: Auth, requestID: String) -> HTTPClientRequest {
+    /// A request with the standard headers and this scope's credentials.
+    public func makeRequest(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data? = nil,
+                            auth: HTTPAuthScope, requestID: String) async throws -> HTTPClientRequest {
         var url = configuration.baseURL + path
         if !query.isEmpty {
             var components = URLComponents()
@@ -54,10 +55,9 @@ public final class LoopSymphonyTransport: Sendable {
         request.method = method
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "X-Request-Id", value: requestID)
-        request.headers.add(name: "User-Agent", value: "Reception-LoopSymphony/1")
-        if auth != .none {
-            if let key = configuration.apiKey { request.headers.add(name: "X-Api-Key", value: key) }
-            if let user = configuration.userID { request.headers.add(name: "X-User-Id", value: user) }
+        request.headers.add(name: "User-Agent", value: configuration.userAgent)
+        for header in try await configuration.authentication.headers(for: auth) {
+            request.headers.add(name: header.name, value: header.value)
         }
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
@@ -66,14 +66,22 @@ public final class LoopSymphonyTransport: Sendable {
         return request
     }
 
-    /// Sends one request and returns whatever came back, without judging the status.
-    func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data? = nil,
-              auth: Auth) async throws -> RawResponse {
+    /// Sends one request and returns whatever came back, without judging the status. After a
+    /// 401 it asks the authentication to refresh and, if it did, sends the call once more.
+    public func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data? = nil,
+                     auth: HTTPAuthScope) async throws -> RawResponse {
+        let first = try await sendOnce(method, path, query: query, body: body, auth: auth)
+        guard first.status == 401, auth != .none, try await configuration.authentication.refreshAfterUnauthorized() else { return first }
+        return try await sendOnce(method, path, query: query, body: body, auth: auth)
+    }
+
+    private func sendOnce(_ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?,
+                          auth: HTTPAuthScope) async throws -> RawResponse {
         let requestID = UUID().uuidString.lowercased()
-        let request = makeRequest(method, path, query: query, body: body, auth: auth, requestID: requestID)
+        let request = try await makeRequest(method, path, query: query, body: body, auth: auth, requestID: requestID)
         do {
-            let response = try await client.execute(request, timeout: .nanoseconds(configuration.requestTimeout.timeAmountNanoseconds))
-            let buffer = try await response.body.collect(upTo: 32 << 20)
+            let response = try await client.execute(request, timeout: .nanoseconds(configuration.requestTimeout.nanosecondsValue))
+            let buffer = try await response.body.collect(upTo: configuration.maxBodyBytes)
             return RawResponse(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
                                body: Data(buffer.readableBytesView), requestID: requestID)
         } catch let error as BackendError {
@@ -87,24 +95,24 @@ public final class LoopSymphonyTransport: Sendable {
 
     /// Sends a request and decodes a 2xx JSON answer; any other status throws `BackendError.http`
     /// carrying the server's own explanation.
-    func json<T: Decodable>(_ type: T.Type, _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
-                            body: Data? = nil, auth: Auth) async throws -> T {
+    public func json<T: Decodable>(_ type: T.Type, _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
+                                   body: Data? = nil, auth: HTTPAuthScope) async throws -> T {
         let response = try await send(method, path, query: query, body: body, auth: auth)
         try Self.check(response)
         return try Self.decode(type, from: response.body, what: "\(method.rawValue) \(path)")
     }
 
-    func json<T: Decodable, B: Encodable>(_ type: T.Type, _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
-                                          sending body: B, auth: Auth) async throws -> T {
+    public func json<T: Decodable, B: Encodable>(_ type: T.Type, _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
+                                                 sending body: B, auth: HTTPAuthScope) async throws -> T {
         try await json(type, method, path, query: query, body: try Wire.encode(body), auth: auth)
     }
 
     /// For calls that answer with no content (`DELETE /heartbeats/{id}` → 204).
-    func empty(_ method: HTTPMethod, _ path: String, auth: Auth) async throws {
+    public func empty(_ method: HTTPMethod, _ path: String, auth: HTTPAuthScope) async throws {
         try Self.check(try await send(method, path, auth: auth))
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data, what: String) throws -> T {
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, what: String) throws -> T {
         do {
             return try Wire.decode(type, from: data)
         } catch {
@@ -113,14 +121,15 @@ public final class LoopSymphonyTransport: Sendable {
         }
     }
 
-    static func check(_ response: RawResponse) throws {
+    public static func check(_ response: RawResponse) throws {
         guard !(200..<300).contains(response.status) else { return }
         throw BackendError.http(status: response.status, detail: errorDetail(status: response.status, body: response.body,
                                                                                contentType: response.header("content-type")))
     }
 
     /// The server's explanation of an error, in words: FastAPI's `{"detail": "..."}`, the 422
-    /// validation list (`header x-api-key: Field required`), or the text/plain 500 body.
+    /// validation list (`header x-api-key: Field required`), `{"error": {"message": ...}}` as
+    /// OpenAI-compatible servers send it, or the text/plain body.
     public static func errorDetail(status: Int, body: Data, contentType: String?) -> String {
         if let value = try? Wire.decode(JSONValue.self, from: body) {
             switch value["detail"] {
@@ -142,13 +151,14 @@ public final class LoopSymphonyTransport: Sendable {
             case .some(let other): return Wire.jsonString(other)
             case nil: break
             }
+            if let message = value["error"]?["message"]?.stringValue ?? value["error"]?.stringValue { return message }
         }
         let text = String(decoding: body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if !text.isEmpty { return text }
         return HTTPResponseStatus(statusCode: status).reasonPhrase
     }
 
-    static func describe(_ error: any Error) -> String {
+    public static func describe(_ error: any Error) -> String {
         if let error = error as? HTTPClientError {
             switch error {
             case .connectTimeout: return "connection timed out"

@@ -1,0 +1,120 @@
+import Foundation
+
+/// One Server-Sent Events frame.
+public enum SSEFrame: Sendable, Hashable {
+    /// A dispatched event: the joined `data:` lines (`\n` between them), plus `event:`/`id:` if a server sends them.
+    case event(data: String, name: String?, id: String?)
+    /// A comment line (`: keepalive`), without the colon and the one optional space.
+    case comment(String)
+}
+
+/// Incremental SSE parser (WHATWG event-stream rules) fed with arbitrary byte chunks.
+///
+/// Handles LF, CRLF and CR line ends, a CRLF split across chunks, multi-line `data:`, comments,
+/// fields without a colon, and the optional space after the colon. A line may be split across
+/// any number of chunks; nothing is dispatched until its blank line arrives. Broken UTF-8 is
+/// reported as an error rather than silently repaired, and a line longer than `maxLineBytes`
+/// (a server that never ends its frame) is an error too, and so is an event whose `data:`
+/// lines add up to more than `maxEventBytes` (a frame split over many short lines).
+/// `lastEventID` is what a reconnecting client sends as `Last-Event-ID`.
+public struct SSEParser: Sendable {
+    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { "Broken SSE stream: \(reason)" }
+    }
+
+    public var maxLineBytes: Int
+    public var maxEventBytes: Int
+    private var line: [UInt8] = []
+    private var eventBytes = 0
+    private var lastWasCR = false
+    private var data: [String] = []
+    private var hasData = false
+    private var eventName: String?
+    private var lastID: String?
+
+    /// The id of the last event that carried one (`id:`), for resuming with `Last-Event-ID`.
+    public var lastEventID: String? { lastID }
+
+    public init(maxLineBytes: Int = 4 << 20, maxEventBytes: Int = 8 << 20) {
+        self.maxLineBytes = maxLineBytes
+        self.maxEventBytes = maxEventBytes
+    }
+
+    /// Feeds a chunk and returns the frames it completed.
+    public mutating func feed<Bytes: Sequence>(_ bytes: Bytes) throws -> [SSEFrame] where Bytes.Element == UInt8 {
+        var frames: [SSEFrame] = []
+        for byte in bytes {
+            if lastWasCR {
+                lastWasCR = false
+                if byte == 0x0A { continue }  // the LF of a CRLF
+            }
+            switch byte {
+            case 0x0D:
+                lastWasCR = true
+                if let frame = try endLine() { frames.append(frame) }
+            case 0x0A:
+                if let frame = try endLine() { frames.append(frame) }
+            default:
+                line.append(byte)
+                if line.count > maxLineBytes { throw Failure(reason: "a line exceeded \(maxLineBytes) bytes without ending") }
+            }
+        }
+        return frames
+    }
+
+    /// Call at end of stream: an unterminated frame is dropped, as the spec says; returns true
+    /// when something was left incomplete so callers can report a truncated stream.
+    public mutating func finish() -> Bool {
+        let incomplete = !line.isEmpty || hasData
+        line.removeAll()
+        data.removeAll()
+        eventBytes = 0
+        hasData = false
+        eventName = nil
+        return incomplete
+    }
+
+    private mutating func endLine() throws -> SSEFrame? {
+        defer { line.removeAll(keepingCapacity: true) }
+        if line.isEmpty {
+            // Blank line: dispatch.
+            guard hasData else { eventName = nil; return nil }
+            let frame = SSEFrame.event(data: data.joined(separator: "\n"), name: eventName, id: lastID)
+            data.removeAll()
+            eventBytes = 0
+            hasData = false
+            eventName = nil
+            return frame
+        }
+        guard let text = String(validating: line, as: UTF8.self) else {
+            throw Failure(reason: "a line is not valid UTF-8")
+        }
+        if text.hasPrefix(":") {
+            var comment = text.dropFirst()
+            if comment.hasPrefix(" ") { comment = comment.dropFirst() }
+            return .comment(String(comment))
+        }
+        let field: Substring
+        var value: Substring
+        if let colon = text.firstIndex(of: ":") {
+            field = text[..<colon]
+            value = text[text.index(after: colon)...]
+            if value.hasPrefix(" ") { value = value.dropFirst() }
+        } else {
+            field = Substring(text)
+            value = ""
+        }
+        switch field {
+        case "data":
+            eventBytes += value.utf8.count + 1
+            if eventBytes > maxEventBytes { throw Failure(reason: "an event exceeded \(maxEventBytes) bytes of data") }
+            data.append(String(value))
+            hasData = true
+        case "event": eventName = String(value)
+        case "id": if !value.contains("\0") { lastID = String(value) }
+        default: break  // `retry` and unknown fields are ignored
+        }
+        return nil
+    }
+}

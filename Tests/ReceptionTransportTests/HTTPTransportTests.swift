@@ -1,0 +1,124 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ReceptionCore
+import ReceptionTransport
+import Synchronization
+import Testing
+
+/// A small server on loopback for what every adapter's transport must get right: credentials,
+/// a retry after a refreshed token, request ids, size limits and SSE resume.
+private final class SeenIDs: Sendable {
+    private let ids = Mutex<[String]>([])
+    func append(_ id: String) { ids.withLock { $0.append(id) } }
+    var all: [String] { ids.withLock { $0 } }
+}
+
+private func withServer(_ body: @escaping @Sendable (String, SeenIDs) async throws -> Void) async throws {
+    let seenIDs = SeenIDs()
+    let router = Router()
+    router.get("secure") { request, _ -> Response in
+        seenIDs.append(request.headers[HTTPField.Name("X-Request-Id")!] ?? "")
+        guard request.headers[.authorization] == "Bearer fresh" else {
+            return Response(status: .unauthorized, headers: [.contentType: "application/json"],
+                            body: .init(byteBuffer: ByteBuffer(string: #"{"detail":"Token expired"}"#)))
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"ok":true}"#)))
+    }
+    router.get("big") { _, _ -> Response in
+        Response(status: .ok, body: .init(byteBuffer: ByteBuffer(repeating: 0x41, count: 300_000)))
+    }
+    router.get("events") { request, _ -> Response in
+        let last = request.headers[HTTPField.Name("Last-Event-ID")!] ?? "none"
+        let text = ": hello\n\nid: 8\ndata: resumed after \(last)\n\n"
+        return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+    let (ports, continuation) = AsyncStream<Int>.makeStream()
+    let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                          onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+    let server = Task { try await app.run() }
+    var iterator = ports.makeAsyncIterator()
+    let port = try #require(await iterator.next())
+    do {
+        try await body("http://127.0.0.1:\(port)", seenIDs)
+    } catch {
+        server.cancel()
+        throw error
+    }
+    server.cancel()
+    _ = try? await server.value
+}
+
+private final class TokenStore: Sendable {
+    let token = Mutex("stale")
+    let refreshes = Mutex(0)
+}
+
+@Suite("Shared HTTP transport")
+struct HTTPTransportTests {
+    @Test func aRefreshedBearerTokenIsRetriedOnceAndEveryCallHasItsOwnRequestID() async throws {
+        try await withServer { base, seenIDs in
+            let store = TokenStore()
+            let auth = BearerAuthentication(token: { store.token.withLock { $0 } }, refresh: {
+                store.refreshes.withLock { $0 += 1 }
+                store.token.withLock { $0 = "fresh" }
+                return true
+            })
+            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base + "/", authentication: auth))
+            let answer = try await transport.json(JSONValue.self, .GET, "/secure", auth: .required)
+            #expect(answer["ok"] == .bool(true))
+            #expect(store.refreshes.withLock { $0 } == 1)
+            let ids = seenIDs.all
+            #expect(ids.count == 2 && Set(ids).count == 2 && ids.allSatisfy { UUID(uuidString: $0) != nil }, "\(ids)")
+            await transport.shutdown()
+        }
+    }
+
+    @Test func aTokenThatCannotBeRefreshedIsA401WithTheServersWords() async throws {
+        try await withServer { base, _ in
+            let auth = BearerAuthentication(token: { "stale" })
+            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base, authentication: auth))
+            await #expect(throws: BackendError.http(status: 401, detail: "Token expired")) {
+                _ = try await transport.json(JSONValue.self, .GET, "/secure", auth: .required)
+            }
+            await transport.shutdown()
+        }
+    }
+
+    @Test func aBodyOverTheLimitIsAnErrorNotMemory() async throws {
+        try await withServer { base, _ in
+            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base, maxBodyBytes: 100_000))
+            await #expect(throws: BackendError.self) { _ = try await transport.send(.GET, "/big", auth: .none) }
+            let roomy = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base, maxBodyBytes: 1_000_000))
+            let body = try await roomy.send(.GET, "/big", auth: .none).body
+            #expect(body.count == 300_000)
+            await transport.shutdown()
+            await roomy.shutdown()
+        }
+    }
+
+    @Test func anEventStreamSendsLastEventIDAndYieldsCommentsAndEvents() async throws {
+        try await withServer { base, _ in
+            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base))
+            var frames: [SSEFrame] = []
+            for try await frame in transport.eventStream("/events", lastEventID: "41") { frames.append(frame) }
+            #expect(frames == [.comment("hello"), .event(data: "resumed after 41", name: nil, id: "8")])
+            await #expect(throws: BackendError.self, "not an event stream") {
+                for try await _ in transport.eventStream("/secure") {}
+            }
+            await transport.shutdown()
+        }
+    }
+
+    @Test func anUnreachableServerSaysWhere() async throws {
+        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: "http://127.0.0.1:9", connectTimeout: .seconds(2)))
+        do {
+            _ = try await transport.send(.GET, "/anything", auth: .none)
+            Issue.record("nothing listens on port 9")
+        } catch let error as BackendError {
+            guard case .unreachable(let url, _) = error else { Issue.record("\(error)"); return }
+            #expect(url == "http://127.0.0.1:9/anything")
+        }
+        await transport.shutdown()
+    }
+}
