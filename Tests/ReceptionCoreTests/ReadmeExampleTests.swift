@@ -1,7 +1,9 @@
+import Foundation
 import Testing
 import ReceptionCore
 
-// The middleware example of README.md, verbatim, so the README cannot drift from the API.
+// The middleware example of README.md, verbatim, so the README cannot drift from the API:
+// `theReadmeShowsThisExample` checks the README holds this code character for character.
 
 /// Adds the person's city to every request, and times each answer.
 struct LocationAndTiming: Middleware {
@@ -43,4 +45,15 @@ func readmeMiddlewareExample() async throws {
     #expect(results.count == 1)
     #expect(response.text == "Lisbon")
     #expect(display.first?.markdown.hasPrefix("answered in ") == true)
+}
+
+@Test("README.md shows the middleware example exactly as it compiles here")
+func theReadmeShowsThisExample() throws {
+    let source = try String(contentsOfFile: #filePath, encoding: .utf8)
+    let start = try #require(source.range(of: "/// Adds the person's city"))
+    let end = try #require(source.range(of: "private struct Answer"))
+    let example = source[start.lowerBound..<end.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+    let readme = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../README.md").path, encoding: .utf8)
+    #expect(readme.contains("```swift\nimport ReceptionCore\n\n" + example + "\n```"))
 }

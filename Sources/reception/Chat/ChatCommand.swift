@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import ReceptionCore
 import ReceptionIntent
-import ReceptionLocal
 import ReceptionREPL
 import ReceptionSoul
 
@@ -43,12 +42,12 @@ struct ChatCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Keep no input history on disk.")
     var noHistory = false
 
-    @Option(name: .long, help: ArgumentHelp("Pause between the local backend's steps, in milliseconds (demos, tests).", valueName: "ms"))
-    var localStepMs = 120
+    @Option(name: .long, help: ArgumentHelp("Pause between the local backend's steps, in milliseconds (default 120; demos, tests).", valueName: "ms"))
+    var localStepMs: Int?
 
     func validate() throws {
         if let trust, !(0...2).contains(trust) { throw ValidationError("--trust must be 0, 1 or 2.") }
-        guard localStepMs >= 0 else { throw ValidationError("--local-step-ms cannot be negative.") }
+        if let localStepMs, !(0...60_000).contains(localStepMs) { throw ValidationError("--local-step-ms must be 0...60000.") }
     }
 
     func run() async throws {
@@ -66,13 +65,9 @@ struct ChatCommand: AsyncParsableCommand {
             throw ValidationError("Cannot use soul \(soul): \(error)")
         }
 
-        // --knowledge and --local-step-ms configure the built-in `local` backend.
-        var local = LocalPlugin.plugin.builtInProfile!(environment)
-        if let knowledge { local.values["knowledge"] = .string(knowledge) }
-        local.values["step_ms"] = .integer(localStepMs)
         let catalog: BackendCatalog
         do {
-            catalog = try BackendSetup.catalog(environment: environment, overrides: [local])
+            catalog = try BackendSetup.catalog(environment: environment, localKnowledge: knowledge, localStepMilliseconds: localStepMs)
         } catch {
             // A broken configuration is shown where it is, never skipped silently.
             FileHandle.standardError.write(Data("error: the backend configuration has problems:\n\(error)\n".utf8))

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// The configuration file as a person meets it: `reception backends`, and the REPL refusing
+/// to start on a broken file instead of quietly using part of it.
+@Suite("Backend configuration, end to end")
+struct BackendConfigurationEndToEndTests {
+    func home(config: String?) throws -> URL {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-config-e2e-\(UUID().uuidString)")
+        let directory = home.appendingPathComponent("config/reception")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if let config { try config.write(to: directory.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8) }
+        return home
+    }
+
+    @Test func backendsListsEveryKindWithItsOptionsAndTheProfiles() throws {
+        let home = try home(config: #"{"profiles": [{"name": "notes", "kind": "local", "knowledge": "/tmp/notes", "step_ms": 5}]}"#)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let (output, status) = try PipedREPL.run(["backends"], input: "", home: home)
+        #expect(status == 0, "\(output)")
+        for expected in ["local — embedded", "loop-symphony — Loop Symphony", "api_key_env | api_key_file", "trust_level: the trust level",
+                         "notes (local): knowledge /tmp/notes, step_ms 5", "loop-symphony (loop-symphony): url http://127.0.0.1:8765"] {
+            #expect(output.contains(expected), "missing \(expected):\n\(output)")
+        }
+    }
+
+    @Test func aBrokenConfigurationStopsTheREPLWithEveryProblemLocated() throws {
+        let home = try home(config: """
+        {"profiles": [
+          {"name": "prod", "kind": "loop-symphony", "url": "https://loop.example.com", "api_kye_env": "KEY"},
+          {"name": "odd", "kind": "loop-symphony", "url": "https://x.example", "trust_level": 5}
+        ]}
+        """)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let (output, status) = try PipedREPL.run(["--local-step-ms", "1"], input: "what can reception do?\n", home: home)
+        #expect(status == 1)
+        #expect(output.contains("backends.json:2:"), "\(output)")
+        #expect(output.contains("Did you mean \"api_key_env\"?"), "\(output)")
+        #expect(output.contains("backends.json:3:") && output.contains("trust_level must be an integer from 0 to 2; got 5"), "\(output)")
+        #expect(!output.contains("curiosity"), "no message is sent on a configuration the person did not mean")
+    }
+
+    @Test func aProfileOfTheLocalKindIsUsedByName() throws {
+        let notes = FileManager.default.temporaryDirectory.appendingPathComponent("reception-notes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
+        try "# Roses\nRoses need six hours of sun and deep watering once a week.\n".write(to: notes.appendingPathComponent("garden.md"), atomically: true, encoding: .utf8)
+        let home = try home(config: #"{"profiles": [{"name": "garden", "kind": "local", "knowledge": "\#(notes.path)", "step_ms": 1}]}"#)
+        defer { try? FileManager.default.removeItem(at: home); try? FileManager.default.removeItem(at: notes) }
+        let (output, status) = try PipedREPL.run(["--backend", "garden", "--trust", "1"], input: "how much sun do roses need?\n", home: home)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("six hours of sun"), "\(output)")
+    }
+
+    @Test func anUnknownBackendNameSuggestsTheNearestOne() throws {
+        let (output, status) = try PipedREPL.run(["--backend", "loop-symfony"], input: "")
+        #expect(status != 0)
+        #expect(output.contains("Unknown backend \"loop-symfony\". Did you mean loop-symphony?"), "\(output)")
+    }
+}
