@@ -6,6 +6,7 @@ import PackageDescription
 //   Pipeline, and the plugin seam (BackendPlugin, profiles). Foundation only.
 // - ReceptionIntent and ReceptionSoul depend on the core, never on each other.
 // - ReceptionConfiguration reads the one backend configuration file (core + Yams).
+// - Shared transports: ReceptionTransport (HTTP, SSE) and ReceptionWebSocket.
 // - Each backend adapter depends on the core and the shared transports, never on the REPL,
 //   the configuration reader or another adapter; each exports its `BackendPlugin`.
 // - ReceptionTesting (scripted backend, conformance suite) depends on the core only.
@@ -26,6 +27,7 @@ let package = Package(
         .library(name: "ReceptionConfiguration", targets: ["ReceptionConfiguration"]),
         .library(name: "ReceptionTesting", targets: ["ReceptionTesting"]),
         .library(name: "ReceptionTransport", targets: ["ReceptionTransport"]),
+        .library(name: "ReceptionWebSocket", targets: ["ReceptionWebSocket"]),
         .executable(name: "reception", targets: ["reception"]),
         .executable(name: "reception-reference-server", targets: ["reception-reference-server"]),
     ],
@@ -35,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         // Already pulled in by the three above; named so the modules we import are declared.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
@@ -73,6 +76,15 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+
+        // Shared WebSocket transport for adapters of streaming engines (Friday).
+        .target(name: "ReceptionWebSocket", dependencies: [
+            "ReceptionCore",
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
 
         // Loop Symphony adapter: the HTTP + SSE client, room heartbeat loop, SQLite knowledge cache, its plugin.
@@ -129,6 +141,12 @@ let package = Package(
         .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul"], exclude: ["Fixtures"]),
         .testTarget(name: "ReceptionTransportTests", dependencies: [
             "ReceptionTransport", "ReceptionCore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
+        .testTarget(name: "ReceptionWebSocketTests", dependencies: [
+            "ReceptionWebSocket", "ReceptionCore",
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),

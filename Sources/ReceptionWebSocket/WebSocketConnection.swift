@@ -1,0 +1,103 @@
+import HTTPTypes
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import ReceptionCore
+import Synchronization
+
+/// A text WebSocket to an engine (Friday's `/ws`, for one): messages in as an async stream,
+/// messages out with `send`. Built on hummingbird-websocket's client; adapters depend on this
+/// module, never on the WebSocket library, so every engine gets the same limits and errors.
+///
+/// - A message larger than `maxMessageBytes` closes the connection with an error instead of
+///   growing memory.
+/// - A connection that cannot be opened is `BackendError.unreachable` with the reason; one
+///   that drops mid-conversation ends `messages` by throwing `BackendError.unreachable`, so a
+///   front end can keep what it already showed and say what happened.
+/// - `close()` ends the conversation from this side; cancelling the task reading `messages`
+///   does not close the socket (another reader may follow), `close()` does.
+public final class WebSocketConnection: Sendable {
+    public let url: String
+    /// Inbound text messages, in order. Binary messages are skipped: no engine here sends any.
+    public let messages: AsyncThrowingStream<String, any Error>
+    private let outgoing: AsyncStream<String>.Continuation
+    private let connection: Task<Void, Never>
+
+    /// Connects and returns once the server accepted the upgrade.
+    public static func open(url: String, headers: [(name: String, value: String)] = [], maxMessageBytes: Int = 4 << 20,
+                            connectTimeout: Duration = .seconds(10)) async throws -> WebSocketConnection {
+        let (opened, openedContinuation) = AsyncThrowingStream<Void, any Error>.makeStream()
+        let connection = WebSocketConnection(url: url, headers: headers, maxMessageBytes: maxMessageBytes, opened: openedContinuation)
+        let timeout = Task {
+            try await Task.sleep(for: connectTimeout)
+            openedContinuation.finish(throwing: BackendError.unreachable(url: url, reason: "no WebSocket upgrade within \(connectTimeout)"))
+        }
+        defer { timeout.cancel() }
+        do {
+            for try await _ in opened { return connection }
+            throw BackendError.unreachable(url: url, reason: "the connection closed before the upgrade")
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    private init(url: String, headers: [(name: String, value: String)], maxMessageBytes: Int,
+                 opened: AsyncThrowingStream<Void, any Error>.Continuation) {
+        self.url = url
+        let (messages, inbound) = AsyncThrowingStream<String, any Error>.makeStream()
+        let (outgoingStream, outgoing) = AsyncStream<String>.makeStream()
+        self.messages = messages
+        self.outgoing = outgoing
+        var configuration = WebSocketClientConfiguration(maxFrameSize: maxMessageBytes, validateUTF8: true)
+        for header in headers {
+            if let name = HTTPField.Name(header.name) { configuration.additionalHeaders[name] = header.value }
+        }
+        var logger = Logger(label: "reception.websocket")
+        logger.logLevel = .critical
+        connection = Task { [configuration, logger] in
+            do {
+                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inboundFrames, outbound, _ in
+                    opened.yield()
+                    opened.finish()
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for await text in outgoingStream { try await outbound.write(.text(text)) }
+                            try await outbound.close(.normalClosure, reason: nil)
+                        }
+                        for try await message in inboundFrames.messages(maxSize: maxMessageBytes) {
+                            if case .text(let text) = message { inbound.yield(text) }
+                        }
+                        group.cancelAll()
+                    }
+                }
+                inbound.finish()
+            } catch is CancellationError {
+                inbound.finish()
+            } catch {
+                let failure = BackendError.unreachable(url: url, reason: Self.describe(error))
+                opened.finish(throwing: failure)
+                inbound.finish(throwing: failure)
+            }
+        }
+    }
+
+    /// Sends one text message. After `close()` it throws.
+    public func send(_ text: String) async throws {
+        guard case .enqueued = outgoing.yield(text) else {
+            throw BackendError.unreachable(url: url, reason: "the connection is closed")
+        }
+    }
+
+    /// Closes the connection and waits until it is closed.
+    public func close() async {
+        outgoing.finish()
+        connection.cancel()
+        await connection.value
+    }
+
+    static func describe(_ error: any Error) -> String {
+        let text = String(describing: error)
+        return text.count > 300 ? String(text.prefix(300)) + "…" : text
+    }
+}
