@@ -1,3 +1,4 @@
+import Foundation
 import ReceptionCore
 
 /// Checks a live backend against the event contract of `Backend` (its doc comment): every
@@ -74,13 +75,13 @@ public struct BackendConformance: Sendable {
         let capabilities = backend.descriptor.capabilities
 
         await record("submit ends with exactly one terminal event, a result") {
-            let run = try await collect(backend.submit(scenarios.answered))
+            let run = try await collect(backend.submit(fresh(scenarios.answered)))
             try expectOneTerminal(run, "answered")
             guard case .result(let result)? = run.events.last else { throw ConformanceFailure("the answered request ended with \(describe(run.events.last))") }
             guard !result.text.isEmpty || !result.findings.isEmpty else { throw ConformanceFailure("the result has neither text nor findings") }
         }
         await record("streamed text and the result agree") {
-            let run = try await collect(backend.submit(scenarios.answered))
+            let run = try await collect(backend.submit(fresh(scenarios.answered)))
             let streamed = run.events.compactMap { if case .textDelta(let text) = $0 { text } else { nil } }.joined()
             guard case .result(let result)? = run.events.last else { throw ConformanceFailure("no result") }
             if capabilities.contains(.textStreaming) {
@@ -91,7 +92,7 @@ public struct BackendConformance: Sendable {
             }
         }
         await record("cancelling the consumer stops the task promptly") {
-            let stream = backend.submit(scenarios.slow)
+            let stream = backend.submit(fresh(scenarios.slow))
             let started = ContinuousClock.now
             let consumer = Task { () -> Int in
                 var count = 0
@@ -107,7 +108,7 @@ public struct BackendConformance: Sendable {
         if capabilities.contains(.cancellation) {
             await record("cancel(taskID:) ends the task with a cancelled failure") {
                 let backend = backend
-                let slow = scenarios.slow
+                let slow = fresh(scenarios.slow)
                 let events = try await withDeadline(deadline) { () -> [BackendEvent] in
                     var taskID: String?
                     var events: [BackendEvent] = []
@@ -135,7 +136,7 @@ public struct BackendConformance: Sendable {
         if let failing = scenarios.failing {
             await record("a failing task ends in a failure that says why") {
                 do {
-                    let run = try await collect(backend.submit(failing))
+                    let run = try await collect(backend.submit(fresh(failing)))
                     try expectOneTerminal(run, "failing")
                     guard case .failure(let failure)? = run.events.last else { throw ConformanceFailure("ended with \(describe(run.events.last))") }
                     guard !failure.message.isEmpty, !failure.cancelled else { throw ConformanceFailure("the failure has no message, or says cancelled") }
@@ -146,7 +147,7 @@ public struct BackendConformance: Sendable {
         } else { skip("a failing task ends in a failure that says why", "failing") }
         if let unusual = scenarios.unusual {
             await record("fields and enum values this client does not know are tolerated") {
-                let run = try await collect(backend.submit(unusual))
+                let run = try await collect(backend.submit(fresh(unusual)))
                 try expectOneTerminal(run, "unusual")
                 guard case .result? = run.events.last else { throw ConformanceFailure("ended with \(describe(run.events.last))") }
             }
@@ -154,7 +155,7 @@ public struct BackendConformance: Sendable {
         if let dropped = scenarios.dropped {
             await record("a dropped connection ends the stream with a clear error, not a hang") {
                 do {
-                    let run = try await collect(backend.submit(dropped))
+                    let run = try await collect(backend.submit(fresh(dropped)))
                     try expectOneTerminal(run, "dropped")
                 } catch let error as BackendError {
                     guard !error.description.isEmpty else { throw ConformanceFailure("an error without a message") }
@@ -163,7 +164,7 @@ public struct BackendConformance: Sendable {
         } else { skip("a dropped connection ends the stream with a clear error, not a hang", "dropped") }
         if capabilities.contains(.planApproval), let planned = scenarios.planned {
             await record("trust level 0: a plan first, approve runs it to one result") {
-                let first = try await collect(backend.submit(planned))
+                let first = try await collect(backend.submit(fresh(planned)))
                 try expectOneTerminal(first, "planned")
                 guard case .planAwaitingApproval(let plan)? = first.events.last else { throw ConformanceFailure("ended with \(describe(first.events.last)), not a plan") }
                 let second = try await collect(backend.approve(taskID: plan.taskID))
@@ -180,6 +181,14 @@ public struct BackendConformance: Sendable {
 
     struct Run {
         var events: [BackendEvent]
+    }
+
+    /// The scenario's request with an id of its own: engines key tasks by the client's id, and
+    /// a real server refuses a second task with the same one.
+    private func fresh(_ request: ReceptionRequest) -> ReceptionRequest {
+        var copy = request
+        copy.id = UUID().uuidString.lowercased()
+        return copy
     }
 
     private func collect(_ stream: BackendEventStream) async throws -> Run {

@@ -19,6 +19,17 @@ import Testing
         }
     }
 
+    /// Found against the real server: it uses the client's id as the row's key, so a second
+    /// task with the same id is a plain-text 500. The reference server now does the same.
+    @Test func aSecondTaskWithTheSameIDIsAServerError() async throws {
+        try await withServer { _, client in
+            let request = request("hello twice", trust: 1)
+            _ = try await client.tasks.submit(request)
+            let failure = await httpError { _ = try await client.tasks.submit(request) }
+            #expect(failure?.status == 500 && failure?.detail == "Internal Server Error")
+        }
+    }
+
     @Test func checkpointsActiveRecentAndStats() async throws {
         try await withServer { _, client in
             let backend = LoopSymphonyBackend(client: client)

@@ -93,6 +93,9 @@ extension LoopSymphonyReferenceServer {
     func submit(_ c: Call, kind: String) async throws -> Response {
         var request = try taskRequest(c)
         if ReferenceEngine.has(request.query, ["crash"]) { throw Failure.internalError }
+        // The real server inserts the client's id as the row's primary key: a second task with
+        // the same id is an unhandled database error, a plain-text 500.
+        if await state.task(request.id) != nil { throw Failure.internalError }
         let caller = await optionalAuth(c)
         if let caller {
             var context = request.context ?? TaskContext()
