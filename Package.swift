@@ -160,7 +160,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
-        .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting"]),
+        .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.
         .testTarget(name: "ReceptionEndToEndTests", dependencies: ["CPseudoTerminal", "ReceptionSoul"]),
     ]

@@ -64,7 +64,7 @@ public actor REPL {
             switch input {
             case .endOfInput:
                 await leave()
-                return 0
+                return exitStatus
             case .interrupt:
                 pending = ""
                 continue
@@ -81,7 +81,7 @@ public actor REPL {
                 if text.hasPrefix("/") {
                     if await runCommand(text) == .quit {
                         await leave()
-                        return 0
+                        return exitStatus
                     }
                 } else if let number = Int(text), !state.lastFollowups.isEmpty {
                     await sendFollowup(number)
@@ -90,6 +90,11 @@ public actor REPL {
                 }
             }
         }
+    }
+
+    /// 0, or 1 when input was a script and one of its tasks failed, so a script can tell.
+    var exitStatus: Int32 {
+        !reader.isInteractive && state.failedTasks > 0 ? 1 : 0
     }
 
     var prompt: String {
@@ -118,7 +123,7 @@ public actor REPL {
         }
         state.commandsUsed.insert("followup-number")
         let question = state.lastFollowups[number - 1]
-        if console.mode != .json { console.line(style(dim: "→ \(question)")) }
+        if console.mode != .json { console.line(style(dim: "→ \(TerminalText.line(question, limit: 500))")) }
         await send(question)
     }
 
@@ -143,6 +148,7 @@ public actor REPL {
             try await consumer.value
         } catch is CancellationError {
         } catch {
+            state.failedTasks += 1
             self.error(describe(error))
         }
         InterruptMonitor.shared.restore(previous)
@@ -197,7 +203,7 @@ public actor REPL {
                 show(event, fallback: [DisplayBlock(role: .progress, markdown: progress.message)])
             case .textDelta(let text):
                 console.stopSpinner(running.spinner)
-                let rendered = event.display.first?.markdown ?? text
+                let rendered = TerminalText.clean(event.display.first?.markdown ?? text)
                 streamedRaw += text
                 streamedShown += rendered
                 if console.mode != .json { console.write(rendered); midText = true }
@@ -214,6 +220,7 @@ public actor REPL {
                 await askAfterTask(result)
             case .failure(let failure):
                 sawTerminal = true
+                if !failure.cancelled { state.failedTasks += 1 }
                 console.stopSpinner(running.spinner)
                 show(event, fallback: [DisplayBlock(role: .error, markdown: failure.message)])
                 state.transcript.append(TranscriptEntry(speaker: .system, markdown: "Failed: \(failure.message)"))
@@ -267,14 +274,15 @@ public actor REPL {
 
     private func askPermission(_ permission: PermissionRequest) async throws {
         guard let session else { return }
-        let answer = await ask("The backend asks permission: \(permission.description). Allow?")
+        let what = [permission.tool.map { "\($0): " }, permission.description].compactMap { $0 }.joined()
+        let answer = await ask("The backend asks permission: \(what). Allow?", answerCommand: nil)
         try await session.backend.answer(PermissionAnswer(requestID: permission.id, approved: answer))
     }
 
     private func askAfterTask(_ result: BackendResult) async {
         guard let afterTask = session?.afterTask, let question = await afterTask(result) else { return }
-        guard await ask(question.text) else {
-            note("Keeping the current setting.")
+        guard await ask(question.text, answerCommand: question.answerCommand) else {
+            if reader.isInteractive { note("Keeping the current setting.") }
             return
         }
         do {
@@ -289,8 +297,22 @@ public actor REPL {
         }
     }
 
-    /// A yes/no question; anything but y/yes is no (never a silent yes).
-    func ask(_ question: String) async -> Bool {
+    /// A yes/no question; anything but y/yes is no (never a silent yes). Input that is not a
+    /// terminal is never asked: no scripted line is taken as an answer (it was meant as the
+    /// next message); the question is shown as a notice, with the command that answers it.
+    func ask(_ question: String, answerCommand: String?) async -> Bool {
+        let question = TerminalText.clean(question, singleLine: true)
+        guard reader.isInteractive else {
+            let how = answerCommand.map { " To say yes, type: \($0)" } ?? " Taken as no."
+            if console.mode == .json {
+                var json = EventJSON.message("question_not_asked", question)
+                json.text = answerCommand
+                console.line(json.line)
+            } else {
+                note("Not asked, because input is not a terminal: \(question)\(how)")
+            }
+            return false
+        }
         if console.mode == .json { console.line(EventJSON.message("question", question).line) }
         let input = await reader.readLine(prompt: console.mode == .styled ? "\(question) [y/N] " : "\(question) [y/N]\n")
         guard case .line(let answer) = input else { return false }
@@ -307,7 +329,7 @@ public actor REPL {
             session = newSession
             backendName = name
             completionWords?.extensionCommands = newSession.commands.map(\.name)
-            if !state.trustChosenByPerson, let level = newSession.defaultTrustLevel { state.trustLevel = level }
+            if !state.trustChosenByPerson, let level = newSession.defaultTrustLevel, (0...2).contains(level) { state.trustLevel = level }
             state.pendingPlan = nil
             return true
         } catch let error as BackendCatalogError {
@@ -338,10 +360,13 @@ public actor REPL {
     // MARK: output helpers
 
     func note(_ text: String) {
+        let text = TerminalText.clean(text)
         if console.mode == .json { console.line(EventJSON.message("note", text).line) } else { console.line(style(dim: text)) }
     }
 
     func error(_ text: String) {
+        // Error text often quotes a server; it is cleaned like any foreign text.
+        let text = TerminalText.clean(text)
         if console.mode == .json {
             console.line(EventJSON.message("error", text).line)
         } else {

@@ -185,6 +185,20 @@ import Testing
         try? FileManager.default.removeItem(at: directory)
     }
 
+    @Test func theKnowledgeCacheIsReadableByItsOwnerOnly() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func mode(_ path: String) -> Int? { (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue }
+        let fresh = directory.appendingPathComponent("profiles/new.sqlite").path
+        _ = try KnowledgeCache(path: fresh)
+        #expect(mode(fresh) == 0o600 && mode(directory.appendingPathComponent("profiles").path) == 0o700)
+        let old = directory.appendingPathComponent("old.sqlite").path
+        _ = try KnowledgeCache(path: old)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: old)
+        _ = try KnowledgeCache(path: old)
+        #expect(mode(old) == 0o600, "a cache left world-readable by an older version is narrowed")
+    }
+
     @Test func theBuiltInProfileReadsTheEnvironmentAndRefusesABadTrustLevel() throws {
         let plugin = LoopSymphonyPlugin.plugin
         let environment = PluginEnvironment.standard(["HOME": "/nonexistent", "LOOP_SYMPHONY_URL": "http://127.0.0.1:9000/",

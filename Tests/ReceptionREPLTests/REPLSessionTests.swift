@@ -23,13 +23,14 @@ final class Transcript: Sendable {
 }
 
 /// Runs the REPL library (no binary, no terminal) on a scripted backend and returns what it printed.
-func runREPL(_ lines: [String], backend: ScriptedBackend) async -> (output: String, state: SessionState, status: Int32) {
-    let plugin = BackendPlugin(kind: "scripted", summary: "test", connect: { _, _ in BackendConnection(backend: backend) })
+func runREPL(_ lines: [String], backend: ScriptedBackend, mode: OutputMode = .plain, middleware: [any Middleware] = [],
+             afterTask: (@Sendable (BackendResult) async -> BackendQuestion?)? = nil) async -> (output: String, state: SessionState, status: Int32) {
+    let plugin = BackendPlugin(kind: "scripted", summary: "test", connect: { _, _ in BackendConnection(backend: backend, afterTask: afterTask) })
     let catalog = BackendCatalog(plugins: [plugin], environment: .standard(["HOME": "/nonexistent"]))
     let transcript = Transcript()
-    let repl = REPL(configuration: .init(mode: .plain, trustLevel: 1, initialBackend: "scripted"),
-                    reader: ScriptedLineReader(lines), console: Console(mode: .plain, sink: { transcript.append($0) }),
-                    middleware: [], catalog: catalog, souls: nil)
+    let repl = REPL(configuration: .init(mode: mode, trustLevel: 1, initialBackend: "scripted"),
+                    reader: ScriptedLineReader(lines), console: Console(mode: mode, sink: { transcript.append($0) }),
+                    middleware: middleware, catalog: catalog, souls: nil)
     let status = await repl.run()
     return (transcript.all, await repl.snapshot, status)
 }

@@ -8,7 +8,7 @@ import Testing
 
 /// A small server on loopback for what every adapter's transport must get right: credentials,
 /// a retry after a refreshed token, request ids, size limits and SSE resume.
-private final class SeenIDs: Sendable {
+final class SeenIDs: Sendable {
     private let ids = Mutex<[String]>([])
     func append(_ id: String) { ids.withLock { $0.append(id) } }
     var all: [String] { ids.withLock { $0 } }
@@ -120,5 +120,59 @@ struct HTTPTransportTests {
             #expect(url == "http://127.0.0.1:9/anything")
         }
         await transport.shutdown()
+    }
+}
+
+@Suite("Shared HTTP transport: nothing leaked")
+struct HTTPTransportSecretTests {
+    @Test func aRedirectIsReportedAndNeverFollowedWithTheKey() async throws {
+        let captured = SeenIDs()
+        let router = Router()
+        router.get("moved") { _, _ -> Response in
+            Response(status: .found, headers: [.location: "http://user:hunter2@127.0.0.1:1/capture"])
+        }
+        router.get("capture") { request, _ -> Response in
+            captured.append(request.headers[HTTPField.Name("X-Api-Key")!] ?? "no key")
+            return Response(status: .ok)
+        }
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+        let server = Task { try await app.run() }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(
+            baseURL: "http://127.0.0.1:\(port)", authentication: HeaderAuthentication([("X-Api-Key", "sk-secret-key")])))
+        do {
+            _ = try await transport.json(JSONValue.self, .GET, "/moved", auth: .required)
+            Issue.record("a redirect must not be followed")
+        } catch let error as BackendError {
+            let text = error.description
+            #expect(text.contains("redirects to http://user:•••@127.0.0.1:1/capture") && text.contains("does not follow redirects"), "\(text)")
+            #expect(!text.contains("hunter2") && !text.contains("sk-secret-key"))
+        }
+        #expect(captured.all.isEmpty, "the key went nowhere")
+        await transport.shutdown()
+    }
+
+    @Test func passwordsInURLsAreMaskedWhereverTheyAreShown() {
+        #expect(RedactedURL.display("https://matt:s3cret@loop.example.com/api?x=1") == "https://matt:•••@loop.example.com/api?x=1")
+        #expect(RedactedURL.display("https://token@loop.example.com") == "https://•••@loop.example.com")
+        #expect(RedactedURL.display("http://127.0.0.1:8765/a@b") == "http://127.0.0.1:8765/a@b", "an @ in the path is no credential")
+        #expect(ProfileValue.string("https://a:b@x.example").display == "https://a:•••@x.example")
+    }
+
+    @Test func aKeyWithAControlCharacterIsRefusedByNameNeverShown() throws {
+        let profile = BackendProfile(name: "p", kind: "k", values: ["api_key": .secretFromEnvironment("BAD_KEY")])
+        let environment = PluginEnvironment.standard(["HOME": "/nonexistent", "BAD_KEY": "sk-abc\ndef\u{1B}[2J"])
+        do {
+            _ = try profile.secret("api_key", environment: environment)
+            Issue.record("a key with a newline inside must be refused")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("api_key (from $BAD_KEY) holds a character that cannot be sent"), "\(text)")
+            #expect(!text.contains("sk-abc") && !text.contains("def"), "\(text)")
+        }
     }
 }

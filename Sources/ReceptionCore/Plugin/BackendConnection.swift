@@ -48,11 +48,15 @@ public struct BackendQuestion: Sendable {
     /// When the answer is yes, the front end also sends this session's next requests at this
     /// trust level (e.g. after accepting an upgrade suggestion).
     public var trustLevel: Int?
+    /// How a person answers yes by typing commands instead (e.g. `/trust-metrics set 1`): a
+    /// front end whose input is not a terminal never asks, it shows the question and this.
+    public var answerCommand: String?
     public var onYes: @Sendable () async throws -> String
 
-    public init(text: String, trustLevel: Int? = nil, onYes: @escaping @Sendable () async throws -> String) {
+    public init(text: String, trustLevel: Int? = nil, answerCommand: String? = nil, onYes: @escaping @Sendable () async throws -> String) {
         self.text = text
         self.trustLevel = trustLevel
+        self.answerCommand = answerCommand
         self.onYes = onYes
     }
 }

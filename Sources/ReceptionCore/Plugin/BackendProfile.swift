@@ -41,8 +41,18 @@ public struct BackendProfile: Sendable, Hashable {
     }
 
     /// Reads a secret from its environment variable or its 0600 file; nil when the profile
-    /// names no source. The errors name the source, never the value.
+    /// names no source. The errors name the source, never the value; a secret holding a
+    /// character that cannot travel in a header (a control character, a space, non-ASCII) is
+    /// refused, so it never ends up quoted in a transport error.
     public func secret(_ option: String, environment: PluginEnvironment) throws -> String? {
+        guard let secret = try rawSecret(option, environment: environment) else { return nil }
+        guard secret.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+            throw ProfileError(profile: self, "\(option) (\(values[option]!.display)) holds a character that cannot be sent in a header (a control character, a space or non-ASCII); it is not shown here. Check how it was written.")
+        }
+        return secret
+    }
+
+    private func rawSecret(_ option: String, environment: PluginEnvironment) throws -> String? {
         switch values[option] {
         case .secretFromEnvironment(let variable)?:
             guard let value = environment.variables[variable] else {
@@ -91,7 +101,7 @@ public enum ProfileValue: Sendable, Hashable {
     /// How listings show it: a secret only by its source.
     public var display: String {
         switch self {
-        case .string(let value): value
+        case .string(let value): RedactedURL.display(value)
         case .integer(let value): String(value)
         case .number(let value): String(value)
         case .boolean(let value): value ? "true" : "false"

@@ -32,7 +32,7 @@ public final class LoopSymphonyBackend: Backend, Sendable {
     }
 
     public var descriptor: BackendDescriptor {
-        BackendDescriptor(name: name, summary: "Loop Symphony at \(client.configuration.baseURL) (HTTP + SSE)",
+        BackendDescriptor(name: name, summary: "Loop Symphony at \(RedactedURL.display(client.configuration.baseURL)) (HTTP + SSE)",
                           capabilities: [.planApproval, .cancellation, .progress, .intentAware, .interventions])
     }
 

@@ -104,7 +104,8 @@ public enum LoopSymphonyPlugin {
             afterTask: { _ in
                 // Checks for an upgrade suggestion; asks once per suggested level per session.
                 guard let offer = try? await advisor.offer(), asked.firstTime(offer.suggestedLevel) else { return nil }
-                return BackendQuestion(text: offer.question, trustLevel: offer.suggestedLevel) {
+                return BackendQuestion(text: offer.question, trustLevel: offer.suggestedLevel,
+                                       answerCommand: "/trust-metrics set \(offer.suggestedLevel), then /trust \(offer.suggestedLevel)") {
                     let metrics = try await advisor.accept(offer)
                     return "Trust level on the server is now **\(metrics.currentTrustLevel)** (\(TrustAdvisor.levelName(metrics.currentTrustLevel)))."
                 }

@@ -35,8 +35,16 @@ public final class KnowledgeCache: Sendable {
     public init(path: String) throws {
         self.path = path
         if path != ":memory:" {
+            // The cache holds what the server knows about the person: readable by its owner
+            // only. SQLite gives its journal files the database file's mode.
             try FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(),
-                                                    withIntermediateDirectories: true)
+                                                    withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            if !FileManager.default.fileExists(atPath: path) {
+                FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            } else {
+                // A cache written by an older Reception may be world-readable.
+                try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            }
         }
         // Two REPLs on the same profile share this file: wait for the other's write instead of
         // failing with "database is locked" at once.

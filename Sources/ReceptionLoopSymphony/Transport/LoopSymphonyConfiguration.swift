@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionCore
 import ReceptionTransport
 
 /// Where a Loop Symphony server lives and how to talk to it.
@@ -54,7 +55,7 @@ public struct LoopSymphonyConfiguration: Sendable {
 
 extension LoopSymphonyConfiguration: CustomStringConvertible {
     public var description: String {
-        "\(baseURL) (api key \(apiKey == nil ? "not set" : "set"), user \(userID ?? "none"), trust level \(defaultTrustLevel))"
+        "\(RedactedURL.display(baseURL)) (api key \(apiKey == nil ? "not set" : "set"), user \(userID ?? "none"), trust level \(defaultTrustLevel))"
     }
 }
 

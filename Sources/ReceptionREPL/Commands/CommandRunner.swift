@@ -154,7 +154,9 @@ extension REPL {
         let meanings = ["supervised: a plan first, /approve runs it", "semi-autonomous: runs at once, detailed results",
                         "autonomous: runs at once, minimal output"]
         guard let value = arguments.first else {
-            return say("Trust level \(state.trustLevel) — \(meanings[state.trustLevel]).")
+            // The level is validated where it is set; a bad one must still never crash here.
+            let meaning = meanings.indices.contains(state.trustLevel) ? meanings[state.trustLevel] : "not a level Reception knows (use 0, 1 or 2)"
+            return say("Trust level \(state.trustLevel) — \(meaning).")
         }
         guard let level = Int(value), (0...2).contains(level) else { return error("Trust level must be 0, 1 or 2.") }
         state.trustLevel = level
@@ -242,7 +244,7 @@ extension REPL {
         let markdown = TranscriptWriter.markdown(state.transcript, sessionID: state.sessionID, backend: backendName,
                                                  soul: souls?.currentName)
         do {
-            try Data(markdown.utf8).write(to: url, options: .atomic)
+            try PrivateFile.write(Data(markdown.utf8), to: url)
             note("Saved \(state.transcript.count) entries to \(url.path).")
         } catch {
             self.error("Cannot write \(url.path): \(error.localizedDescription)")

@@ -13,10 +13,17 @@ public struct BlockPrinter: Sendable {
     }
 
     public func text(for block: DisplayBlock) -> String {
+        var block = block
+        block.title = block.title.map { TerminalText.line($0) }
+        if block.role == .progress {
+            // One line, bounded: a progress message may carry a server field of any size.
+            return styled ? Style.dim("  · \(MarkdownText.inline(TerminalText.line(block.markdown), styled: true))")
+                : "  · \(MarkdownText.inline(TerminalText.line(block.markdown), styled: false))"
+        }
         let body = MarkdownText.render(block.markdown, styled: styled)
         switch block.role {
         case .progress:
-            return styled ? Style.dim("  · \(body)") : "  · \(body)"
+            return body
         case .note:
             return styled ? Style.dim(body) : body
         case .error:

@@ -47,7 +47,7 @@ public final class Console: Sendable {
     /// Shows an animated status line until `stopSpinner()`; a no-op outside styled mode.
     public func startSpinner(_ label: String) -> Task<Void, Never>? {
         guard mode == .styled else { return nil }
-        state.withLock { $0.label = label }
+        state.withLock { $0.label = TerminalText.line(label, limit: 120) }
         return Task { [self] in
             while !Task.isCancelled {
                 state.withLock { spinner in
@@ -62,6 +62,7 @@ public final class Console: Sendable {
     }
 
     public func updateSpinner(_ label: String) {
+        let label = TerminalText.line(label, limit: 120)
         state.withLock { if $0.label != nil { $0.label = label } }
     }
 

@@ -1,10 +1,12 @@
 /// Draws Markdown for a terminal (bold, italics, code, headings, lists, fenced code) or
 /// strips it to plain text. Deliberately small: results are short prose, not documents.
 public enum MarkdownText {
+    /// The text is cleaned of escape sequences and control characters first (see
+    /// `TerminalText`): Markdown reaching here may come from a server or a soul file.
     public static func render(_ markdown: String, styled: Bool) -> String {
         var output: [String] = []
         var inFence = false
-        for line in markdown.components(separatedBy: "\n") {
+        for line in TerminalText.clean(markdown).components(separatedBy: "\n") {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasPrefix("```") {
                 inFence.toggle()
@@ -38,6 +40,7 @@ public enum MarkdownText {
 
     /// `**bold**`, `*em*` / `_em_`, `` `code` ``. Code spans are copied verbatim.
     static func inline(_ text: String, styled: Bool) -> String {
+        let text = TerminalText.clean(text, singleLine: true)
         var output = ""
         var index = text.startIndex
         while index < text.endIndex {

@@ -23,6 +23,8 @@ public struct SessionState: Sendable {
     public var pendingPlan: PendingPlan?
     public var lastTaskID: String?
     public var commandsUsed: Set<String> = []
+    /// Tasks that failed (not cancelled) or could not be sent: a script's exit status says so.
+    public var failedTasks = 0
 
     public init(sessionID: String, trustLevel: Int) {
         self.sessionID = sessionID

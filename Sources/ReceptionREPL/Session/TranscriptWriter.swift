@@ -8,9 +8,9 @@ enum TranscriptWriter {
                      "- session: \(sessionID)", ""]
         for entry in entries {
             switch entry.speaker {
-            case .person: lines += ["## You", "", entry.markdown, ""]
-            case .reception: lines += ["## Reception", "", entry.markdown, ""]
-            case .system: lines += ["> \(entry.markdown)", ""]
+            case .person: lines += ["## You", "", TerminalText.clean(entry.markdown), ""]
+            case .reception: lines += ["## Reception", "", TerminalText.clean(entry.markdown), ""]
+            case .system: lines += ["> \(TerminalText.clean(entry.markdown, singleLine: true))", ""]
             }
         }
         return lines.joined(separator: "\n")

@@ -4,6 +4,13 @@ public protocol LineReader: Sendable {
     func readLine(prompt: String) async -> LineInput
     /// Remembers a line in the persistent history (no-op where there is none).
     func remember(_ line: String)
+    /// True when a person types the lines (a terminal): only then does the REPL ask questions.
+    var isInteractive: Bool { get }
+}
+
+extension LineReader {
+    /// Scripts, pipes and tests are not asked questions unless they say otherwise.
+    public var isInteractive: Bool { false }
 }
 
 public enum LineInput: Sendable, Equatable {

@@ -8,6 +8,8 @@ import Synchronization
 /// readline is single-threaded C state, so one dedicated thread owns it: it polls stdin
 /// and a wake-up pipe (written on SIGINT/SIGWINCH) and feeds readline one key at a time.
 public final class ReadlineLineReader: LineReader, @unchecked Sendable {
+    public var isInteractive: Bool { true }
+
     // @unchecked: every readline call happens on `thread`; the Swift state below is
     // guarded by `lock`.
     private let historyPath: String?

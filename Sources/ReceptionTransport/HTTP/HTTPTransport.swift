@@ -23,6 +23,9 @@ public final class HTTPTransport: Sendable {
             config.timeout = .init(connect: .nanoseconds(configuration.connectTimeout.nanosecondsValue),
                                    read: .nanoseconds(configuration.readTimeout.nanosecondsValue))
             config.httpVersion = .http1Only
+            // Never follow a redirect: the credentials of this call would go to whatever
+            // address the server names. `check` reports the redirect in words instead.
+            config.redirectConfiguration = .disallow
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
             ownsClient = true
         }
@@ -89,7 +92,7 @@ public final class HTTPTransport: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw BackendError.unreachable(url: configuration.baseURL + path, reason: Self.describe(error))
+            throw BackendError.unreachable(url: RedactedURL.display(configuration.baseURL + path), reason: Self.describe(error))
         }
     }
 
@@ -123,6 +126,9 @@ public final class HTTPTransport: Sendable {
 
     public static func check(_ response: RawResponse) throws {
         guard !(200..<300).contains(response.status) else { return }
+        if (300..<400).contains(response.status), let location = response.header("location") {
+            throw BackendError.http(status: response.status, detail: "the server redirects to \(RedactedURL.display(String(location.prefix(300)))); Reception does not follow redirects, so no key goes to another address. If the server moved, change the backend's url.")
+        }
         throw BackendError.http(status: response.status, detail: errorDetail(status: response.status, body: response.body,
                                                                                contentType: response.header("content-type")))
     }

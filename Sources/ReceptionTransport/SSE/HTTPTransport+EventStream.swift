@@ -41,7 +41,7 @@ extension HTTPTransport {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw BackendError.unreachable(url: configuration.baseURL + path, reason: Self.describe(error))
+            throw BackendError.unreachable(url: RedactedURL.display(configuration.baseURL + path), reason: Self.describe(error))
         }
         guard response.status == .ok else {
             let body = (try? await response.body.collect(upTo: 1 << 20)).map { Data($0.readableBytesView) } ?? Data()
@@ -65,7 +65,7 @@ extension HTTPTransport {
             throw CancellationError()
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            throw BackendError.unreachable(url: configuration.baseURL + path, reason: Self.describe(error))
+            throw BackendError.unreachable(url: RedactedURL.display(configuration.baseURL + path), reason: Self.describe(error))
         }
         if parser.finish() {
             throw BackendError.protocolViolation("GET \(path) closed in the middle of an SSE frame")

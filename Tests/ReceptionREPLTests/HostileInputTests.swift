@@ -1,0 +1,90 @@
+import Foundation
+import ReceptionCore
+@testable import ReceptionREPL
+import ReceptionSoul
+import ReceptionTesting
+import Testing
+
+/// What a hostile server or a script must not be able to do to the person's terminal,
+/// files or input (issue 20's cases that live in the REPL).
+@Suite("Hostile input at the REPL")
+struct HostileInputTests {
+    static let clearScreen = "\u{1B}[2J\u{1B}[H"
+    static let clipboard = "\u{1B}]52;c;ZWNobyBwd25lZA==\u{07}"
+    static let hyperlink = "\u{1B}]8;;https://evil.example\u{1B}\\click here\u{1B}]8;;\u{1B}\\"
+    static let bidi = "\u{202E}gnp.exe"
+    static let title = "\u{1B}]0;pwned\u{07}"
+    static let c1 = "\u{9B}31m"
+
+    @Test func escapeSequencesAreStrippedAndTheTextStays() {
+        #expect(TerminalText.clean("a\(Self.clearScreen)b") == "ab")
+        #expect(TerminalText.clean("x\(Self.clipboard)y") == "xy")
+        #expect(TerminalText.clean(Self.hyperlink) == "click here")
+        #expect(TerminalText.clean(Self.bidi) == "gnp.exe")
+        #expect(TerminalText.clean("t\(Self.title)t") == "tt")
+        #expect(TerminalText.clean("\(Self.c1)red") == "red")
+        #expect(TerminalText.clean("bell\u{07} nul\u{00} del\u{7F}") == "bell nul del")
+        #expect(TerminalText.clean("two\nlines\tand tab") == "two\nlines\tand tab")
+        #expect(TerminalText.clean("two\r\nlines", singleLine: true) == "two  lines")
+        #expect(TerminalText.clean("café ✓ 日本") == "café ✓ 日本")
+        #expect(TerminalText.line(String(repeating: "x", count: 5_000), limit: 100).count == 100)
+    }
+
+    @Test func aHostileResultReachesTheTerminalWithoutItsEscapesButWithReceptionsStyling() async throws {
+        let evil = BackendResult(outcome: .complete,
+                                 findings: [Finding(content: "finding \(Self.clipboard)", source: "src\(Self.title)")],
+                                 text: "summary \(Self.clearScreen)\(Self.hyperlink)",
+                                 followups: [.plain("follow \(Self.bidi)"), .intervention(Intervention(type: .pushback, message: "card \(Self.c1)"))])
+        let backend = ScriptedBackend { _ in
+            [.event(.progress(TaskProgress(taskID: "t", message: "step \(Self.title)" + String(repeating: "p", count: 100_000)))),
+             .event(.textDelta("chunk \(Self.clearScreen)")),
+             .event(.result(evil))]
+        }
+        for mode in [OutputMode.plain, .styled] {
+            let (output, _, _) = await runREPL(["hello"], backend: backend, mode: mode,
+                                               middleware: [PersonalityMiddleware(store: SoulStore(Soul(name: "plain")))])
+            for sequence in ["\u{1B}[2J", "\u{1B}]52", "\u{1B}]8", "\u{1B}]0", "\u{202E}", "\u{9B}"] {
+                #expect(!output.contains(sequence), "\(mode): \(sequence.debugDescription) reached the terminal")
+            }
+            #expect(output.contains("summary click here") && output.contains("finding") && output.contains("follow gnp.exe"))
+            #expect(!output.split(separator: "\n").contains { $0.count > 2_000 }, "a 100 kB progress field is cut")
+            if mode == .plain { #expect(!output.contains("\u{1B}"), "plain output has no escape at all") }
+            if mode == .styled { #expect(output.contains("\u{1B}[1m") || output.contains("\u{1B}[2m"), "Reception's own styling stays") }
+        }
+    }
+
+    @Test func aScriptIsNeverAskedAndItsNextLineIsStillSent() async throws {
+        let backend = ScriptedBackend { request in [.event(.result(BackendResult(outcome: .complete, text: "done: \(request.text)")))] }
+        let (output, _, status) = await runREPL(["first message", "second message"], backend: backend, afterTask: { _ in
+            BackendQuestion(text: "5 successful tasks in a row. Enable semi-autonomous mode?", trustLevel: 1,
+                            answerCommand: "/trust-metrics set 1, then /trust 1") { "accepted" }
+        })
+        #expect(backend.received.map(\.text) == ["first message", "second message"], "no line was taken as an answer")
+        #expect(output.contains("Not asked, because input is not a terminal: 5 successful tasks in a row."), "\(output)")
+        #expect(output.contains("To say yes, type: /trust-metrics set 1, then /trust 1"))
+        #expect(!output.contains("accepted") && status == 0)
+    }
+
+    @Test func aScriptWhoseTaskFailedExitsWithStatusOne() async throws {
+        let failing = ScriptedBackend { _ in [.event(.failure(TaskFailure(message: "engine exploded")))] }
+        #expect(await runREPL(["hello"], backend: failing).status == 1)
+        let broken = ScriptedBackend { _ in [.fail(BackendError.unreachable(url: "http://x", reason: "refused"))] }
+        #expect(await runREPL(["hello"], backend: broken).status == 1)
+        let fine = ScriptedBackend { _ in [.event(.result(BackendResult(text: "ok")))] }
+        #expect(await runREPL(["hello"], backend: fine).status == 0)
+    }
+
+    @Test func savedTranscriptsAreReadableByTheirOwnerOnly() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-save-mode-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("talk.md")
+        let backend = ScriptedBackend { _ in [.event(.result(BackendResult(text: "secret plans \(Self.clipboard)")))] }
+        _ = await runREPL(["hello", "/save \(file.path)"], backend: backend)
+        let mode = (try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.contains("secret plans") && !text.contains("\u{1B}"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["talk.md"], "no temporary file left behind")
+    }
+}
