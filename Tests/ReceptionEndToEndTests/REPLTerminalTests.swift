@@ -118,3 +118,29 @@ enum DefaultSoul {
         return soul?.outcomeFraming["bounded"] ?? "(no bounded framing in Souls/default.md)"
     }
 }
+
+@Suite("A narrow terminal", .serialized)
+struct NarrowTerminalTests {
+    /// Issue 21: a spinner line wider than the screen wraps, and clearing only the last row
+    /// leaves a copy of every frame behind. Every frame written must fit in 79 columns.
+    @Test func spinnerFramesFitAnEightyColumnTerminal() async throws {
+        let notes = FileManager.default.temporaryDirectory.appendingPathComponent("reception-narrow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: notes) }
+        let heading = "Roses and the many hours of sun they need in a temperate garden through the whole long summer season"
+        try "# \(heading)\nRoses need six hours of sun and deep watering once a week.\n"
+            .write(to: notes.appendingPathComponent("a-rather-long-file-name-about-gardening.md"), atomically: true, encoding: .utf8)
+        let terminal = try TerminalSession(arguments: ["--trust", "1", "--local-step-ms", "600", "--knowledge", notes.path], columns: 80)
+        var at = try await terminal.waitFor(REPLTerminalTests.prompt)
+        terminal.enter("how much sun do roses need?")
+        at = try await terminal.waitFor("six hours of sun", after: at)
+        try await terminal.waitFor(REPLTerminalTests.prompt, after: at)
+        let frames = terminal.rawOutput.components(separatedBy: "\r\u{1B}[2K").dropFirst()
+            .map { TerminalSession.stripANSI(String($0.prefix { !$0.isNewline })) }
+            .filter { $0.contains("Ctrl-C") || $0.contains("best match") || $0.contains("searched") }
+        #expect(frames.contains { $0.contains("best match") }, "the long label was shown: \(frames.suffix(3))")
+        for frame in frames {
+            #expect(frame.count <= 79, "a spinner frame of \(frame.count) columns: \(frame.debugDescription)")
+        }
+    }
+}

@@ -88,3 +88,17 @@ struct HostileInputTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["talk.md"], "no temporary file left behind")
     }
 }
+
+@Suite("Status line")
+struct SpinnerLineTests {
+    @Test func theSpinnerLineNeverWrapsOnANarrowTerminal() {
+        let long = "best match: a-very-long-knowledge-file-name.md § " + String(repeating: "A heading that goes on ", count: 8)
+        for columns in [40, 80, 120] {
+            let line = Console.spinnerLine(frame: "⠋", label: long, columns: columns)
+            #expect(TerminalWidth.of(line) <= columns - 1, "\(columns): \(line)")
+            #expect(line.hasPrefix("⠋ best match"))
+        }
+        #expect(Console.spinnerLine(frame: "⠋", label: "working…", columns: 80) == "⠋ working…  (Ctrl-C cancels)")
+        #expect(TerminalWidth.of(Console.spinnerLine(frame: "⠋", label: String(repeating: "日本", count: 40), columns: 80)) <= 79)
+    }
+}

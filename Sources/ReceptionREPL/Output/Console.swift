@@ -53,12 +53,25 @@ public final class Console: Sendable {
                 state.withLock { spinner in
                     guard let label = spinner.label else { return }
                     spinner.frame = (spinner.frame + 1) % Self.frames.count
-                    sink("\r\u{1B}[2K" + Style.dim("\(Self.frames[spinner.frame]) \(label)  (Ctrl-C cancels)"))
+                    let columns = Int(reception_terminal_columns(STDOUT_FILENO))
+                    sink("\r\u{1B}[2K" + Style.dim(Self.spinnerLine(frame: Self.frames[spinner.frame], label: label, columns: columns)))
                     spinner.visible = true
                 }
                 try? await Task.sleep(for: .milliseconds(90))
             }
         }
+    }
+
+    /// The spinner's line, never wider than the terminal: a line that wrapped would leave a
+    /// copy of itself above the cursor at every frame, since only the last row is cleared.
+    static func spinnerLine(frame: String, label: String, columns: Int) -> String {
+        let full = "\(frame) \(label)  (Ctrl-C cancels)"
+        guard columns > 0 else { return full }
+        let room = columns - 1
+        if TerminalWidth.of(full) <= room { return full }
+        let short = "\(frame) \(label)"
+        if TerminalWidth.of(short) <= room { return short }
+        return TerminalWidth.truncate(short, to: room)
     }
 
     public func updateSpinner(_ label: String) {
