@@ -38,6 +38,35 @@ struct HumanTextTests {
         #expect(predicted(3) == .curiosity)
     }
 
+    /// Examples from the guidelines' section "Short messages people actually type" (the
+    /// guidelines' own words, not corpus data). Its claim questions ("does cold weather give you
+    /// a cold") are still read as `curiosity`: see docs/intent-human-text.md.
+    @Test(arguments: [
+        ("best note taking app for uni", IntentType.decision, UrgencyLevel.exploratory),
+        ("something like dropbox but cheaper", .decision, .exploratory),
+        ("can you move my dentist appointment", .action, .exploratory),
+        ("add milk to my shopping list", .action, .exploratory),
+        ("my phone won't turn on after the update", .action, .immediate),
+        ("when does the last train leave", .curiosity, .immediate),
+        ("what papers do i need to rent a car abroad", .action, .planning),
+        ("take me to the airport", .action, .immediate),
+    ])
+    func theGuidelinesShortMessagesAreReadByTheirConventions(text: String, intent: IntentType, urgency: UrgencyLevel) {
+        let c = IntentClassifier().classify(text)
+        #expect(c.intent == intent && c.urgency == urgency, "\(text): \(c.intent) \(c.urgency)")
+    }
+
+    /// The random held-out part of the human-written corpus (never trained on, never tuned on):
+    /// the figures the shipped model reached (intent 0.764, urgency 0.807) less a margin, and
+    /// calibrated confidences. The issue's bar (0.80 / 0.88) is not reached yet.
+    @Test func theHumanHeldOutPartKeepsItsFigures() throws {
+        let report = EvaluationReport.evaluate(try human(TrainingSelection(splits: [.test])), classifier: IntentClassifier())
+        #expect(report.count >= 350)
+        #expect(report.intent.accuracy >= 0.75, "intent accuracy \(report.intent.accuracy)")
+        #expect(report.urgency.accuracy >= 0.79, "urgency accuracy \(report.urgency.accuracy)")
+        #expect(report.intent.ece <= 0.05 && report.urgency.ece <= 0.05, "ECE \(report.intent.ece), \(report.urgency.ece)")
+    }
+
     @Test func theHumanCorpusIsReadWithItsSources() throws {
         let all = try human()
         #expect(all.count >= 2_500)
