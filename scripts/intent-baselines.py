@@ -232,13 +232,15 @@ def main():
     parser.add_argument("--standard", action="store_true",
                         help="every held-out set: the human random split (test part), each human source left out, the unseen batches")
     parser.add_argument("--train", nargs="+", default=SHIPPED_TRAIN, help="training corpora (default: as the shipped model)")
-    parser.add_argument("--split", action="append", help="train on this id-hash part only (repeatable)")
+    parser.add_argument("--split", action="append",
+                        help="train on this id-hash part only (repeatable; default with the default --train: train)")
     parser.add_argument("--exclude-source", action="append", default=[], help="leave this source out of training")
     parser.add_argument("--source-weight", type=float, default=SOURCE_WEIGHT)
     parser.add_argument("--eval", nargs="+", help="labelled corpora to evaluate on")
     parser.add_argument("--eval-split", action="append", help="evaluate on this id-hash part only")
     parser.add_argument("--eval-source", action="append", default=[], help="evaluate on this source only")
-    parser.add_argument("--shipped", action="store_true", help="Reception's built-in model instead of training one")
+    parser.add_argument("--shipped", action="store_true",
+                        help="Reception's built-in model instead of training one (it was trained as the default --train, --split)")
     parser.add_argument("--reception", default=os.path.join(ROOT, ".build", "release", "reception"))
     args = parser.parse_args()
     if not os.path.exists(args.reception):
@@ -253,6 +255,8 @@ def main():
         unseen = read(sorted(os.path.join(UNSEEN, f) for f in os.listdir(UNSEEN) if f.endswith(".jsonl")))
         run_set(args, "model-written unseen batches", SHIPPED_TRAIN, ["train"], [], unseen, shipped=args.shipped)
         return 0
+    if args.split is None and args.train == SHIPPED_TRAIN:
+        args.split = ["train"]  # as the shipped model: the human held-out parts never train
     if not args.eval:
         parser.error("give --eval FILE... or --standard")
     evaluation = select(read(args.eval), args.eval_split, (), args.eval_source)
