@@ -9,16 +9,22 @@ public struct LabelledMessage: Sendable, Hashable, Codable {
     public var urgency: UrgencyLevel
     public var goal: String?
     public var note: String?
+    /// The public dataset a message people wrote comes from (`dataset:subset`, as in
+    /// `../shared/corpora/human-train/`); nil for the project's own corpus. Training weighs
+    /// and leaves out messages by it.
+    public var source: String?
     /// Where it was read from, "file:line".
     public var location: String
 
-    public init(id: String? = nil, text: String, intent: IntentType, urgency: UrgencyLevel, goal: String? = nil, note: String? = nil, location: String = "") {
+    public init(id: String? = nil, text: String, intent: IntentType, urgency: UrgencyLevel, goal: String? = nil, note: String? = nil,
+                source: String? = nil, location: String = "") {
         self.id = id
         self.text = text
         self.intent = intent
         self.urgency = urgency
         self.goal = goal
         self.note = note
+        self.source = source
         self.location = location
     }
 
@@ -31,6 +37,7 @@ public struct LabelledMessage: Sendable, Hashable, Codable {
         fields.append("\"urgency\": \(IntentWeights.quote(urgency.rawValue))")
         if let goal { fields.append("\"goal\": \(IntentWeights.quote(goal))") }
         if let note { fields.append("\"note\": \(IntentWeights.quote(note))") }
+        if let source { fields.append("\"source\": \(IntentWeights.quote(source))") }
         return "{" + fields.joined(separator: ", ") + "}"
     }
 }
@@ -85,7 +92,7 @@ public struct CorpusReader: Sendable {
         }
         func optional(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }
         return .success(LabelledMessage(id: optional("id"), text: text, intent: intent, urgency: urgency,
-                                        goal: optional("goal"), note: optional("note"), location: "\(name):\(line)"))
+                                        goal: optional("goal"), note: optional("note"), source: optional("source"), location: "\(name):\(line)"))
     }
 
     private static let intents = Dictionary(uniqueKeysWithValues: IntentType.knownCases.map { ($0.rawValue, $0) })

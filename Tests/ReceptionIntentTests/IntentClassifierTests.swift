@@ -244,7 +244,10 @@ struct IntentClassifierTests {
         #expect(runnerUp.label != "decision")
         #expect(runnerUp.probability < intent.chosen.probability)
         let names = intent.chosen.contributions.map(\.feature)
-        #expect(names.contains("phrase:\"should i\""))
+        // "should i" is named, as the lexicon's phrase or as the learned word pair (which of the
+        // two weighs more depends on the training data, not on what a reader needs to see).
+        let shouldI = ["phrase:\"should i\"", "word:\"should i\""]
+        #expect(names.contains { shouldI.contains($0) }, "\(names)")
         #expect(names.contains("struct:either-or"))
         let magnitudes = intent.chosen.contributions.filter { !$0.feature.hasPrefix("other features") }.map { abs($0.weight) }
         #expect(magnitudes == magnitudes.sorted(by: >))
@@ -253,7 +256,7 @@ struct IntentClassifierTests {
         #expect(urgency.chosen.contributions.contains { $0.feature == "cue:time-later-period" })
         let text = ReportText.classification("q", c, explain: true)
         #expect(text.contains("runner-up"))
-        #expect(text.contains("phrase:\"should i\""))
+        #expect(shouldI.contains { text.contains($0) })
     }
 
     @Test func thePreviousTurnCarriesOverToAShortFollowUp() {

@@ -11,7 +11,8 @@ struct EvalCommand: ParsableCommand {
         discussion: """
         Each FILE is read by its extension (.jsonl, .csv, .tsv; CSV and TSV need a header with \
         text, intent and urgency columns). A malformed line is reported as file:line and skipped; \
-        --strict makes it fatal. --min-accuracy fails (exit 1) when either head is below the bar.
+        --strict makes it fatal. --split keeps one part of the id-hash split (the human \
+        corpus's held-out part: --split test). --min-accuracy fails (exit 1) when either head is below the bar.
         """)
 
     @Argument(help: "Corpus files.")
@@ -32,11 +33,15 @@ struct EvalCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How many of the most confident errors to list.", valueName: "n"))
     var worst = 10
 
+    @Option(name: .long, help: ArgumentHelp("Evaluate only messages whose id falls in this part of the id-hash split (train, dev, test), as `train --split` picks them; repeatable.", valueName: "part"))
+    var split: [String] = []
+
     @OptionGroup var model: IntentModelOptions
 
     func validate() throws {
         if let minAccuracy, !(0...1).contains(minAccuracy) { throw ValidationError("--min-accuracy must be between 0 and 1") }
         if worst < 0 { throw ValidationError("--worst must be 0 or more") }
+        for part in split where CorpusSplit(rawValue: part) == nil { throw ValidationError("unknown split \"\(part)\" (expected train, dev, test)") }
     }
 
     func run() throws {
@@ -44,13 +49,18 @@ struct EvalCommand: ParsableCommand {
         do { classifier = try model.classifier() } catch { printError("error: \(error)"); throw ExitCode.failure }
         let readBar = ProgressBar(label: "reading   ")
         let reader = CorpusReader(strict: strict, progress: { done, total in readBar.update(done, total) })
-        let corpus: CorpusReader.Result
+        var corpus: CorpusReader.Result
         do { corpus = try reader.read(paths: files) } catch {
             readBar.finish()
             printError("error: \(error)")
             throw ExitCode.failure
         }
         readBar.finish()
+        if !split.isEmpty {
+            // The held-out part of a corpus that also trains (the human-written one): the same
+            // selection `train --split` makes, so the two never overlap.
+            corpus.messages = TrainingSelection(splits: Set(split.compactMap(CorpusSplit.init(rawValue:)))).apply(corpus.messages)
+        }
         for issue in corpus.issues { printError("warning: \(issue) (skipped)") }
         if !corpus.issues.isEmpty { printError("skipped \(corpus.issues.count) malformed line(s)") }
         guard !corpus.messages.isEmpty else {

@@ -10,9 +10,12 @@ struct TrainCommand: ParsableCommand {
         discussion: """
         L2-regularised multinomial logistic regression for each head, then a calibration \
         temperature fitted on cross-validated predictions. The same corpus and options always \
-        give the same bytes. The shipped weights are:
+        give the same bytes. --split keeps the messages whose id hashes to that part (repeat \
+        for several); --exclude-source leaves out a dataset of the human-written corpus. The \
+        shipped weights are:
 
           reception train Tests/Corpora/train.jsonl \\
+            ../shared/corpora/human-train/agreed.jsonl --split train \\
             --lexicon Sources/ReceptionIntent/Model/lexicon.txt \\
             --out Sources/ReceptionIntent/Model/weights.json \\
             --swift Sources/ReceptionIntent/ShippedModel.swift
@@ -51,6 +54,15 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .long, help: "Cross-validation folds for the calibration temperature (0 or 1: no calibration).")
     var folds = TrainingOptions().folds
 
+    @Option(name: .long, help: ArgumentHelp("Train only on messages whose id falls in this part of the id-hash split (train, dev, test); repeatable.", valueName: "part"))
+    var split: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Leave out messages from this source (a dataset such as clinc150, or dataset:subset); repeatable.", valueName: "source"))
+    var excludeSource: [String] = []
+
+    @Option(name: .long, help: "Weight of a message with a source (human-written) against one of the project's corpus.")
+    var sourceWeight = TrainingOptions().sourceWeight
+
     @Flag(name: .long, help: "Stop at the first malformed line.")
     var strict = false
 
@@ -73,7 +85,17 @@ struct TrainCommand: ParsableCommand {
         do { corpus = try CorpusReader(strict: strict).read(paths: corpora) } catch { printError("error: \(error)"); throw ExitCode.failure }
         for issue in corpus.issues { printError("warning: \(issue) (skipped)") }
         if !corpus.issues.isEmpty { printError("skipped \(corpus.issues.count) malformed line(s)") }
-        guard !corpus.messages.isEmpty else { printError("error: no labelled messages"); throw ExitCode.failure }
+        var splits: Set<CorpusSplit>? = nil
+        if !split.isEmpty {
+            splits = []
+            for name in split {
+                guard let part = CorpusSplit(rawValue: name) else { printError("error: unknown split \"\(name)\" (expected train, dev, test)"); throw ExitCode.failure }
+                splits?.insert(part)
+            }
+        }
+        let messages = TrainingSelection(splits: splits, excludedSources: excludeSource).apply(corpus.messages)
+        if messages.count != corpus.messages.count { printError("training on \(messages.count) of \(corpus.messages.count) messages") }
+        guard !messages.isEmpty else { printError("error: no labelled messages"); throw ExitCode.failure }
         var options = TrainingOptions()
         options.l2 = l2
         options.l2Words = l2Words
@@ -81,13 +103,14 @@ struct TrainCommand: ParsableCommand {
         options.bigrams = !noBigrams
         options.balance = balance
         options.folds = folds
+        options.sourceWeight = sourceWeight
         let start = Date()
-        let weights = Trainer.train(corpus.messages, lexicon: lexicon, options: options, log: { printError($0) })
+        let weights = Trainer.train(messages, lexicon: lexicon, options: options, log: { printError($0) })
         let json = weights.serialized()
         try json.write(toFile: out, atomically: true, encoding: .utf8)
         if let swift {
             try ShippedModelSource.render(lexicon: lexiconText, weights: json).write(toFile: swift, atomically: true, encoding: .utf8)
         }
-        print("trained on \(corpus.messages.count) messages in \(String(format: "%.1f", Date().timeIntervalSince(start))) s: \(weights.features.count) weighted features → \(out)")
+        print("trained on \(messages.count) messages in \(String(format: "%.1f", Date().timeIntervalSince(start))) s: \(weights.features.count) weighted features → \(out)")
     }
 }
