@@ -10,6 +10,7 @@ public enum LocalPlugin {
         options: [
             PluginOption("knowledge", .string, help: "a folder of Markdown files to answer from (default: Reception's built-in knowledge)"),
             PluginOption("step_ms", .integer(0...60_000), help: "pause between steps in milliseconds, so progress shows (default 120)"),
+            PluginOption("trust_level", .integer(0...2), help: "the trust level the REPL starts at (default 1: a newcomer's first message gets an answer, not a plan)"),
         ],
         connect: { profile, _ in
             let directory = profile.string("knowledge")
@@ -22,6 +23,8 @@ public enum LocalPlugin {
             let step = profile.integer("step_ms") ?? 120
             let backend = LocalBackend(knowledge: knowledge, usesBuiltInKnowledge: directory == nil,
                                        settings: .init(stepDelay: .milliseconds(step)), name: profile.name)
-            return BackendConnection(backend: backend)
+            // Level 1 unless configured: an embedded engine that costs nothing to run should
+            // answer a first message, not show a plan (issue 21, point 10).
+            return BackendConnection(backend: backend, defaultTrustLevel: profile.integer("trust_level") ?? 1)
         })
 }

@@ -281,6 +281,9 @@ public actor REPL {
 
     private func askAfterTask(_ result: BackendResult) async {
         guard let afterTask = session?.afterTask, let question = await afterTask(result) else { return }
+        // An offer of a level below the session's is no upgrade: a yes would lower it (issue
+        // 21, point 3). One at the session's level still raises the server's record.
+        if let level = question.trustLevel, level < state.trustLevel { return }
         guard await ask(question.text, answerCommand: question.answerCommand) else {
             if reader.isInteractive { note("Keeping the current setting.") }
             return
@@ -331,6 +334,7 @@ public actor REPL {
             completionWords?.extensionCommands = newSession.commands.map(\.name)
             if !state.trustChosenByPerson, let level = newSession.defaultTrustLevel, (0...2).contains(level) { state.trustLevel = level }
             state.pendingPlan = nil
+            if let notice = newSession.notice { note(notice) }
             return true
         } catch let error as BackendCatalogError {
             self.error(error.description)

@@ -92,14 +92,18 @@ struct LoopSymphonyTerminalTests {
 /// The backend's slash commands, scripted through a pipe against the reference server.
 @Suite("Loop Symphony REPL commands")
 struct LoopSymphonyCommandTests {
-    @Test func aProfilesTrustLevelAppliesUnlessThePersonChoosesOne() throws {
+    /// The server's level wins over the profile's (issue 21, point 3): an upgrade accepted in
+    /// one session is where the next starts; `--trust` still wins over both.
+    @Test func theServersTrustLevelAppliesUnlessThePersonChoosesOne() throws {
         let helper = LoopSymphonyTerminalTests()
         let (server, url) = try helper.startServer()
         defer { server.terminate(); server.waitUntilExit() }
-        let home = try helper.home(for: url, trustLevel: 1)
-        let fromProfile = try PipedREPL.run(["--backend", "ls-e2e"], input: "hello profile\n/trust\n", home: home).output
-        #expect(fromProfile.contains("Reference note answer to: hello profile"), "trust 1 from the profile runs at once")
-        #expect(fromProfile.contains("Trust level 1"))
+        let home = try helper.home(for: url, trustLevel: 0)
+        let accepting = try PipedREPL.run(["--backend", "ls-e2e"], input: "/trust-metrics set 1\n", home: home).output
+        #expect(accepting.contains("Server trust level set to **1**") || accepting.contains("Server trust level set to 1"), "\(accepting)")
+        let fromServer = try PipedREPL.run(["--backend", "ls-e2e"], input: "hello profile\n/trust\n", home: home).output
+        #expect(fromServer.contains("Reference note answer to: hello profile"), "trust 1 from the server runs at once: \(fromServer)")
+        #expect(fromServer.contains("Trust level 1"))
         let chosen = try PipedREPL.run(["--backend", "ls-e2e", "--trust", "0"], input: "hello profile\n/trust\n", home: home).output
         #expect(chosen.contains("Type /approve to run this plan"), "--trust 0 wins over the profile: a plan first")
         #expect(!chosen.contains("Reference note answer to: hello profile"))

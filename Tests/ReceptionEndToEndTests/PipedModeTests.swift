@@ -5,7 +5,7 @@ import Testing
 @Suite("REPL without a terminal")
 struct PipedModeTests {
     @Test func plainModeIsScriptableAndFreeOfEscapeCodes() throws {
-        let (output, status) = try PipedREPL.run(["--local-step-ms", "1"], input: "what can reception do?\n/approve\n/followups\n/quit\n")
+        let (output, status) = try PipedREPL.run(["--trust", "0", "--local-step-ms", "1"], input: "what can reception do?\n/approve\n/followups\n/quit\n")
         #expect(status == 0)
         #expect(!output.contains("\u{1B}"), "no ANSI codes in a pipe")
         #expect(output.contains("curiosity / exploratory"))
@@ -27,6 +27,13 @@ struct PipedModeTests {
         #expect((objects.last?["display"] as? [Any])?.isEmpty == false, "the soul's rendering travels with the result")
     }
 
+    @Test func aNewcomersFirstMessageIsAnsweredNotPlanned() throws {
+        let (output, status) = try PipedREPL.run(["--local-step-ms", "1"], input: "what can reception do?\n")
+        #expect(status == 0)
+        #expect(!output.contains("/approve to run it"), "\(output)")
+        #expect(output.contains("Intent classification"), "the built-in knowledge answers: \(output)")
+    }
+
     @Test func aBadSoulNameIsAClearErrorNotACrash() throws {
         let (output, status) = try PipedREPL.run(["--soul", "no-such-soul"], input: "")
         #expect(status != 0)
@@ -43,5 +50,24 @@ struct PipedModeTests {
         let saved = try String(contentsOf: file, encoding: .utf8)
         #expect(saved.contains("## You\n\nwhat can reception do?"))
         #expect(saved.contains("## Reception"))
+    }
+}
+
+@Suite("Subcommands outside the repository")
+struct SubcommandsOutsideTheRepositoryTests {
+    /// Issue 21, point 11: the bench's default corpus is relative to the repository root.
+    @Test func benchOutsideTheRepositorySaysWhichFileToPass() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Binary.reception())
+        process.arguments = ["bench", "--rounds", "1"]
+        process.currentDirectoryURL = FileManager.default.temporaryDirectory
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(text.contains("Run from the Reception repository root, or pass --corpus FILE"), "\(text)")
     }
 }

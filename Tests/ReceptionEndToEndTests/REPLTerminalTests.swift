@@ -21,7 +21,7 @@ struct REPLTerminalTests {
     }
 
     @Test func atTrustZeroAPlanWaitsAndApproveRunsIt() async throws {
-        let terminal = try TerminalSession(arguments: ["--local-step-ms", "10"])
+        let terminal = try TerminalSession(arguments: ["--trust", "0", "--local-step-ms", "10"])
         var at = try await terminal.waitFor(Self.prompt)
         terminal.enter("how do trust levels and plans work?")
         at = try await terminal.waitFor("Plan", after: at)

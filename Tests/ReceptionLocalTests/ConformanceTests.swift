@@ -20,3 +20,16 @@ struct LocalConformanceTests {
         #expect(report.passed.count == 5, "\(report)")
     }
 }
+
+@Suite("Local plugin")
+struct LocalPluginTests {
+    /// Issue 21, point 10: a newcomer's first message gets an answer, not a plan.
+    @Test func theEmbeddedBackendStartsAtTrustOneUnlessConfigured() async throws {
+        let environment = PluginEnvironment.standard(["HOME": "/nonexistent"])
+        let builtIn = try #require(LocalPlugin.plugin.builtInProfile?(environment))
+        let connection = try await LocalPlugin.plugin.connect(builtIn, environment)
+        #expect(connection.defaultTrustLevel == 1)
+        let configured = BackendProfile(name: "careful", kind: "local", values: ["trust_level": .integer(0)])
+        #expect(try await LocalPlugin.plugin.connect(configured, environment).defaultTrustLevel == 0)
+    }
+}

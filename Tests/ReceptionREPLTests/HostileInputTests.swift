@@ -65,6 +65,18 @@ struct HostileInputTests {
         #expect(!output.contains("accepted") && status == 0)
     }
 
+    @Test func anOfferBelowTheSessionsLevelIsNeverMade() async throws {
+        let backend = ScriptedBackend { _ in [.event(.result(BackendResult(outcome: .complete, text: "done")))] }
+        let offer: @Sendable (BackendResult) async -> BackendQuestion? = { _ in
+            BackendQuestion(text: "Enable semi-autonomous mode?", trustLevel: 1, answerCommand: "/trust 1") { "lowered" }
+        }
+        let (atTwo, stateAtTwo, _) = await runREPL(["/trust 2", "hello"], backend: backend, afterTask: offer)
+        #expect(!atTwo.contains("semi-autonomous mode"), "at level 2 an offer of 1 would lower the session:\n\(atTwo)")
+        #expect(stateAtTwo.trustLevel == 2)
+        let (atOne, _, _) = await runREPL(["hello"], backend: backend, afterTask: offer)
+        #expect(atOne.contains("Enable semi-autonomous mode?"), "at the session's level it still raises the server's record:\n\(atOne)")
+    }
+
     @Test func aScriptWhoseTaskFailedExitsWithStatusOne() async throws {
         let failing = ScriptedBackend { _ in [.event(.failure(TaskFailure(message: "engine exploded")))] }
         #expect(await runREPL(["hello"], backend: failing).status == 1)

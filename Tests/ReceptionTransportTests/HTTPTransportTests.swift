@@ -116,8 +116,9 @@ struct HTTPTransportTests {
             _ = try await transport.send(.GET, "/anything", auth: .none)
             Issue.record("nothing listens on port 9")
         } catch let error as BackendError {
-            guard case .unreachable(let url, _) = error else { Issue.record("\(error)"); return }
+            guard case .unreachable(let url, let reason) = error else { Issue.record("\(error)"); return }
             #expect(url == "http://127.0.0.1:9/anything")
+            #expect(reason == "connection refused (nothing listens there)", "plain words, not NIO's: \(reason)")
         }
         await transport.shutdown()
     }

@@ -8,17 +8,21 @@ public struct BackendConnection: Sendable {
     /// The trust level this backend's configuration asks for; used unless the person chose
     /// one (`--trust` or `/trust`).
     public var defaultTrustLevel: Int?
+    /// Something the person should know about this connection, shown once when it opens
+    /// (e.g. that the server refused a default key and the session goes on without one).
+    public var notice: String?
     /// Called when the front end leaves this backend (switch or exit), e.g. to deregister a room.
     public var shutdown: @Sendable () async -> Void
 
     public init(backend: any Backend, commands: [BackendCommand] = [],
                 afterTask: (@Sendable (BackendResult) async -> BackendQuestion?)? = nil,
-                defaultTrustLevel: Int? = nil,
+                defaultTrustLevel: Int? = nil, notice: String? = nil,
                 shutdown: @escaping @Sendable () async -> Void = {}) {
         self.backend = backend
         self.commands = commands
         self.afterTask = afterTask
         self.defaultTrustLevel = defaultTrustLevel
+        self.notice = notice
         self.shutdown = shutdown
     }
 }

@@ -60,8 +60,14 @@ public enum LoopSymphonyPlugin {
         var configuration = LoopSymphonyConfiguration(baseURL: url, apiKey: try profile.secret("api_key", environment: environment),
                                                       userID: profile.string("user_id"), defaultTrustLevel: trust,
                                                       prefersStreaming: profile.boolean("stream") ?? true)
+        switch profile.values["api_key"] {
+        case .secretFromEnvironment(let variable)?: configuration.apiKeySource = "$\(variable)"
+        case .secretFromFile(let path)?: configuration.apiKeySource = path
+        default: break
+        }
         if configuration.apiKey == nil, let host = URL(string: configuration.baseURL)?.host, ["127.0.0.1", "localhost", "::1"].contains(host) {
             configuration.apiKey = "dev-key"  // the reference server's documented development key, not a secret
+            configuration.apiKeyIsDevelopmentDefault = true
         }
         return configuration
     }
@@ -71,14 +77,38 @@ public enum LoopSymphonyPlugin {
     /// the SQLite cache, deregister on shutdown).
     public static func connect(_ configuration: LoopSymphonyConfiguration, name: String, environment: PluginEnvironment,
                                roomInterval: Duration = .seconds(60)) async throws -> BackendConnection {
-        let client = LoopSymphonyClient(configuration: configuration)
+        var connecting = LoopSymphonyClient(configuration: configuration)
         // Fail early and clearly when the server is not there.
         do {
-            _ = try await client.health.check()
+            _ = try await connecting.health.check()
         } catch {
-            await client.shutdown()
+            await connecting.shutdown()
             throw error
         }
+        // Check the key once, on an endpoint that requires it: the server ignores a bad key on
+        // optional-auth endpoints, so tasks would run unattributed and trust never build up.
+        var serverTrustLevel: Int?
+        var notice: String?
+        if configuration.apiKey != nil {
+            do {
+                serverTrustLevel = try await connecting.trust.metrics().currentTrustLevel
+            } catch BackendError.http(let status, let detail) where status == 401 || status == 403 {
+                await connecting.shutdown()
+                guard configuration.apiKeyIsDevelopmentDefault else {
+                    throw LoopSymphonyConnectError(description: "The server at \(RedactedURL.display(configuration.baseURL)) refused the API key from \(configuration.apiKeySource ?? "the configuration") (HTTP \(status): \(detail)). Without a valid key tasks run unattributed and trust never builds up; check the key, or the app's status on the server.")
+                }
+                // The reference server's development key means nothing to a real server: go on
+                // without a key, and say so.
+                var keyless = configuration
+                keyless.apiKey = nil
+                keyless.apiKeyIsDevelopmentDefault = false
+                connecting = LoopSymphonyClient(configuration: keyless)
+                notice = "This server does not know the reference server's development key: going on without an API key, so tasks are not attributed to an app. Set LOOP_SYMPHONY_API_KEY or a profile's api_key_env."
+            } catch {
+                // Trust metrics unavailable for another reason: the session still works.
+            }
+        }
+        let client = connecting
         let backend = LoopSymphonyBackend(client: client, name: name)
         let path = cachePath(profile: name, environment: environment)
         let cache: KnowledgeCache?
@@ -110,7 +140,10 @@ public enum LoopSymphonyPlugin {
                     return "Trust level on the server is now **\(metrics.currentTrustLevel)** (\(TrustAdvisor.levelName(metrics.currentTrustLevel)))."
                 }
             },
-            defaultTrustLevel: configuration.defaultTrustLevel,
+            // The server's level wins over the profile's: an upgrade accepted in an earlier
+            // session stays (issue 21, point 3); `--trust` still overrides both.
+            defaultTrustLevel: serverTrustLevel ?? configuration.defaultTrustLevel,
+            notice: notice,
             shutdown: {
                 room.cancel()
                 _ = await room.value
@@ -123,6 +156,11 @@ public enum LoopSymphonyPlugin {
         let safe = profile.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }
         return environment.dataDirectory + "/loop-symphony/\(String(safe)).sqlite"
     }
+}
+
+/// A Loop Symphony server that cannot be used as configured, in words.
+public struct LoopSymphonyConnectError: Error, Sendable, CustomStringConvertible {
+    public var description: String
 }
 
 /// Remembers which trust levels were already offered in this session.

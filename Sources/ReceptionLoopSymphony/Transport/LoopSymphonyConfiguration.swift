@@ -8,6 +8,11 @@ public struct LoopSymphonyConfiguration: Sendable {
     public var baseURL: String
     /// Sent as `X-Api-Key` when set. Never printed: `description` masks it.
     public var apiKey: String?
+    /// Where `apiKey` came from, for messages ("$LOOP_SYMPHONY_API_KEY", a file's path, ...).
+    public var apiKeySource: String?
+    /// True when `apiKey` is the reference server's development key, sent because the URL is
+    /// on loopback and no key was configured: a server that refuses it is not an error.
+    public var apiKeyIsDevelopmentDefault = false
     /// Sent as `X-User-Id` when set (the server maps it to its own internal user UUID).
     public var userID: String?
     /// Trust level put into `preferences` when a request carries none.

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import ReceptionCore
 
 /// The HTTP layer under every call of an HTTP engine: a fresh `X-Request-Id` on each call,
@@ -164,6 +165,9 @@ public final class HTTPTransport: Sendable {
         return HTTPResponseStatus(statusCode: status).reasonPhrase
     }
 
+    /// A transport failure in plain words ("connection refused", "connection timed out"),
+    /// never NIO's internal description (`connection reset (error set): Connection refused)
+    /// (errno: 111)`).
     public static func describe(_ error: any Error) -> String {
         if let error = error as? HTTPClientError {
             switch error {
@@ -171,10 +175,28 @@ public final class HTTPTransport: Sendable {
             case .readTimeout: return "no answer within the read timeout"
             case .deadlineExceeded: return "no answer within the request timeout"
             case .remoteConnectionClosed: return "the server closed the connection"
-            default: return String(describing: error)
+            case .bodyLengthMismatch: return "the answer was cut short"
+            default: break
             }
         }
+        if let error = error as? NIOConnectionError {
+            if error.dnsAError != nil || error.dnsAAAAError != nil, error.connectionErrors.isEmpty { return "the host name does not resolve" }
+            if let first = error.connectionErrors.first { return describe(first.error) }
+        }
+        if let error = error as? IOError { return describe(errno: error.errnoCode) }
+        if let error = error as? NIOTooManyBytesError { return "the answer is larger than \(error.maxBytes.map(String.init) ?? "the limit") bytes" }
+        if let error = error as? ChannelError, case .connectTimeout = error { return "connection timed out" }
         return String(describing: error)
+    }
+
+    static func describe(errno code: Int32) -> String {
+        switch code {
+        case ECONNREFUSED: "connection refused (nothing listens there)"
+        case ECONNRESET: "the connection was reset"
+        case ETIMEDOUT: "connection timed out"
+        case EHOSTUNREACH, ENETUNREACH: "the host cannot be reached"
+        default: String(cString: strerror(code)).lowercased()
+        }
     }
 
     static func describeDecoding(_ error: any Error) -> String {

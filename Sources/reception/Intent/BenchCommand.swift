@@ -44,6 +44,11 @@ struct BenchCommand: ParsableCommand {
         let classifier: IntentClassifier
         do { classifier = try model.classifier() } catch { printError("error: \(error)"); throw ExitCode.failure }
         let source: [LabelledMessage]
+        guard FileManager.default.fileExists(atPath: corpus) else {
+            // The default is relative to the repository root (issue 21, point 11): say so.
+            printError("error: no corpus at \(corpus). Run from the Reception repository root, or pass --corpus FILE (a labelled JSONL, CSV or TSV corpus).")
+            throw ExitCode.failure
+        }
         do { source = try CorpusReader().read(path: corpus).messages } catch { printError("error: \(error)"); throw ExitCode.failure }
         let short = source.filter { $0.text.split(whereSeparator: { $0 == " " || $0 == "\n" }).count <= 40 }
         guard !short.isEmpty else { printError("error: no messages of up to 40 words in \(corpus)"); throw ExitCode.failure }

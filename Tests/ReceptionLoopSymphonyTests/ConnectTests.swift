@@ -1,0 +1,63 @@
+import Foundation
+import ReceptionCore
+import ReceptionLoopSymphony
+import ReceptionReferenceServers
+import Testing
+
+/// Connecting as a person's REPL does (issue 21, points 2 and 3): the key is checked once,
+/// on an endpoint that requires it, and the server's trust level is where a session starts.
+@Suite("Connecting to Loop Symphony")
+struct ConnectTests {
+    let environment = PluginEnvironment.standard(["HOME": FileManager.default.temporaryDirectory.path + "/reception-connect-\(UUID().uuidString)"])
+
+    func configuration(_ url: String, key: String?, source: String = "$LS_KEY") -> LoopSymphonyConfiguration {
+        var configuration = LoopSymphonyConfiguration(baseURL: url, apiKey: key, userID: "tester", defaultTrustLevel: 1)
+        configuration.apiKeySource = source
+        return configuration
+    }
+
+    @Test func aWrongOrDeactivatedKeyIsSaidPlainlyAtConnect() async throws {
+        let server = try await RunningLoopSymphonyServer.start(.fast())
+        defer { Task { await server.stop() } }
+        for (key, status) in [("not-a-key", 401), ("inactive-key", 403)] {
+            do {
+                let connection = try await LoopSymphonyPlugin.connect(configuration(server.baseURL, key: key), name: "ls", environment: environment)
+                await connection.shutdown()
+                Issue.record("\(key) must be refused")
+            } catch {
+                let text = "\(error)"
+                #expect(text.contains("refused the API key from $LS_KEY (HTTP \(status)"), "\(text)")
+                #expect(!text.contains(key), "the key itself is never shown: \(text)")
+            }
+        }
+        await server.stop()
+    }
+
+    @Test func theDevelopmentKeyRefusedByAServerMeansGoingOnWithoutAKeyAndSayingSo() async throws {
+        let server = try await RunningLoopSymphonyServer.start(LoopSymphonyReferenceOptions(
+            apps: [.init(apiKey: "real-key", name: "Real app")], stepDelay: .milliseconds(20)))
+        let profile = try #require(LoopSymphonyPlugin.plugin.builtInProfile?(.standard(["HOME": "/nonexistent", "LOOP_SYMPHONY_URL": server.baseURL])))
+        let connection = try await LoopSymphonyPlugin.connect(
+            LoopSymphonyPlugin.configuration(for: profile, environment: environment), name: "loop-symphony", environment: environment)
+        #expect(connection.notice?.contains("going on without an API key") == true, "\(connection.notice ?? "no notice")")
+        var answered = false
+        for try await event in connection.backend.submit(ReceptionRequest(text: "hello", trustLevel: 1)) {
+            if case .result = event { answered = true }
+        }
+        #expect(answered)
+        await connection.shutdown()
+        await server.stop()
+    }
+
+    @Test func theServersTrustLevelIsWhereASessionStarts() async throws {
+        try await withServer { server, client in
+            _ = try await client.trust.setLevel(2)
+            let connection = try await LoopSymphonyPlugin.connect(
+                LoopSymphonyConfiguration(baseURL: server.baseURL, apiKey: "dev-key", userID: "tester", defaultTrustLevel: 0),
+                name: "ls", environment: environment)
+            #expect(connection.defaultTrustLevel == 2, "an upgrade accepted in an earlier session is kept")
+            #expect(connection.notice == nil)
+            await connection.shutdown()
+        }
+    }
+}
