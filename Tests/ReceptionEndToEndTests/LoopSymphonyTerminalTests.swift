@@ -43,6 +43,25 @@ struct LoopSymphonyTerminalTests {
         return home
     }
 
+    /// Issue 21, point 4: a slow slash command gives the prompt back on Ctrl-C, and says so.
+    @Test func ctrlCCancelsASlowSlashCommand() async throws {
+        let (server, url) = try startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: url))
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("/heartbeats create Slow one | * * * * * | slow report for {date}")
+        at = try await terminal.waitFor("Created heartbeat", after: at)
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        terminal.enter("/heartbeats tick")
+        try await Task.sleep(for: .milliseconds(800))
+        let started = ContinuousClock.now
+        terminal.type("\u{03}")
+        at = try await terminal.waitFor("/heartbeats cancelled by Ctrl-C", after: at, timeout: .seconds(10))
+        try await terminal.waitFor(Self.prompt, after: at)
+        #expect(started.duration(to: .now) < .seconds(10), "the 30 s tick did not hold the prompt")
+        #expect(!terminal.screen[at...].contains("Cannot reach"))
+    }
+
     @Test func planApproveStreamsInterventionCardsAndTrustOffer() async throws {
         let (server, url) = try startServer()
         defer { server.terminate(); server.waitUntilExit() }

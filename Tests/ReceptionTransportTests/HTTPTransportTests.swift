@@ -25,6 +25,10 @@ private func withServer(_ body: @escaping @Sendable (String, SeenIDs) async thro
         }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"ok":true}"#)))
     }
+    router.get("slow") { _, _ -> Response in
+        try await Task.sleep(for: .seconds(5))
+        return Response(status: .ok)
+    }
     router.get("big") { _, _ -> Response in
         Response(status: .ok, body: .init(byteBuffer: ByteBuffer(repeating: 0x41, count: 300_000)))
     }
@@ -105,6 +109,20 @@ struct HTTPTransportTests {
             #expect(frames == [.comment("hello"), .event(data: "resumed after 41", name: nil, id: "8")])
             await #expect(throws: BackendError.self, "not an event stream") {
                 for try await _ in transport.eventStream("/secure") {}
+            }
+            await transport.shutdown()
+        }
+    }
+
+    @Test func aSlowServerIsATimeoutNotUnreachable() async throws {
+        try await withServer { base, _ in
+            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base, requestTimeout: .milliseconds(500)))
+            do {
+                _ = try await transport.send(.GET, "/slow", auth: .none)
+                Issue.record("a 5 s answer must time out after 0.5 s")
+            } catch let error as BackendError {
+                guard case .timedOut = error else { Issue.record("expected a timeout, got \(error)"); return }
+                #expect(error.description.hasPrefix("No answer from \(base)/slow in time"), "\(error)")
             }
             await transport.shutdown()
         }

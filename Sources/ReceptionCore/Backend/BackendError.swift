@@ -8,6 +8,8 @@ public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
     case http(status: Int, detail: String)
     /// The server could not be reached.
     case unreachable(url: String, reason: String)
+    /// The server was reached but did not answer in time.
+    case timedOut(url: String, reason: String)
     /// The server sent something that does not follow the contract.
     case protocolViolation(String)
 
@@ -17,6 +19,7 @@ public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidTaskState(let taskID, let reason): "Task \(taskID): \(reason)"
         case .http(let status, let detail): "HTTP \(status): \(detail)"
         case .unreachable(let url, let reason): "Cannot reach \(url): \(reason)"
+        case .timedOut(let url, let reason): "No answer from \(url) in time: \(reason)"
         case .protocolViolation(let what): "The backend broke its contract: \(what)"
         }
     }

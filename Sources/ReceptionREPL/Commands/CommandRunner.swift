@@ -1,5 +1,6 @@
 import Foundation
 import ReceptionCore
+import Synchronization
 
 enum CommandResult { case proceed, quit }
 
@@ -28,7 +29,7 @@ extension REPL {
         case "/save": save(arguments)
         default:
             if let extensionCommand = session?.commands.first(where: { $0.name == name }) {
-                do { say(try await extensionCommand.run(arguments)) } catch { self.error(describe(error)) }
+                await runExtension(extensionCommand, arguments)
             } else {
                 let known = SlashCommand.all.map(\.name) + (session?.commands.map(\.name) ?? [])
                 let suggestion = known.min { editDistance($0, name) < editDistance($1, name) }
@@ -37,6 +38,27 @@ extension REPL {
             }
         }
         return .proceed
+    }
+
+    /// Runs a backend's command so that Ctrl-C cancels it (a slow server must not hold the
+    /// prompt hostage), and says so instead of reporting the cancelled call as an error.
+    private func runExtension(_ command: BackendCommand, _ arguments: [String]) async {
+        let work = Task { try await command.run(arguments) }
+        let interrupted = Mutex(false)
+        let previous = InterruptMonitor.shared.push {
+            interrupted.withLock { $0 = true }
+            work.cancel()
+        }
+        defer { InterruptMonitor.shared.restore(previous) }
+        do {
+            say(try await work.value)
+        } catch {
+            if interrupted.withLock({ $0 }) {
+                note("\(command.name) cancelled by Ctrl-C. Back at the prompt.")
+            } else {
+                self.error(describe(error))
+            }
+        }
     }
 
     /// Names for tab completion after the given command.

@@ -98,6 +98,9 @@ extension LoopSymphonyReferenceServer {
             }
             let day = PyTime.iso(now).prefix(10)
             let query = heartbeat.queryTemplate.replacingOccurrences(of: "{date}", with: String(day))
+            // The real tick waits on each heartbeat's work: a slow one holds the call for about
+            // 30 s, long enough for a person to want Ctrl-C.
+            if ReferenceEngine.has(query, ["slow"]) { try await Task.sleep(for: .seconds(30)) }
             let request = TaskRequest(query: query, context: TaskContext(appID: heartbeat.appID, userID: heartbeat.userID),
                                       preferences: TaskPreferences(trustLevel: 1))
             await state.createTask(ReferenceState.TaskRecord(request: request, status: .pending, createdAt: now, appID: heartbeat.appID,

@@ -93,7 +93,13 @@ public final class HTTPTransport: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw BackendError.unreachable(url: RedactedURL.display(configuration.baseURL + path), reason: Self.describe(error))
+            if Task.isCancelled { throw CancellationError() }
+            let url = RedactedURL.display(configuration.baseURL + path)
+            // A server that was reached but is slow is not "unreachable" (issue 21, point 4).
+            if let error = error as? HTTPClientError, [.deadlineExceeded, .readTimeout].contains(error) {
+                throw BackendError.timedOut(url: url, reason: Self.describe(error))
+            }
+            throw BackendError.unreachable(url: url, reason: Self.describe(error))
         }
     }
 
