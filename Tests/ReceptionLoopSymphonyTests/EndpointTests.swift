@@ -30,6 +30,25 @@ import Testing
         }
     }
 
+    /// Issue 21, point 6: the server answers a failed or cancelled task with a 500; the
+    /// command says what happened to the task instead of showing the raw error.
+    @Test func tasksGetSaysAFailedOrCancelledTaskPlainly() async throws {
+        try await withServer { _, client in
+            let commands = LoopSymphonyCommands(client: client, cache: nil, cacheProblem: nil,
+                                                presence: RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil),
+                                                log: RoomLog())
+            let failed = try await client.tasks.submit(request("please fail now", trust: 1))
+            for try await _ in client.tasks.events(failed.taskID) {}
+            let text = try await commands.tasks(["get", failed.taskID])
+            #expect(text.hasPrefix("Task `\(failed.taskID)` failed:") && !text.contains("HTTP 500"), "\(text)")
+            let slow = try await client.tasks.submit(request("slow research to cancel", trust: 1))
+            _ = try await client.tasks.cancel(slow.taskID)
+            try await Task.sleep(for: .milliseconds(300))
+            let cancelled = try await commands.tasks(["get", slow.taskID])
+            #expect(cancelled.contains("was cancelled") && !cancelled.contains("HTTP 500"), "\(cancelled)")
+        }
+    }
+
     @Test func checkpointsActiveRecentAndStats() async throws {
         try await withServer { _, client in
             let backend = LoopSymphonyBackend(client: client)

@@ -26,6 +26,7 @@ import Testing
             #expect(events.contains(.status(taskID: taskID, status: .running)))
             let steps = progress(in: events)
             #expect(steps.map(\.iteration) == [1, 2, 3])
+            #expect(events.filter { $0 == .status(taskID: taskID, status: .complete) }.count == 1, "complete is said once (issue 21, point 8)")
             #expect(steps.allSatisfy { $0.phase == "iteration" && $0.data?["total_findings"] != nil })
             #expect(steps[0].message.hasPrefix("iteration 1: 4 new findings (4 in total), confidence"))
             let response = try #require(result(in: events))
@@ -217,6 +218,10 @@ import Testing
 
     @Test func keepaliveTriggersACheckWhenEventsWereLost() async throws {
         try await withServer { _, client in
+            // A stream that ends cleanly mid-task: the person is told, and the result still comes.
+            let cut = try await collect(LoopSymphonyBackend(client: client).submit(request("research cutstream", trust: 1)))
+            #expect(progress(in: cut).contains { $0.message.contains("live updates stopped before the task finished") })
+            #expect(result(in: cut)?.text.contains("cutstream") == true)
             // "silent" tasks put nothing on the stream (as after a server restart): only keepalives.
             let events = try await collect(LoopSymphonyBackend(client: client).submit(request("silent research", trust: 1)))
             #expect(result(in: events)?.text.contains("silent research") == true)

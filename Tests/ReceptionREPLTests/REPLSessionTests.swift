@@ -80,6 +80,15 @@ struct REPLSessionTests {
         #expect(state.turns.count == 1)
     }
 
+    @Test func cancelOnAPlanPointsToReject() async throws {
+        let backend = ScriptedBackend(capabilities: [.planApproval, .cancellation]) { request in
+            [.event(.accepted(taskID: request.id, status: .awaitingApproval)),
+             .event(.planAwaitingApproval(Plan(taskID: request.id, summary: "Search the notes")))]
+        }
+        let (output, _, _) = await runREPL(["/trust 0", "find my notes", "/cancel"], backend: backend)
+        #expect(output.contains("is a plan waiting for approval, not a running task: /reject drops it."), "\(output)")
+    }
+
     @Test func requestShowsWhatTheBackendReceived() async throws {
         let backend = ScriptedBackend { _ in [.event(.result(BackendResult(text: "ok")))] }
         let (output, _, _) = await runREPL(["what is up?", "/request"], backend: backend)

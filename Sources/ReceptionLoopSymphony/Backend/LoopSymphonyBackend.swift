@@ -99,6 +99,7 @@ public final class LoopSymphonyBackend: Backend, Sendable {
 
     func follow(_ taskID: String, continuation: BackendEventStream.Continuation) async throws {
         var sawTerminal = false
+        var saidUnavailable = false
         if client.configuration.prefersStreaming {
             do {
                 sawTerminal = try await followStream(taskID, continuation: continuation)
@@ -107,10 +108,17 @@ public final class LoopSymphonyBackend: Backend, Sendable {
                 if case .http(let status, _) = error, status == 404 { throw error }
                 continuation.yield(.progress(TaskProgress(taskID: taskID, phase: "polling",
                     message: "live updates unavailable (\(error.description)); polling for the result")))
+                saidUnavailable = true
                 sawTerminal = false
             }
         }
         if !sawTerminal {
+            if client.configuration.prefersStreaming && !saidUnavailable {
+                // The stream ended cleanly before the task did (a proxy, a server restart): the
+                // rest of the iterations will not show, and the person should know why.
+                continuation.yield(.progress(TaskProgress(taskID: taskID, phase: "polling",
+                    message: "live updates stopped before the task finished; waiting for the result")))
+            }
             try await poll(taskID, continuation: continuation)
         }
     }
@@ -128,7 +136,7 @@ public final class LoopSymphonyBackend: Backend, Sendable {
                                                           message: Self.describeIteration(number: number, phase: phase, data: data),
                                                           durationMS: duration, data: data)))
             case .complete:
-                continuation.yield(.status(taskID: taskID, status: .complete))
+                // `checkOnce` or `poll` says `complete` once, with the result.
                 try await finishWithResult(taskID, continuation: continuation)
                 return true
             case .error(_, let message, _):

@@ -83,7 +83,16 @@ public struct LoopSymphonyCommands: Sendable {
             return "**\(stats.activeCount)** active, **\(stats.totalCount)** in total."
         case "get":
             let id = try argument(args, 1, "a task id")
-            switch try await client.tasks.get(id) {
+            let answer: TaskState
+            do {
+                answer = try await client.tasks.get(id)
+            } catch BackendError.http(let status, let detail) where status == 500 && detail.hasPrefix("Task failed") {
+                // The server reports a failed (or cancelled) task as a 500: a state, not an error.
+                let reason = detail.dropFirst("Task failed".count).drop { $0 == ":" || $0 == " " }
+                return reason.range(of: "cancel", options: .caseInsensitive) != nil
+                    ? "Task `\(id)` was cancelled (\(reason))." : "Task `\(id)` failed: \(reason)"
+            }
+            switch answer {
             case .finished(let r):
                 return "**\(r.outcome)** (confidence \(percent(r.confidence))) — \(r.summary)\n\n" + r.findings.map { "- \($0.content)" }.joined(separator: "\n")
             case .inProgress(let p):

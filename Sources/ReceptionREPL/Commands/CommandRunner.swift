@@ -213,6 +213,9 @@ extension REPL {
         guard let taskID = arguments.first ?? state.lastTaskID else {
             return error("No task to cancel. While a task runs, Ctrl-C cancels it.")
         }
+        if state.pendingPlan?.plan.taskID == taskID {
+            return error("\(taskID) is a plan waiting for approval, not a running task: /reject drops it.")
+        }
         do {
             try await session.backend.cancel(taskID: taskID)
             note("Asked the backend to cancel \(taskID).")

@@ -15,6 +15,7 @@ import ReceptionLoopSymphony
 /// - `saturated`, `bounded`, `inconclusive` → that outcome (inconclusive carries a discrepancy);
 /// - `silent` → no events are put on the stream (as after a server restart); only polling sees the result;
 /// - `brokenstream` → the stream sends one malformed frame and closes;
+/// - `cutstream` → the stream ends cleanly after two events, mid-task;
 /// - `novelfields` → what a newer server might send: outcome `transcendent`, process type
 ///   `hyperconscious`, and fields this contract does not list, in the result and the events.
 enum ReferenceEngine {

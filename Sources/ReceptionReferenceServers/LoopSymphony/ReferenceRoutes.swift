@@ -262,12 +262,17 @@ extension LoopSymphonyReferenceServer {
                 input.finish()
                 await state.unsubscribe(id, subscription)
             }
+            // `cutstream` tasks: the stream ends cleanly after two events, as when a proxy or a
+            // server restart closes it mid-task.
+            let cutAfter = ReferenceEngine.has(record.request.query, ["cutstream"]) ? 2 : Int.max
+            var written = 0
             do {
                 loop: for await item in merged {
                     switch item {
                     case .event(let event, let terminal):
                         try await writer.write(ByteBuffer(string: "data: \(event.render(.spaced))\n\n"))
-                        if terminal { break loop }
+                        written += 1
+                        if terminal || written >= cutAfter { break loop }
                     case .tick:
                         try await writer.write(ByteBuffer(string: ": keepalive\n\n"))
                         if await state.hasTerminalEvent(id) { break loop }
