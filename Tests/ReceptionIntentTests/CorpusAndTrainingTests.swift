@@ -166,6 +166,22 @@ struct TrainingTests {
     }
 }
 
+extension TrainingTests {
+    /// Two later writers who read only the guidelines (issue 25): non-native English and chat
+    /// fragments (m), long pasted context with the question at the end (n). Kept out of
+    /// training. The shipped model scores intent 0.930, urgency 0.894 on them together (ECE
+    /// 0.029 / 0.032), under the issue's 0.94: this floor catches a change that costs more.
+    @Test func laterUnseenWritersHoldTheirFloor() throws {
+        let files = ["writer-m", "writer-n"].map { corpora.appendingPathComponent("unseen/\($0).jsonl").path }
+        let messages = try files.flatMap { try CorpusReader(strict: true).read(path: $0).messages }
+        let report = EvaluationReport.evaluate(messages, classifier: IntentClassifier())
+        #expect(report.count == 640)
+        #expect(report.intent.accuracy >= 0.91, "intent accuracy \(report.intent.accuracy)")
+        #expect(report.urgency.accuracy >= 0.87, "urgency accuracy \(report.urgency.accuracy)")
+        #expect(report.intent.ece < 0.05 && report.urgency.ece < 0.05, "ECE \(report.intent.ece), \(report.urgency.ece)")
+    }
+}
+
 @Suite("Reports")
 struct ReportTests {
     @Test func theHTMLReportIsSelfContainedWithCharts() throws {
