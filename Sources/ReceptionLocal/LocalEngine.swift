@@ -51,7 +51,7 @@ actor LocalEngine {
 
     func answer(_ request: ReceptionRequest, matches: [KnowledgeBase.Match], durationMS: Int) -> BackendResult {
         let knowledge = knowledge
-        var composed = Answerer.compose(query: request.text, matches: matches, alreadySaid: memory.saidPassages) { file in
+        let composed = Answerer.compose(query: request.text, matches: matches, alreadySaid: memory.saidPassages) { file in
             knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading)
         }
         let interventions = InterventionRules.evaluate(

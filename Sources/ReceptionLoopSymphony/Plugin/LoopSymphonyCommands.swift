@@ -1,6 +1,5 @@
 import Foundation
 import ReceptionCore
-import ReceptionLoopSymphony
 
 /// Slash commands a Loop Symphony backend adds to the REPL. Each returns Markdown.
 ///

@@ -40,7 +40,7 @@ public final class KnowledgeCache: Sendable {
             try FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(),
                                                     withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             if !FileManager.default.fileExists(atPath: path) {
-                FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+                _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
             } else {
                 // A cache written by an older Reception may be world-readable.
                 try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)

@@ -40,7 +40,8 @@ public enum SoulPreview {
         var sections: [String] = []
         if let greeting = renderer.greeting() { sections.append("── greeting ──\n" + greeting.markdown) }
         for example in SoulExamples.all where outcome == nil || example.response.outcome == outcome {
-            let header = "── \(example.title) (confidence \(example.response.confidence), trust level \(trustLevel)) ──"
+            let confidence = example.response.confidence.map { "confidence \($0), " } ?? ""
+            let header = "── \(example.title) (\(confidence)trust level \(trustLevel)) ──"
             sections.append(header + "\n" + DisplayBlockText.plain(renderer.render(example.response, trustLevel: trustLevel)))
         }
         return sections.joined(separator: "\n\n")
