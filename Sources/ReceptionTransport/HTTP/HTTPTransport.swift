@@ -88,19 +88,22 @@ public final class HTTPTransport: Sendable {
             let buffer = try await response.body.collect(upTo: configuration.maxBodyBytes)
             return RawResponse(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
                                body: Data(buffer.readableBytesView), requestID: requestID)
-        } catch let error as BackendError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
         } catch {
-            if Task.isCancelled { throw CancellationError() }
-            let url = RedactedURL.display(configuration.baseURL + path)
-            // A server that was reached but is slow is not "unreachable" (issue 21, point 4).
-            if let error = error as? HTTPClientError, [.deadlineExceeded, .readTimeout].contains(error) {
-                throw BackendError.timedOut(url: url, reason: Self.describe(error))
-            }
-            throw BackendError.unreachable(url: url, reason: Self.describe(error))
+            throw failure(error, path: path)
         }
+    }
+
+    /// What a call's error means to Reception: cancellation stays cancellation, errors already
+    /// in Reception's terms pass through, a slow server is a timeout (not "unreachable": issue
+    /// 21, point 4), anything else says in plain words why the server could not be reached.
+    func failure(_ error: any Error, path: String) -> any Error {
+        if error is BackendError { return error }
+        if error is CancellationError || Task.isCancelled { return CancellationError() }
+        let url = RedactedURL.display(configuration.baseURL + path)
+        if let error = error as? HTTPClientError, [.deadlineExceeded, .readTimeout].contains(error) {
+            return BackendError.timedOut(url: url, reason: Self.describe(error))
+        }
+        return BackendError.unreachable(url: url, reason: Self.describe(error))
     }
 
     /// Sends a request and decodes a 2xx JSON answer; any other status throws `BackendError.http`

@@ -38,10 +38,8 @@ extension HTTPTransport {
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, timeout: .hours(24))
-        } catch is CancellationError {
-            throw CancellationError()
         } catch {
-            throw BackendError.unreachable(url: RedactedURL.display(configuration.baseURL + path), reason: Self.describe(error))
+            throw failure(error, path: path)
         }
         guard response.status == .ok else {
             let body = (try? await response.body.collect(upTo: 1 << 20)).map { Data($0.readableBytesView) } ?? Data()
@@ -57,15 +55,10 @@ extension HTTPTransport {
             for try await chunk in response.body {
                 for frame in try parser.feed(chunk.readableBytesView) { onFrame(frame) }
             }
-        } catch let failure as SSEParser.Failure {
-            throw BackendError.protocolViolation(failure.description)
-        } catch let error as BackendError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
+        } catch let broken as SSEParser.Failure {
+            throw BackendError.protocolViolation(broken.description)
         } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw BackendError.unreachable(url: RedactedURL.display(configuration.baseURL + path), reason: Self.describe(error))
+            throw failure(error, path: path)
         }
         if parser.finish() {
             throw BackendError.protocolViolation("GET \(path) closed in the middle of an SSE frame")
