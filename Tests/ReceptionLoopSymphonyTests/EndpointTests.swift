@@ -49,6 +49,24 @@ import Testing
         }
     }
 
+    /// Issue 21, point 5: the server keys user knowledge by its internal id; with no argument
+    /// the command finds the person's own through /trust/metrics instead of showing zeros.
+    @Test func knowledgeUserWithoutAnIDShowsThePersonsOwn() async throws {
+        try await withServer { _, client in
+            let commands = LoopSymphonyCommands(client: client, cache: nil, cacheProblem: nil,
+                                                presence: RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil),
+                                                log: RoomLog())
+            for n in 1...2 {
+                let task = try await client.tasks.submit(request("hello number \(n)", trust: 1))
+                for try await _ in client.tasks.events(task.taskID) {}
+            }
+            let own = try await commands.knowledge(["user"])
+            #expect(own.contains("2 task(s)") && own.contains("100% succeeded"), "\(own)")
+            let external = try await commands.knowledge(["user", "tester"])
+            #expect(external.contains("0 task(s)"), "the X-User-Id is not the server's key: \(external)")
+        }
+    }
+
     @Test func checkpointsActiveRecentAndStats() async throws {
         try await withServer { _, client in
             let backend = LoopSymphonyBackend(client: client)

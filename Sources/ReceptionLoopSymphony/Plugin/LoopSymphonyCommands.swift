@@ -39,7 +39,7 @@ public struct LoopSymphonyCommands: Sendable {
             BackendCommand(name: "/knowledge", summary: "server knowledge files, entries, learnings and the local cache",
                           usage: """
                           /knowledge [capabilities | boundaries | patterns | changelog]
-                          /knowledge entries [CATEGORY]      /knowledge user ID
+                          /knowledge entries [CATEGORY]      /knowledge user [ID]   (yours without an ID)
                           /knowledge add CATEGORY TITLE -- CONTENT
                           /knowledge learn TITLE -- CONTENT  (report a learning from this room)
                           /knowledge refresh | aggregate | sync
@@ -152,8 +152,22 @@ public struct LoopSymphonyCommands: Sendable {
             let list = try await client.knowledge.entries(category: args.dropFirst().first)
             return list.isEmpty ? "No entries." : list.map { "- **\($0.title)** (\($0.category), \($0.source ?? "?")) — \($0.content)" }.joined(separator: "\n")
         case "user":
-            let user = try await client.knowledge.user(try argument(args, 1, "a user id"))
-            return user.markdown ?? user.entries.map { "- \($0.title)" }.joined(separator: "\n")
+            // The server keys this by its internal user id (the `user_id` of /trust/metrics),
+            // not by the X-User-Id this client sends: with no argument, ask it for ours.
+            let id: String
+            if args.count > 1 {
+                id = args[1]
+            } else {
+                guard let own = try await client.trust.metrics().userID else {
+                    throw UsageError(description: "The server has no user for this session: set user_id in the profile (sent as X-User-Id), or give an id.")
+                }
+                id = own
+            }
+            let user = try await client.knowledge.user(id)
+            let head = "User `\(user.userID)`: trust level \(user.trustLevel ?? 0), \(user.totalTasks ?? 0) task(s)"
+                + (user.successRate.map { ", \(percent($0)) succeeded" } ?? "") + "."
+            let body = user.entries.isEmpty ? "_No knowledge entries for this user._" : user.entries.map { "- **\($0.title)** — \($0.content)" }.joined(separator: "\n")
+            return head + "\n\n" + body
         case "add":
             let (head, content) = split(Array(args.dropFirst()))
             guard head.count >= 2, !content.isEmpty else { throw usage("/knowledge add CATEGORY TITLE -- CONTENT") }
