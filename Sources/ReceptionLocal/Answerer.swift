@@ -68,7 +68,9 @@ enum Answerer {
 
     /// Two strong matches from different files whose most relevant sentences make the same
     /// claim with opposite polarity: at least two shared terms, most of the shorter
-    /// sentence's terms shared (negation words aside), and exactly one of them negated.
+    /// sentence's terms shared (negation words aside), exactly one of them negated, and the
+    /// negation about something the other sentence says ("does not open" against "opens";
+    /// "needs no server" does not contradict "only knows its files": issue 21, point 9).
     static func disagreement(in strong: [KnowledgeBase.Match]) -> (KnowledgeBase.Match, KnowledgeBase.Match)? {
         for (index, a) in strong.enumerated() {
             for b in strong.dropFirst(index + 1) where b.passage.file != a.passage.file {
@@ -78,6 +80,8 @@ enum Answerer {
                 let termsB = Set(KnowledgeBase.terms(sentenceB)).subtracting(negations)
                 let shared = termsA.intersection(termsB)
                 guard shared.count >= 2, !shared.intersection(a.matchedTerms).isEmpty else { continue }
+                let (negated, other) = isNegated(sentenceA) ? (sentenceA, termsB) : (sentenceB, termsA)
+                guard !negatedTerms(negated).isDisjoint(with: other) else { continue }
                 if Double(shared.count) / Double(min(termsA.count, termsB.count)) >= 0.5 { return (a, b) }
             }
         }
@@ -94,6 +98,17 @@ enum Answerer {
     static func isNegated(_ sentence: String) -> Bool {
         let words = Set(sentence.lowercased().split { !($0.isLetter || $0 == "'") }.map(String.init))
         return !words.isDisjoint(with: negations)
+    }
+
+    /// The terms a negation word governs: the few words right after it ("not open on
+    /// Sundays" → open, sunday).
+    static func negatedTerms(_ sentence: String) -> Set<String> {
+        let words = sentence.lowercased().split { !($0.isLetter || $0 == "'") }.map(String.init)
+        var governed: [String] = []
+        for (index, word) in words.enumerated() where negations.contains(word) {
+            governed += words[(index + 1)..<min(words.count, index + 4)]
+        }
+        return Set(KnowledgeBase.terms(governed.joined(separator: " ")))
     }
 
     static func sentences(_ text: String) -> [String] {

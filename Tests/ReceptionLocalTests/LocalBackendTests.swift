@@ -104,6 +104,16 @@ struct LocalAnswerTests {
 }
 
 extension LocalAnswerTests {
+    /// Issue 21, point 9: two passages that say compatible things ("needs no server" and
+    /// "only knows its files") are no conflict; a newcomer's first answers must not look broken.
+    @Test func compatiblePassagesAreNoConflict() async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))
+        let events = try await LocalBackendTests.events(backend.submit(ReceptionRequest(text: "what does the local backend do?", trustLevel: 1)))
+        let response = try #require(LocalBackendTests.result(events))
+        #expect(response.outcome != .inconclusive, "\(response.discrepancy ?? "")")
+        #expect(response.discrepancy == nil)
+    }
+
     @Test func sentencesSharingAFewWordsAreNoDisagreement() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))
         let events = try await LocalBackendTests.events(backend.submit(ReceptionRequest(text: "how do trust levels work?", trustLevel: 1)))
