@@ -164,8 +164,8 @@ struct LoopSymphonyCommandTests {
         let (output, status) = try PipedREPL.run(["--backend", "ls-e2e", "--plain", "--trust", "1"], input: script, home: home)
         #expect(status == 0)
         let missing = [
-            "Reference research answer to: research rust async runtimes", "| completed | Completed | research rust async runtimes |",
-            "0 active, 1 in total", "| /health | ok, version 0.1.0", "| tasks | 1 (1 succeeded, 0 did not) |", "The research instrument iterates",
+            "Reference research answer to: research rust async runtimes", "completed  Completed  research rust async runtimes",
+            "0 active, 1 in total", "/health           ok, version 0.1.0", "1 (1 succeeded, 0 did not)", "The research instrument iterates",
             "Added Mornings to patterns", "Mornings (patterns, manual) — Asks for news at seven", "accepted 1 learning(s)",
             "Aggregated 1 learning(s): 1 created", "Heartbeat sent; knowledge now at version", "Mornings (patterns, v",
             "Server knowledge version", "(this session)", "Created heartbeat Morning", "runs at 0 7 * * * UTC", "Ran 1 of 1 active heartbeat(s).",

@@ -114,3 +114,30 @@ struct SpinnerLineTests {
         #expect(TerminalWidth.of(Console.spinnerLine(frame: "⠋", label: String(repeating: "日本", count: 40), columns: 80)) <= 79)
     }
 }
+
+@Suite("Markdown tables")
+struct MarkdownTableTests {
+    @Test func aTableIsDrawnAsAlignedColumnsNotRawBars() {
+        let markdown = """
+        Tasks:
+
+        | task | state | query |
+        |---|---|---|
+        | `e24c96c0` | completed | what is the capital of France? |
+        | 75c9 | running | a \\| b |
+        after
+        """
+        let plain = MarkdownText.render(markdown, styled: false)
+        #expect(plain == """
+        Tasks:
+
+        task      state      query
+        ────────  ─────────  ──────────────────────────────
+        e24c96c0  completed  what is the capital of France?
+        75c9      running    a | b
+        after
+        """, "\(plain)")
+        let styled = MarkdownText.render(markdown, styled: true)
+        #expect(!styled.contains("|---|") && styled.contains("\u{1B}[1m"), "the header is bold")
+    }
+}

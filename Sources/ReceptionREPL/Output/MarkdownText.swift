@@ -6,8 +6,17 @@ public enum MarkdownText {
     public static func render(_ markdown: String, styled: Bool) -> String {
         var output: [String] = []
         var inFence = false
+        var table: [String] = []
         for line in TerminalText.clean(markdown).components(separatedBy: "\n") {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if !inFence && MarkdownTable.isRow(trimmed) {
+                table.append(trimmed)
+                continue
+            }
+            if !table.isEmpty {
+                output += MarkdownTable.render(table, styled: styled)
+                table = []
+            }
             if trimmed.hasPrefix("```") {
                 inFence.toggle()
                 continue
@@ -29,6 +38,7 @@ public enum MarkdownText {
                 output.append(inline(line, styled: styled))
             }
         }
+        if !table.isEmpty { output += MarkdownTable.render(table, styled: styled) }
         return output.joined(separator: "\n")
     }
 
