@@ -67,6 +67,18 @@ import Testing
         }
     }
 
+    /// Issue 21, point 6: /rooms status is shadowed on the real server (and the reference);
+    /// the command says so and where to look instead of showing a raw 404.
+    @Test func roomsStatusExplainsTheShadowedRoute() async throws {
+        try await withServer { _, client in
+            let commands = LoopSymphonyCommands(client: client, cache: nil, cacheProblem: nil,
+                                                presence: RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil),
+                                                log: RoomLog())
+            let text = try await commands.rooms(["status"])
+            #expect(text.contains("cannot answer /rooms/status") && text.contains("/rooms list"), "\(text)")
+        }
+    }
+
     @Test func checkpointsActiveRecentAndStats() async throws {
         try await withServer { _, client in
             let backend = LoopSymphonyBackend(client: client)

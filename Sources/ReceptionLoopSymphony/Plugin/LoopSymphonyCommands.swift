@@ -216,7 +216,12 @@ public struct LoopSymphonyCommands: Sendable {
             let room = try await client.rooms.get(try argument(args, 1, "a room id"))
             return "**\(room.roomName)** (`\(room.roomID)`, \(room.roomType)) is \(room.status); last heartbeat \(room.lastHeartbeat ?? "?")."
         case "status":
-            return "```json\n\(Wire.jsonString(try await client.rooms.degradationStatus(), pretty: true))\n```"
+            do {
+                return "```json\n\(Wire.jsonString(try await client.rooms.degradationStatus(), pretty: true))\n```"
+            } catch BackendError.http(let status, _) where status == 404 {
+                // At 1917bde the route /rooms/{room_id} is declared first and catches "status".
+                return "This server cannot answer /rooms/status: its /rooms/{id} route catches the path (a known fault of Loop Symphony at 1917bde). `/rooms list` shows every room and its status."
+            }
         case "beat":
             let response = try await presence.beat()
             if let updates = response.knowledgeUpdates {
