@@ -218,6 +218,10 @@ import Testing
 
     @Test func keepaliveTriggersACheckWhenEventsWereLost() async throws {
         try await withServer { _, client in
+            // A server going down as the task completes: the streamed summary is kept.
+            let vanished = try await collect(LoopSymphonyBackend(client: client).submit(request("research vanish", trust: 1)))
+            #expect(result(in: vanished)?.text == "Reference research answer to: research vanish", "\(vanished)")
+            #expect(progress(in: vanished).contains { $0.message.contains("stopped answering before the full result") })
             // A stream that ends cleanly mid-task: the person is told, and the result still comes.
             let cut = try await collect(LoopSymphonyBackend(client: client).submit(request("research cutstream", trust: 1)))
             #expect(progress(in: cut).contains { $0.message.contains("live updates stopped before the task finished") })

@@ -135,9 +135,18 @@ public final class LoopSymphonyBackend: Backend, Sendable {
                 continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: number, phase: phase,
                                                           message: Self.describeIteration(number: number, phase: phase, data: data),
                                                           durationMS: duration, data: data)))
-            case .complete:
+            case .complete(_, let outcome, let summary, let confidence, _):
                 // `checkOnce` or `poll` says `complete` once, with the result.
-                try await finishWithResult(taskID, continuation: continuation)
+                do {
+                    try await finishWithResult(taskID, continuation: continuation)
+                } catch let error as BackendError where Self.serverWentAway(error) {
+                    // The stream already gave the summary: a server that stops answering now
+                    // (a graceful stop) must not lose it (issue 21, point 6).
+                    continuation.yield(.progress(TaskProgress(taskID: taskID, phase: "result",
+                        message: "the server stopped answering before the full result could be fetched (\(error.description)); showing the summary it streamed")))
+                    continuation.yield(.status(taskID: taskID, status: .complete))
+                    continuation.yield(.result(BackendResult(taskID: taskID, outcome: outcome, text: summary, confidence: confidence)))
+                }
                 return true
             case .error(_, let message, _):
                 continuation.yield(.status(taskID: taskID, status: .failed))
@@ -200,6 +209,15 @@ public final class LoopSymphonyBackend: Backend, Sendable {
                 return
             }
             try await Task.sleep(for: client.configuration.pollInterval)
+        }
+    }
+
+    /// Errors that mean the server is gone or going, not that the task failed.
+    static func serverWentAway(_ error: BackendError) -> Bool {
+        switch error {
+        case .unreachable, .timedOut: true
+        case .http(let status, _): [502, 503, 504].contains(status)
+        default: false
         }
     }
 

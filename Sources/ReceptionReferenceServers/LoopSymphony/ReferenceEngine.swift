@@ -16,6 +16,7 @@ import ReceptionLoopSymphony
 /// - `silent` → no events are put on the stream (as after a server restart); only polling sees the result;
 /// - `brokenstream` → the stream sends one malformed frame and closes;
 /// - `cutstream` → the stream ends cleanly after two events, mid-task;
+/// - `vanish` → once complete, `GET /task/{id}` answers 503, as a server going down would;
 /// - `novelfields` → what a newer server might send: outcome `transcendent`, process type
 ///   `hyperconscious`, and fields this contract does not list, in the result and the events.
 enum ReferenceEngine {

@@ -153,6 +153,11 @@ extension LoopSymphonyReferenceServer {
     func getTask(_ c: Call) async throws -> Response {
         let id = c.params["task_id"]!
         guard let record = await state.task(id) else { throw Failure.detail(404, "Task \(id) not found") }
+        // `vanish` tasks: the server is going down as the task completes (a graceful stop);
+        // the stream said `complete`, but the row can no longer be read.
+        if record.status == .complete, ReferenceEngine.has(record.request.query, ["vanish"]) {
+            throw Failure(status: 503, body: nil, text: "Service Unavailable")
+        }
         if record.status == .complete, let response = record.response {
             return S.json(Self.taskResponseJSON(response))
         }
