@@ -47,7 +47,17 @@ actor LocalEngine {
         cancelled.insert(taskID)
     }
 
-    func search(_ query: String) -> [KnowledgeBase.Match] { knowledge.search(query, limit: 5) }
+    /// A newcomer asks the embedded backend about itself as "you" ("what can you do?"), and
+    /// the built-in knowledge calls itself Reception: read one as the other, or the first
+    /// question of a session finds nothing.
+    func search(_ query: String) -> [KnowledgeBase.Match] {
+        guard usesBuiltInKnowledge else { return knowledge.search(query, limit: 5) }
+        let words = query.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            let bare = word.lowercased().trimmingCharacters(in: .punctuationCharacters)
+            return ["you", "your", "yourself", "u"].contains(bare) ? "reception" : String(word)
+        }
+        return knowledge.search(words.joined(separator: " "), limit: 5)
+    }
 
     func answer(_ request: ReceptionRequest, matches: [KnowledgeBase.Match], durationMS: Int) -> BackendResult {
         let knowledge = knowledge

@@ -104,6 +104,16 @@ struct LocalAnswerTests {
 }
 
 extension LocalAnswerTests {
+    /// A newcomer's first question speaks to the backend as "you".
+    @Test func whatCanYouDoIsAQuestionAboutReception() async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))
+        for question in ["what can you do?", "hello, what can you do?"] {
+            let events = try await LocalBackendTests.events(backend.submit(ReceptionRequest(text: question, trustLevel: 1)))
+            let response = try #require(LocalBackendTests.result(events))
+            #expect(response.outcome != .bounded, "\(question): \(response.text.prefix(120))")
+        }
+    }
+
     /// Issue 21, point 9: two passages that say compatible things ("needs no server" and
     /// "only knows its files") are no conflict; a newcomer's first answers must not look broken.
     @Test func compatiblePassagesAreNoConflict() async throws {
