@@ -73,9 +73,9 @@ public struct SoulRenderer: Sendable {
     public func render(_ response: BackendResult, trustLevel: Int) -> [DisplayBlock] {
         var blocks: [DisplayBlock] = []
         blocks.reserveCapacity(8)
-        let outcome = response.outcome ?? .unknown("")
-        let defaults = DefaultVoice.outcome(outcome)
-        let framing = response.outcome.flatMap { soul.outcomes[$0.rawValue] }
+        let outcome = response.outcome
+        let defaults = outcome.map(DefaultVoice.outcome) ?? OutcomeStyle(lead: "", note: nil)
+        let framing = outcome.flatMap { soul.outcomes[$0.rawValue] }
         var leftOut = LeftOut()
         var iconBudget = soul.emoji == .sparing ? 1 : soul.emoji == .allowed ? Int.max : 0
 

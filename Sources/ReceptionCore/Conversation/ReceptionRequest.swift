@@ -59,17 +59,6 @@ public struct ReceptionRequest: Sendable, Hashable {
 
     /// The turn just before this message.
     public var previousTurn: ConversationTurn? { conversation.last }
-
-    /// A few recent turns in one line, for engines that take a conversation summary.
-    public var conversationSummary: String? {
-        let recent = conversation.suffix(3)
-        guard !recent.isEmpty else { return nil }
-        return recent.map { turn in
-            var line = "Asked: \(turn.query)"
-            if let outcome = turn.outcome { line += " (\(outcome.rawValue))" }
-            return line
-        }.joined(separator: "; ")
-    }
 }
 
 /// The request as `/request` and `--json` show it: what an engine is told, with the intent

@@ -10,13 +10,27 @@ extension TaskRequest {
     /// (`loop-symphony.thoroughness`, `loop-symphony.max_spawn_depth`; `location` is shared by every engine that takes one).
     public init(_ request: ReceptionRequest, userID: String? = nil) {
         let thoroughness = request.extensions["loop-symphony.thoroughness"]?.stringValue.map(Thoroughness.init(wire:)) ?? .balanced
-        let context = TaskContext(userID: userID, conversationSummary: request.conversationSummary,
+        let context = TaskContext(userID: userID, conversationSummary: Self.conversationSummary(request.conversation),
                                   attachments: request.attachments,
                                   location: request.extensions["location"]?.stringValue,
                                   goal: request.goal, intent: request.intent)
         self.init(id: request.id, query: request.text, context: context,
                   preferences: TaskPreferences(thoroughness: thoroughness, trustLevel: request.trustLevel,
                                                maxSpawnDepth: request.extensions["loop-symphony.max_spawn_depth"]?.intValue))
+    }
+}
+
+extension TaskRequest {
+    /// Loop Symphony takes the conversation as one line: the last three turns, each with
+    /// its outcome.
+    static func conversationSummary(_ conversation: [ConversationTurn]) -> String? {
+        let recent = conversation.suffix(3)
+        guard !recent.isEmpty else { return nil }
+        return recent.map { turn in
+            var line = "Asked: \(turn.query)"
+            if let outcome = turn.outcome { line += " (\(outcome.rawValue))" }
+            return line
+        }.joined(separator: "; ")
     }
 }
 

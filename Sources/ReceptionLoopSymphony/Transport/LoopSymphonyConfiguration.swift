@@ -47,14 +47,13 @@ public struct LoopSymphonyConfiguration: Sendable {
     }
 
     /// Reads `LOOP_SYMPHONY_URL`, `LOOP_SYMPHONY_API_KEY`, `LOOP_SYMPHONY_USER_ID` and
-    /// `LOOP_SYMPHONY_TRUST_LEVEL`; nil when no URL is set.
+    /// `LOOP_SYMPHONY_TRUST_LEVEL` the way the `loop-symphony` plugin's built-in profile does
+    /// (one reader of those variables); nil when no URL is set or a value is invalid (a trust
+    /// level outside 0...2 is refused, never used).
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> LoopSymphonyConfiguration? {
-        guard let url = environment["LOOP_SYMPHONY_URL"], !url.isEmpty else { return nil }
-        return LoopSymphonyConfiguration(
-            baseURL: url,
-            apiKey: environment["LOOP_SYMPHONY_API_KEY"].flatMap { $0.isEmpty ? nil : $0 },
-            userID: environment["LOOP_SYMPHONY_USER_ID"].flatMap { $0.isEmpty ? nil : $0 },
-            defaultTrustLevel: environment["LOOP_SYMPHONY_TRUST_LEVEL"].flatMap(Int.init) ?? 0)
+        guard environment["LOOP_SYMPHONY_URL"].map({ !$0.isEmpty }) == true else { return nil }
+        let plugin = PluginEnvironment.standard(environment)
+        return try? LoopSymphonyPlugin.configuration(for: LoopSymphonyPlugin.builtInProfile(plugin), environment: plugin)
     }
 }
 

@@ -20,13 +20,13 @@ enum MarkdownTable {
         guard let columns = rows.map(\.count).max(), columns > 0 else { return [] }
         var widths = Array(repeating: 0, count: columns)
         for row in rows {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TerminalWidth.of(TextWrap.stripANSI(cell))) }
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TextWrap.visibleLength(cell)) }
         }
         var output: [String] = []
         for (rowIndex, row) in rows.enumerated() {
             let padded = (0..<columns).map { index -> String in
                 let cell = index < row.count ? row[index] : ""
-                let pad = String(repeating: " ", count: widths[index] - TerminalWidth.of(TextWrap.stripANSI(cell)))
+                let pad = String(repeating: " ", count: widths[index] - TextWrap.visibleLength(cell))
                 return cell + pad
             }
             var line = padded.joined(separator: "  ")

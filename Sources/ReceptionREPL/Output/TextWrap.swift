@@ -39,7 +39,8 @@ enum TextWrap {
         return min(spaces, 12)
     }
 
-    static func visibleLength<S: StringProtocol>(_ text: S) -> Int { stripANSI(String(text)).count }
+    /// Columns the text takes once its escape sequences are dropped (wide characters count two).
+    static func visibleLength<S: StringProtocol>(_ text: S) -> Int { TerminalWidth.of(stripANSI(String(text))) }
 
     static func stripANSI(_ text: String) -> String {
         var output = ""
