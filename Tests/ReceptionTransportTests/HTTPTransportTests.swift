@@ -29,6 +29,16 @@ private func withServer(_ body: @escaping @Sendable (String, SeenIDs) async thro
         try await Task.sleep(for: .seconds(5))
         return Response(status: .ok)
     }
+    router.get("drip") { _, _ -> Response in
+        // Headers at once, then one byte a second: only a deadline on the body ends it.
+        Response(status: .ok, headers: [.contentLength: "60"], body: ResponseBody { writer in
+            for _ in 0..<60 {
+                try await writer.write(ByteBuffer(string: "x"))
+                try await Task.sleep(for: .seconds(1))
+            }
+            try await writer.finish(nil)
+        })
+    }
     router.get("big") { _, _ -> Response in
         Response(status: .ok, body: .init(byteBuffer: ByteBuffer(repeating: 0x41, count: 300_000)))
     }
@@ -124,6 +134,21 @@ struct HTTPTransportTests {
                 guard case .timedOut = error else { Issue.record("expected a timeout, got \(error)"); return }
                 #expect(error.description.hasPrefix("No answer from \(base)/slow in time"), "\(error)")
             }
+            await transport.shutdown()
+        }
+    }
+
+    @Test func aBodyThatDripsTimesOutLikeASlowHead() async throws {
+        try await withServer { base, _ in
+            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base, requestTimeout: .seconds(2)))
+            let started = ContinuousClock.now
+            do {
+                _ = try await transport.send(.GET, "/drip", auth: .none)
+                Issue.record("a body dripping for 60 s must time out after 2 s")
+            } catch let error as BackendError {
+                guard case .timedOut = error else { Issue.record("expected a timeout, got \(error)"); return }
+            }
+            #expect(started.duration(to: .now) < .seconds(10))
             await transport.shutdown()
         }
     }

@@ -83,11 +83,30 @@ public final class HTTPTransport: Sendable {
                           auth: HTTPAuthScope) async throws -> RawResponse {
         let requestID = UUID().uuidString.lowercased()
         let request = try await makeRequest(method, path, query: query, body: body, auth: auth, requestID: requestID)
+        let client = client
+        let configuration = configuration
         do {
-            let response = try await client.execute(request, timeout: .nanoseconds(configuration.requestTimeout.nanosecondsValue))
-            let buffer = try await response.body.collect(upTo: configuration.maxBodyBytes)
-            return RawResponse(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-                               body: Data(buffer.readableBytesView), requestID: requestID)
+            // The client's deadline covers the request until the head arrives; the body is read
+            // under the same deadline here, or a server that drips its body a byte at a time
+            // would hold the call for ever (issue 20).
+            return try await withThrowingTaskGroup(of: RawResponse?.self) { group in
+                group.addTask {
+                    let response = try await client.execute(request, timeout: .nanoseconds(configuration.requestTimeout.nanosecondsValue))
+                    let buffer = try await response.body.collect(upTo: configuration.maxBodyBytes)
+                    return RawResponse(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+                                       body: Data(buffer.readableBytesView), requestID: requestID)
+                }
+                group.addTask {
+                    try await Task.sleep(for: configuration.requestTimeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let response = first else {
+                    throw BackendError.timedOut(url: RedactedURL.display(configuration.baseURL + path),
+                                                reason: "the answer did not arrive in full within \(configuration.requestTimeout)")
+                }
+                return response
+            }
         } catch {
             throw failure(error, path: path)
         }

@@ -36,7 +36,10 @@ public struct SSEParser: Sendable {
     /// The id of the last event that carried one (`id:`), for resuming with `Last-Event-ID`.
     public var lastEventID: String? { lastID }
 
-    public init(maxLineBytes: Int = 4 << 20, maxEventBytes: Int = 8 << 20) {
+    /// The defaults hold any event the seed engines send (their payloads are a few kilobytes;
+    /// full results come by a separate GET) with room to spare, and bound what a hostile or
+    /// broken server can make Reception hold to about a megabyte.
+    public init(maxLineBytes: Int = 1 << 20, maxEventBytes: Int = 1 << 20) {
         self.maxLineBytes = maxLineBytes
         self.maxEventBytes = maxEventBytes
     }
