@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "ReceptionSoul", targets: ["ReceptionSoul"]),
         .library(name: "ReceptionLocal", targets: ["ReceptionLocal"]),
         .library(name: "ReceptionLoopSymphony", targets: ["ReceptionLoopSymphony"]),
+        .library(name: "ReceptionOpenAI", targets: ["ReceptionOpenAI"]),
         .library(name: "ReceptionReferenceServers", targets: ["ReceptionReferenceServers"]),
         .library(name: "ReceptionREPL", targets: ["ReceptionREPL"]),
         .library(name: "ReceptionConfiguration", targets: ["ReceptionConfiguration"]),
@@ -97,6 +98,9 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
 
+        // OpenAI-compatible adapter: chat completions streamed over SSE, the soul as the system prompt.
+        .target(name: "ReceptionOpenAI", dependencies: ["ReceptionCore", "ReceptionTransport"]),
+
         // Deterministic reference servers (Loop Symphony) for tests and `reception-reference-server`.
         // They speak the adapter's wire types, so they depend on its module (never the reverse).
         .target(name: "ReceptionReferenceServers", dependencies: [
@@ -120,7 +124,7 @@ let package = Package(
             name: "reception",
             dependencies: [
                 "ReceptionCore", "ReceptionIntent", "ReceptionSoul", "ReceptionLocal", "ReceptionREPL",
-                "ReceptionConfiguration", "ReceptionLoopSymphony",
+                "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -152,6 +152,10 @@ public actor REPL {
             self.error(describe(error))
         }
         InterruptMonitor.shared.restore(previous)
+        if running.midText { console.write("\n") }
+        // An answer stopped half-way (Ctrl-C, a failure, a lost connection) was still seen:
+        // history and /save keep what was shown, once.
+        if let sent = state.lastRequest { recordPartial(running, request: sent) }
         if interrupted.withLock({ $0 }) {
             console.stopSpinner(running.spinner)
             let taskNote = running.taskID.map { cancellable ? " (asked the backend to cancel \($0))" : " (\($0) may still run on the backend)" } ?? ""
@@ -172,16 +176,11 @@ public actor REPL {
         }
         running.spinner = console.startSpinner("working…")
         defer { console.stopSpinner(running.spinner) }
-        var midText = false
         var sawTerminal = false
-        // Streamed text as the engine sent it and as the soul rendered it: history keeps
-        // the first, the transcript the second, even if no `.result` follows.
-        var streamedRaw = ""
-        var streamedShown = ""
         for try await event in exchange.events {
             try Task.checkCancellation()
             if console.mode == .json { console.line(EventJSON(event).line) }
-            if case .textDelta = event.event {} else if midText { console.write("\n"); midText = false }
+            if case .textDelta = event.event {} else if running.midText { console.write("\n"); running.midText = false }
             switch event.event {
             case .accepted(let taskID, let status):
                 running.taskID = taskID
@@ -204,9 +203,8 @@ public actor REPL {
             case .textDelta(let text):
                 console.stopSpinner(running.spinner)
                 let rendered = TerminalText.clean(event.display.first?.markdown ?? text)
-                streamedRaw += text
-                streamedShown += rendered
-                if console.mode != .json { console.write(rendered); midText = true }
+                running.stream(raw: text, shown: rendered)
+                if console.mode != .json { console.write(rendered); running.midText = true }
             case .toolUse(let tool):
                 show(event, fallback: [DisplayBlock(role: .progress, markdown: "using \(tool.name)")])
             case .permissionRequest(let permission):
@@ -216,25 +214,30 @@ public actor REPL {
                 sawTerminal = true
                 console.stopSpinner(running.spinner)
                 show(event, fallback: result.textWasStreamed ? [] : [DisplayBlock(role: .summary, markdown: result.text)])
-                record(result, request: exchange.request, streamed: streamedShown)
+                record(result, request: exchange.request, streamed: running.takeStreamed().shown)
                 await askAfterTask(result)
             case .failure(let failure):
                 sawTerminal = true
                 if !failure.cancelled { state.failedTasks += 1 }
                 console.stopSpinner(running.spinner)
+                recordPartial(running, request: exchange.request)
                 show(event, fallback: [DisplayBlock(role: .error, markdown: failure.message)])
                 state.transcript.append(TranscriptEntry(speaker: .system, markdown: "Failed: \(failure.message)"))
             }
         }
-        if midText { console.write("\n") }
+        if running.midText { console.write("\n"); running.midText = false }
         if !sawTerminal {
             // The contract promises a terminal event; a backend that broke it still must not
-            // lose what it already said.
-            if !streamedRaw.isEmpty {
-                record(BackendResult(text: streamedRaw, textWasStreamed: true), request: exchange.request, streamed: streamedShown)
-            }
+            // lose what it already said (`execute` records the partial answer).
             error("The \(backendName) backend ended its answer without a result.")
         }
+    }
+
+    /// What an answer stopped half-way had shown, into history and the transcript, once.
+    private func recordPartial(_ running: RunningTask, request: ReceptionRequest) {
+        guard let partial = running.unrecordedPartial() else { return }
+        lastDisplay = []
+        record(BackendResult(text: partial.raw, textWasStreamed: true), request: request, streamed: partial.shown)
     }
 
     private func record(_ result: BackendResult, request: ReceptionRequest, streamed: String) {
@@ -331,7 +334,7 @@ public actor REPL {
             if let old = session { await old.shutdown() }
             session = newSession
             backendName = name
-            completionWords?.extensionCommands = newSession.commands.map(\.name)
+            completionWords?.use(newSession.commands)
             if !state.trustChosenByPerson, let level = newSession.defaultTrustLevel, (0...2).contains(level) { state.trustLevel = level }
             state.pendingPlan = nil
             if let notice = newSession.notice { note(notice) }
@@ -389,6 +392,31 @@ public actor REPL {
 /// The id of the task in flight and its spinner, shared with the Ctrl-C handler.
 final class RunningTask: Sendable {
     private let state = Mutex<(taskID: String?, spinner: Task<Void, Never>?)>((nil, nil))
+    /// Streamed text as the engine sent it and as the soul rendered it: history keeps the
+    /// first, the transcript the second, whether or not a `.result` follows.
+    private let streamed = Mutex<(raw: String, shown: String)>(("", ""))
+    private let cursorMidLine = Mutex(false)
+
+    /// True while the cursor sits after streamed text, not at the start of a line.
+    var midText: Bool {
+        get { cursorMidLine.withLock { $0 } }
+        set { cursorMidLine.withLock { $0 = newValue } }
+    }
+
+    func stream(raw: String, shown: String) {
+        streamed.withLock { $0.raw += raw; $0.shown += shown }
+    }
+
+    /// The streamed text, now recorded with its result.
+    func takeStreamed() -> (raw: String, shown: String) {
+        streamed.withLock { value in defer { value = ("", "") }; return value }
+    }
+
+    /// Streamed text no result recorded (the answer stopped half-way), if any.
+    func unrecordedPartial() -> (raw: String, shown: String)? {
+        let partial = takeStreamed()
+        return partial.raw.isEmpty ? nil : partial
+    }
     var taskID: String? {
         get { state.withLock { $0.taskID } }
         set { state.withLock { $0.taskID = newValue } }

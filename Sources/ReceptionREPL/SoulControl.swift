@@ -20,10 +20,16 @@ public protocol SoulControl: Sendable {
 /// The names tab completion offers that change while the REPL runs (the current
 /// backend's extra commands), shared between the REPL and its line reader.
 public final class CompletionWords: Sendable {
-    private let commands = Mutex<[String]>([])
+    private let commands = Mutex<[BackendCommand]>([])
     public init() {}
-    public var extensionCommands: [String] {
-        get { commands.withLock { $0 } }
-        set { commands.withLock { $0 = newValue } }
+    public var extensionCommands: [String] { commands.withLock { $0.map(\.name) } }
+
+    /// The connected backend's commands (replaced when the person switches backend).
+    public func use(_ backendCommands: [BackendCommand]) { commands.withLock { $0 = backendCommands } }
+
+    /// What the backend command `name` offers after `arguments`.
+    public func arguments(for name: String, _ arguments: [String]) -> [String] {
+        guard let command = commands.withLock({ $0.first { $0.name == name } }) else { return [] }
+        return command.completions(arguments)
     }
 }

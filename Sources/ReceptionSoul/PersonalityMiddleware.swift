@@ -23,8 +23,11 @@ public struct PersonalityMiddleware: Middleware {
         var request = request
         // Outgoing: a language-model engine gets the soul as its system prompt, with the
         // classification the intent middleware (earlier in the chain) put on the request.
-        if case .submit = request.action, request.systemPrompt == nil, context.backend?.capabilities.contains(.systemPrompt) == true {
-            request.systemPrompt = prompts.systemPrompt(soul: soul, classification: request.classification, history: request.conversation)
+        if case .submit = request.action, request.systemPrompt == nil, let capabilities = context.backend?.capabilities,
+           capabilities.contains(.systemPrompt) {
+            // An engine that receives the turns as messages of its own needs no copy of them here.
+            let history = capabilities.contains(.conversationMessages) ? [] : request.conversation
+            request.systemPrompt = prompts.systemPrompt(soul: soul, classification: request.classification, history: history)
         }
         let exchange = try await next(request, context)
         let renderer = SoulRenderer(soul: soul)

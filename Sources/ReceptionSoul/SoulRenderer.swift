@@ -79,9 +79,11 @@ public struct SoulRenderer: Sendable {
         var leftOut = LeftOut()
         var iconBudget = soul.emoji == .sparing ? 1 : soul.emoji == .allowed ? Int.max : 0
 
-        // Summary: framing, hedge, then the engine's words, cut at a sentence boundary.
+        // Summary: framing, hedge, then the engine's words, cut at a sentence boundary. A lead
+        // ("Here is what I found.") leads into the words; after streamed words already on
+        // screen it would read backwards, so a streamed answer keeps only what follows it.
         var parts: [String] = []
-        if let lead = framing?.lead ?? defaults.lead, !lead.isEmpty { parts.append(style(lead)) }
+        if !response.textWasStreamed, let lead = framing?.lead ?? defaults.lead, !lead.isEmpty { parts.append(style(lead)) }
         if outcome != .inconclusive, let confidence = response.confidence {
             let band = soul.confidence.band(for: confidence)
             let hedge: String? = switch band {

@@ -104,11 +104,16 @@ public struct BackendCapabilities: OptionSet, Sendable, Hashable, Codable {
     /// Reads `ReceptionRequest.systemPrompt` (language-model engines): the REPL renders the
     /// soul's prompt for it.
     public static let systemPrompt = BackendCapabilities(rawValue: 1 << 7)
+    /// Sends `ReceptionRequest.conversation` to the engine as chat messages of its own
+    /// (OpenAI-compatible servers), so the soul's system prompt leaves the conversation out
+    /// rather than spend the model's context on it twice.
+    public static let conversationMessages = BackendCapabilities(rawValue: 1 << 8)
 
     public static let names: [(BackendCapabilities, String)] = [
         (.planApproval, "plan approval"), (.cancellation, "cancel"), (.permissionRequests, "permission requests"),
         (.textStreaming, "streamed text"), (.progress, "progress"), (.intentAware, "intent"),
         (.interventions, "interventions"), (.systemPrompt, "system prompt"),
+        (.conversationMessages, "conversation as messages"),
     ]
 
     /// Human-readable list, e.g. "plan approval, cancel, progress".

@@ -37,11 +37,17 @@ public struct BackendCommand: Sendable {
     public var usage: String
     /// Runs the command; returns Markdown to print. Throwing shows the error and keeps the session.
     public var run: @Sendable (_ arguments: [String]) async throws -> String
+    /// Words tab completion offers after the command, given the words typed so far (without
+    /// the command). Called on every Tab press, so it must answer from memory, never the network.
+    public var completions: @Sendable (_ arguments: [String]) -> [String]
 
-    public init(name: String, summary: String, usage: String, run: @escaping @Sendable ([String]) async throws -> String) {
+    public init(name: String, summary: String, usage: String,
+                completions: @escaping @Sendable ([String]) -> [String] = { _ in [] },
+                run: @escaping @Sendable ([String]) async throws -> String) {
         self.name = name
         self.summary = summary
         self.usage = usage
+        self.completions = completions
         self.run = run
     }
 }

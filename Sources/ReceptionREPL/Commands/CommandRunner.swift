@@ -62,7 +62,9 @@ extension REPL {
     }
 
     /// Names for tab completion after the given command.
-    public nonisolated static func completions(line: String, backends: [String], souls: [String], extensions: [String]) -> [String] {
+    /// `extensionArguments` answers for the backend's own commands (e.g. `/model` names).
+    public nonisolated static func completions(line: String, backends: [String], souls: [String], extensions: [String],
+                                               extensionArguments: (_ command: String, _ arguments: [String]) -> [String] = { _, _ in [] }) -> [String] {
         let words = CommandLineWords.split(line)
         let completingFirst = words.count <= 1 && !line.hasSuffix(" ")
         if completingFirst { return SlashCommand.all.map(\.name) + ["/exit"] + extensions }
@@ -78,6 +80,10 @@ extension REPL {
             return ["set", "clear"]
         case "/help": return SlashCommand.all.map(\.name) + extensions
         case "/goal": return ["clear"]
+        case let name? where extensions.contains(name):
+            // The word being typed is not an argument yet.
+            let typed = Array(words.dropFirst().dropLast(line.hasSuffix(" ") ? 0 : 1))
+            return extensionArguments(name, typed)
         default: return []
         }
     }

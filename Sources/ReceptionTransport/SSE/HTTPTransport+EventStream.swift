@@ -5,20 +5,28 @@ import NIOHTTP1
 import ReceptionCore
 
 extension HTTPTransport {
-    /// Opens `GET path` as a Server-Sent Events stream and yields its frames (comments too, so
-    /// callers notice keepalives). `lastEventID` resumes where an earlier stream stopped.
+    /// Opens `GET path` (or `method` with a JSON `body`, as OpenAI-compatible servers stream
+    /// answers to a POST) as a Server-Sent Events stream and yields its frames (comments too,
+    /// so callers notice keepalives). `lastEventID` resumes where an earlier stream stopped.
+    ///
+    /// A refusal the `retry` policy covers (429, 503) is sent again after the server's
+    /// `Retry-After` or a backoff; `onRetry` hears of each wait first, so a front end can say
+    /// why the answer is late. No frame has been read at that point, so nothing repeats.
     ///
     /// A non-200 answer throws `BackendError.http` with the server's words before any frame; a
     /// body that is not `text/event-stream`, a broken frame or a stream cut in the middle of
     /// a frame is a `BackendError.protocolViolation`; a lost connection is
     /// `BackendError.unreachable`. There is no overall deadline: a stream lasts as long as its
     /// task, and silence is bounded by the read timeout. Cancelling the consumer closes it.
-    public func eventStream(_ path: String, query: [(String, String)] = [], auth: HTTPAuthScope = .none,
-                            lastEventID: String? = nil, parser: SSEParser = SSEParser()) -> AsyncThrowingStream<SSEFrame, any Error> {
+    public func eventStream(_ path: String, method: HTTPMethod = .GET, query: [(String, String)] = [], body: Data? = nil,
+                            auth: HTTPAuthScope = .none, lastEventID: String? = nil, parser: SSEParser = SSEParser(),
+                            retry: HTTPRetryPolicy = .never,
+                            onRetry: @escaping @Sendable (HTTPRetryNotice) -> Void = { _ in }) -> AsyncThrowingStream<SSEFrame, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    try await self.readEvents(path, query: query, auth: auth, lastEventID: lastEventID, parser: parser) {
+                    try await self.readEvents(path, method: method, query: query, body: body, auth: auth, lastEventID: lastEventID,
+                                              parser: parser, retry: retry, onRetry: onRetry) {
                         continuation.yield($0)
                     }
                     continuation.finish()
@@ -30,25 +38,43 @@ extension HTTPTransport {
         }
     }
 
-    private func readEvents(_ path: String, query: [(String, String)], auth: HTTPAuthScope, lastEventID: String?,
-                            parser: SSEParser, onFrame: (SSEFrame) -> Void) async throws {
-        var request = try await makeRequest(.GET, path, query: query, auth: auth, requestID: UUID().uuidString.lowercased())
-        request.headers.replaceOrAdd(name: "Accept", value: "text/event-stream")
-        if let lastEventID { request.headers.replaceOrAdd(name: "Last-Event-ID", value: lastEventID) }
-        let response: HTTPClientResponse
-        do {
-            response = try await client.execute(request, timeout: .hours(24))
-        } catch {
-            throw failure(error, path: path)
-        }
-        guard response.status == .ok else {
-            let body = (try? await response.body.collect(upTo: 1 << 20)).map { Data($0.readableBytesView) } ?? Data()
-            throw BackendError.http(status: Int(response.status.code),
-                                    detail: Self.errorDetail(status: Int(response.status.code), body: body,
-                                                             contentType: response.headers.first(name: "content-type")))
+    private func readEvents(_ path: String, method: HTTPMethod, query: [(String, String)], body: Data?, auth: HTTPAuthScope,
+                            lastEventID: String?, parser: SSEParser, retry: HTTPRetryPolicy,
+                            onRetry: @Sendable (HTTPRetryNotice) -> Void, onFrame: (SSEFrame) -> Void) async throws {
+        var attempt = 1
+        var refreshed = false
+        var response: HTTPClientResponse
+        while true {
+            var request = try await makeRequest(method, path, query: query, body: body, auth: auth, requestID: UUID().uuidString.lowercased())
+            request.headers.replaceOrAdd(name: "Accept", value: "text/event-stream")
+            if let lastEventID { request.headers.replaceOrAdd(name: "Last-Event-ID", value: lastEventID) }
+            do {
+                response = try await client.execute(request, timeout: .hours(24))
+            } catch {
+                throw failure(error, path: path)
+            }
+            if response.status == .ok { break }
+            let status = Int(response.status.code)
+            let errorBody = (try? await response.body.collect(upTo: 1 << 20)).map { Data($0.readableBytesView) } ?? Data()
+            let detail = Self.errorDetail(status: status, body: errorBody, contentType: response.headers.first(name: "content-type"))
+            if status == 401, auth != .none, !refreshed, try await configuration.authentication.refreshAfterUnauthorized() {
+                refreshed = true
+                continue
+            }
+            guard let delay = retry.delay(afterAttempt: attempt, status: status, retryAfter: response.headers.first(name: "retry-after")) else {
+                if let wait = response.headers.first(name: "retry-after"), retry.retriedStatuses.contains(status),
+                   let seconds = HTTPRetryPolicy.seconds(retryAfter: wait) {
+                    throw BackendError.http(status: status, detail: "\(detail) (the server asks to wait \(Int(seconds.rounded(.up))) s before trying again)")
+                }
+                throw BackendError.http(status: status, detail: detail)
+            }
+            attempt += 1
+            onRetry(HTTPRetryNotice(status: status, detail: String(detail.prefix(200)), delay: delay,
+                                    nextAttempt: attempt, maxAttempts: retry.maxAttempts))
+            try await Task.sleep(for: delay)
         }
         if let type = response.headers.first(name: "content-type"), !type.lowercased().hasPrefix("text/event-stream") {
-            throw BackendError.protocolViolation("GET \(path) answered \(type), not text/event-stream")
+            throw BackendError.protocolViolation("\(method.rawValue) \(path) answered \(type), not text/event-stream")
         }
         var parser = parser
         do {
@@ -61,7 +87,7 @@ extension HTTPTransport {
             throw failure(error, path: path)
         }
         if parser.finish() {
-            throw BackendError.protocolViolation("GET \(path) closed in the middle of an SSE frame")
+            throw BackendError.protocolViolation("\(method.rawValue) \(path) closed in the middle of an SSE frame")
         }
     }
 }

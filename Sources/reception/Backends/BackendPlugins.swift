@@ -1,6 +1,7 @@
 import ReceptionCore
 import ReceptionLocal
 import ReceptionLoopSymphony
+import ReceptionOpenAI
 
 /// The backend plugins this executable offers, as a root command lists its subcommands.
 /// Adding an adapter: its module, one line in Package.swift, one line here.
@@ -8,5 +9,6 @@ enum BackendPlugins {
     static let all: [BackendPlugin] = [
         LocalPlugin.plugin,
         LoopSymphonyPlugin.plugin,
+        OpenAIPlugin.plugin,
     ]
 }

@@ -22,4 +22,19 @@ enum BackendSetup {
         profiles.removeAll { $0.name == LocalPlugin.kind }
         return BackendCatalog(plugins: BackendPlugins.all, profiles: [local] + profiles, environment: environment)
     }
+
+    /// The catalog with `--model` applied to the backend the REPL starts on, as if its profile
+    /// said `"model": NAME`. A backend with no model option is an error, not a silent no-op.
+    static func applying(model: String, to backend: String, in catalog: BackendCatalog) throws -> BackendCatalog {
+        let (profile, plugin) = try catalog.entry(named: backend)
+        guard plugin.option(named: "model") != nil else {
+            let kinds = catalog.plugins.filter { $0.option(named: "model") != nil }.map(\.kind)
+            throw BackendCatalogError(description: "--model applies to backends that ask a model (\(kinds.joined(separator: ", "))); \(backend) is of kind \(plugin.kind).")
+        }
+        var changed = profile
+        changed.values["model"] = .string(model)
+        var result = catalog
+        result.profiles = [changed] + catalog.profiles.filter { $0.name != profile.name }
+        return result
+    }
 }

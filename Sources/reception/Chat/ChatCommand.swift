@@ -21,6 +21,9 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Backend to start on: a kind or a profile name (reception backends lists them).", valueName: "name"))
     var backend = "local"
 
+    @Option(name: .long, help: ArgumentHelp("Model for a language-model backend (openai): overrides its profile's model.", valueName: "name"))
+    var model: String?
+
     @Option(name: .long, help: ArgumentHelp("Soul name (a file in Souls/) or path to a soul.md file.", valueName: "name|file"))
     var soul = "default"
 
@@ -65,13 +68,20 @@ struct ChatCommand: AsyncParsableCommand {
             throw ValidationError("Cannot use soul \(soul): \(error)")
         }
 
-        let catalog: BackendCatalog
+        var catalog: BackendCatalog
         do {
             catalog = try BackendSetup.catalog(environment: environment, localKnowledge: knowledge, localStepMilliseconds: localStepMs)
         } catch {
             // A broken configuration is shown where it is, never skipped silently.
             FileHandle.standardError.write(Data("error: the backend configuration has problems:\n\(error)\n".utf8))
             throw ExitCode(1)
+        }
+        if let model {
+            do {
+                catalog = try BackendSetup.applying(model: model, to: backend, in: catalog)
+            } catch {
+                throw ValidationError("\(error)")
+            }
         }
         let completionWords = CompletionWords()
         let reader: any LineReader
@@ -80,7 +90,8 @@ struct ChatCommand: AsyncParsableCommand {
             let backendNames = catalog.names
             reader = ReadlineLineReader(historyPath: history) { line, _ in
                 REPL.completions(line: line, backends: backendNames, souls: library.names(),
-                                 extensions: completionWords.extensionCommands)
+                                 extensions: completionWords.extensionCommands,
+                                 extensionArguments: completionWords.arguments(for:_:))
             }
         } else {
             reader = PlainLineReader()

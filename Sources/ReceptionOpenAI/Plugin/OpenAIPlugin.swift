@@ -1,0 +1,99 @@
+import Foundation
+import ReceptionCore
+
+/// The `openai` plugin: any server that speaks OpenAI's chat-completions API.
+///
+/// Without a profile, `--backend openai` follows the official SDKs: the base URL from
+/// `OPENAI_BASE_URL` (default `https://api.openai.com/v1`) and the key from `OPENAI_API_KEY`;
+/// the model from `--model` (the REPL sets the profile's `model`), else `OPENAI_MODEL`, else
+/// the server's only model when it serves exactly one (llama.cpp, a single Ollama model).
+public enum OpenAIPlugin {
+    public static let kind = "openai"
+    public static let defaultBaseURL = "https://api.openai.com/v1"
+
+    public static let options: [PluginOption] = [
+        PluginOption("url", .url, help: "the API's base URL including /v1, e.g. http://127.0.0.1:8080/v1", required: true),
+        PluginOption("model", .string, help: "the model to ask (default: the server's only model)"),
+        PluginOption("api_key", .secret, help: "sent as Authorization: Bearer, to this URL only"),
+        PluginOption("temperature", .number(0...2), help: "sampling temperature"),
+        PluginOption("max_tokens", .integer(1...1_000_000), help: "longest answer, in tokens"),
+        PluginOption("history_turns", .integer(0...200), help: "earlier turns sent with each message (default 12)"),
+        PluginOption("timeout_s", .integer(1...3_600), help: "longest silence while the model answers, in seconds (default 120)"),
+    ]
+
+    public static let plugin = BackendPlugin(
+        kind: kind, summary: "any OpenAI-compatible chat server (llama.cpp, Ollama, vLLM, LM Studio, hosted): streamed answers in the soul's voice",
+        options: options,
+        discussion: """
+        Without a profile: OPENAI_BASE_URL (default \(defaultBaseURL)), OPENAI_API_KEY, and the model \
+        from --model, else OPENAI_MODEL, else the server's only model.
+        """,
+        builtInProfile: builtInProfile,
+        connect: { profile, environment in try await connect(configuration(for: profile, environment: environment), name: profile.name) })
+
+    static func builtInProfile(_ environment: PluginEnvironment) -> BackendProfile {
+        var values: [String: ProfileValue] = ["url": .string(environment[variable: "OPENAI_BASE_URL"] ?? defaultBaseURL)]
+        if environment[variable: "OPENAI_API_KEY"] != nil { values["api_key"] = .secretFromEnvironment("OPENAI_API_KEY") }
+        if let model = environment[variable: "OPENAI_MODEL"] { values["model"] = .string(model) }
+        return BackendProfile(name: kind, kind: kind, values: values, origin: "the OPENAI_* environment variables")
+    }
+
+    /// A client configuration for a profile, with its key read from where the profile says.
+    public static func configuration(for profile: BackendProfile, environment: PluginEnvironment) throws -> OpenAIConfiguration {
+        guard let url = profile.string("url") else { throw ProfileError(profile: profile, "it has no url.") }
+        var configuration = OpenAIConfiguration(baseURL: url, model: profile.string("model"),
+                                                apiKey: try profile.secret("api_key", environment: environment),
+                                                temperature: profile.number("temperature"), maxTokens: profile.integer("max_tokens"))
+        if let turns = profile.integer("history_turns") { configuration.historyTurns = turns }
+        if let seconds = profile.integer("timeout_s") { configuration.idleTimeout = .seconds(seconds) }
+        switch profile.values["api_key"] {
+        case .secretFromEnvironment(let variable)?: configuration.apiKeySource = "$\(variable)"
+        case .secretFromFile(let path)?: configuration.apiKeySource = path
+        default: break
+        }
+        return configuration
+    }
+
+    /// Connects: asks the server for its models (which also checks the address and the key),
+    /// settles the model, and adds `/model`.
+    public static func connect(_ configuration: OpenAIConfiguration, name: String) async throws -> BackendConnection {
+        let client = OpenAIClient(configuration: configuration)
+        let offered: [String]
+        var notice: String?
+        do {
+            offered = try await client.models().map(\.id)
+        } catch BackendError.http(let status, let detail) where status == 404 || status == 405 {
+            // Some compatible servers have no model list; with a model named, chat still works.
+            guard configuration.model != nil else {
+                await client.shutdown()
+                throw OpenAIConnectError(description: "The server at \(RedactedURL.display(configuration.baseURL)) has no model list (HTTP \(status): \(detail)), so Reception cannot pick a model: name one with --model or the profile's model.")
+            }
+            offered = []
+            notice = "This server has no model list (GET /models answered \(status)); /model cannot list models."
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+        let model: String
+        if let named = configuration.model {
+            model = named
+            if !offered.isEmpty, !offered.contains(named) {
+                notice = "The server does not list the model \"\(named)\" (it offers \(offered.prefix(8).joined(separator: ", "))); some servers answer with another model, others refuse."
+            }
+        } else if offered.count == 1 {
+            model = offered[0]
+        } else {
+            await client.shutdown()
+            let list = offered.isEmpty ? "none" : offered.prefix(12).joined(separator: ", ") + (offered.count > 12 ? ", …" : "")
+            throw OpenAIConnectError(description: "Name a model with --model NAME (or OPENAI_MODEL, or the profile's model). The server offers: \(list).")
+        }
+        let backend = OpenAIBackend(client: client, model: model, name: name)
+        let known = ModelNames(offered)
+        return BackendConnection(backend: backend, commands: OpenAICommands(backend: backend, known: known).all, notice: notice,
+                                 shutdown: { await client.shutdown() })
+    }
+}
+
+public struct OpenAIConnectError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}

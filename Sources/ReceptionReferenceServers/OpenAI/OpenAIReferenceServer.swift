@@ -1,0 +1,166 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import ReceptionCore
+
+/// What the OpenAI-compatible reference server does, and how fast.
+public struct OpenAIReferenceOptions: Sendable {
+    public var host = "127.0.0.1"
+    /// 0 picks a free port. 8080 is where llama.cpp's `llama-server` listens by default.
+    public var port = 8080
+    /// Models `GET /v1/models` lists; any other name is answered too, as llama.cpp does.
+    public var models = ["reference-model"]
+    /// Keys accepted as `Authorization: Bearer`; empty: no authentication.
+    public var apiKeys: [String] = []
+    /// Pause between chunks ("slow" in the message makes it `slowChunkDelay`).
+    public var chunkDelay: Duration = .milliseconds(15)
+    public var slowChunkDelay: Duration = .milliseconds(400)
+
+    public init(port: Int = 8080, models: [String] = ["reference-model"], apiKeys: [String] = [],
+                chunkDelay: Duration = .milliseconds(15), slowChunkDelay: Duration = .milliseconds(400)) {
+        self.port = port
+        self.models = models
+        self.apiKeys = apiKeys
+        self.chunkDelay = chunkDelay
+        self.slowChunkDelay = slowChunkDelay
+    }
+}
+
+/// A deterministic OpenAI-compatible chat server for tests and for trying Reception:
+/// `reception serve openai`.
+///
+/// It speaks what the real llama.cpp-based server sends (see `../shared/upstream-servers/
+/// openai-local`): `data:` events with LF endings, a first chunk with only the role, one
+/// small chunk at a time, a finish chunk with an empty delta, `data: [DONE]`; errors as
+/// `{"error": {...}}` for request problems, `{"detail": ...}` for 401/404, plain text for a
+/// body that is not JSON. Words in the last user message script the rest (`OpenAIScript`).
+public struct OpenAIReferenceServer: Sendable {
+    public let options: OpenAIReferenceOptions
+    let state = OpenAIReferenceState()
+
+    public init(options: OpenAIReferenceOptions = OpenAIReferenceOptions()) {
+        self.options = options
+    }
+
+    /// Serves until the surrounding task is cancelled; `onReady` gets the bound port.
+    public func run(onReady: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        precondition(["127.0.0.1", "localhost", "::1"].contains(options.host), "the reference server only binds loopback")
+        let server = self
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in await server.respond(request) }
+        let app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
+            onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
+            logger: { var l = Logger(label: "openai-reference"); l.logLevel = .critical; return l }())
+        try await app.run()
+    }
+
+    /// Chat-completion bodies received so far, oldest first (tests read what the client sent).
+    public func receivedBodies() async -> [JSONValue] { await state.bodies }
+
+    /// Streams whose client went away before the end (the client closed the request).
+    public func abandonedStreams() async -> Int { await state.abandoned }
+
+    func respond(_ request: Request) async -> Response {
+        var request = request
+        let path = request.uri.path
+        if !options.apiKeys.isEmpty {
+            let given = request.headers[.authorization]
+            guard let given, given.hasPrefix("Bearer "), options.apiKeys.contains(String(given.dropFirst(7))) else {
+                return Self.json(401, .object(["detail": .string("Invalid API key")]))
+            }
+        }
+        switch (request.method, path) {
+        case (.get, "/v1/models"):
+            let data = options.models.map { JSONValue.object(["id": .string($0), "object": .string("model"), "owned_by": .string("reception"), "permissions": .array([])]) }
+            return Self.json(200, .object(["object": .string("list"), "data": .array(data)]))
+        case (.post, "/v1/chat/completions"):
+            let body = (try? await request.collectBody(upTo: 8 << 20)).map { Data(buffer: $0) } ?? Data()
+            guard let value = try? Wire.decode(JSONValue.self, from: body), case .object = value else {
+                return Response(status: .internalServerError, headers: [.contentType: "text/plain; charset=utf-8"],
+                                body: ResponseBody(byteBuffer: ByteBuffer(string: "Internal Server Error")))
+            }
+            await state.record(value)
+            return await chat(value)
+        case (_, "/v1/models"), (_, "/v1/chat/completions"):
+            return Self.json(405, .object(["detail": .string("Method Not Allowed")]))
+        default:
+            return Self.json(404, .object(["detail": .string("Not Found")]))
+        }
+    }
+
+    func chat(_ body: JSONValue) async -> Response {
+        guard case .array(let messages)? = body["messages"] else {
+            return Self.openAIError(400, "'messages' is a required property", type: "invalid_request_error", param: "messages")
+        }
+        let script = OpenAIScript(messages: messages, model: body["model"]?.stringValue ?? options.models.first ?? "reference-model",
+                                  maxTokens: body["max_tokens"]?.intValue)
+        if script.has("errorbody") {
+            return Self.openAIError(400, "This model's maximum context length is 2048 tokens. However, you requested 9000 tokens. Please reduce the length of the messages or completion.",
+                                    type: "invalid_request_error", param: "messages", code: "context_length_exceeded")
+        }
+        if script.has("busy"), await state.firstTime(script.lastUser) {
+            var response = Self.openAIError(429, "Rate limit reached for requests", type: "requests", code: "rate_limit_exceeded")
+            response.headers[.retryAfter] = "1"
+            return response
+        }
+        guard body["stream"]?.boolValue == true else {
+            return Self.json(200, script.completion())
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream; charset=utf-8"
+        headers[.cacheControl] = "no-cache"
+        if script.has("overflow") {
+            // The real server's answer to a streamed prompt longer than its context: 200 and nothing.
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer()))
+        }
+        let delay = script.has("slow") ? options.slowChunkDelay : options.chunkDelay
+        let includeUsage = body["stream_options"]?["include_usage"]?.boolValue == true
+        let state = state
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            do {
+                for event in script.events(includeUsage: includeUsage) {
+                    switch event {
+                    case .pause: try await Task.sleep(for: delay)
+                    case .data(let text): try await writer.write(ByteBuffer(string: "data: \(text)\n\n"))
+                    case .comment(let text): try await writer.write(ByteBuffer(string: ": \(text)\n\n"))
+                    }
+                }
+                try await writer.finish(nil)
+            } catch {
+                await state.abandon()
+                throw error
+            }
+        })
+    }
+
+    static func json(_ status: Int, _ value: JSONValue) -> Response {
+        Response(status: HTTPResponse.Status(code: status), headers: [.contentType: "application/json"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: Wire.jsonString(value))))
+    }
+
+    static func openAIError(_ status: Int, _ message: String, type: String, param: String? = nil, code: String? = nil) -> Response {
+        json(status, .object(["error": .object([
+            "message": .string(message), "type": .string(type),
+            "param": param.map(JSONValue.string) ?? .null, "code": code.map(JSONValue.string) ?? .null,
+        ])]))
+    }
+}
+
+actor OpenAIReferenceState {
+    private(set) var bodies: [JSONValue] = []
+    private(set) var abandoned = 0
+    private var seen: Set<String> = []
+
+    func record(_ body: JSONValue) {
+        bodies.append(body)
+        if bodies.count > 200 { bodies.removeFirst(bodies.count - 200) }
+    }
+
+    func abandon() { abandoned += 1 }
+
+    /// True the first time this text is seen (a 429 once, then a normal answer).
+    func firstTime(_ text: String) -> Bool { seen.insert(text).inserted }
+}
