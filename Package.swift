@@ -101,7 +101,7 @@ let package = Package(
         // OpenAI-compatible adapter: chat completions streamed over SSE, the soul as the system prompt.
         .target(name: "ReceptionOpenAI", dependencies: ["ReceptionCore", "ReceptionTransport"]),
 
-        // Deterministic reference servers (Loop Symphony) for tests and `reception-reference-server`.
+        // Deterministic reference servers (Loop Symphony, OpenAI-compatible) for tests and `reception-reference-server`.
         // They speak the adapter's wire types, so they depend on its module (never the reverse).
         .target(name: "ReceptionReferenceServers", dependencies: [
             "ReceptionCore", "ReceptionLoopSymphony",
@@ -164,6 +164,9 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+        .testTarget(name: "ReceptionOpenAITests", dependencies: [
+            "ReceptionOpenAI", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionSoul", "ReceptionCore",
         ]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.

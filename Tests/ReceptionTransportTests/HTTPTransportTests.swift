@@ -47,6 +47,19 @@ private func withServer(_ body: @escaping @Sendable (String, SeenIDs) async thro
         let text = ": hello\n\nid: 8\ndata: resumed after \(last)\n\n"
         return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
+    let refusals = Mutex(0)
+    router.post("busy-events") { request, _ -> Response in
+        // Refused twice (once with a wait, once without), then the posted body comes back as an event.
+        let body = String(buffer: try await request.body.collect(upTo: 1 << 16))
+        let count = refusals.withLock { $0 += 1; return $0 }
+        if count == 1 { return Response(status: .tooManyRequests, headers: [.retryAfter: "0"]) }
+        if count == 2 { return Response(status: .serviceUnavailable) }
+        return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init(byteBuffer: ByteBuffer(string: "data: \(body)\n\n")))
+    }
+    router.post("very-busy") { _, _ -> Response in
+        Response(status: .tooManyRequests, headers: [.retryAfter: "3600", .contentType: "application/json"],
+                 body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"message":"Quota exceeded"}}"#)))
+    }
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                           onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
@@ -120,6 +133,39 @@ struct HTTPTransportTests {
             await #expect(throws: BackendError.self, "not an event stream") {
                 for try await _ in transport.eventStream("/secure") {}
             }
+            await transport.shutdown()
+        }
+    }
+
+    @Test func aPostedEventStreamIsRetriedWhenRefusedForLoadAndSaysSoFirst() async throws {
+        try await withServer { base, _ in
+            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base))
+            let notices = Mutex<[String]>([])
+            var frames: [SSEFrame] = []
+            let stream = transport.eventStream("/busy-events", method: .POST, body: Data(#"{"q":1}"#.utf8),
+                                               retry: HTTPRetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)),
+                                               onRetry: { notice in notices.withLock { $0.append(notice.message) } })
+            for try await frame in stream { frames.append(frame) }
+            #expect(frames == [.event(data: #"{"q":1}"#, name: nil, id: nil)], "the same body was sent again")
+            let heard = notices.withLock { $0 }
+            #expect(heard.count == 2)
+            #expect(heard.first?.hasPrefix("The server is busy (HTTP 429: Too Many Requests); trying again in 0.0 s (attempt 2 of 3)") == true, "\(heard)")
+            #expect(heard.last?.contains("HTTP 503") == true)
+            await transport.shutdown()
+        }
+    }
+
+    @Test func aRefusalAskingForALongWaitIsReportedWithTheWaitNotWaitedOut() async throws {
+        try await withServer { base, _ in
+            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base))
+            let start = ContinuousClock.now
+            do {
+                for try await _ in transport.eventStream("/very-busy", method: .POST, body: Data("{}".utf8), retry: HTTPRetryPolicy()) {}
+                Issue.record("a refusal must end the stream")
+            } catch {
+                #expect("\(error)" == "HTTP 429: Quota exceeded (the server asks to wait 3600 s before trying again)")
+            }
+            #expect(start.duration(to: .now) < .seconds(5))
             await transport.shutdown()
         }
     }

@@ -43,19 +43,23 @@ public struct OpenAIClient: Sendable {
     /// An HTTP error in words a person can act on: the server's own message (its first
     /// paragraph: llama-cpp-python puts a Python traceback after it), plus what to do for the
     /// statuses that have an obvious remedy. The key itself never appears.
-    func explain(_ error: any Error) -> any Error {
+    public func explain(_ error: any Error) -> any Error {
         guard case BackendError.http(let status, let detail) = error else { return error }
         var words = Self.firstParagraph(detail)
-        switch status {
-        case 401:
-            words += configuration.apiKey == nil
-                ? " No API key was sent: set OPENAI_API_KEY, or api_key_env in the profile."
-                : " The server refused the API key from \(configuration.apiKeySource ?? "the configuration")."
-        case 403: words += " The key is not allowed to do this."
-        case 404 where words.localizedCaseInsensitiveContains("model"): words += " /model lists the models this server offers."
-        case 404: words += " Is \(RedactedURL.display(configuration.baseURL)) the API's base URL (usually ending in /v1)?"
-        case 429: words += " The server keeps refusing for load or quota; try again later."
-        default: break
+        let advice: String? = switch status {
+        case 401: configuration.apiKey == nil
+            ? "No API key was sent: set OPENAI_API_KEY, or api_key_env in the profile."
+            : "The server refused the API key from \(configuration.apiKeySource ?? "the configuration")."
+        case 403: "The key is not allowed to do this."
+        case 404 where words.localizedCaseInsensitiveContains("model"): "/model lists the models this server offers."
+        case 404: "Is \(RedactedURL.display(configuration.baseURL)) the API's base URL (usually ending in /v1)?"
+        case 429: "The server keeps refusing for load or quota; try again later."
+        default: nil
+        }
+        if let advice {
+            // The server's words, then ours as a sentence of their own.
+            if let last = words.last, !".!?".contains(last) { words += "." }
+            words += " " + advice
         }
         return BackendError.http(status: status, detail: words)
     }

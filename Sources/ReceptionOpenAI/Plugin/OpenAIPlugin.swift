@@ -62,11 +62,12 @@ public enum OpenAIPlugin {
         var notice: String?
         do {
             offered = try await client.models().map(\.id)
-        } catch BackendError.http(let status, let detail) where status == 404 || status == 405 {
+        } catch BackendError.http(let status, _) where status == 404 || status == 405 {
             // Some compatible servers have no model list; with a model named, chat still works.
             guard configuration.model != nil else {
                 await client.shutdown()
-                throw OpenAIConnectError(description: "The server at \(RedactedURL.display(configuration.baseURL)) has no model list (HTTP \(status): \(detail)), so Reception cannot pick a model: name one with --model or the profile's model.")
+                let url = RedactedURL.display(configuration.baseURL)
+                throw OpenAIConnectError(description: "GET /models at \(url) answered HTTP \(status) (\(status == 404 ? "Not Found" : "Method Not Allowed")). Is \(url) the API's base URL (usually ending in /v1)? If it is, the server has no model list: name a model with --model or the profile's model.")
             }
             offered = []
             notice = "This server has no model list (GET /models answered \(status)); /model cannot list models."

@@ -164,3 +164,42 @@ actor OpenAIReferenceState {
     /// True the first time this text is seen (a 429 once, then a normal answer).
     func firstTime(_ text: String) -> Bool { seen.insert(text).inserted }
 }
+
+/// An OpenAI-compatible reference server running in the background (tests).
+public final class RunningOpenAIServer: Sendable {
+    public let server: OpenAIReferenceServer
+    public let port: Int
+    private let task: Task<Void, any Error>
+
+    /// The API's base URL, `/v1` included, as clients take it.
+    public var baseURL: String { "http://127.0.0.1:\(port)/v1" }
+
+    init(server: OpenAIReferenceServer, port: Int, task: Task<Void, any Error>) {
+        self.server = server
+        self.port = port
+        self.task = task
+    }
+
+    /// Starts a server on 127.0.0.1 (ephemeral port) and returns once it accepts connections.
+    public static func start(_ options: OpenAIReferenceOptions = OpenAIReferenceOptions(port: 0)) async throws -> RunningOpenAIServer {
+        var options = options
+        options.port = 0
+        let server = OpenAIReferenceServer(options: options)
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let task = Task {
+            defer { continuation.finish() }
+            try await server.run { port in continuation.yield(port) }
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            _ = try await task.value
+            throw CancellationError()
+        }
+        return RunningOpenAIServer(server: server, port: port, task: task)
+    }
+
+    public func stop() async {
+        task.cancel()
+        _ = try? await task.value
+    }
+}

@@ -65,6 +65,14 @@ public struct HTTPRetryNotice: Sendable, Hashable {
     public var nextAttempt: Int
     public var maxAttempts: Int
 
+    public init(status: Int, detail: String, delay: Duration, nextAttempt: Int, maxAttempts: Int) {
+        self.status = status
+        self.detail = detail
+        self.delay = delay
+        self.nextAttempt = nextAttempt
+        self.maxAttempts = maxAttempts
+    }
+
     /// "The server is busy (HTTP 429: Rate limit reached); trying again in 2 s (attempt 2 of 4)."
     public var message: String {
         let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18

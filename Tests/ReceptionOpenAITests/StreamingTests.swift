@@ -1,0 +1,146 @@
+import Foundation
+import ReceptionCore
+import ReceptionOpenAI
+import ReceptionReferenceServers
+import ReceptionTesting
+import Testing
+
+@Suite("OpenAI-compatible streaming")
+struct OpenAIStreamingTests {
+    @Test func theAdapterKeepsTheEventContractAgainstTheReferenceServer() async throws {
+        try await withOpenAIServer { _, backend in
+            let report = await BackendConformance(backend: backend, scenarios: .init(
+                answered: ReceptionRequest(text: "hello", trustLevel: 1),
+                slow: ReceptionRequest(text: "slow answer please", trustLevel: 1),
+                failing: ReceptionRequest(text: "errorbody", trustLevel: 1),
+                unusual: ReceptionRequest(text: "reasoning first", trustLevel: 1),
+                dropped: ReceptionRequest(text: "dropped connection", trustLevel: 1),
+                notApplicable: ["planned": "a chat model answers at once; it has no plans to approve"])).run()
+            #expect(report.failures.isEmpty, "\(report)")
+            #expect(report.passed.count == report.outcomes.count - 1, "\(report)")
+        }
+    }
+
+    @Test func anAnswerArrivesInManyChunksThatAddUpToTheResult() async throws {
+        try await withOpenAIServer { _, backend in
+            let events = try await collect(backend.submit(ReceptionRequest(text: "hello", trustLevel: 1)))
+            let answer = try #require(result(in: events))
+            #expect(chunkCount(events) > 10, "streamed chunk by chunk, not buffered: \(events.count) events")
+            #expect(answer.textWasStreamed)
+            #expect(answer.text == streamedText(events))
+            #expect(answer.text.hasPrefix("Okay. You said: hello."))
+            #expect(answer.outcome == .complete)
+            if case .accepted = events.first {} else { Issue.record("starts with .accepted: \(events)") }
+        }
+    }
+
+    @Test func theFirstChunkArrivesLongBeforeTheAnswerEnds() async throws {
+        try await withOpenAIServer(OpenAIReferenceOptions(port: 0, chunkDelay: .milliseconds(1), slowChunkDelay: .milliseconds(60))) { _, backend in
+            let start = ContinuousClock.now
+            var first: Duration?
+            var last = Duration.zero
+            for try await event in backend.submit(ReceptionRequest(text: "slow hello", trustLevel: 1)) {
+                if case .textDelta = event {
+                    first = first ?? start.duration(to: .now)
+                    last = start.duration(to: .now)
+                }
+            }
+            let firstChunk = try #require(first)
+            // About 40 chunks 60 ms apart: the first must come near the start, not with the rest.
+            #expect(firstChunk * 5 < last, "first chunk after \(firstChunk), last after \(last)")
+        }
+    }
+
+    @Test func aStreamWithoutDoneStillEndsWithTheAnswer() async throws {
+        try await withOpenAIServer { _, backend in
+            let events = try await collect(backend.submit(ReceptionRequest(text: "nodone please", trustLevel: 1)))
+            let answer = try #require(result(in: events), "finish reason without [DONE] is a complete answer: \(events)")
+            #expect(answer.text.contains("You said: nodone please"))
+        }
+    }
+
+    @Test func doneWithoutAFinishReasonIsAnInterruptedAnswerNotACompleteOne() async throws {
+        try await withOpenAIServer { _, backend in
+            let events = try await collect(backend.submit(ReceptionRequest(text: "cut please", trustLevel: 1)))
+            #expect(result(in: events) == nil)
+            let failed = try #require(failure(in: events))
+            #expect(failed.message.contains("stopped this answer before it finished"))
+            #expect(failed.message.contains("What was shown is kept"))
+            #expect(!streamedText(events).isEmpty, "the part already streamed was delivered")
+        }
+    }
+
+    @Test func anEmptyStreamSaysTheConversationNoLongerFits() async throws {
+        try await withOpenAIServer { _, backend in
+            let events = try await collect(backend.submit(ReceptionRequest(text: "overflow", trustLevel: 1)))
+            let failed = try #require(failure(in: events))
+            #expect(failed.message.contains("no longer fits the model's context"))
+        }
+    }
+
+    @Test func aConnectionLostMidAnswerKeepsWhatWasStreamedAndSaysSo() async throws {
+        try await withOpenAIServer { _, backend in
+            let events = try await collect(backend.submit(ReceptionRequest(text: "dropped please", trustLevel: 1)))
+            #expect(!streamedText(events).isEmpty)
+            let failed = try #require(failure(in: events))
+            #expect(failed.message.contains("closed before the model finished"))
+        }
+    }
+
+    @Test func aLengthFinishIsABoundedAnswer() async throws {
+        try await withOpenAIServer { _, backend in
+            let events = try await collect(backend.submit(ReceptionRequest(text: "long answer", trustLevel: 1)))
+            #expect(result(in: events)?.outcome == .bounded)
+        }
+    }
+
+    @Test func reasoningShowsAsThinkingNeverAsTheAnswer() async throws {
+        try await withOpenAIServer { _, backend in
+            let events = try await collect(backend.submit(ReceptionRequest(text: "reasoning", trustLevel: 1)))
+            let thoughts = events.compactMap { if case .thinking(let text) = $0 { text } else { nil } }
+            #expect(!thoughts.isEmpty)
+            #expect(!streamedText(events).contains("Let me think"))
+            #expect(result(in: events)?.text.hasPrefix("Okay.") == true)
+        }
+    }
+
+    @Test func cancellingClosesTheRequestSoTheServerStopsGenerating() async throws {
+        try await withOpenAIServer { server, backend in
+            let request = ReceptionRequest(text: "slow answer", trustLevel: 1)
+            var events: [BackendEvent] = []
+            var cancelled = false
+            for try await event in backend.submit(request) {
+                events.append(event)
+                if chunkCount(events) == 2, !cancelled {
+                    cancelled = true
+                    try await backend.cancel(taskID: request.id)
+                }
+            }
+            #expect(chunkCount(events) == 2, "nothing more was shown after the cancel")
+            await #expect(throws: BackendError.self) { try await backend.cancel(taskID: request.id) }
+            let failed = try #require(failure(in: events))
+            #expect(failed.cancelled)
+            #expect(result(in: events) == nil)
+            // The server's writer notices the closed connection at its next chunk.
+            var abandoned = 0
+            for _ in 0..<50 where abandoned == 0 {
+                try await Task.sleep(for: .milliseconds(100))
+                abandoned = await server.server.abandonedStreams()
+            }
+            #expect(abandoned == 1, "the request was closed, not left running")
+        }
+    }
+
+    @Test func aBusyServerIsAskedAgainAfterItsRetryAfterAndThePersonIsTold() async throws {
+        try await withOpenAIServer { _, backend in
+            let start = ContinuousClock.now
+            let events = try await collect(backend.submit(ReceptionRequest(text: "busy now", trustLevel: 1)))
+            let notices = events.compactMap { if case .progress(let p) = $0 { p.message } else { nil } }
+            #expect(notices.count == 1)
+            #expect(notices.first?.contains("HTTP 429: Rate limit reached for requests") == true, "\(notices)")
+            #expect(notices.first?.contains("trying again in 1.0 s (attempt 2 of 3)") == true, "\(notices)")
+            #expect(start.duration(to: .now) >= .milliseconds(950), "Retry-After: 1 was honoured")
+            #expect(result(in: events)?.text.contains("You said: busy now") == true)
+        }
+    }
+}
