@@ -133,6 +133,23 @@ struct StreamingTests {
         #expect(prompted.systemPrompt?.contains(Self.soul.name) == true, "\(prompted.systemPrompt ?? "nil")")
         #expect(try await sent(capabilities: [.planApproval]).systemPrompt == nil)
     }
+
+    /// A lead introduces the words that follow it; after an answer already streamed on screen
+    /// it would read backwards ("Here is what I found." under the answer), so it is left out,
+    /// while the note that closes a bounded answer still comes.
+    @Test func aStreamedAnswerGetsNoLeadAfterItButKeepsTheClosingNote() {
+        var soul = Soul(name: "s")
+        soul.outcomes["complete"] = OutcomeStyle(lead: "Here is the answer.", note: nil)
+        soul.outcomes["bounded"] = OutcomeStyle(lead: "So far:", note: "I stopped at a limit.")
+        let renderer = SoulRenderer(soul: soul)
+        let streamed = renderer.render(BackendResult(outcome: .complete, text: "words", textWasStreamed: true), trustLevel: 1)
+        #expect(!streamed.map(\.markdown).joined().contains("Here is the answer."), "\(streamed)")
+        let whole = renderer.render(BackendResult(outcome: .complete, text: "words"), trustLevel: 1)
+        #expect(whole.first?.markdown.hasPrefix("Here is the answer.") == true, "\(whole)")
+        let bounded = renderer.render(BackendResult(outcome: .bounded, text: "words", textWasStreamed: true), trustLevel: 1)
+        let text = bounded.map(\.markdown).joined(separator: " ")
+        #expect(text.contains("I stopped at a limit.") && !text.contains("So far:"), "\(bounded)")
+    }
 }
 
 struct SplitMix {

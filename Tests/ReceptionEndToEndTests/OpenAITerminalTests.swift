@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+/// `reception serve openai` and the REPL talking to it over 127.0.0.1, piped and on a
+/// pseudo-terminal: what a person sees of a streamed answer.
+@Suite("OpenAI-compatible server through the REPL", .serialized)
+struct OpenAITerminalTests {
+    static let prompt = "› "
+
+    /// Starts the reference server on a free port; returns the process and its base URL (`…/v1`).
+    static func startServer(chunkMilliseconds: Int = 5) throws -> (Process, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Binary.reception())
+        process.arguments = ["serve", "openai", "--port", "0", "--chunk-ms", "\(chunkMilliseconds)"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: #"http://127\.0\.0\.1:\d+/v1"#, options: .regularExpression) else {
+            process.terminate()
+            throw HarnessError("the server did not report its URL: \(text)")
+        }
+        return (process, String(text[range]))
+    }
+
+    /// A home whose backends.json has a profile `oai` for the server.
+    static func home(for url: String) throws -> URL {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-oai-e2e-\(UUID().uuidString)")
+        let config = home.appendingPathComponent("config/reception")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try #"{"profiles":[{"name":"oai","kind":"openai","url":"\#(url)"}]}"#
+            .write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
+        return home
+    }
+
+    @Test func aPipedMessageGetsTheSoulShapedStreamedAnswerAndRequestShowsTheSoulsPrompt() throws {
+        let (server, url) = try Self.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let (output, status) = try PipedREPL.run(["--backend", "oai", "--soul", "butler"], input: "hello\n/request\n", home: try Self.home(for: url))
+        #expect(status == 0, "\(output)")
+        // The model said "Okay. You said: hello. …", cut into 3-character chunks ("Oka", "y. "):
+        // the butler's replacement still applied across the boundary.
+        #expect(output.contains("Very well. You said: hello. We utilize the same words. I am Ambrose. This is message 1 of our conversation."), "\(output)")
+        #expect(!output.contains("Okay."))
+        #expect(output.contains(#""content" : "You are Ambrose, the voice of Reception"#), "/request shows the system prompt sent: \(output)")
+        #expect(output.contains(#""role" : "system""#))
+    }
+
+    @Test func theJSONModePrintsOneEventPerChunk() throws {
+        let (server, url) = try Self.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let (output, status) = try PipedREPL.run(["--backend", "oai", "--json"], input: "hello\n", home: try Self.home(for: url))
+        #expect(status == 0)
+        let textEvents = output.split(separator: "\n").filter { $0.contains(#""type":"text""#) }
+        // The soul holds a half-word back until it knows whether to replace it, so the 3-character
+        // chunks come out word by word: one event per released piece, never one at the end.
+        #expect(textEvents.count >= 15, "one per chunk: \(output)")
+        #expect(output.split(separator: "\n").contains { $0.contains(#""type":"result""#) })
+    }
+
+    @Test func theFirstChunkIsOnScreenBeforeTheLastIsSent() async throws {
+        // About 40 chunks 100 ms apart: the answer takes about 4 s to send.
+        let (server, url) = try Self.startServer(chunkMilliseconds: 100)
+        defer { server.terminate(); server.waitUntilExit() }
+        let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: try Self.home(for: url))
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("hello")
+        at = try await terminal.waitFor("Okay", after: at, timeout: .seconds(10))
+        #expect(!terminal.screen[at...].contains("of our conversation."), "the end was not sent yet, the start is already shown")
+        try await terminal.waitFor("of our conversation.", after: at, timeout: .seconds(15))
+    }
+
+    @Test func ctrlCStopsTheStreamAndTheShownPartIsSavedOnce() async throws {
+        let (server, url) = try Self.startServer(chunkMilliseconds: 150)
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try Self.home(for: url)
+        let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: home)
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("hello")
+        at = try await terminal.waitFor("You said", after: at, timeout: .seconds(10))
+        terminal.type("\u{03}")
+        at = try await terminal.waitFor("Cancelled", after: at, timeout: .seconds(10))
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        let transcript = home.appendingPathComponent("saved.md").path
+        terminal.enter("/save \(transcript)")
+        try await terminal.waitFor("Saved", after: at)
+        let saved = try String(contentsOfFile: transcript, encoding: .utf8)
+        #expect(saved.components(separatedBy: "Okay. You said").count == 2, "the shown part, exactly once: \(saved)")
+        #expect(!saved.contains("of our conversation."), "nothing past the interruption")
+        let mode = try FileManager.default.attributesOfItem(atPath: transcript)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+}
