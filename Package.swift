@@ -134,7 +134,7 @@ let package = Package(
         ]),
         .executableTarget(name: "reception-bench", dependencies: ["CPseudoTerminal"]),
         // The conformance suite against a live server (the real engine, by hand; CI runs it against reference servers).
-        .executableTarget(name: "reception-conformance", dependencies: ["ReceptionCore", "ReceptionLoopSymphony", "ReceptionTesting"]),
+        .executableTarget(name: "reception-conformance", dependencies: ["ReceptionCore", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionTesting"]),
         // Adapter overhead vs raw HTTP round trips against the reference server (run with -c release).
         .executableTarget(name: "loop-symphony-bench", dependencies: [
             "ReceptionCore", "ReceptionLoopSymphony", "ReceptionReferenceServers",
