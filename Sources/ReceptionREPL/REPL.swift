@@ -65,6 +65,9 @@ public actor REPL {
             case .endOfInput:
                 await leave()
                 return exitStatus
+            case _ where InterruptMonitor.shared.terminationSignal != nil:
+                await leave()
+                return exitStatus
             case .interrupt:
                 pending = ""
                 continue
@@ -88,13 +91,20 @@ public actor REPL {
                 } else {
                     await send(text)
                 }
+                // SIGTERM or SIGHUP stopped what ran (as Ctrl-C would): leave now.
+                if InterruptMonitor.shared.terminationSignal != nil {
+                    await leave()
+                    return exitStatus
+                }
             }
         }
     }
 
-    /// 0, or 1 when input was a script and one of its tasks failed, so a script can tell.
+    /// 128 + the signal after SIGTERM or SIGHUP (the shell's convention); else 0, or 1 when
+    /// input was a script and one of its tasks failed, so a script can tell.
     var exitStatus: Int32 {
-        !reader.isInteractive && state.failedTasks > 0 ? 1 : 0
+        if let signal = InterruptMonitor.shared.terminationSignal { return 128 + signal }
+        return !reader.isInteractive && state.failedTasks > 0 ? 1 : 0
     }
 
     var prompt: String {
@@ -159,8 +169,11 @@ public actor REPL {
         if interrupted.withLock({ $0 }) {
             console.stopSpinner(running.spinner)
             let taskNote = running.taskID.map { cancellable ? " (asked the backend to cancel \($0))" : " (\($0) may still run on the backend)" } ?? ""
+            let signal = InterruptMonitor.shared.terminationSignal.map { $0 == SIGHUP ? "SIGHUP" : "SIGTERM" }
             if console.mode == .json {
-                console.line(EventJSON.message("cancelled", "Cancelled by Ctrl-C\(taskNote)").line)
+                console.line(EventJSON.message("cancelled", "Cancelled by \(signal ?? "Ctrl-C")\(taskNote)").line)
+            } else if let signal {
+                console.line(style(yellow: "Stopped by \(signal)\(taskNote). Leaving."))
             } else {
                 console.line(style(yellow: "Cancelled\(taskNote). Back at the prompt."))
             }

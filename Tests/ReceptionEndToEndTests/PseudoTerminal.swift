@@ -13,8 +13,18 @@ final class TerminalSession: Sendable {
     private let closed = Mutex(false)
     let home: URL
 
-    init(arguments: [String], home: URL? = nil, rows: UInt16 = 50, columns: UInt16 = 250) throws {
+    convenience init(arguments: [String], home: URL? = nil, rows: UInt16 = 50, columns: UInt16 = 250) throws {
         let binary = try Binary.reception()
+        try self.init(argv: [binary] + arguments, home: home, rows: rows, columns: columns)
+    }
+
+    /// A shell command line on the terminal, e.g. to run `stty -a` after `reception` ends.
+    convenience init(shell command: String, home: URL? = nil) throws {
+        try self.init(argv: ["/bin/sh", "-c", command], home: home)
+    }
+
+    init(argv: [String], home: URL?, rows: UInt16 = 50, columns: UInt16 = 250) throws {
+        let binary = argv[0]
         let home = home ?? FileManager.default.temporaryDirectory.appendingPathComponent("reception-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         self.home = home
@@ -22,7 +32,6 @@ final class TerminalSession: Sendable {
             "HOME=\(home.path)", "XDG_STATE_HOME=\(home.path)/state", "XDG_CONFIG_HOME=\(home.path)/config",
             "TERM=xterm-256color", "LANG=C.UTF-8", "PATH=/usr/bin:/bin",
         ]
-        let argv = [binary] + arguments
         var master: Int32 = -1
         let pid = withCStrings(argv) { argvPointers in
             withCStrings(environment) { envPointers in
@@ -97,6 +106,12 @@ final class TerminalSession: Sendable {
     }
 
     var isRunning: Bool { kill(pid, 0) == 0 }
+
+    /// The processes this one started (a shell's command), from /proc.
+    var children: [pid_t] {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").compactMap { pid_t($0) }
+    }
 
     deinit {
         kill(pid, SIGKILL)

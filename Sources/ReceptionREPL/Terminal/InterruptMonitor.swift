@@ -7,19 +7,35 @@ import Synchronization
 ///
 /// The default action (killing the process) is disabled for the REPL's lifetime, so a
 /// Ctrl-C can never lose the session.
+///
+/// SIGTERM and SIGHUP (a `kill`, a closed terminal window) do not kill it either: they are
+/// recorded in `terminationSignal` and delivered like a Ctrl-C, so whatever runs stops the
+/// way it would for Ctrl-C, and the REPL then leaves as it does on Ctrl-D: readline gives the
+/// terminal back its settings, the backend's shutdown runs (a room is deregistered), and the
+/// exit status is 128 + the signal. A second one exits at once, with the terminal restored.
 public final class InterruptMonitor: Sendable {
     public static let shared = InterruptMonitor()
 
     private let handler = Mutex<(@Sendable () -> Void)?>(nil)
     private let resizeHandler = Mutex<(@Sendable () -> Void)?>(nil)
     private let sources = Mutex<[DispatchSourceSignal]>([])
+    private let termination = Mutex<Int32?>(nil)
+    /// The terminal's settings when the REPL started, for a hard exit on a second signal.
+    private let originalTerminal = Mutex<termios?>(nil)
 
     private init() {}
+
+    /// SIGTERM or SIGHUP, once one arrived: the REPL is leaving.
+    public var terminationSignal: Int32? { termination.withLock { $0 } }
 
     /// Starts listening. Idempotent.
     public func install() {
         sources.withLock { sources in
             guard sources.isEmpty else { return }
+            if isatty(STDIN_FILENO) == 1 {
+                var settings = termios()
+                if tcgetattr(STDIN_FILENO, &settings) == 0 { originalTerminal.withLock { $0 = settings } }
+            }
             signal(SIGINT, SIG_IGN)
             let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
             interrupt.setEventHandler { [weak self] in self?.handler.withLock { $0 }?() }
@@ -28,7 +44,28 @@ public final class InterruptMonitor: Sendable {
             resize.setEventHandler { [weak self] in self?.resizeHandler.withLock { $0 }?() }
             resize.resume()
             sources = [interrupt, resize]
+            for number in [SIGTERM, SIGHUP] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { [weak self] in self?.terminate(number) }
+                source.resume()
+                sources.append(source)
+            }
         }
+    }
+
+    private func terminate(_ number: Int32) {
+        let first = termination.withLock { current in
+            guard current == nil else { return false }
+            current = number
+            return true
+        }
+        guard first else {
+            // Asked twice: whatever is still running (a slow shutdown) is not waited for.
+            if var settings = originalTerminal.withLock({ $0 }) { tcsetattr(STDIN_FILENO, TCSANOW, &settings) }
+            _exit(128 + number)
+        }
+        handler.withLock { $0 }?()
     }
 
     public typealias Handler = @Sendable () -> Void

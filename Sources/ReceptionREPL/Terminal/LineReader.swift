@@ -25,11 +25,26 @@ public enum LineInput: Sendable, Equatable {
 public struct PlainLineReader: LineReader {
     public init() {}
 
+    /// The next line; `.endOfInput` at the end of the input, and also when Ctrl-C, SIGTERM
+    /// or SIGHUP arrives while waiting for it: a script that waits on a pipe nobody writes to
+    /// must still be stoppable.
     public func readLine(prompt: String) async -> LineInput {
-        await withCheckedContinuation { continuation in
-            // Blocking read on its own thread so the cooperative pool stays free.
+        let once = Mutex<CheckedContinuation<LineInput, Never>?>(nil)
+        @Sendable func deliver(_ input: LineInput) {
+            once.withLock { waiting in
+                waiting?.resume(returning: input)
+                waiting = nil
+            }
+        }
+        let previous = InterruptMonitor.shared.push { deliver(.endOfInput) }
+        defer { InterruptMonitor.shared.restore(previous) }
+        if InterruptMonitor.shared.terminationSignal != nil { return .endOfInput }
+        return await withCheckedContinuation { continuation in
+            once.withLock { $0 = continuation }
+            // Blocking read on its own thread so the cooperative pool stays free. After an
+            // interruption the thread may still read one line; the session is over by then.
             Thread.detachNewThread {
-                continuation.resume(returning: Swift.readLine(strippingNewline: true).map(LineInput.line) ?? .endOfInput)
+                deliver(Swift.readLine(strippingNewline: true).map(LineInput.line) ?? .endOfInput)
             }
         }
     }
@@ -38,3 +53,4 @@ public struct PlainLineReader: LineReader {
 }
 
 import Foundation
+import Synchronization

@@ -80,6 +80,12 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
                 _ = read(wakePipe.read, &buffer, buffer.count)
                 let signals = lock.withLock { defer { pendingSignals = [] }; return pendingSignals }
                 if signals.contains(SIGWINCH) { rl_resize_terminal() }
+                if signals.contains(SIGINT), InterruptMonitor.shared.terminationSignal != nil {
+                    // SIGTERM/SIGHUP: leave as on Ctrl-D; the deferred handler removal gives
+                    // the terminal its settings back.
+                    FileHandle.standardOutput.write(Data("\n".utf8))
+                    return .endOfInput
+                }
                 if signals.contains(SIGINT) {
                     reception_rl_discard_line()
                     FileHandle.standardOutput.write(Data("^C\n".utf8))

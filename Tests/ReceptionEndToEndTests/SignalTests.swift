@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// Issue 20, point 7: SIGTERM and SIGHUP leave the terminal as they found it and end the
+/// session cleanly; SIGINT ends a script that waits on its input.
+@Suite("Signals", .serialized)
+struct SignalTests {
+    /// Runs reception on the terminal from a shell that afterwards prints its exit status and
+    /// the terminal's settings, as the person's shell would find them.
+    func session(_ arguments: String) throws -> TerminalSession {
+        let binary = try Binary.reception()
+        return try TerminalSession(shell: "'\(binary)' \(arguments); echo \"exit=$?\"; stty -a")
+    }
+
+    func receptionPID(of terminal: TerminalSession) async throws -> pid_t {
+        for _ in 0..<100 {
+            if let child = terminal.children.first { return child }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw HarnessError("reception did not start under the shell")
+    }
+
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func aSignalAtThePromptRestoresTheTerminalAndExitsWithItsStatus(signal: Int32) async throws {
+        let terminal = try session("--backend local")
+        let at = try await terminal.waitFor("› ")
+        kill(try await receptionPID(of: terminal), signal)
+        let after = try await terminal.waitFor("exit=\(128 + signal)", after: at)
+        try await terminal.waitFor("iexten", after: after)
+        let settings = String(terminal.screen[after...])
+        // readline turns echo and canonical input off while it reads; they must be back on.
+        #expect(settings.contains(" icanon") && !settings.contains("-icanon"), "\(settings)")
+        #expect(settings.contains(" echo ") && !settings.contains("-echo "), "\(settings)")
+    }
+
+    @Test func aSignalDuringATaskStopsItAndLeaves() async throws {
+        let terminal = try session("--backend local --trust 1 --local-step-ms 2000")
+        var at = try await terminal.waitFor("› ")
+        terminal.enter("what can reception do?")
+        at = try await terminal.waitFor("→", after: at)
+        try await Task.sleep(for: .milliseconds(300))
+        kill(try await receptionPID(of: terminal), SIGTERM)
+        at = try await terminal.waitFor("Stopped by SIGTERM", after: at)
+        let after = try await terminal.waitFor("exit=143", after: at)
+        try await terminal.waitFor("iexten", after: after)
+        #expect(terminal.screen[after...].contains(" icanon"))
+    }
+
+    @Test func ctrlCEndsAScriptWaitingOnItsInput() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Binary.reception())
+        process.arguments = ["--backend", "local"]
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-sig-\(UUID().uuidString)")
+        process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        input.fileHandleForWriting.write(Data("hello\n".utf8))  // answered; then nobody writes
+        try await Task.sleep(for: .seconds(2))
+        kill(process.processIdentifier, SIGINT)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!process.isRunning, "the script ended on SIGINT")
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        try input.fileHandleForWriting.close()
+    }
+}
