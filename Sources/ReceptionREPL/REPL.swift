@@ -390,7 +390,7 @@ public actor REPL {
         if console.mode == .json {
             console.line(EventJSON.message("error", text).line)
         } else {
-            console.line(console.mode == .styled ? Style.red("✗ ") + text : "error: \(text)")
+            console.errorLine(console.mode == .styled ? Style.red("✗ ") + text : "error: \(text)")
         }
     }
 

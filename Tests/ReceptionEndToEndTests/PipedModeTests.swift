@@ -13,6 +13,16 @@ struct PipedModeTests {
         #expect(output.contains("searched"))
     }
 
+    /// Issue 20, point 6: a script's output holds the answers; what went wrong is on stderr.
+    @Test func errorsGoToStandardErrorAndAnswersToStandardOutput() throws {
+        let (output, errors, status) = try PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],
+                                                         input: "/soul no-such-soul\nwhat can reception do?\n", separateErrors: true)
+        #expect(status == 0)
+        #expect(errors.contains("error:") && errors.contains("no-such-soul"), "errors: \(errors)")
+        #expect(!output.contains("error:"), "output: \(output)")
+        #expect(output.contains("Reception"), "the answer is on standard output: \(output)")
+    }
+
     @Test func jsonModePrintsOneObjectPerEvent() throws {
         let (output, status) = try PipedREPL.run(["--json", "--trust", "1", "--local-step-ms", "1"], input: "what can reception do?\n")
         #expect(status == 0)

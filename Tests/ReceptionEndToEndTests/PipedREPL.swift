@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// `reception` with its stdin and stdout on pipes: no terminal, so the REPL reads a script.
 enum PipedREPL {
@@ -6,21 +7,32 @@ enum PipedREPL {
     /// config below it; `XDG_DATA_HOME` left unset so data follows `$HOME`). Returns all it
     /// printed, stdout and stderr interleaved, and its exit status.
     static func run(_ arguments: [String], input: String, home: URL? = nil) throws -> (output: String, status: Int32) {
+        let (output, _, status) = try run(arguments, input: input, home: home, separateErrors: false)
+        return (output, status)
+    }
+
+    /// As `run`, with standard error on a pipe of its own when `separateErrors` is true.
+    static func run(_ arguments: [String], input: String, home: URL? = nil, separateErrors: Bool) throws -> (output: String, errors: String, status: Int32) {
         let home = home ?? FileManager.default.temporaryDirectory.appendingPathComponent("reception-pipe-\(UUID().uuidString)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Binary.reception())
         process.arguments = arguments
         process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config", "TERM": "xterm"]
         process.currentDirectoryURL = Binary.repositoryRoot
-        let stdin = Pipe(), stdout = Pipe()
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
-        process.standardError = stdout
+        process.standardError = separateErrors ? stderr : stdout
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
+        // Read standard error beside standard output, so neither pipe fills up and blocks.
+        let errors = Mutex(Data())
+        let reader = Thread { errors.withLock { $0 = stderr.fileHandleForReading.readDataToEndOfFile() } }
+        if separateErrors { reader.start() }
         let data = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+        if separateErrors { while errors.withLock({ $0.isEmpty }) && !reader.isFinished { usleep(1000) } }
+        return (String(decoding: data, as: UTF8.self), String(decoding: errors.withLock { $0 }, as: UTF8.self), process.terminationStatus)
     }
 }

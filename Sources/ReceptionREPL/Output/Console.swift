@@ -12,6 +12,7 @@ public enum OutputMode: String, Sendable {
 public final class Console: Sendable {
     public let mode: OutputMode
     private let sink: @Sendable (String) -> Void
+    private let errorSink: @Sendable (String) -> Void
     private let state = Mutex(SpinnerState())
 
     struct SpinnerState {
@@ -20,10 +21,32 @@ public final class Console: Sendable {
         var visible = false
     }
 
-    /// `sink` receives every write (standard output by default; a buffer in tests).
-    public init(mode: OutputMode, sink: @escaping @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
+    /// `sink` receives every write (standard output by default; a buffer in tests), and
+    /// `errorSink` error lines (standard error by default; the same buffer when only `sink`
+    /// is given).
+    public init(mode: OutputMode, sink: @escaping @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) },
+                errorSink: (@Sendable (String) -> Void)? = nil) {
         self.mode = mode
         self.sink = sink
+        self.errorSink = errorSink ?? sink
+    }
+
+    /// The standard console: output to stdout, errors to stderr.
+    public static func standard(mode: OutputMode) -> Console {
+        Console(mode: mode, sink: { FileHandle.standardOutput.write(Data($0.utf8)) },
+                errorSink: { FileHandle.standardError.write(Data($0.utf8)) })
+    }
+
+    /// An error line: on standard error, so a script's output holds only answers, except in
+    /// JSON mode, where an error is one more event of the stream on standard output.
+    public func errorLine(_ text: String) {
+        guard mode != .json else { return line(text) }
+        let columns = Int(reception_terminal_columns(STDERR_FILENO))
+        let wrapped = (columns > 0 ? TextWrap.wrap(text, width: columns - 1) : text) + "\n"
+        state.withLock { spinner in
+            if spinner.visible { sink("\r\u{1B}[2K"); spinner.visible = false }
+            errorSink(wrapped)
+        }
     }
 
     /// Writes text followed by a newline, clearing the spinner first. On a terminal, long

@@ -58,7 +58,7 @@ struct ChatCommand: AsyncParsableCommand {
         let colour = interactive && isatty(STDOUT_FILENO) == 1 && !plain
             && ProcessInfo.processInfo.environment["NO_COLOR"] == nil && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         let mode: OutputMode = json ? .json : (colour ? .styled : .plain)
-        let console = Console(mode: mode)
+        let console = Console.standard(mode: mode)
         let environment = PluginEnvironment.standard()
 
         let library: SoulLibrary
