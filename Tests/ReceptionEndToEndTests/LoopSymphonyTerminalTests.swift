@@ -9,25 +9,7 @@ struct LoopSymphonyTerminalTests {
 
     /// Starts the reference server on a free port; returns the process and its URL.
     func startServer() throws -> (Process, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Binary.reception())
-        process.arguments = ["serve", "loop-symphony", "--port", "0", "--step-ms", "20", "--keepalive", "1"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard let range = text.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
-            process.terminate()
-            throw HarnessError("the server did not report its URL: \(text)")
-        }
-        return (process, String(text[range]))
+        try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "20", "--keepalive", "1"], url: #"http://127\.0\.0\.1:\d+"#)
     }
 
     /// A home directory whose backends.json names the server, with the key in a 0600 file.

@@ -9,25 +9,7 @@ struct OpenAITerminalTests {
 
     /// Starts the reference server on a free port; returns the process and its base URL (`…/v1`).
     static func startServer(chunkMilliseconds: Int = 5) throws -> (Process, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Binary.reception())
-        process.arguments = ["serve", "openai", "--port", "0", "--chunk-ms", "\(chunkMilliseconds)"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard let range = text.range(of: #"http://127\.0\.0\.1:\d+/v1"#, options: .regularExpression) else {
-            process.terminate()
-            throw HarnessError("the server did not report its URL: \(text)")
-        }
-        return (process, String(text[range]))
+        try ReferenceServerProcess.start(["openai", "--chunk-ms", "\(chunkMilliseconds)"], url: #"http://127\.0\.0\.1:\d+/v1"#)
     }
 
     /// A home whose backends.json has a profile `oai` for the server.

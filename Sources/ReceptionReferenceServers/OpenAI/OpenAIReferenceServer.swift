@@ -185,16 +185,7 @@ public final class RunningOpenAIServer: Sendable {
         var options = options
         options.port = 0
         let server = OpenAIReferenceServer(options: options)
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let task = Task {
-            defer { continuation.finish() }
-            try await server.run { port in continuation.yield(port) }
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            _ = try await task.value
-            throw CancellationError()
-        }
+        let (port, task) = try await startInBackground { try await server.run(onReady: $0) }
         return RunningOpenAIServer(server: server, port: port, task: task)
     }
 
