@@ -332,8 +332,11 @@ public actor REPL {
             }
             return false
         }
-        if console.mode == .json { console.line(EventJSON.message("question", question).line) }
-        let input = await reader.readLine(prompt: console.mode == .styled ? "\(question) [y/N] " : "\(question) [y/N]\n")
+        // The question is an ordinary (wrapped) line and the prompt only "[y/N]": a prompt wider
+        // than the terminal wraps, and readline's redraw of a wrapped prompt left its tail on
+        // screen after the answer (issue 21, point 8).
+        if console.mode == .json { console.line(EventJSON.message("question", question).line) } else { console.line(question) }
+        let input = await reader.readLine(prompt: console.mode == .styled ? "[y/N] " : "[y/N]\n")
         guard case .line(let answer) = input else { return false }
         return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
     }

@@ -78,6 +78,11 @@ struct LoopSymphonyTerminalTests {
             at = try await terminal.waitFor("Reference note answer to: hello number \(n)", after: at)
         }
         at = try await terminal.waitFor("5 successful tasks in a row. Enable semi-autonomous mode?", after: at)
+        // The question is a line of its own and readline's prompt only "[y/N] ": a long question
+        // as the prompt wrapped, and its redraw left the tail on screen (issue 21, point 8).
+        let prompt = try await terminal.waitFor("[y/N] ", after: at)
+        #expect(terminal.screen[at..<prompt] == "\n[y/N] ", "\(terminal.screen[at..<prompt])")
+        at = prompt
         terminal.enter("y")
         at = try await terminal.waitFor("Trust level on the server is now", after: at)
         at = try await terminal.waitFor("This session now sends requests at trust level 1", after: at)
