@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "ReceptionSoul", targets: ["ReceptionSoul"]),
         .library(name: "ReceptionLocal", targets: ["ReceptionLocal"]),
         .library(name: "ReceptionLoopSymphony", targets: ["ReceptionLoopSymphony"]),
+        .library(name: "ReceptionFriday", targets: ["ReceptionFriday"]),
         .library(name: "ReceptionReferenceServers", targets: ["ReceptionReferenceServers"]),
         .library(name: "ReceptionREPL", targets: ["ReceptionREPL"]),
         .library(name: "ReceptionConfiguration", targets: ["ReceptionConfiguration"]),
@@ -97,11 +98,16 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
 
-        // Deterministic reference servers (Loop Symphony) for tests and `reception-reference-server`.
-        // They speak the adapter's wire types, so they depend on its module (never the reverse).
+        // Friday adapter: its WebSocket frames, the backend over the shared WebSocket client, its plugin.
+        .target(name: "ReceptionFriday", dependencies: ["ReceptionCore", "ReceptionWebSocket"]),
+
+        // Deterministic reference servers (Loop Symphony, Friday) for tests and `reception-reference-server`.
+        // Loop Symphony's speaks the adapter's wire types, so it depends on its module (never the
+        // reverse); Friday's writes its frames by hand, so a mistake in the adapter's codec shows.
         .target(name: "ReceptionReferenceServers", dependencies: [
             "ReceptionCore", "ReceptionLoopSymphony",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
@@ -120,7 +126,7 @@ let package = Package(
             name: "reception",
             dependencies: [
                 "ReceptionCore", "ReceptionIntent", "ReceptionSoul", "ReceptionLocal", "ReceptionREPL",
-                "ReceptionConfiguration", "ReceptionLoopSymphony",
+                "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionFriday",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -160,6 +166,10 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+        .testTarget(name: "ReceptionFridayTests", dependencies: [
+            "ReceptionFriday", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionREPL", "ReceptionSoul", "ReceptionCore",
+            "ReceptionWebSocket",
         ]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.

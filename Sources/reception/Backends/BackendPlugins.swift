@@ -1,4 +1,5 @@
 import ReceptionCore
+import ReceptionFriday
 import ReceptionLocal
 import ReceptionLoopSymphony
 
@@ -8,5 +9,6 @@ enum BackendPlugins {
     static let all: [BackendPlugin] = [
         LocalPlugin.plugin,
         LoopSymphonyPlugin.plugin,
+        FridayPlugin.plugin,
     ]
 }
