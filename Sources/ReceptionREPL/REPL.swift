@@ -209,7 +209,7 @@ public actor REPL {
                 // A paragraph that resumes after a status line already starts on a line of
                 // its own: its leading line breaks would only add blank lines on screen.
                 let onScreen = midText || streamedShown.count == rendered.count ? rendered : String(rendered.drop { $0 == "\n" })
-                if console.mode != .json { console.write(onScreen); midText = true }
+                if console.mode != .json, !onScreen.isEmpty { console.write(onScreen); midText = true }
             case .toolUse(let tool):
                 show(event, fallback: [DisplayBlock(role: .progress, markdown: "using \(tool.name)")])
             case .permissionRequest(let permission):
@@ -303,9 +303,14 @@ public actor REPL {
             }
             return nil
         }
-        let choices = "[y] yes, once · [s] yes, for this session · [N] no"
-        if console.mode == .json { console.line(EventJSON.message("question", TerminalText.clean(question) + " " + choices).line) }
-        let input = await reader.readLine(prompt: console.mode == .styled ? "\(TerminalText.clean(question))\nAllow? \(choices) " : "\(TerminalText.clean(question))\nAllow? \(choices)\n")
+        let choices = "Allow? [y] yes, once · [s] yes, for this session · [N] no"
+        // The question goes above the prompt: line editing redraws a prompt of one line only.
+        if console.mode == .json {
+            console.line(EventJSON.message("question", TerminalText.clean(question) + "\n" + choices).line)
+        } else {
+            console.line(TerminalText.clean(question))
+        }
+        let input = await reader.readLine(prompt: console.mode == .styled ? "\(choices) " : "\(choices)\n")
         guard case .line(let answer) = input else { return nil }
         switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
         case "y", "yes", "once": return .once

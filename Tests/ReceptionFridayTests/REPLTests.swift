@@ -37,12 +37,14 @@ struct REPLTests {
     @Test func aPersonIsAskedWithToolDescriptionAndInputAndYesOnceRunsTheTool() async throws {
         try await withFridayServer { server in
             let (output, state, reader, _) = await chat(["save a note of this", "y"], server: server, interactive: true)
-            let question = try #require(reader.promptsShown.first { $0.contains("Allow?") })
-            #expect(question.contains("use Write: Write on /reference/workspace/friday-notes.md"))
-            #expect(question.contains(#"input: {"content":"A short summary of the plan.\n","file_path":"/reference/workspace/friday-notes.md"}"#), "\(question)")
-            #expect(question.contains("[y] yes, once · [s] yes, for this session · [N] no"))
+            #expect(reader.promptsShown.contains("Allow? [y] yes, once · [s] yes, for this session · [N] no\n"), "\(reader.promptsShown)")
+            #expect(output.contains("""
+                The backend asks permission to use Write: Write on /reference/workspace/friday-notes.md
+                  input: {"content":"A short summary of the plan.\\n","file_path":"/reference/workspace/friday-notes.md"}
+                """), "\(output)")
             #expect(output.contains("Done. I saved a short summary to friday-notes.md in your workspace."), "\(output)")
-            #expect(output.contains("Allowed once."))
+            #expect(output.contains("Allowed once.\nDone. I saved"), "a new paragraph after a status line, without blank lines:\n\(output)")
+            #expect(output.contains("  · using Glob\nNow I'll write friday-notes.md."), "\(output)")
             // Text before and after the tools, in paragraphs, is the whole answer in history.
             let summary = state.turns.first?.summary ?? ""
             #expect(summary.hasPrefix("I'll look at your workspace first.\n\nNow I'll write friday-notes.md.\n\nDone."), "\(summary)")
