@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "ReceptionLocal", targets: ["ReceptionLocal"]),
         .library(name: "ReceptionLoopSymphony", targets: ["ReceptionLoopSymphony"]),
         .library(name: "ReceptionOpenAI", targets: ["ReceptionOpenAI"]),
+        .library(name: "ReceptionFriday", targets: ["ReceptionFriday"]),
         .library(name: "ReceptionReferenceServers", targets: ["ReceptionReferenceServers"]),
         .library(name: "ReceptionREPL", targets: ["ReceptionREPL"]),
         .library(name: "ReceptionConfiguration", targets: ["ReceptionConfiguration"]),
@@ -101,11 +102,17 @@ let package = Package(
         // OpenAI-compatible adapter: chat completions streamed over SSE, the soul as the system prompt.
         .target(name: "ReceptionOpenAI", dependencies: ["ReceptionCore", "ReceptionTransport"]),
 
-        // Deterministic reference servers (Loop Symphony, OpenAI-compatible) for tests and `reception-reference-server`.
-        // They speak the adapter's wire types, so they depend on its module (never the reverse).
+        // Friday adapter: its WebSocket frames, the backend over the shared WebSocket client, its plugin.
+        .target(name: "ReceptionFriday", dependencies: ["ReceptionCore", "ReceptionWebSocket"]),
+
+        // Deterministic reference servers (Loop Symphony, OpenAI-compatible, Friday) for tests and
+        // `reception-reference-server`. Loop Symphony's speaks the adapter's wire types, so it
+        // depends on its module (never the reverse); the others write their frames by hand, so a
+        // mistake in an adapter's codec shows.
         .target(name: "ReceptionReferenceServers", dependencies: [
             "ReceptionCore", "ReceptionLoopSymphony",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
@@ -124,7 +131,7 @@ let package = Package(
             name: "reception",
             dependencies: [
                 "ReceptionCore", "ReceptionIntent", "ReceptionSoul", "ReceptionLocal", "ReceptionREPL",
-                "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI",
+                "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionFriday",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -167,6 +174,10 @@ let package = Package(
         ]),
         .testTarget(name: "ReceptionOpenAITests", dependencies: [
             "ReceptionOpenAI", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionSoul", "ReceptionCore",
+        ]),
+        .testTarget(name: "ReceptionFridayTests", dependencies: [
+            "ReceptionFriday", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionREPL", "ReceptionSoul", "ReceptionCore",
+            "ReceptionWebSocket",
         ]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.

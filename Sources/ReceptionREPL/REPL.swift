@@ -216,8 +216,12 @@ public actor REPL {
             case .textDelta(let text):
                 console.stopSpinner(running.spinner)
                 let rendered = TerminalText.clean(event.display.first?.markdown ?? text)
+                let first = !running.hasStreamed
                 running.stream(raw: text, shown: rendered)
-                if console.mode != .json { console.write(rendered); running.midText = true }
+                // A paragraph that resumes after a status line already starts on a line of
+                // its own: its leading line breaks would only add blank lines on screen.
+                let onScreen = running.midText || first ? rendered : String(rendered.drop { $0 == "\n" })
+                if console.mode != .json, !onScreen.isEmpty { console.write(onScreen); running.midText = true }
             case .toolUse(let tool):
                 show(event, fallback: [DisplayBlock(role: .progress, markdown: "using \(tool.name)")])
             case .permissionRequest(let permission):
@@ -290,9 +294,46 @@ public actor REPL {
 
     private func askPermission(_ permission: PermissionRequest) async throws {
         guard let session else { return }
-        let what = [permission.tool.map { "\($0): " }, permission.description].compactMap { $0 }.joined()
-        let answer = await ask("The backend asks permission: \(what). Allow?", answerCommand: nil)
-        try await session.backend.answer(PermissionAnswer(requestID: permission.id, approved: answer))
+        let scope = await askPermissionScope(permission)
+        try await session.backend.answer(PermissionAnswer(requestID: permission.id, approved: scope != nil, scope: scope ?? .once))
+        // A script was already told why it was denied.
+        if console.mode != .json, reader.isInteractive {
+            note(scope == nil ? "Denied; the backend goes on without it." : scope == .session ? "Allowed for this session." : "Allowed once.")
+        }
+    }
+
+    /// Asks whether a tool may be used: yes once, yes for the session, or no (nil). Anything
+    /// but an answer that says yes is no. Input that is not a terminal is never asked (its
+    /// next line is the next message, not an answer): the request is shown and denied, the
+    /// safe default, since a script cannot take back what a tool did.
+    func askPermissionScope(_ permission: PermissionRequest) async -> PermissionAnswer.Scope? {
+        let tool = permission.tool.map { TerminalText.line($0, limit: 80) }
+        var question = "The backend asks permission to \(tool.map { "use \($0)" } ?? "go on"): \(TerminalText.line(permission.description, limit: 300))"
+        if let input = permission.input, let text = try? String(decoding: Wire.encode(input), as: UTF8.self) {
+            question += "\n  input: \(TerminalText.line(text, limit: 300))"
+        }
+        guard reader.isInteractive else {
+            if console.mode == .json {
+                console.line(EventJSON.message("question_not_asked", TerminalText.clean(question)).line)
+            } else {
+                note("Not asked, because input is not a terminal: \(question)\nDenied: a script never grants a tool permission.")
+            }
+            return nil
+        }
+        let choices = "Allow? [y] yes, once · [s] yes, for this session · [N] no"
+        // The question goes above the prompt: line editing redraws a prompt of one line only.
+        if console.mode == .json {
+            console.line(EventJSON.message("question", TerminalText.clean(question) + "\n" + choices).line)
+        } else {
+            console.line(TerminalText.clean(question))
+        }
+        let input = await reader.readLine(prompt: console.mode == .styled ? "\(choices) " : "\(choices)\n")
+        guard case .line(let answer) = input else { return nil }
+        switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "y", "yes", "once": return .once
+        case "s", "session", "yes for the session", "always": return .session
+        default: return nil
+        }
     }
 
     private func askAfterTask(_ result: BackendResult) async {
@@ -418,6 +459,9 @@ final class RunningTask: Sendable {
         get { cursorMidLine.withLock { $0 } }
         set { cursorMidLine.withLock { $0 = newValue } }
     }
+
+    /// True once any text of this answer was streamed.
+    var hasStreamed: Bool { streamed.withLock { !$0.raw.isEmpty } }
 
     func stream(raw: String, shown: String) {
         streamed.withLock { $0.raw += raw; $0.shown += shown }

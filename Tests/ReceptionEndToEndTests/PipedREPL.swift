@@ -6,18 +6,21 @@ enum PipedREPL {
     /// Runs `reception ARGUMENTS` with `input` on stdin, in `home` (`$HOME`, with state and
     /// config below it; `XDG_DATA_HOME` left unset so data follows `$HOME`). Returns all it
     /// printed, stdout and stderr interleaved, and its exit status.
-    static func run(_ arguments: [String], input: String, home: URL? = nil) throws -> (output: String, status: Int32) {
-        let (output, _, status) = try run(arguments, input: input, home: home, separateErrors: false)
+    static func run(_ arguments: [String], input: String, home: URL? = nil,
+                    environment extra: [String: String] = [:]) throws -> (output: String, status: Int32) {
+        let (output, _, status) = try run(arguments, input: input, home: home, environment: extra, separateErrors: false)
         return (output, status)
     }
 
     /// As `run`, with standard error on a pipe of its own when `separateErrors` is true.
-    static func run(_ arguments: [String], input: String, home: URL? = nil, separateErrors: Bool) throws -> (output: String, errors: String, status: Int32) {
+    static func run(_ arguments: [String], input: String, home: URL? = nil, environment extra: [String: String] = [:],
+                    separateErrors: Bool) throws -> (output: String, errors: String, status: Int32) {
         let home = home ?? FileManager.default.temporaryDirectory.appendingPathComponent("reception-pipe-\(UUID().uuidString)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Binary.reception())
         process.arguments = arguments
         process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config", "TERM": "xterm"]
+            .merging(extra) { _, new in new }
         process.currentDirectoryURL = Binary.repositoryRoot
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Issue 20, point 7: SIGTERM and SIGHUP leave the terminal as they found it and end the
@@ -56,9 +57,18 @@ struct SignalTests {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output
+        let shown = Mutex(Data())
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            shown.withLock { $0 += data }
+        }
         try process.run()
-        input.fileHandleForWriting.write(Data("hello\n".utf8))  // answered; then nobody writes
-        try await Task.sleep(for: .seconds(2))
+        input.fileHandleForWriting.write(Data("hello\n".utf8))  // answered (a plan at trust 0); then nobody writes
+        let answered = ContinuousClock.now + .seconds(20)
+        while !String(decoding: shown.withLock { $0 }, as: UTF8.self).contains("/approve"), ContinuousClock.now < answered {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: .milliseconds(200))  // back at the (silent) prompt
         kill(process.processIdentifier, SIGINT)
         let deadline = ContinuousClock.now + .seconds(10)
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }

@@ -75,12 +75,33 @@ public struct PermissionRequest: Sendable, Hashable, Codable {
 }
 
 public struct PermissionAnswer: Sendable, Hashable, Codable {
+    /// How long a yes holds. Engines that cannot remember a yes treat every one as `.once`.
+    public enum Scope: String, Sendable, Hashable, Codable, CaseIterable {
+        /// This one use of the tool.
+        case once
+        /// Every use of the same tool for the rest of the session.
+        case session
+    }
+
     public var requestID: String
     public var approved: Bool
+    /// Meaningful only when `approved`; a no is always for this request alone.
+    public var scope: Scope
 
-    public init(requestID: String, approved: Bool) {
+    public init(requestID: String, approved: Bool, scope: Scope = .once) {
         self.requestID = requestID
         self.approved = approved
+        self.scope = scope
+    }
+
+    enum CodingKeys: String, CodingKey { case requestID, approved, scope }
+
+    /// An answer written before `scope` existed reads as `.once`.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        requestID = try c.decode(String.self, forKey: .requestID)
+        approved = try c.decode(Bool.self, forKey: .approved)
+        scope = try c.decodeIfPresent(Scope.self, forKey: .scope) ?? .once
     }
 }
 

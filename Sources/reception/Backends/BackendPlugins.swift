@@ -1,4 +1,5 @@
 import ReceptionCore
+import ReceptionFriday
 import ReceptionLocal
 import ReceptionLoopSymphony
 import ReceptionOpenAI
@@ -10,5 +11,6 @@ enum BackendPlugins {
         LocalPlugin.plugin,
         LoopSymphonyPlugin.plugin,
         OpenAIPlugin.plugin,
+        FridayPlugin.plugin,
     ]
 }

@@ -1,0 +1,96 @@
+import ReceptionCore
+
+/// Turns the frames of one Friday query into Reception's events. A value with no I/O, so the
+/// mapping is tested frame by frame; `FridayBackend` feeds it what the socket delivers.
+///
+/// - Text: a `chunk` is a whole text block of one model turn, and the runtime joins the
+///   blocks of successive turns with nothing between them ("…first.Now I'll…"). A turn ends
+///   where the agent used a tool, so a chunk after a tool use (or a permission question, or a
+///   blocked command) starts a new paragraph. Chunks of the same turn are joined as sent: a
+///   word may be split across two of them ("work" + "space").
+/// - The result's text is everything streamed, separators included, not `complete.result`
+///   (that is only the last turn's text).
+/// - At most `maxTextBytes` of answer are kept: beyond that the query fails instead of
+///   growing memory without bound.
+struct FridayTurn: Sendable {
+    let taskID: String
+    let maxTextBytes: Int
+    private(set) var text = ""
+    private var textBytes = 0
+    /// A tool or a question came since the last chunk: the next chunk starts a new turn.
+    private var turnEnded = false
+
+    init(taskID: String, maxTextBytes: Int) {
+        self.taskID = taskID
+        self.maxTextBytes = maxTextBytes
+    }
+
+    /// The events one frame stands for (often none). A terminal event is always last.
+    mutating func take(_ frame: FridayFrame) -> [BackendEvent] {
+        switch frame {
+        case .chunk(let chunk):
+            guard !chunk.isEmpty else { return [] }
+            var delta = chunk
+            if turnEnded, !text.isEmpty {
+                let trailing = text.reversed().prefix { $0 == "\n" }.count
+                let leading = chunk.prefix { $0 == "\n" }.count
+                delta = String(repeating: "\n", count: max(0, 2 - trailing - leading)) + chunk
+            }
+            turnEnded = false
+            textBytes += delta.utf8.count
+            guard textBytes <= maxTextBytes else {
+                return [.failure(TaskFailure(taskID: taskID, message: "Friday's answer passed \(maxTextBytes / 1024) KB; Reception stopped reading it. What arrived is shown above."))]
+            }
+            text += delta
+            return [.textDelta(delta)]
+        case .thinking(let label):
+            return label.isEmpty ? [] : [.thinking(Self.line(label))]
+        case .info(let message):
+            // "Friday is processing your request...", "Resuming session: …": spinner material.
+            return message.isEmpty ? [] : [.thinking(Self.line(message))]
+        case .toolUse(let name, let input):
+            turnEnded = true
+            return [.toolUse(ToolUse(name: Self.line(name.isEmpty ? "a tool" : name), input: input))]
+        case .toolResult(let name, let isError):
+            turnEnded = true
+            return [.progress(TaskProgress(taskID: taskID, message: "\(Self.line(name.isEmpty ? "The tool" : name)) \(isError ? "failed" : "finished")"))]
+        case .permissionRequest(let id, let tool, let description, let input):
+            turnEnded = true
+            return [.permissionRequest(PermissionRequest(id: String(id), tool: tool.isEmpty ? nil : Self.line(tool),
+                                                         description: Self.line(description.isEmpty ? "use \(tool)" : description, limit: 500),
+                                                         input: input))]
+        case .commandBlocked(let tool, let command, let reason):
+            turnEnded = true
+            let what = command.isEmpty ? tool : "\(tool) `\(Self.line(command, limit: 120))`"
+            return [.progress(TaskProgress(taskID: taskID, message: "Friday blocked \(Self.line(what)): \(Self.line(reason))"))]
+        case .permissionWarning(let message):
+            return message.isEmpty ? [] : [.progress(TaskProgress(taskID: taskID, message: Self.line(message)))]
+        case .rulePrompt(let title, let message):
+            // It waits for a `rule_action` that this client does not send: shown, not answered.
+            let offer = [title, message].filter { !$0.isEmpty }.map { Self.line($0) }.joined(separator: " — ")
+            return [.progress(TaskProgress(taskID: taskID, message: "Friday offers: \(offer) (Reception does not answer rule prompts)"))]
+        case .complete(let result, _, let aborted):
+            if aborted {
+                return [.failure(TaskFailure(taskID: taskID, message: "Friday stopped the query before it finished.", cancelled: true))]
+            }
+            // A model API failure arrives as an ordinary answer whose text starts "API Error:".
+            if result.hasPrefix("API Error:") {
+                return [.failure(TaskFailure(taskID: taskID, message: "Friday's model could not answer: \(Self.line(result, limit: 500))"))]
+            }
+            if text.isEmpty {
+                return [.result(BackendResult(taskID: taskID, outcome: .complete, text: result, textWasStreamed: false))]
+            }
+            return [.result(BackendResult(taskID: taskID, outcome: .complete, text: text, textWasStreamed: true))]
+        case .error(let message):
+            return [.failure(TaskFailure(taskID: taskID, message: "Friday reported an error: \(Self.line(message.isEmpty ? "no reason given" : message, limit: 500))"))]
+        case .ready, .session, .other:
+            return []
+        }
+    }
+
+    /// One line of at most `limit` characters: status lines must not grow with the server's whims.
+    static func line(_ text: String, limit: Int = 200) -> String {
+        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return flat.count > limit ? String(flat.prefix(limit)) + "…" : flat
+    }
+}

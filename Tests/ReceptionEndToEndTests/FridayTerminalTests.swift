@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+/// `reception serve friday` and the `reception` binary talking to it over 127.0.0.1: piped,
+/// and on a pseudo-terminal.
+@Suite("Friday through the binary", .serialized)
+struct FridayTerminalTests {
+    static let prompt = "› "
+
+    /// Starts the reference server on a free port; returns the process and its WebSocket URL.
+    func startServer(slowMilliseconds: Int = 400) throws -> (Process, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Binary.reception())
+        process.arguments = ["serve", "friday", "--port", "0", "--step-ms", "10", "--slow-ms", String(slowMilliseconds)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: #"ws://127\.0\.0\.1:\d+/ws"#, options: .regularExpression) else {
+            process.terminate()
+            throw HarnessError("the server did not report its URL: \(text)")
+        }
+        return (process, String(text[range]))
+    }
+
+    @Test func pipedHelloPrintsTheSoulShapedStreamedAnswer() throws {
+        let (server, url) = try startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let (output, status) = try PipedREPL.run(["--backend", "friday"], input: "hello\n", environment: ["FRIDAY_URL": url])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("Hi, I'm the Friday reference server. You asked: \"hello\". I use every chunk as it arrives."), "\(output)")
+        #expect(!output.contains("utilize"))
+    }
+
+    @Test func theFirstChunkIsOnScreenBeforeTheLastIsSent() async throws {
+        let (server, url) = try startServer(slowMilliseconds: 400)
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
+        let config = home.appendingPathComponent("config/reception")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try #"{"profiles":[{"name":"fri","kind":"friday","url":"\#(url)"}]}"#
+            .write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
+        let terminal = try TerminalSession(arguments: ["--backend", "fri"], home: home)
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("a slow hello")
+        // Frames come 400 ms apart: the last chunk is sent at least 1.2 s after the first.
+        at = try await terminal.waitFor("Hi, I'm the Friday", after: at)
+        let firstSeen = ContinuousClock.now
+        #expect(!terminal.screen[at...].contains("as it arrives."), "the last chunk was already on screen")
+        at = try await terminal.waitFor("I use every chunk as it arrives.", after: at)
+        #expect(firstSeen.duration(to: .now) > .milliseconds(900))
+        try await terminal.waitFor(Self.prompt, after: at)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import ReceptionCore
+import ReceptionFriday
+import ReceptionReferenceServers
+import ReceptionTesting
+import Testing
+
+@Suite("Friday backend against the reference server", .serialized)
+struct BackendTests {
+    @Test func conformance() async throws {
+        try await withFridayServer { server in
+            let backend = FridayBackend(configuration: FridayConfiguration(url: server.url, idleTimeout: .seconds(5)))
+            let report = await BackendConformance(backend: backend, scenarios: .init(
+                answered: ReceptionRequest(text: "hello", trustLevel: 1),
+                slow: ReceptionRequest(text: "a slow answer please", trustLevel: 1),
+                failing: ReceptionRequest(text: "please fail", trustLevel: 1),
+                unusual: ReceptionRequest(text: "unusual frames", trustLevel: 1),
+                dropped: ReceptionRequest(text: "drop the line", trustLevel: 1))).run()
+            await backend.close()
+            #expect(report.failures.isEmpty, "\(report)")
+            #expect(report.passed.count >= 6, "\(report)")
+        }
+    }
+
+    @Test func theServersSessionIsKeptAndResumed() async throws {
+        try await withFridayServer { server in
+            let backend = FridayBackend(configuration: FridayConfiguration(url: server.url))
+            _ = try await events(of: backend.submit(ReceptionRequest(text: "hello")))
+            let issued = try #require(backend.sessionID)
+            let second = try await events(of: backend.submit(ReceptionRequest(text: "and again")))
+            #expect(streamedText(second).contains("this is turn 2"), "\(second)")
+            let queries = await received("query", by: server)
+            #expect(queries.map { $0["session_id"] } == [.null, .string(issued)])
+            await backend.close()
+        }
+    }
+
+    @Test func intentAndUrgencyGoInTheMetadata() async throws {
+        try await withFridayServer { server in
+            let backend = FridayBackend(configuration: FridayConfiguration(url: server.url))
+            let request = ReceptionRequest(text: "hello", classification: IntentClassification(
+                intent: .decision, urgency: .immediate, intentConfidence: 0.9, urgencyConfidence: 0.9))
+            _ = try await events(of: backend.submit(request))
+            let query = try #require(await received("query", by: server).first)
+            #expect(query["metadata"]?["intent"] == .string("decision") && query["metadata"]?["urgency"] == .string("immediate"))
+            #expect(backend.wirePayload(for: request)?["metadata"]?["intent"] == .string("decision"))
+            await backend.close()
+        }
+    }
+
+    @Test func cancellingClosesTheSocketAndNothingOfItLeaksIntoTheNextAnswer() async throws {
+        try await withFridayServer(FridayReferenceOptions(stepDelay: .milliseconds(5), slowDelay: .milliseconds(400))) { server in
+            let backend = FridayBackend(configuration: FridayConfiguration(url: server.url))
+            let slow = Task { try await events(of: backend.submit(ReceptionRequest(text: "slow one"))) }
+            try await Task.sleep(for: .milliseconds(700))
+            let started = ContinuousClock.now
+            slow.cancel()
+            _ = try? await slow.value
+            #expect(started.duration(to: .now) < .seconds(2))
+            let next = try await events(of: backend.submit(ReceptionRequest(text: "hello")))
+            #expect(streamedText(next).hasPrefix("Hi, I'm the Friday reference server."), "\(streamedText(next))")
+            #expect(!streamedText(next).contains("slow one"))
+            await backend.close()
+        }
+    }
+
+    @Test func silenceAfterTheLastFrameIsAFailureThatSaysSo() async throws {
+        try await withFridayServer { server in
+            let backend = FridayBackend(configuration: FridayConfiguration(url: server.url, idleTimeout: .milliseconds(600)))
+            let started = ContinuousClock.now
+            let run = try await events(of: backend.submit(ReceptionRequest(text: "maxturns please")))
+            #expect(started.duration(to: .now) < .seconds(5))
+            #expect(streamedText(run) == "Let me keep looking.")
+            guard case .failure(let failure)? = run.last else { Issue.record("\(run)"); return }
+            #expect(failure.message.contains("sent nothing for 0.6 s"), "\(failure.message)")
+            await backend.close()
+        }
+    }
+
+    @Test func anErrorSentTwiceEndsOneAnswerAndNotTheNext() async throws {
+        try await withFridayServer { server in
+            let backend = FridayBackend(configuration: FridayConfiguration(url: server.url))
+            let failed = try await events(of: backend.submit(ReceptionRequest(text: "stubfail")))
+            #expect(failed.filter(\.isTerminal).count == 1)
+            guard case .failure(let failure)? = failed.last else { Issue.record("\(failed)"); return }
+            #expect(failure.message == "Friday reported an error: Claude Code process exited with code 1")
+            let next = try await events(of: backend.submit(ReceptionRequest(text: "hello")))
+            guard case .result? = next.last else { Issue.record("the second error leaked: \(next)"); return }
+            await backend.close()
+        }
+    }
+
+    @Test func aLostSocketKeepsWhatArrivedAndTheNextQuestionReconnects() async throws {
+        try await withFridayServer { server in
+            let backend = FridayBackend(configuration: FridayConfiguration(url: server.url))
+            let dropped = try await events(of: backend.submit(ReceptionRequest(text: "disconnect now")))
+            #expect(streamedText(dropped) == "This answer will be cut short")
+            guard case .failure(let failure)? = dropped.last else { Issue.record("\(dropped)"); return }
+            #expect(failure.message.contains("was lost mid-answer"), "\(failure.message)")
+            let next = try await events(of: backend.submit(ReceptionRequest(text: "hello")))
+            guard case .result? = next.last else { Issue.record("\(next)"); return }
+            await backend.close()
+        }
+    }
+
+    @Test func aServerThatIsNotThereIsSaidAtConnect() async throws {
+        let catalog = BackendCatalog(plugins: [FridayPlugin.plugin],
+                                     environment: .standard(["HOME": "/nonexistent", "FRIDAY_URL": "ws://127.0.0.1:9/ws"]))
+        await #expect(throws: BackendError.self) { _ = try await catalog.connect("friday") }
+    }
+
+    @Test func theBuiltInProfileReadsFridayURLWithTheWsPathByDefault() throws {
+        let plugin = FridayPlugin.plugin
+        let unset = plugin.builtInProfile!(.standard(["HOME": "/nonexistent"]))
+        #expect(try FridayPlugin.configuration(for: unset).url == "ws://127.0.0.1:8787/ws")
+        let set = plugin.builtInProfile!(.standard(["HOME": "/nonexistent", "FRIDAY_URL": "wss://friday.example/ws", "FRIDAY_IDLE_TIMEOUT": "5"]))
+        let configuration = try FridayPlugin.configuration(for: set)
+        #expect(configuration.url == "wss://friday.example/ws" && configuration.idleTimeout == .seconds(5))
+        #expect(throws: ProfileError.self) {
+            try FridayPlugin.configuration(for: BackendProfile(name: "f", kind: "friday", values: ["url": .string("http://127.0.0.1:8787")]))
+        }
+    }
+}
