@@ -75,6 +75,7 @@ struct SignalTests {
         #expect(!process.isRunning, "the script ended on SIGINT")
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
+        output.fileHandleForReading.readabilityHandler = nil
         #expect(process.terminationStatus == 0)
         try input.fileHandleForWriting.close()
     }
