@@ -232,6 +232,38 @@ import Testing
         }
     }
 
+    /// Issue 20: a `GET /task` that keeps answering `running` after the stream said `complete`
+    /// was polled for ever in silence. Now the wait is bounded and the streamed summary shown.
+    @Test func aResultThatNeverCatchesUpWithTheStreamIsNotWaitedForForEver() async throws {
+        let server = try await RunningLoopSymphonyServer.start(.fast())
+        var configuration = LoopSymphonyConfiguration(baseURL: server.baseURL, apiKey: "dev-key", pollInterval: .milliseconds(30))
+        configuration.resultGrace = .milliseconds(300)
+        let client = LoopSymphonyClient(configuration: configuration)
+        let start = ContinuousClock.now
+        let events = try await collect(LoopSymphonyBackend(client: client).submit(request("research stuckresult", trust: 1)))
+        #expect(start.duration(to: .now) < .seconds(10))
+        #expect(result(in: events)?.text == "Reference research answer to: research stuckresult", "\(events)")
+        #expect(progress(in: events).contains { $0.message.contains("still reports the task as running 300 ms after its stream said complete") },
+                "\(progress(in: events).map(\.message))")
+        await client.shutdown()
+        await server.stop()
+    }
+
+    @Test func pollingStopsAfterTheLongestWaitAndSaysHowToLookLater() async throws {
+        let server = try await RunningLoopSymphonyServer.start(.fast(streaming: false))
+        var configuration = LoopSymphonyConfiguration(baseURL: server.baseURL, apiKey: "dev-key", pollInterval: .milliseconds(30),
+                                                      prefersStreaming: false)
+        configuration.maxWait = .milliseconds(400)
+        let client = LoopSymphonyClient(configuration: configuration)
+        let events = try await collect(LoopSymphonyBackend(client: client).submit(request("research slow everything stuckresult", trust: 1)))
+        let stopped = try #require(failure(in: events), "\(events)")
+        #expect(!stopped.cancelled)
+        #expect(stopped.message.hasPrefix("Stopped waiting after 400 ms: the server still reports task"), "\(stopped.message)")
+        #expect(stopped.message.contains("/tasks get"))
+        await client.shutdown()
+        await server.stop()
+    }
+
     @Test func pollOnlyConfigurationWorks() async throws {
         // The server's stream answers 500: a client that tried it anyway would say it fell
         // back to polling; a poll-only client never asks for it.

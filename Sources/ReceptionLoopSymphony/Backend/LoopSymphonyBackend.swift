@@ -119,7 +119,7 @@ public final class LoopSymphonyBackend: Backend, Sendable {
                 continuation.yield(.progress(TaskProgress(taskID: taskID, phase: "polling",
                     message: "live updates stopped before the task finished; waiting for the result")))
             }
-            try await poll(taskID, continuation: continuation)
+            try await pollToTheEnd(taskID, continuation: continuation)
         }
     }
 
@@ -137,16 +137,20 @@ public final class LoopSymphonyBackend: Backend, Sendable {
                                                           durationMS: duration, data: data)))
             case .complete(_, let outcome, let summary, let confidence, _):
                 // `checkOnce` or `poll` says `complete` once, with the result.
+                let streamed = BackendResult(taskID: taskID, outcome: outcome, text: summary, confidence: confidence)
                 do {
-                    try await finishWithResult(taskID, continuation: continuation)
+                    if try await finishWithResult(taskID, continuation: continuation) { return true }
+                    // The row never caught up with the stream: stop asking, keep the summary.
+                    continuation.yield(.progress(TaskProgress(taskID: taskID, phase: "result",
+                        message: "the server still reports the task as running \(Self.seconds(client.configuration.resultGrace)) after its stream said complete; showing the summary it streamed")))
                 } catch let error as BackendError where Self.serverWentAway(error) {
                     // The stream already gave the summary: a server that stops answering now
                     // (a graceful stop) must not lose it (issue 21, point 6).
                     continuation.yield(.progress(TaskProgress(taskID: taskID, phase: "result",
                         message: "the server stopped answering before the full result could be fetched (\(error.description)); showing the summary it streamed")))
-                    continuation.yield(.status(taskID: taskID, status: .complete))
-                    continuation.yield(.result(BackendResult(taskID: taskID, outcome: outcome, text: summary, confidence: confidence)))
                 }
+                continuation.yield(.status(taskID: taskID, status: .complete))
+                continuation.yield(.result(streamed))
                 return true
             case .error(_, let message, _):
                 continuation.yield(.status(taskID: taskID, status: .failed))
@@ -180,23 +184,29 @@ public final class LoopSymphonyBackend: Backend, Sendable {
         }
     }
 
-    private func finishWithResult(_ taskID: String, continuation: BackendEventStream.Continuation) async throws {
+    /// Fetches the full result after the stream said `complete`; false when the server still
+    /// has no result after `resultGrace`.
+    private func finishWithResult(_ taskID: String, continuation: BackendEventStream.Continuation) async throws -> Bool {
         // The database row is written before the event is emitted, so one read is normally
         // enough; a short poll covers servers that order them the other way.
-        if try await checkOnce(taskID, continuation: continuation) { return }
-        try await poll(taskID, continuation: continuation)
+        if try await checkOnce(taskID, continuation: continuation) { return true }
+        return try await poll(taskID, continuation: continuation, giveUpAfter: client.configuration.resultGrace)
     }
 
-    private func poll(_ taskID: String, continuation: BackendEventStream.Continuation) async throws {
+    /// Polls until the task finishes (true) or `giveUpAfter` passes (false).
+    @discardableResult
+    private func poll(_ taskID: String, continuation: BackendEventStream.Continuation, giveUpAfter: Duration) async throws -> Bool {
         var last: TaskStatus?
+        let deadline = ContinuousClock.now + giveUpAfter
         while true {
             try Task.checkCancellation()
+            guard ContinuousClock.now < deadline else { return false }
             do {
                 switch try await client.tasks.get(taskID) {
                 case .finished(let response):
                     continuation.yield(.status(taskID: taskID, status: .complete))
                     continuation.yield(.result(BackendResult(response)))
-                    return
+                    return true
                 case .inProgress(let pending):
                     if pending.status != last {
                         last = pending.status
@@ -206,10 +216,24 @@ public final class LoopSymphonyBackend: Backend, Sendable {
             } catch BackendError.http(let status, let detail) where status == 500 && detail.hasPrefix("Task failed") {
                 continuation.yield(.status(taskID: taskID, status: .failed))
                 continuation.yield(.failure(Self.failure(taskID: taskID, message: detail)))
-                return
+                return true
             }
             try await Task.sleep(for: client.configuration.pollInterval)
         }
+    }
+
+    /// Polls for a task the stream cannot follow, up to `maxWait`; then says it stopped waiting.
+    private func pollToTheEnd(_ taskID: String, continuation: BackendEventStream.Continuation) async throws {
+        let limit = client.configuration.maxWait
+        if try await poll(taskID, continuation: continuation, giveUpAfter: limit) { return }
+        continuation.yield(.failure(TaskFailure(taskID: taskID, message: "Stopped waiting after \(Self.seconds(limit)): the server still reports task \(taskID) as unfinished. It may finish later; /tasks get \(taskID) shows it then.")))
+    }
+
+    /// "300 ms", "10 s", "30 min".
+    static func seconds(_ duration: Duration) -> String {
+        let seconds = Int(duration.components.seconds)
+        if seconds == 0 { return "\(duration.components.attoseconds / 1_000_000_000_000_000) ms" }
+        return seconds >= 120 && seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds) s"
     }
 
     /// Errors that mean the server is gone or going, not that the task failed.

@@ -28,6 +28,13 @@ public struct LoopSymphonyConfiguration: Sendable {
     public var pollInterval: Duration
     /// Whether the backend tries `GET /task/{id}/stream` at all (false: poll only).
     public var prefersStreaming: Bool
+    /// How long to keep asking for the full result after the stream said `complete`: the row is
+    /// normally written first, so this only covers a server that lags; after it, the summary the
+    /// stream gave is shown (issue 20: a poll that never ends).
+    public var resultGrace: Duration = .seconds(10)
+    /// The longest a task is waited for by polling; then the wait stops with a message that
+    /// says how to look the task up later, instead of polling in silence for ever.
+    public var maxWait: Duration = .seconds(30 * 60)
 
     public init(baseURL: String, apiKey: String? = nil, userID: String? = nil, defaultTrustLevel: Int = 0,
                 requestTimeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(5),

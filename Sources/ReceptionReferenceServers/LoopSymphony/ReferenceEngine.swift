@@ -17,6 +17,7 @@ import ReceptionLoopSymphony
 /// - `brokenstream` → the stream sends one malformed frame and closes;
 /// - `cutstream` → the stream ends cleanly after two events, mid-task;
 /// - `vanish` → once complete, `GET /task/{id}` answers 503, as a server going down would;
+/// - `stuckresult` → the stream says `complete`, but `GET /task/{id}` keeps answering `running`;
 /// - `novelfields` → what a newer server might send: outcome `transcendent`, process type
 ///   `hyperconscious`, and fields this contract does not list, in the result and the events.
 enum ReferenceEngine {
