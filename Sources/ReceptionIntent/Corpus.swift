@@ -48,7 +48,8 @@ public struct CorpusIssue: Error, Sendable, Hashable, Codable, CustomStringConve
     public var line: Int
     public var message: String
 
-    public var description: String { "\(file):\(line): \(message)" }
+    /// `file:line: message`, or `file: message` for the file as a whole.
+    public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
 }
 
 public enum CorpusFormat: String, Sendable, CaseIterable {
@@ -108,8 +109,8 @@ public struct CorpusReader: Sendable {
             throw CorpusIssue(file: path, line: 0, message: "unknown corpus format (use .jsonl, .csv or .tsv)")
         }
         let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw CorpusIssue(file: path, line: 0, message: "cannot read: \(error.localizedDescription)")
+        do { data = try PlainFile.read(path) } catch let problem as PlainFile.Problem {
+            throw CorpusIssue(file: path, line: 0, message: problem.reason)
         }
         return try read(data: data, name: path, format: format)
     }

@@ -26,6 +26,23 @@ func shippedTrainingMessages() throws -> [LabelledMessage] {
 
 @Suite("Corpus reading")
 struct CorpusReadingTests {
+    /// Issue 20: a directory or a FIFO given as a corpus got a raw Foundation error (and a
+    /// FIFO could block); now each is named for what it is, with its path.
+    @Test func aDirectoryOrAFIFOGivenAsACorpusIsNamedPlainly() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString).jsonl")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString).csv").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for (path, expected) in [(directory.path, "is a directory, not a file"), (fifo, "is a named pipe (FIFO), not a regular file")] {
+            do {
+                _ = try CorpusReader().read(path: path)
+                Issue.record("read \(path)")
+            } catch {
+                #expect("\(error)" == "\(path): \(expected)")
+            }
+        }
+    }
+
     @Test func aMalformedLineIsReportedWithFileAndLineAndSkipped() throws {
         let text = """
         {"text": "why is the sky blue", "intent": "curiosity", "urgency": "exploratory"}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// Reads a file a person named (a corpus, a soul, a configuration) with errors in plain
+/// words: a directory, a FIFO or a device is refused before any read (a FIFO would block
+/// for ever), and so is a file larger than the limit; Foundation's "The operation could not
+/// be completed" never reaches the person.
+public enum PlainFile {
+    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    /// The whole file, if it is a regular file (after symbolic links) of at most `limit` bytes.
+    public static func read(_ path: String, limit: Int = 256 << 20) throws -> Data {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw Problem(path: path, reason: reason(errno: errno)) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw Problem(path: path, reason: "is a directory, not a file")
+        case S_IFIFO: throw Problem(path: path, reason: "is a named pipe (FIFO), not a regular file")
+        case S_IFSOCK: throw Problem(path: path, reason: "is a socket, not a regular file")
+        case S_IFCHR, S_IFBLK: throw Problem(path: path, reason: "is a device, not a regular file")
+        default: throw Problem(path: path, reason: "is not a regular file")
+        }
+        guard Int(info.st_size) <= limit else {
+            throw Problem(path: path, reason: "is \(Int(info.st_size) >> 20) MB, larger than the \(limit >> 20) MB this reads")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw Problem(path: path, reason: reason(errno: errno)) }
+        defer { try? handle.close() }
+        do {
+            return try handle.read(upToCount: limit + 1) ?? Data()
+        } catch {
+            throw Problem(path: path, reason: "cannot be read (\(reason(errno: errno)))")
+        }
+    }
+
+    /// The file as UTF-8 text; bytes that are not UTF-8 are an error naming the first offset.
+    public static func readText(_ path: String, limit: Int = 256 << 20) throws -> String {
+        let data = try read(path, limit: limit)
+        guard let text = String(validatingUTF8Bytes: data) else {
+            let offset = firstInvalidUTF8Offset(data) ?? 0
+            throw Problem(path: path, reason: "is not UTF-8 text (the bytes at offset \(offset) are not valid UTF-8)")
+        }
+        return text
+    }
+
+    static func reason(errno code: Int32) -> String {
+        switch code {
+        case ENOENT: "no such file"
+        case EACCES, EPERM: "permission denied"
+        case ENOTDIR: "a part of the path is not a directory"
+        case ELOOP: "too many symbolic links"
+        case ENAMETOOLONG: "the path is too long"
+        default: String(cString: strerror(code)).lowercased()
+        }
+    }
+
+    static func firstInvalidUTF8Offset(_ data: Data) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = data.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded): offset += encoded.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+}
+
+extension String {
+    /// The bytes as UTF-8, or nil if any of them is not valid UTF-8.
+    init?(validatingUTF8Bytes data: Data) {
+        guard let text = String(bytes: data, encoding: .utf8) else { return nil }
+        self = text
+    }
+}

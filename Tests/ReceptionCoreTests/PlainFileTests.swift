@@ -1,0 +1,44 @@
+import Foundation
+import ReceptionCore
+import Testing
+
+/// Issue 20, point 8: a directory, a FIFO, a missing, oversized or non-UTF-8 file named by a
+/// person gets a plain message with its path, never Foundation's "could not be completed",
+/// and a FIFO is never opened (it would block for ever).
+@Suite("Reading files people name")
+struct PlainFileTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("plainfile-\(UUID().uuidString)")
+
+    init() throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func problem(_ body: () throws -> Any) -> String {
+        do { _ = try body(); return "no error" } catch { return "\(error)" }
+    }
+
+    @Test func whatIsNotARegularFileIsNamedForWhatItIs() throws {
+        let fifo = directory.appendingPathComponent("pipe.jsonl").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(problem { try PlainFile.read(fifo) } == "\(fifo): is a named pipe (FIFO), not a regular file")
+        #expect(problem { try PlainFile.read(directory.path) } == "\(directory.path): is a directory, not a file")
+        let missing = directory.appendingPathComponent("missing.md").path
+        #expect(problem { try PlainFile.read(missing) } == "\(missing): no such file")
+        #expect(problem { try PlainFile.read("/dev/null") } == "/dev/null: is a device, not a regular file")
+    }
+
+    @Test func anOversizedFileIsRefusedBeforeItIsRead() throws {
+        let big = directory.appendingPathComponent("big.txt")
+        try Data(repeating: 0x61, count: 3 << 20).write(to: big)
+        #expect(problem { try PlainFile.read(big.path, limit: 1 << 20) } == "\(big.path): is 3 MB, larger than the 1 MB this reads")
+        #expect(try PlainFile.read(big.path).count == 3 << 20)
+    }
+
+    @Test func textThatIsNotUTF8NamesTheOffset() throws {
+        let file = directory.appendingPathComponent("latin1.md")
+        try Data("caf".utf8 + [0xE9, 0x0A]).write(to: file)
+        #expect(problem { try PlainFile.readText(file.path) } == "\(file.path): is not UTF-8 text (the bytes at offset 3 are not valid UTF-8)")
+        try Data("café\n".utf8).write(to: file)
+        #expect(try PlainFile.readText(file.path) == "café\n")
+    }
+}
