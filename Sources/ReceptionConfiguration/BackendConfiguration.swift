@@ -38,12 +38,12 @@ public struct BackendConfiguration: Sendable {
     public func load() throws -> [BackendProfile] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
-        guard !isDirectory.boolValue else { throw ConfigurationErrors([ConfigurationIssue(file: path, "is a directory, not a configuration file.")]) }
         let text: String
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ConfigurationErrors([ConfigurationIssue(file: path, "cannot be read as UTF-8 text (\(error.localizedDescription)).")])
+            // A configuration is small; a FIFO, a device or a huge file is refused unread.
+            text = try PlainFile.readText(path, limit: 4 << 20)
+        } catch let problem as PlainFile.Problem {
+            throw ConfigurationErrors([ConfigurationIssue(file: path, problem.reason + ".")])
         }
         return try parse(text)
     }
