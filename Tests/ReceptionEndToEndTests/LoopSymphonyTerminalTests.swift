@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// `reception serve loop-symphony` and the REPL on a pseudo-terminal talking to it over
@@ -23,6 +26,30 @@ struct LoopSymphonyTerminalTests {
         let profiles = #"{"profiles":[{"name":"ls-e2e","kind":"loop-symphony","url":"\#(url)","api_key_file":"\#(key.path)","user_id":"e2e"\#(trustLevel.map { ",\"trust_level\":\($0)" } ?? "")}]}"#
         try profiles.write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
         return home
+    }
+
+    /// The server's room list, as JSON text.
+    func rooms(at url: String) async throws -> String {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: url + "/rooms")!)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Issue 20, point 7: SIGTERM at the prompt still deregisters the session's room.
+    @Test func sigtermDeregistersTheRoomAndExits() async throws {
+        let (server, url) = try startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: url))
+        try await terminal.waitFor(Self.prompt)
+        let room = "-\(terminal.pid)-"
+        var registered = false
+        for _ in 0..<100 where !registered {
+            registered = try await rooms(at: url).contains(room)
+            if !registered { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(registered, "the session registered its room")
+        kill(terminal.pid, SIGTERM)
+        #expect(try await terminal.exitStatus() == 143)
+        #expect(try await !rooms(at: url).contains(room), "the room was deregistered on the way out")
     }
 
     /// Issue 21, point 4: a slow slash command gives the prompt back on Ctrl-C, and says so.
