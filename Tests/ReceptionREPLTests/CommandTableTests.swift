@@ -38,6 +38,21 @@ struct TerminalTextTests {
                 == "• alpha beta gamma delta epsilon zeta eta theta")
     }
 
+    /// Issue 21, point 8: some wrapped list lines lost their indent (the first line of a
+    /// nested item), and a card's continuation lines lost its bar.
+    @Test func aNestedItemKeepsItsIndentAndACardItsBarWhenWrapped() {
+        let nested = "      • " + "one two three four five six seven eight"
+        let lines = TextWrap.wrap(nested, width: 24).components(separatedBy: "\n")
+        #expect(lines.first?.hasPrefix("      • one") == true, "\(lines)")
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("        ") && !$0.hasPrefix("         ") }, "\(lines)")
+        let card = Style.yellow("┃ ") + "This request is very broad; consider focusing on one part of it."
+        let cardLines = TextWrap.wrap(card, width: 30).components(separatedBy: "\n")
+        #expect(cardLines.count > 2)
+        #expect(cardLines.allSatisfy { TextWrap.stripANSI($0).hasPrefix("┃ ") && TextWrap.visibleLength($0) <= 30 }, "\(cardLines)")
+        #expect(TextWrap.stripANSI(cardLines.joined(separator: "\n")).replacingOccurrences(of: "\n┃ ", with: " ")
+                == "┃ This request is very broad; consider focusing on one part of it.")
+    }
+
     @Test func markdownStylesOnATerminalAndStripsToPlainText() {
         let markdown = "# Title\nUse **bold**, *em*, `snake_case_code` and a_b_c.\n- item"
         #expect(MarkdownText.render(markdown, styled: false) == "Title\nUse bold, em, snake_case_code and a_b_c.\n  - item")

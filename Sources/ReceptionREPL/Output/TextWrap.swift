@@ -9,23 +9,75 @@ enum TextWrap {
 
     static func wrapLine(_ line: String, width: Int) -> String {
         guard visibleLength(line) > width else { return line }
-        let indent = hangingIndent(line)
+        // The line's own indent stays on its first line (a nested item "    • …" used to lose
+        // it); continuation lines hang under the item's text, and a card's or a quote's bar is
+        // drawn again on each of them.
+        let (lead, rest) = splitLeadingSpace(line)
+        let continuation = barPrefix(line) ?? String(repeating: " ", count: hangingIndent(line))
+        let continuationLength = visibleLength(continuation)
         var lines: [String] = []
-        var current = ""
-        var currentLength = 0
-        for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+        var current = lead
+        var currentLength = visibleLength(lead)
+        var lineHasWord = false
+        for word in rest.split(separator: " ", omittingEmptySubsequences: false) {
             let length = visibleLength(word)
-            if currentLength > 0 && currentLength + 1 + length > width {
+            if lineHasWord && currentLength + 1 + length > width {
                 lines.append(current)
-                current = String(repeating: " ", count: indent) + word
-                currentLength = indent + length
+                current = continuation + word
+                currentLength = continuationLength + length
             } else {
-                current += (currentLength > 0 || !current.isEmpty ? " " : "") + word
-                currentLength += (currentLength > 0 ? 1 : 0) + length
+                current += (lineHasWord ? " " : "") + word
+                currentLength += (lineHasWord ? 1 : 0) + length
             }
+            lineHasWord = true
         }
         lines.append(current)
         return lines.joined(separator: "\n")
+    }
+
+    /// The escape sequences and spaces a line starts with, and the rest.
+    static func splitLeadingSpace(_ line: String) -> (lead: String, rest: Substring) {
+        var index = line.startIndex
+        while index < line.endIndex {
+            if line[index] == " " {
+                index = line.index(after: index)
+            } else if line[index] == "\u{1B}", let end = escapeEnd(line, from: index) {
+                index = end
+            } else {
+                break
+            }
+        }
+        return (String(line[..<index]), line[index...])
+    }
+
+    /// For a card ("┃ ") or quote ("│ ", "> ") line: its raw prefix up to and including the bar
+    /// and the styling that closes it, to repeat on continuation lines.
+    static func barPrefix(_ line: String) -> String? {
+        let plain = stripANSI(line)
+        let spaces = plain.prefix { $0 == " " }.count
+        guard ["┃ ", "│ ", "> "].contains(where: { plain.dropFirst(spaces).hasPrefix($0) }) else { return nil }
+        var visible = 0
+        var index = line.startIndex
+        while index < line.endIndex, visible < spaces + 2 {
+            if line[index] == "\u{1B}", let end = escapeEnd(line, from: index) { index = end; continue }
+            visible += 1
+            index = line.index(after: index)
+        }
+        while index < line.endIndex, line[index] == "\u{1B}", let end = escapeEnd(line, from: index) { index = end }
+        var prefix = String(line[..<index])
+        // A style opened before the bar and not closed with it must not run into the text.
+        if prefix.contains("\u{1B}"), !prefix.hasSuffix("\u{1B}[0m") { prefix += "\u{1B}[0m" }
+        return prefix
+    }
+
+    /// The index after an escape sequence that starts at `start` (ends at its first letter).
+    static func escapeEnd(_ text: String, from start: String.Index) -> String.Index? {
+        var index = text.index(after: start)
+        while index < text.endIndex {
+            if text[index].isLetter { return text.index(after: index) }
+            index = text.index(after: index)
+        }
+        return nil
     }
 
     /// Where the text of a line starts: after leading spaces and a bullet or number.
