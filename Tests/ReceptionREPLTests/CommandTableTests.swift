@@ -1,3 +1,4 @@
+import ReceptionCore
 import Testing
 @testable import ReceptionREPL
 
@@ -14,6 +15,22 @@ struct CommandTableTests {
         #expect(REPL.completions(line: "/backend l", backends: ["local", "loop-symphony"], souls: [], extensions: []) == ["local", "loop-symphony"])
         #expect(REPL.completions(line: "/intent set ", backends: [], souls: [], extensions: []).contains("decision"))
         #expect(REPL.completions(line: "/intent set decision ", backends: [], souls: [], extensions: []).contains("planning"))
+    }
+
+    /// A backend's command completes its own arguments (`/model` the server's model names),
+    /// from what the backend holds in memory, for the word being typed.
+    @Test func aBackendCommandCompletesItsArguments() {
+        let words = CompletionWords()
+        words.use([BackendCommand(name: "/model", summary: "s", usage: "u",
+                                  completions: { $0.isEmpty ? ["small-chat", "large-chat"] : [] }) { _ in "" }])
+        func complete(_ line: String) -> [String] {
+            REPL.completions(line: line, backends: [], souls: [], extensions: words.extensionCommands,
+                             extensionArguments: words.arguments(for:_:))
+        }
+        #expect(complete("/model ") == ["small-chat", "large-chat"])
+        #expect(complete("/model sm") == ["small-chat", "large-chat"], "readline keeps those starting with the word")
+        #expect(complete("/model small-chat ").isEmpty, "one name only")
+        #expect(complete("/mo").contains("/model"))
     }
 
     @Test func quotedArgumentsStayTogether() {
