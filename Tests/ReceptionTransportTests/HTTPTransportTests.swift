@@ -56,6 +56,20 @@ private func withServer(_ body: @escaping @Sendable (String, SeenIDs) async thro
         if count == 2 { return Response(status: .serviceUnavailable) }
         return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init(byteBuffer: ByteBuffer(string: "data: \(body)\n\n")))
     }
+    let gatewayErrors = Mutex(0)
+    router.get("flaky") { _, _ -> Response in
+        // A gateway that fails twice, then lets the call through.
+        let count = gatewayErrors.withLock { $0 += 1; return $0 }
+        return count <= 2 ? Response(status: .badGateway) : Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "\(count)")))
+    }
+    let postErrors = Mutex(0)
+    router.post("flaky-post") { _, _ -> Response in
+        postErrors.withLock { $0 += 1 }
+        return Response(status: .serviceUnavailable)
+    }
+    router.get("post-count") { _, _ -> Response in
+        Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "\(postErrors.withLock { $0 })")))
+    }
     router.post("very-busy") { _, _ -> Response in
         Response(status: .tooManyRequests, headers: [.retryAfter: "3600", .contentType: "application/json"],
                  body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"message":"Quota exceeded"}}"#)))
@@ -168,6 +182,28 @@ struct HTTPTransportTests {
             #expect(start.duration(to: .now) < .seconds(5))
             await transport.shutdown()
         }
+    }
+
+    /// Issue 20, point 2: an idempotent call a gateway refused is sent again; one that changes
+    /// something never is; a refused connection fails at once.
+    @Test func idempotentCallsAreRetriedAfterGatewayErrorsAndPostsNever() async throws {
+        try await withServer { base, _ in
+            var configuration = HTTPTransportConfiguration(baseURL: base)
+            configuration.retry = HTTPRetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), retriedStatuses: [502, 503])
+            let transport = HTTPTransport(configuration: configuration)
+            let got = try await transport.send(.GET, "/flaky", auth: .none)
+            #expect(got.status == 200 && String(decoding: got.body, as: UTF8.self) == "3", "third attempt")
+            let posted = try await transport.send(.POST, "/flaky-post", body: Data("{}".utf8), auth: .none)
+            #expect(posted.status == 503)
+            let count = try await transport.send(.GET, "/post-count", auth: .none)
+            #expect(String(decoding: count.body, as: UTF8.self) == "1", "a POST is sent once")
+            await transport.shutdown()
+        }
+        let nowhere = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: "http://127.0.0.1:1"))
+        let start = ContinuousClock.now
+        await #expect(throws: BackendError.self) { _ = try await nowhere.send(.GET, "/x", auth: .none) }
+        #expect(start.duration(to: .now) < .seconds(2), "refused at once, not retried")
+        await nowhere.shutdown()
     }
 
     @Test func aSlowServerIsATimeoutNotUnreachable() async throws {

@@ -63,6 +63,9 @@ public struct OpenAIReferenceServer: Sendable {
     /// Streams whose client went away before the end (the client closed the request).
     public func abandonedStreams() async -> Int { await state.abandoned }
 
+    /// `data:` events written so far, on all streams.
+    public func eventsWritten() async -> Int { await state.written }
+
     func respond(_ request: Request) async -> Response {
         var request = request
         let path = request.uri.path
@@ -124,7 +127,9 @@ public struct OpenAIReferenceServer: Sendable {
                 for event in script.events(includeUsage: includeUsage) {
                     switch event {
                     case .pause: try await Task.sleep(for: delay)
-                    case .data(let text): try await writer.write(ByteBuffer(string: "data: \(text)\n\n"))
+                    case .data(let text):
+                        try await writer.write(ByteBuffer(string: "data: \(text)\n\n"))
+                        await state.wroteEvent()
                     case .comment(let text): try await writer.write(ByteBuffer(string: ": \(text)\n\n"))
                     }
                 }
@@ -152,6 +157,7 @@ public struct OpenAIReferenceServer: Sendable {
 actor OpenAIReferenceState {
     private(set) var bodies: [JSONValue] = []
     private(set) var abandoned = 0
+    private(set) var written = 0
     private var seen: Set<String> = []
 
     func record(_ body: JSONValue) {
@@ -160,6 +166,7 @@ actor OpenAIReferenceState {
     }
 
     func abandon() { abandoned += 1 }
+    func wroteEvent() { written += 1 }
 
     /// True the first time this text is seen (a 429 once, then a normal answer).
     func firstTime(_ text: String) -> Bool { seen.insert(text).inserted }

@@ -27,6 +27,10 @@ public final class HTTPTransport: Sendable {
             // Never follow a redirect: the credentials of this call would go to whatever
             // address the server names. `check` reports the redirect in words instead.
             config.redirectConfiguration = .disallow
+            // A refused connection fails at once: by default the pool keeps trying to connect
+            // with a backoff until the connect timeout, so "nothing listens there" took 5 s to
+            // say (issue 20, point 2). Retries are ours to decide (`send`, `eventStream`).
+            config.connectionPool.retryConnectionEstablishment = false
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
             ownsClient = true
         }
@@ -72,11 +76,31 @@ public final class HTTPTransport: Sendable {
 
     /// Sends one request and returns whatever came back, without judging the status. After a
     /// 401 it asks the authentication to refresh and, if it did, sends the call once more.
+    ///
+    /// An idempotent call refused for load or by a gateway is sent again as
+    /// `configuration.retry` says (the server's `Retry-After`, else a backoff with jitter);
+    /// a refused connection is not retried: nothing listens, and the person hears it at once.
     public func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data? = nil,
                      auth: HTTPAuthScope) async throws -> RawResponse {
-        let first = try await sendOnce(method, path, query: query, body: body, auth: auth)
-        guard first.status == 401, auth != .none, try await configuration.authentication.refreshAfterUnauthorized() else { return first }
-        return try await sendOnce(method, path, query: query, body: body, auth: auth)
+        var attempt = 1
+        while true {
+            var response = try await sendOnce(method, path, query: query, body: body, auth: auth)
+            if response.status == 401, auth != .none, try await configuration.authentication.refreshAfterUnauthorized() {
+                response = try await sendOnce(method, path, query: query, body: body, auth: auth)
+            }
+            guard Self.isIdempotent(method),
+                  let delay = configuration.retry.delay(afterAttempt: attempt, status: response.status,
+                                                        retryAfter: response.header("retry-after")) else { return response }
+            attempt += 1
+            try await Task.sleep(for: delay)
+        }
+    }
+
+    static func isIdempotent(_ method: HTTPMethod) -> Bool {
+        switch method {
+        case .GET, .HEAD, .PUT, .DELETE, .OPTIONS: true
+        default: false
+        }
     }
 
     private func sendOnce(_ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?,

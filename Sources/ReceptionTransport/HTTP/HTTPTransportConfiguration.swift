@@ -12,6 +12,10 @@ public struct HTTPTransportConfiguration: Sendable {
     public var userAgent: String
     /// The largest body read into memory; a larger answer is an error, not a crash.
     public var maxBodyBytes: Int
+    /// How an idempotent call (GET, HEAD, PUT, DELETE) refused for load or by a gateway
+    /// (429, 502, 503, 504) is sent again; calls that change something (POST) never are.
+    public var retry = HTTPRetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(500), maxDelay: .seconds(10),
+                                       retriedStatuses: [429, 502, 503, 504])
 
     public init(baseURL: String, authentication: any HTTPAuthentication = NoAuthentication(),
                 requestTimeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(5),
