@@ -68,7 +68,7 @@ final class TerminalSession: Sendable {
 
     /// Waits until `text` appears after position `after` of the screen; returns the position after it.
     @discardableResult
-    func waitFor(_ text: String, after start: String.Index? = nil, timeout: Duration = .seconds(20),
+    func waitFor(_ text: String, after start: String.Index? = nil, timeout: Duration = .seconds(45),
                  sourceLocation: SourceLocation = #_sourceLocation) async throws -> String.Index {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
