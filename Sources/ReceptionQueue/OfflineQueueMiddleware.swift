@@ -36,6 +36,9 @@ public struct OfflineQueueMiddleware: Middleware {
     /// Set to "1" to send an entry whose earlier attempt may have arrived, on an engine that
     /// cannot look tasks up.
     public static let forceKey = "reception.queue.force"
+    /// Set to "1" to queue a new message without trying the backend: older messages for it
+    /// wait because it was just found unreachable, and this one must not overtake them.
+    public static let holdKey = "reception.queue.hold"
 
     public let queue: OfflineQueue
 
@@ -58,6 +61,10 @@ public struct OfflineQueueMiddleware: Middleware {
             return try await resend(entryID, request: request, context: context, backend: backend, next: next)
         }
         let queue = queue
+        if context.values[Self.holdKey] == "1" {
+            let reason = BackendError.unreachable(url: backend, reason: "queued messages for it could not be delivered just now")
+            return Exchange(request: request, events: Self.single(try Self.enqueue(request, backend: backend, reason: reason, queue: queue)))
+        }
         let exchange: Exchange
         do {
             exchange = try await next(request, context)

@@ -124,11 +124,13 @@ public actor REPL {
     // MARK: messages
 
     func send(_ text: String) async {
-        // What waited in the offline queue goes before the new message, in order.
-        await flushQueue()
+        // What waited in the offline queue goes before the new message, in order; while the
+        // backend is still unreachable the new one joins them without another attempt.
+        let hold = await flushQueue()
         let request = ReceptionRequest(text: text, conversation: state.turns, trustLevel: state.trustLevel, goal: state.goal,
                                        sessionID: state.sessionID)
-        let context = ReceptionContext(intentOverride: state.pendingOverride)
+        var context = ReceptionContext(intentOverride: state.pendingOverride)
+        if hold, let queue { context = queue.holding(context) }
         state.pendingOverride = nil
         state.transcript.append(TranscriptEntry(speaker: .person, markdown: text))
         await execute(request, context: context)

@@ -192,6 +192,20 @@ struct OfflineQueueTests {
         #expect(engine.started.isEmpty)
     }
 
+    @Test func aHeldMessageIsQueuedBehindTheOthersWithoutTryingTheBackend() async throws {
+        let queue = try OfflineQueue(path: temporaryQueuePath())
+        let engine = FlakyEngine(lookup: true)
+        engine.online.withLock { $0 = true }  // it would answer, but older messages wait
+        let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: engine)
+        try queue.enqueue(ReceptionRequest(id: "older", text: "older"), backend: "engine")
+        let events = try await run(pipeline, ReceptionRequest(id: "newer", text: "newer"),
+                                   context: ReceptionContext(values: [OfflineQueueMiddleware.holdKey: "1"]))
+        guard case .queued(let notice)? = events.last else { Issue.record("\(events)"); return }
+        #expect(notice.waiting == 2)
+        #expect(engine.started.isEmpty)
+        #expect(try queue.entries().map(\.id) == ["older", "newer"])
+    }
+
     @Test func entriesAreDroppedAndBelongToTheirBackend() async throws {
         let queue = try OfflineQueue(path: temporaryQueuePath())
         try queue.enqueue(ReceptionRequest(id: "a", text: "one"), backend: "engine")

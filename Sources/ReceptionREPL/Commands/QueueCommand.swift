@@ -11,6 +11,9 @@ public protocol QueueControl: Sendable {
     /// The context that sends a queued message again through the pipeline; `force` sends one
     /// whose earlier attempt may have arrived at an engine that cannot check.
     func context(forSending item: QueuedItem, force: Bool) -> ReceptionContext
+    /// The context for a new message that must wait behind queued ones (the backend was just
+    /// found unreachable): it is queued without trying the backend again.
+    func holding(_ context: ReceptionContext) -> ReceptionContext
     /// Something to say once at start (e.g. a damaged queue file was kept aside).
     var problem: String? { get }
 }
@@ -50,8 +53,10 @@ extension REPL {
     /// Sends the current backend's queued messages, oldest first, showing each answer under
     /// the message it answers; stops at the first one that is not delivered (still
     /// unreachable, an error, Ctrl-C), so the order holds.
-    func flushQueue(only: QueuedItem? = nil, force: Bool = false) async {
-        guard let queue, let session else { return }
+    /// Returns true when messages for the current backend still wait because it is unreachable.
+    @discardableResult
+    func flushQueue(only: QueuedItem? = nil, force: Bool = false) async -> Bool {
+        guard let queue, let session else { return false }
         let backend = session.backend.descriptor.name
         let items: [QueuedItem]
         if let only {
@@ -60,10 +65,11 @@ extension REPL {
             do {
                 items = try queue.items().filter { $0.backend == backend }
             } catch {
-                return self.error("The offline queue cannot be read: \(describe(error))")
+                self.error("The offline queue cannot be read: \(describe(error))")
+                return false
             }
         }
-        guard !items.isEmpty else { return }
+        guard !items.isEmpty else { return false }
         if only == nil {
             note("Sending \(items.count) queued message\(items.count == 1 ? "" : "s") to \(backend), oldest first.")
         }
@@ -73,8 +79,9 @@ extension REPL {
             }
             state.transcript.append(TranscriptEntry(speaker: .person, markdown: item.request.text))
             let outcome = await execute(item.request, context: queue.context(forSending: item, force: force))
-            guard outcome == .answered else { break }
+            guard outcome == .answered else { return outcome == .queued }
         }
+        return false
     }
 
     /// `/queue`, `/queue drop N|all`, `/queue flush`, `/queue resend N`.

@@ -29,5 +29,11 @@ struct OfflineQueueControl: QueueControl {
         return ReceptionContext(values: values)
     }
 
+    func holding(_ context: ReceptionContext) -> ReceptionContext {
+        var context = context
+        context.values[OfflineQueueMiddleware.holdKey] = "1"
+        return context
+    }
+
     var problem: String? { queue.problem }
 }
