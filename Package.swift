@@ -10,6 +10,8 @@ import PackageDescription
 // - Each backend adapter depends on the core and the shared transports, never on the REPL,
 //   the configuration reader or another adapter; each exports its `BackendPlugin`.
 // - ReceptionTesting (scripted backend, conformance suite) depends on the core only.
+// - ReceptionQueue (the offline queue middleware, SQLite) depends on the core and GRDB; no
+//   adapter and not the REPL depend on it: the executable wires it in.
 // - Reference servers are used by tests and the `reception-reference-server` program, never
 //   linked into the `reception` chat binary.
 // - Only the executables see everything.
@@ -30,6 +32,7 @@ let package = Package(
         .library(name: "ReceptionTesting", targets: ["ReceptionTesting"]),
         .library(name: "ReceptionTransport", targets: ["ReceptionTransport"]),
         .library(name: "ReceptionWebSocket", targets: ["ReceptionWebSocket"]),
+        .library(name: "ReceptionQueue", targets: ["ReceptionQueue"]),
         .executable(name: "reception", targets: ["reception"]),
         .executable(name: "reception-reference-server", targets: ["reception-reference-server"]),
     ],
@@ -118,6 +121,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // The offline queue: requests sent while a backend is unreachable, kept in SQLite until it answers.
+        .target(name: "ReceptionQueue", dependencies: [
+            "ReceptionCore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+
         // GNU readline, reached through a small shim header (Swift 6 forbids touching its C globals directly).
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
 
@@ -131,7 +140,7 @@ let package = Package(
             name: "reception",
             dependencies: [
                 "ReceptionCore", "ReceptionIntent", "ReceptionSoul", "ReceptionLocal", "ReceptionREPL",
-                "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionFriday",
+                "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionFriday", "ReceptionQueue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -179,6 +188,7 @@ let package = Package(
             "ReceptionFriday", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionREPL", "ReceptionSoul", "ReceptionCore",
             "ReceptionWebSocket",
         ]),
+        .testTarget(name: "ReceptionQueueTests", dependencies: ["ReceptionQueue", "ReceptionCore", "ReceptionTesting"]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.
         .testTarget(name: "ReceptionEndToEndTests", dependencies: ["CPseudoTerminal", "ReceptionSoul"]),

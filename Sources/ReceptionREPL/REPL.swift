@@ -30,14 +30,17 @@ public actor REPL {
     let catalog: BackendCatalog
     let souls: (any SoulControl)?
     let completionWords: CompletionWords?
+    /// The offline queue, when the front end has one (the executable wires `ReceptionQueue`'s).
+    let queue: (any QueueControl)?
     var state: SessionState
     var session: BackendConnection?
     var backendName: String = ""
 
     public init(configuration: Configuration, reader: any LineReader, console: Console,
                 middleware: [any Middleware], catalog: BackendCatalog, souls: (any SoulControl)?,
-                completionWords: CompletionWords? = nil) {
+                completionWords: CompletionWords? = nil, queue: (any QueueControl)? = nil) {
         self.completionWords = completionWords
+        self.queue = queue
         self.configuration = configuration
         self.reader = reader
         self.console = console
@@ -57,6 +60,9 @@ public actor REPL {
         InterruptMonitor.shared.install()
         guard await connect(to: configuration.initialBackend) else { return 1 }
         greet()
+        if let problem = queue?.problem { error(problem) }
+        // Messages queued while the backend was unreachable (in this or an earlier run) go first.
+        await flushQueue()
         var pending = ""
         while true {
             if let message = souls?.reloadIfChanged() { note(message) }
@@ -118,9 +124,13 @@ public actor REPL {
     // MARK: messages
 
     func send(_ text: String) async {
+        // What waited in the offline queue goes before the new message, in order; while the
+        // backend is still unreachable the new one joins them without another attempt.
+        let hold = await flushQueue()
         let request = ReceptionRequest(text: text, conversation: state.turns, trustLevel: state.trustLevel, goal: state.goal,
                                        sessionID: state.sessionID)
-        let context = ReceptionContext(intentOverride: state.pendingOverride)
+        var context = ReceptionContext(intentOverride: state.pendingOverride)
+        if hold, let queue { context = queue.holding(context) }
         state.pendingOverride = nil
         state.transcript.append(TranscriptEntry(speaker: .person, markdown: text))
         await execute(request, context: context)
@@ -139,8 +149,9 @@ public actor REPL {
 
     /// Sends a request through the pipeline and shows its events until the stream ends,
     /// Ctrl-C is pressed (the backend is asked to cancel) or the backend fails.
-    func execute(_ request: ReceptionRequest, context: ReceptionContext) async {
-        guard let session else { return error("No backend is connected; /backend lists them.") }
+    @discardableResult
+    func execute(_ request: ReceptionRequest, context: ReceptionContext) async -> ExecuteOutcome {
+        guard let session else { error("No backend is connected; /backend lists them."); return .failed }
         let pipeline = Pipeline(middleware: middleware, backend: session.backend)
         let running = RunningTask()
         let consumer = Task { try await self.consume(pipeline: pipeline, request: request, context: context, running: running) }
@@ -154,14 +165,18 @@ public actor REPL {
                 Task { try? await backend.cancel(taskID: taskID) }
             }
         }
+        var outcome = ExecuteOutcome.answered
         do {
             try await consumer.value
         } catch is CancellationError {
+            outcome = .cancelled
         } catch {
             state.failedTasks += 1
             self.error(describe(error))
+            outcome = .failed
         }
         InterruptMonitor.shared.restore(previous)
+        if running.queued { outcome = .queued }
         if running.midText { console.write("\n") }
         // An answer stopped half-way (Ctrl-C, a failure, a lost connection) was still seen:
         // history and /save keep what was shown, once.
@@ -177,7 +192,9 @@ public actor REPL {
             } else {
                 console.line(style(yellow: "Cancelled\(taskNote). Back at the prompt."))
             }
+            outcome = .cancelled
         }
+        return outcome
     }
 
     private func consume(pipeline: Pipeline, request: ReceptionRequest, context: ReceptionContext, running: RunningTask) async throws {
@@ -233,6 +250,12 @@ public actor REPL {
                 show(event, fallback: result.textWasStreamed ? [] : [DisplayBlock(role: .summary, markdown: result.text)])
                 record(result, request: exchange.request, streamed: running.takeStreamed().shown)
                 await askAfterTask(result)
+            case .queued(let notice):
+                sawTerminal = true
+                running.queued = true
+                console.stopSpinner(running.spinner)
+                if console.mode != .json { console.line(style(yellow: TerminalText.clean(notice.message))) }
+                state.transcript.append(TranscriptEntry(speaker: .system, markdown: notice.message))
             case .failure(let failure):
                 sawTerminal = true
                 if !failure.cancelled { state.failedTasks += 1 }
@@ -453,6 +476,13 @@ final class RunningTask: Sendable {
     /// first, the transcript the second, whether or not a `.result` follows.
     private let streamed = Mutex<(raw: String, shown: String)>(("", ""))
     private let cursorMidLine = Mutex(false)
+    private let wasQueued = Mutex(false)
+
+    /// True when the request was queued for later instead of sent.
+    var queued: Bool {
+        get { wasQueued.withLock { $0 } }
+        set { wasQueued.withLock { $0 = newValue } }
+    }
 
     /// True while the cursor sits after streamed text, not at the start of a line.
     var midText: Bool {

@@ -46,7 +46,7 @@ public struct SoulRenderer: Sendable {
             return render(response, trustLevel: trustLevel)
         case .textDelta(let text):
             return [DisplayBlock(role: .text, markdown: style(text))]
-        case .accepted, .status, .toolUse, .permissionRequest, .thinking:
+        case .accepted, .status, .toolUse, .permissionRequest, .thinking, .queued:
             return []
         }
     }

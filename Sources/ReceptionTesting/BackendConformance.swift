@@ -257,6 +257,7 @@ func describe(_ event: BackendEvent?) -> String {
     case .toolUse: return "tool use"
     case .permissionRequest: return "permission request"
     case .result: return "result"
+    case .queued: return "queued"
     case .failure(let failure): return failure.cancelled ? "failure(cancelled)" : "failure(\(failure.message))"
     }
 }

@@ -4,10 +4,11 @@ import Foundation
 enum ReferenceServerProcess {
     /// Starts it and reads the first line it prints, which names its address; returns the
     /// process and the address matched by `url` (a regular expression).
-    static func start(_ arguments: [String], url pattern: String) throws -> (Process, String) {
+    /// `port` 0 picks a free one.
+    static func start(_ arguments: [String], url pattern: String, port: Int = 0) throws -> (Process, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Binary.reception())
-        process.arguments = ["serve", arguments[0], "--port", "0"] + arguments.dropFirst()
+        process.arguments = ["serve", arguments[0], "--port", String(port)] + arguments.dropFirst()
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

@@ -328,12 +328,31 @@ import Testing
         }
     }
 
+    /// Issue 20, point 1: a request sent again by the offline queue is looked up by its id and
+    /// followed, never posted a second time; one the server never got is posted.
+    @Test func aRequestThatMayAlreadyExistIsLookedUpNotStartedAgain() async throws {
+        let server = try await RunningLoopSymphonyServer.start(.fast())
+        let backend = LoopSymphonyBackend(configuration: LoopSymphonyConfiguration(baseURL: server.baseURL, defaultTrustLevel: 1))
+        var request = ReceptionRequest(text: "a note sent twice", trustLevel: 1)
+        request.mayAlreadyExist = true
+        let first = try await collect(backend.submit(request))       // 404: posted
+        let second = try await collect(backend.submit(request))      // found: followed
+        #expect(result(in: first)?.text == result(in: second)?.text)
+        #expect(result(in: second) != nil)
+        guard case .accepted(let taskID, _)? = second.first else { Issue.record("\(second)"); return }
+        #expect(taskID == request.id)
+        let tasks = try await backend.client.tasks.recent(limit: 20)
+        #expect(tasks.filter { $0.taskID == request.id }.count == 1)
+        await backend.client.shutdown()
+        await server.stop()
+    }
+
     @Test func defaultTrustLevelFromConfigurationApplies() async throws {
         let server = try await RunningLoopSymphonyServer.start(.fast())
         let backend = LoopSymphonyBackend(configuration: LoopSymphonyConfiguration(baseURL: server.baseURL, defaultTrustLevel: 1))
         let events = try await collect(backend.submit(TaskRequest(query: "no preferences given")))
         #expect(result(in: events) != nil)
-        #expect(backend.descriptor.capabilities == [.planApproval, .cancellation, .progress, .intentAware, .interventions])
+        #expect(backend.descriptor.capabilities == [.planApproval, .cancellation, .progress, .intentAware, .interventions, .taskLookup])
         await backend.client.shutdown()
         await server.stop()
     }

@@ -10,7 +10,8 @@
 /// 2. then any number of `.status`, `.progress`, `.thinking`, `.toolUse`,
 ///    `.permissionRequest` and `.textDelta` events, in the order the engine produced them;
 /// 3. ends with **exactly one** terminal event, `.result`, `.failure` or (at trust level 0,
-///    from `submit` only) `.planAwaitingApproval`, after which the stream finishes.
+///    from `submit` only) `.planAwaitingApproval`, after which the stream finishes. (Middleware
+///    may also end a stream with `.queued`: the request was held to be sent later.)
 ///
 /// - A backend that streamed its answer as `.textDelta` still ends with `.result`, whose
 ///   `text` is the whole answer and whose `textWasStreamed` is true, so front ends never
@@ -108,12 +109,16 @@ public struct BackendCapabilities: OptionSet, Sendable, Hashable, Codable {
     /// (OpenAI-compatible servers), so the soul's system prompt leaves the conversation out
     /// rather than spend the model's context on it twice.
     public static let conversationMessages = BackendCapabilities(rawValue: 1 << 8)
+    /// Takes `ReceptionRequest.id` as the task's id and honours `ReceptionRequest.mayAlreadyExist`:
+    /// it looks a task with that id up and follows it instead of starting it a second time, so
+    /// a request sent again after a crash reaches the engine once (the offline queue relies on it).
+    public static let taskLookup = BackendCapabilities(rawValue: 1 << 9)
 
     public static let names: [(BackendCapabilities, String)] = [
         (.planApproval, "plan approval"), (.cancellation, "cancel"), (.permissionRequests, "permission requests"),
         (.textStreaming, "streamed text"), (.progress, "progress"), (.intentAware, "intent"),
         (.interventions, "interventions"), (.systemPrompt, "system prompt"),
-        (.conversationMessages, "conversation as messages"),
+        (.conversationMessages, "conversation as messages"), (.taskLookup, "task lookup by id"),
     ]
 
     /// Human-readable list, e.g. "plan approval, cancel, progress".

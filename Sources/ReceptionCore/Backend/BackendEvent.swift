@@ -20,11 +20,14 @@ public enum BackendEvent: Sendable, Hashable {
     case result(BackendResult)
     /// The task failed or was cancelled.
     case failure(TaskFailure)
+    /// The request was not delivered: it is held to be sent later (the offline queue holds it
+    /// durably while the backend is unreachable). Terminal: nothing else comes for it now.
+    case queued(QueuedNotice)
 
     /// True for the events after which a stream ends.
     public var isTerminal: Bool {
         switch self {
-        case .result, .failure, .planAwaitingApproval: true
+        case .result, .failure, .planAwaitingApproval, .queued: true
         default: false
         }
     }
@@ -115,5 +118,24 @@ public struct TaskFailure: Sendable, Hashable, Codable {
         self.taskID = taskID
         self.message = message
         self.cancelled = cancelled
+    }
+}
+
+/// A request held back for later delivery (see `BackendEvent.queued`).
+public struct QueuedNotice: Sendable, Hashable, Codable {
+    /// The request's id (`ReceptionRequest.id`), which the engine will receive as the task id.
+    public var requestID: String
+    /// How many requests wait for this backend, this one included.
+    public var waiting: Int
+    /// Why it was not sent now, e.g. "Cannot reach http://127.0.0.1:8765/task: connection refused".
+    public var reason: String
+    /// What to tell the person, in plain words.
+    public var message: String
+
+    public init(requestID: String, waiting: Int, reason: String, message: String) {
+        self.requestID = requestID
+        self.waiting = waiting
+        self.reason = reason
+        self.message = message
     }
 }

@@ -36,6 +36,10 @@ public struct ReceptionRequest: Sendable, Hashable {
     public var systemPrompt: String?
     /// Engine-specific fields, by convention keyed `kind.field` (e.g. `loop-symphony.thoroughness`).
     public var extensions: [String: JSONValue]
+    /// True when this request may already have reached the engine (the offline queue sends
+    /// it again after an interruption): an engine with `BackendCapabilities.taskLookup` looks
+    /// the task up by `id` and follows it if it exists, instead of starting it again.
+    public var mayAlreadyExist = false
 
     public init(id: String = UUID().uuidString.lowercased(), action: Action = .submit, text: String,
                 conversation: [ConversationTurn] = [], classification: IntentClassification? = nil,
@@ -66,7 +70,7 @@ public struct ReceptionRequest: Sendable, Hashable {
 extension ReceptionRequest: Encodable {
     enum CodingKeys: String, CodingKey {
         case id, action, text, intent, trustLevel = "trust_level", goal, sessionID = "session_id", conversation
-        case attachments, systemPrompt = "system_prompt", extensions
+        case attachments, systemPrompt = "system_prompt", extensions, mayAlreadyExist = "may_already_exist"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -85,5 +89,6 @@ extension ReceptionRequest: Encodable {
         if !attachments.isEmpty { try c.encode(attachments, forKey: .attachments) }
         try c.encodeIfPresent(systemPrompt, forKey: .systemPrompt)
         if !extensions.isEmpty { try c.encode(extensions, forKey: .extensions) }
+        if mayAlreadyExist { try c.encode(true, forKey: .mayAlreadyExist) }
     }
 }

@@ -33,11 +33,41 @@ public final class LoopSymphonyBackend: Backend, Sendable {
 
     public var descriptor: BackendDescriptor {
         BackendDescriptor(name: name, summary: "Loop Symphony at \(RedactedURL.display(client.configuration.baseURL)) (HTTP + SSE)",
-                          capabilities: [.planApproval, .cancellation, .progress, .intentAware, .interventions])
+                          capabilities: [.planApproval, .cancellation, .progress, .intentAware, .interventions, .taskLookup])
     }
 
+    /// A request that `mayAlreadyExist` (the offline queue sends it again) is looked up first
+    /// with `GET /task/{id}` (the request's id is the task's): a task the server has is
+    /// followed, never submitted a second time; only a 404 submits it.
     public func submit(_ request: ReceptionRequest) -> BackendEventStream {
-        submit(TaskRequest(request))
+        guard request.mayAlreadyExist else { return submit(TaskRequest(request)) }
+        let outgoing = TaskRequest(request)
+        return stream { backend, continuation in
+            let existing: TaskState
+            do {
+                existing = try await backend.client.tasks.get(request.id)
+            } catch BackendError.http(let status, _) where status == 404 {
+                try await backend.post(outgoing, continuation: continuation)
+                return
+            } catch BackendError.http(let status, let detail) where status == 500 && detail.hasPrefix("Task failed") {
+                continuation.yield(.accepted(taskID: request.id, status: .failed))
+                continuation.yield(.failure(Self.failure(taskID: request.id, message: detail)))
+                return
+            }
+            switch existing {
+            case .finished(let response):
+                continuation.yield(.accepted(taskID: request.id, status: .complete))
+                continuation.yield(.result(BackendResult(response)))
+            case .inProgress(let pending) where pending.status == .awaitingApproval:
+                // GET /task/{id} does not repeat the plan: say what there is to approve.
+                continuation.yield(.accepted(taskID: request.id, status: pending.status))
+                continuation.yield(.planAwaitingApproval(Plan(taskID: request.id,
+                    summary: "The server already has this message (sent before Reception stopped) with a plan awaiting approval.")))
+            case .inProgress(let pending):
+                continuation.yield(.accepted(taskID: request.id, status: pending.status))
+                try await backend.follow(request.id, continuation: continuation)
+            }
+        }
     }
 
     /// Sends a Loop Symphony request as it is (for callers that build the wire body themselves);
@@ -48,17 +78,22 @@ public final class LoopSymphonyBackend: Backend, Sendable {
             outgoing.preferences = TaskPreferences(trustLevel: client.configuration.defaultTrustLevel)
         }
         return stream { [outgoing] backend, continuation in
-            let answer = try await backend.client.tasks.submit(outgoing)
-            continuation.yield(.accepted(taskID: answer.taskID, status: answer.status))
-            if answer.status == .awaitingApproval {
-                guard let plan = answer.plan else {
-                    throw BackendError.protocolViolation("POST /task answered awaiting_approval without a plan")
-                }
-                continuation.yield(.planAwaitingApproval(Plan(plan)))
-                return
-            }
-            try await backend.follow(answer.taskID, continuation: continuation)
+            try await backend.post(outgoing, continuation: continuation)
         }
+    }
+
+    /// `POST /task`, then the plan or the task's progress.
+    private func post(_ outgoing: TaskRequest, continuation: BackendEventStream.Continuation) async throws {
+        let answer = try await client.tasks.submit(outgoing)
+        continuation.yield(.accepted(taskID: answer.taskID, status: answer.status))
+        if answer.status == .awaitingApproval {
+            guard let plan = answer.plan else {
+                throw BackendError.protocolViolation("POST /task answered awaiting_approval without a plan")
+            }
+            continuation.yield(.planAwaitingApproval(Plan(plan)))
+            return
+        }
+        try await follow(answer.taskID, continuation: continuation)
     }
 
     public func approve(taskID: String) -> BackendEventStream {

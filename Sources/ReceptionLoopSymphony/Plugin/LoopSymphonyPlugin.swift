@@ -78,9 +78,15 @@ public enum LoopSymphonyPlugin {
     public static func connect(_ configuration: LoopSymphonyConfiguration, name: String, environment: PluginEnvironment,
                                roomInterval: Duration = .seconds(60)) async throws -> BackendConnection {
         var connecting = LoopSymphonyClient(configuration: configuration)
-        // Fail early and clearly when the server is not there.
+        var notice: String?
+        // A server that cannot be reached at all: connect offline, so what the person sends can
+        // wait in the offline queue (issue 20, point 1). Any other failure is said at once.
+        var offline = false
         do {
             _ = try await connecting.health.check()
+        } catch BackendError.unreachable(_, let reason) {
+            offline = true
+            notice = "The server at \(RedactedURL.display(configuration.baseURL)) cannot be reached (\(reason)). Messages you send now are queued and sent when it answers (the API key could not be checked)."
         } catch {
             await connecting.shutdown()
             throw error
@@ -88,8 +94,7 @@ public enum LoopSymphonyPlugin {
         // Check the key once, on an endpoint that requires it: the server ignores a bad key on
         // optional-auth endpoints, so tasks would run unattributed and trust never build up.
         var serverTrustLevel: Int?
-        var notice: String?
-        if configuration.apiKey != nil {
+        if configuration.apiKey != nil && !offline {
             do {
                 serverTrustLevel = try await connecting.trust.metrics().currentTrustLevel
             } catch BackendError.http(let status, let detail) where status == 401 || status == 403 {

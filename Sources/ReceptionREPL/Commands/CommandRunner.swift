@@ -27,6 +27,7 @@ extension REPL {
         case "/request": request()
         case "/history": history()
         case "/save": save(arguments)
+        case "/queue": await queueCommand(arguments)
         default:
             if let extensionCommand = session?.commands.first(where: { $0.name == name }) {
                 await runExtension(extensionCommand, arguments)
@@ -80,6 +81,7 @@ extension REPL {
             return ["set", "clear"]
         case "/help": return SlashCommand.all.map(\.name) + extensions
         case "/goal": return ["clear"]
+        case "/queue": return ["list", "drop", "flush", "resend"]
         case let name? where extensions.contains(name):
             // The word being typed is not an argument yet.
             let typed = Array(words.dropFirst().dropLast(line.hasSuffix(" ") ? 0 : 1))
@@ -141,6 +143,7 @@ extension REPL {
         }
         if await connect(to: name) {
             note("Now using \(name): \(session?.backend.descriptor.summary ?? "").")
+            await flushQueue()
         }
     }
 

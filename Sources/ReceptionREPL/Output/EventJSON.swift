@@ -13,6 +13,7 @@ struct EventJSON: Encodable {
     var permission: PermissionRequest?
     var result: BackendResult?
     var failure: TaskFailure?
+    var queued: QueuedNotice?
     var classification: IntentClassification?
     var request: ReceptionRequest?
     /// The request in the engine's own wire format, when the backend has one.
@@ -21,7 +22,7 @@ struct EventJSON: Encodable {
     var display: [DisplayBlock]?
 
     enum CodingKeys: String, CodingKey {
-        case type, taskID = "task_id", status, plan, progress, text, tool, permission, result, failure
+        case type, taskID = "task_id", status, plan, progress, text, tool, permission, result, failure, queued
         case classification, request, wire, message, display
     }
 
@@ -39,6 +40,7 @@ struct EventJSON: Encodable {
         case .permissionRequest(let request): self.init(type: "permission_request"); self.permission = request
         case .result(let response): self.init(type: "result"); self.taskID = response.taskID; self.result = response
         case .failure(let failure): self.init(type: "failure"); self.taskID = failure.taskID; self.failure = failure
+        case .queued(let notice): self.init(type: "queued"); self.taskID = notice.requestID; self.queued = notice; self.message = notice.message
         }
         display = event.display.isEmpty ? nil : event.display
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ReceptionCore
 import ReceptionIntent
+import ReceptionQueue
 import ReceptionREPL
 import ReceptionSoul
 
@@ -96,11 +97,23 @@ struct ChatCommand: AsyncParsableCommand {
         } else {
             reader = PlainLineReader()
         }
+        // The offline queue: messages for an unreachable backend wait on disk until it answers.
+        // Innermost, so it keeps the request exactly as the backend would have received it.
+        var middleware: [any Middleware] = [IntentMiddleware(classifier: IntentClassifier()), PersonalityMiddleware(store: library.store)]
+        var queueControl: OfflineQueueControl?
+        let queuePath = OfflineQueueControl.path(environment: environment)
+        do {
+            let queue = try OfflineQueue(path: queuePath)
+            middleware.append(OfflineQueueMiddleware(queue: queue))
+            queueControl = OfflineQueueControl(queue: queue)
+        } catch {
+            console.errorLine("warning: the offline queue \(queuePath) cannot be opened (\(error)); messages sent while a backend is unreachable will not be queued.")
+        }
         let repl = REPL(
             configuration: .init(mode: mode, trustLevel: trust, initialBackend: backend),
             reader: reader, console: console,
-            middleware: [IntentMiddleware(classifier: IntentClassifier()), PersonalityMiddleware(store: library.store)],
-            catalog: catalog, souls: library, completionWords: completionWords)
+            middleware: middleware,
+            catalog: catalog, souls: library, completionWords: completionWords, queue: queueControl)
         let status = await repl.run()
         if status != 0 { throw ExitCode(status) }
     }

@@ -1,0 +1,151 @@
+import Foundation
+import ReceptionCore
+
+/// The offline queue as the REPL sees it. The executable wires `ReceptionQueue`'s
+/// `OfflineQueue` in (the REPL does not depend on it); the queueing itself is its middleware.
+public protocol QueueControl: Sendable {
+    /// Every queued message, oldest first.
+    func items() throws -> [QueuedItem]
+    /// Forgets these entries; returns how many were there.
+    func drop(_ ids: [String]) throws -> Int
+    /// The context that sends a queued message again through the pipeline; `force` sends one
+    /// whose earlier attempt may have arrived at an engine that cannot check.
+    func context(forSending item: QueuedItem, force: Bool) -> ReceptionContext
+    /// The context for a new message that must wait behind queued ones (the backend was just
+    /// found unreachable): it is queued without trying the backend again.
+    func holding(_ context: ReceptionContext) -> ReceptionContext
+    /// Something to say once at start (e.g. a damaged queue file was kept aside).
+    var problem: String? { get }
+}
+
+/// One queued message.
+public struct QueuedItem: Sendable {
+    public var id: String
+    /// The backend profile it was sent to; it is only ever sent there.
+    public var backend: String
+    public var createdAt: Date
+    public var request: ReceptionRequest
+    /// True while a session sends it (or one that died did: it may have reached the engine).
+    public var sending: Bool
+    public var lastError: String?
+
+    public init(id: String, backend: String, createdAt: Date, request: ReceptionRequest, sending: Bool, lastError: String?) {
+        self.id = id
+        self.backend = backend
+        self.createdAt = createdAt
+        self.request = request
+        self.sending = sending
+        self.lastError = lastError
+    }
+}
+
+/// How `execute` ended.
+enum ExecuteOutcome: Equatable {
+    /// The backend answered (a result, a plan, or a task failure: it was delivered).
+    case answered
+    /// Held in the offline queue instead.
+    case queued
+    case failed
+    case cancelled
+}
+
+extension REPL {
+    /// Sends the current backend's queued messages, oldest first, showing each answer under
+    /// the message it answers; stops at the first one that is not delivered (still
+    /// unreachable, an error, Ctrl-C), so the order holds.
+    /// Returns true when messages for the current backend still wait because it is unreachable.
+    @discardableResult
+    func flushQueue(only: QueuedItem? = nil, force: Bool = false) async -> Bool {
+        guard let queue, let session else { return false }
+        let backend = session.backend.descriptor.name
+        let items: [QueuedItem]
+        if let only {
+            items = [only]
+        } else {
+            do {
+                items = try queue.items().filter { $0.backend == backend }
+            } catch {
+                self.error("The offline queue cannot be read: \(describe(error))")
+                return false
+            }
+        }
+        guard !items.isEmpty else { return false }
+        if only == nil {
+            note("Sending \(items.count) queued message\(items.count == 1 ? "" : "s") to \(backend), oldest first.")
+        }
+        for item in items {
+            if console.mode != .json {
+                console.line(style(dim: "→ queued \(Self.age(since: item.createdAt)) ago: \(TerminalText.line(item.request.text, limit: 200))"))
+            }
+            state.transcript.append(TranscriptEntry(speaker: .person, markdown: item.request.text))
+            let outcome = await execute(item.request, context: queue.context(forSending: item, force: force))
+            guard outcome == .answered else { return outcome == .queued }
+        }
+        return false
+    }
+
+    /// `/queue`, `/queue drop N|all`, `/queue flush`, `/queue resend N`.
+    func queueCommand(_ arguments: [String]) async {
+        guard let queue else { return error("This session has no offline queue.") }
+        let items: [QueuedItem]
+        do { items = try queue.items() } catch { return self.error("The offline queue cannot be read: \(describe(error))") }
+        let current = session?.backend.descriptor.name
+        switch arguments.first?.lowercased() {
+        case nil, "list":
+            guard !items.isEmpty else { return say("The offline queue is empty.") }
+            var lines = ["\(items.count) queued message\(items.count == 1 ? "" : "s"), oldest first:"]
+            for (index, item) in items.enumerated() {
+                var line = "\(index + 1). \(Self.age(since: item.createdAt)) ago · \(item.backend) · \(TerminalText.line(Self.firstWords(item.request.text), limit: 80))"
+                if item.sending { line += " · being sent (or was, when a session stopped)" }
+                if item.backend != current { line += " · waits for \(item.backend)" }
+                if let error = item.lastError { line += "\n   last attempt: \(TerminalText.line(error, limit: 160))" }
+                lines.append(line)
+            }
+            lines.append("/queue drop N|all forgets entries; /queue flush sends this backend's now.")
+            console.line(lines.joined(separator: "\n"))
+        case "drop":
+            guard let which = arguments.dropFirst().first else { return error("Usage: /queue drop N|all") }
+            let chosen: [QueuedItem]
+            if which.lowercased() == "all" {
+                chosen = items
+            } else if let number = Int(which), items.indices.contains(number - 1) {
+                chosen = [items[number - 1]]
+            } else {
+                return error("There is no queued message \(which); /queue lists \(items.count).")
+            }
+            do {
+                let dropped = try queue.drop(chosen.map(\.id))
+                note("Dropped \(dropped) queued message\(dropped == 1 ? "" : "s"); \(items.count - dropped) left.")
+            } catch {
+                self.error("The offline queue cannot be changed: \(describe(error))")
+            }
+        case "flush":
+            if !items.contains(where: { $0.backend == current }) { return note("Nothing is queued for \(current ?? "this backend").") }
+            await flushQueue()
+        case "resend":
+            guard let which = arguments.dropFirst().first, let number = Int(which), items.indices.contains(number - 1) else {
+                return error("Usage: /queue resend N (/queue lists \(items.count))")
+            }
+            let item = items[number - 1]
+            guard item.backend == current else { return error("That message belongs to \(item.backend); switch with /backend \(item.backend) first.") }
+            await flushQueue(only: item, force: true)
+        default:
+            error("Usage: /queue [list | drop N|all | flush | resend N]")
+        }
+    }
+
+    static func firstWords(_ text: String, count: Int = 8) -> String {
+        let words = text.split(whereSeparator: \.isWhitespace)
+        return words.prefix(count).joined(separator: " ") + (words.count > count ? " …" : "")
+    }
+
+    static func age(since date: Date, now: Date = Date()) -> String {
+        let seconds = max(0, Int(now.timeIntervalSince(date)))
+        switch seconds {
+        case ..<60: return "\(seconds) s"
+        case ..<3600: return "\(seconds / 60) min"
+        case ..<86400: return "\(seconds / 3600) h"
+        default: return "\(seconds / 86400) d"
+        }
+    }
+}

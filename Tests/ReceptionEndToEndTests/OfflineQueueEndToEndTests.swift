@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// Issue 20, point 1, acceptance: messages sent while the engine is unreachable are queued on
+/// disk; the REPL is killed with SIGKILL while they wait; after a restart against the server,
+/// every one of them reaches the engine exactly once, in order, and the queue is empty.
+@Suite("Offline queue end to end", .serialized)
+struct OfflineQueueEndToEndTests {
+    static let messages = ["alpha queued note", "bravo queued note", "charlie queued note"]
+
+    /// A port on 127.0.0.1 that nothing listens on (free a moment ago).
+    func unusedPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw HarnessError("cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func home(url: String) throws -> URL {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-queue-e2e-\(UUID().uuidString)")
+        let config = home.appendingPathComponent("config/reception")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        let profiles = #"{"profiles":[{"name":"ls-queue","kind":"loop-symphony","url":"\#(url)","user_id":"e2e","trust_level":1}]}"#
+        try profiles.write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
+        return home
+    }
+
+    @Test func tasksQueuedWhenTheREPLIsKilledAreDeliveredExactlyOnceAfterRestart() async throws {
+        let port = try unusedPort()
+        let url = "http://127.0.0.1:\(port)"
+        let home = try home(url: url)
+        let arguments = ["--backend", "ls-queue", "--trust", "1"]
+
+        // 1. Nothing listens: the REPL starts offline and queues all three; stdin stays open
+        //    (the session is alive, waiting for more) when it is killed.
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: try Binary.reception())
+        first.arguments = arguments
+        first.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config", "TERM": "xterm"]
+        first.currentDirectoryURL = Binary.repositoryRoot
+        let stdin = Pipe(), stdout = Pipe()
+        first.standardInput = stdin
+        first.standardOutput = stdout
+        first.standardError = stdout
+        try first.run()
+        let output = Mutex("")
+        let reader = Thread {
+            while true {
+                let chunk = stdout.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                output.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+            }
+        }
+        reader.start()
+        stdin.fileHandleForWriting.write(Data(Self.messages.map { $0 + "\n" }.joined().utf8))
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !output.withLock({ $0.contains("queued (3 waiting)") }), ContinuousClock.now < deadline, first.isRunning {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let before = output.withLock { $0 }
+        #expect(before.contains("cannot be reached"), "the REPL said it is offline: \(before)")
+        #expect(before.contains("your message is queued (1 waiting)") && before.contains("queued (3 waiting)"), "\(before)")
+        #expect(first.isRunning, "the session is still alive when it is killed")
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        #expect(first.terminationReason == .uncaughtSignal && first.terminationStatus == SIGKILL)
+        try? stdin.fileHandleForWriting.close()
+
+        let queueFile = home.path + "/state/reception/queue.sqlite"
+        let attributes = try FileManager.default.attributesOfItem(atPath: queueFile)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+
+        // 2. The server comes up on that port; a new session sends the queue first, in order.
+        let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
+        defer { server.terminate(); server.waitUntilExit() }
+        let (restarted, status) = try PipedREPL.run(arguments, input: "/queue\n", home: home)
+        #expect(status == 0, "\(restarted)")
+        #expect(restarted.contains("Sending 3 queued messages to ls-queue, oldest first."), "\(restarted)")
+        let shown = Self.messages.map { message in restarted.range(of: "ago: \(message)")?.lowerBound }
+        #expect(shown.allSatisfy { $0 != nil }, "each queued message is shown with its answer: \(restarted)")
+        let positions = shown.compactMap { $0 }
+        #expect(positions == positions.sorted(), "in the order they were queued")
+        #expect(restarted.contains("The offline queue is empty."), "\(restarted)")
+        #expect(!restarted.contains("error:"), "\(restarted)")
+
+        // 3. What the engine received: each task once, and a third session sends nothing again.
+        let (again, _) = try PipedREPL.run(arguments, input: "/tasks recent\n/queue\n", home: home)
+        #expect(!again.contains("Sending"), "nothing is sent twice: \(again)")
+        // `/tasks recent` lists the server's tasks newest first, one row each.
+        let rows = again.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { row in Self.messages.contains { row.hasSuffix($0) } && !row.contains("ago:") }
+        for message in Self.messages {
+            #expect(rows.filter { $0.hasSuffix(message) }.count == 1, "\(message) reached the engine exactly once: \(again)")
+        }
+        #expect(rows.count == 3, "three tasks on the server: \(again)")
+        #expect(rows.compactMap { row in Self.messages.first { row.hasSuffix($0) } } == Self.messages.reversed(),
+                "the engine got them in the order they were queued (newest listed first): \(again)")
+    }
+}

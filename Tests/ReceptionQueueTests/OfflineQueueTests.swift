@@ -1,0 +1,274 @@
+import Foundation
+import ReceptionCore
+import ReceptionQueue
+import Synchronization
+import Testing
+
+/// An engine that can be switched off (every call is `BackendError.unreachable`), records the
+/// task ids it received, refuses a reused id as the real Loop Symphony does (a plain 500), and
+/// with `lookup` honours `mayAlreadyExist` by following the task it already has.
+final class FlakyEngine: Backend, Sendable {
+    let online = Mutex(false)
+    let lookup: Bool
+    private let log = Mutex<(started: [String], lookedUp: [String])>(([], []))
+
+    init(lookup: Bool) { self.lookup = lookup }
+
+    var descriptor: BackendDescriptor {
+        BackendDescriptor(name: "engine", summary: "test", capabilities: lookup ? [.taskLookup] : [])
+    }
+
+    /// Task ids the engine started, in order (a duplicate would show twice).
+    var started: [String] { log.withLock { $0.started } }
+    var lookedUp: [String] { log.withLock { $0.lookedUp } }
+
+    func submit(_ request: ReceptionRequest) -> BackendEventStream {
+        let isOnline = online.withLock { $0 }
+        let lookup = lookup
+        return BackendEventStream { continuation in
+            guard isOnline else {
+                continuation.finish(throwing: BackendError.unreachable(url: "http://127.0.0.1:9/task", reason: "connection refused"))
+                return
+            }
+            let known = self.log.withLock { $0.started.contains(request.id) }
+            if known && lookup && request.mayAlreadyExist {
+                self.log.withLock { $0.lookedUp.append(request.id) }
+            } else if known {
+                continuation.finish(throwing: BackendError.http(status: 500, detail: "Internal Server Error"))
+                return
+            } else {
+                self.log.withLock { $0.started.append(request.id) }
+            }
+            continuation.yield(.accepted(taskID: request.id, status: .pending))
+            continuation.yield(.result(BackendResult(taskID: request.id, outcome: .complete, text: "answer to \(request.text)", confidence: 1)))
+            continuation.finish()
+        }
+    }
+}
+
+func temporaryQueuePath() -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-queue-\(UUID().uuidString)")
+    return directory.appendingPathComponent("state/queue.sqlite").path
+}
+
+/// All events of one exchange through [queue middleware] → engine.
+func run(_ pipeline: Pipeline, _ request: ReceptionRequest, context: ReceptionContext = ReceptionContext()) async throws -> [BackendEvent] {
+    var events: [BackendEvent] = []
+    for try await event in try await pipeline.send(request, context: context).events { events.append(event.event) }
+    return events
+}
+
+/// Sends every queued entry of the engine, oldest first, as the REPL does; stops at the first
+/// that is not delivered.
+func flush(_ queue: OfflineQueue, _ pipeline: Pipeline) async throws -> [[BackendEvent]] {
+    var all: [[BackendEvent]] = []
+    for entry in try queue.entries(backend: "engine") {
+        let events = try await run(pipeline, entry.request, context: OfflineQueueMiddleware.replayContext(for: entry))
+        all.append(events)
+        if case .queued? = events.last { break }
+    }
+    return all
+}
+
+@Suite("Offline queue")
+struct OfflineQueueTests {
+    @Test func anUnreachableBackendQueuesDurablyAndSaysSo() async throws {
+        let path = temporaryQueuePath()
+        let engine = FlakyEngine(lookup: true)
+        do {
+            let queue = try OfflineQueue(path: path)
+            let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: engine)
+            let first = try await run(pipeline, ReceptionRequest(text: "one"))
+            let second = try await run(pipeline, ReceptionRequest(text: "two"))
+            guard case .queued(let notice)? = first.last, case .queued(let later)? = second.last else {
+                Issue.record("not queued: \(first) \(second)"); return
+            }
+            #expect(first.count == 1)
+            #expect(notice.waiting == 1 && later.waiting == 2)
+            #expect(later.message == "The backend is unreachable; your message is queued (2 waiting) and will be sent when it answers.")
+        }
+        // Reopened (a new process): both are there, in order, for the same backend.
+        let reopened = try OfflineQueue(path: path)
+        #expect(try reopened.entries().map(\.request.text) == ["one", "two"])
+        #expect(try reopened.entries().allSatisfy { $0.backend == "engine" && $0.state == .queued })
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let directory = try FileManager.default.attributesOfItem(atPath: (path as NSString).deletingLastPathComponent)
+        #expect((directory[.posixPermissions] as? Int) == 0o700)
+        #expect(engine.started.isEmpty)
+    }
+
+    @Test func theQueueFlushesInOrderEachTaskExactlyOnce() async throws {
+        let queue = try OfflineQueue(path: temporaryQueuePath())
+        let engine = FlakyEngine(lookup: true)
+        let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: engine)
+        var ids: [String] = []
+        for text in ["one", "two", "three"] {
+            let request = ReceptionRequest(text: text)
+            ids.append(request.id)
+            _ = try await run(pipeline, request)
+        }
+        engine.online.withLock { $0 = true }
+        let answers = try await flush(queue, pipeline)
+        #expect(answers.count == 3)
+        #expect(answers.allSatisfy { if case .result? = $0.last { true } else { false } })
+        #expect(engine.started == ids, "in order, once each")
+        #expect(try queue.count() == 0)
+        // A second flush has nothing to send.
+        #expect(try await flush(queue, pipeline).isEmpty)
+        #expect(engine.started == ids)
+    }
+
+    @Test func stillUnreachableKeepsTheEntryAndStopsTheFlush() async throws {
+        let queue = try OfflineQueue(path: temporaryQueuePath())
+        let engine = FlakyEngine(lookup: true)
+        let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: engine)
+        _ = try await run(pipeline, ReceptionRequest(text: "one"))
+        _ = try await run(pipeline, ReceptionRequest(text: "two"))
+        let answers = try await flush(queue, pipeline)
+        #expect(answers.count == 1, "the flush stops at the first that is not delivered")
+        guard case .queued(let notice)? = answers.first?.last else { Issue.record("\(answers)"); return }
+        #expect(notice.waiting == 2)
+        let entries = try queue.entries()
+        #expect(entries.map(\.state) == [.queued, .queued])
+        #expect(entries.first?.attempts == 1 && entries.first?.lastError?.contains("connection refused") == true)
+    }
+
+    @Test func aCrashAfterTheEngineGotTheTaskDoesNotDuplicateIt() async throws {
+        // The window: the entry was claimed and sent, the engine started the task, and the
+        // process died before the entry was removed. The next session sends it with
+        // `mayAlreadyExist`: the engine follows the task it has instead of starting another.
+        let path = temporaryQueuePath()
+        let engine = FlakyEngine(lookup: true)
+        let request = ReceptionRequest(text: "one")
+        do {
+            let queue = try OfflineQueue(path: path)
+            let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: engine)
+            _ = try await run(pipeline, request)
+            engine.online.withLock { $0 = true }
+            // What the dead session did before `kill -9`: claim, and the engine got the task.
+            _ = try queue.claim(request.id, pid: 999_999_999)
+            for try await _ in engine.submit(request) {}
+        }
+        let queue = try OfflineQueue(path: path)
+        #expect(try queue.entries().first?.state == .sending)
+        let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: engine)
+        let answers = try await flush(queue, pipeline)
+        guard case .result? = answers.first?.last else { Issue.record("\(answers)"); return }
+        #expect(engine.started == [request.id], "the engine started it once")
+        #expect(engine.lookedUp == [request.id], "the second delivery looked the task up")
+        #expect(try queue.count() == 0)
+    }
+
+    @Test func anEngineThatCannotCheckIsNotSentAnUncertainEntryUnlessForced() async throws {
+        let queue = try OfflineQueue(path: temporaryQueuePath())
+        let engine = FlakyEngine(lookup: false)
+        let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: engine)
+        let request = ReceptionRequest(text: "one")
+        _ = try await run(pipeline, request)
+        engine.online.withLock { $0 = true }
+        _ = try queue.claim(request.id, pid: 999_999_999)  // a session died while sending it
+        let held = try await flush(queue, pipeline)
+        guard case .queued(let notice)? = held.first?.last else { Issue.record("\(held)"); return }
+        #expect(notice.message.contains("/queue resend"))
+        #expect(engine.started.isEmpty)
+        let entry = try #require(try queue.entries().first)
+        let forced = try await run(pipeline, entry.request, context: OfflineQueueMiddleware.replayContext(for: entry, force: true))
+        guard case .result? = forced.last else { Issue.record("\(forced)"); return }
+        #expect(engine.started == [request.id])
+        #expect(try queue.count() == 0)
+    }
+
+    @Test func anEntryBeingSentByAnotherLivingSessionIsLeftToIt() async throws {
+        let queue = try OfflineQueue(path: temporaryQueuePath())
+        let engine = FlakyEngine(lookup: true)
+        let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: engine)
+        let request = ReceptionRequest(text: "one")
+        _ = try await run(pipeline, request)
+        engine.online.withLock { $0 = true }
+        _ = try queue.claim(request.id, pid: getppid())  // a living process has it
+        let answers = try await flush(queue, pipeline)
+        guard case .queued? = answers.first?.last else { Issue.record("\(answers)"); return }
+        #expect(engine.started.isEmpty)
+    }
+
+    @Test func aHeldMessageIsQueuedBehindTheOthersWithoutTryingTheBackend() async throws {
+        let queue = try OfflineQueue(path: temporaryQueuePath())
+        let engine = FlakyEngine(lookup: true)
+        engine.online.withLock { $0 = true }  // it would answer, but older messages wait
+        let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: engine)
+        try queue.enqueue(ReceptionRequest(id: "older", text: "older"), backend: "engine")
+        let events = try await run(pipeline, ReceptionRequest(id: "newer", text: "newer"),
+                                   context: ReceptionContext(values: [OfflineQueueMiddleware.holdKey: "1"]))
+        guard case .queued(let notice)? = events.last else { Issue.record("\(events)"); return }
+        #expect(notice.waiting == 2)
+        #expect(engine.started.isEmpty)
+        #expect(try queue.entries().map(\.id) == ["older", "newer"])
+    }
+
+    @Test func entriesAreDroppedAndBelongToTheirBackend() async throws {
+        let queue = try OfflineQueue(path: temporaryQueuePath())
+        try queue.enqueue(ReceptionRequest(id: "a", text: "one"), backend: "engine")
+        try queue.enqueue(ReceptionRequest(id: "b", text: "two"), backend: "other")
+        try queue.enqueue(ReceptionRequest(id: "c", text: "three"), backend: "engine")
+        #expect(try queue.entries(backend: "engine").map(\.id) == ["a", "c"])
+        #expect(try queue.remove("a"))
+        #expect(try !queue.remove("a"))
+        #expect(try queue.entries().map(\.id) == ["b", "c"])
+        // A queued entry is never sent to another backend.
+        let engine = FlakyEngine(lookup: true)
+        engine.online.withLock { $0 = true }
+        let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: engine)
+        let other = try #require(try queue.entry("b"))
+        await #expect(throws: OfflineQueueError.self) {
+            _ = try await run(pipeline, other.request, context: OfflineQueueMiddleware.replayContext(for: other))
+        }
+        #expect(engine.started.isEmpty)
+        #expect(try queue.removeAll() == 2)
+    }
+
+    @Test func onlyAnUnreachableServerIsQueuedNotATimeoutOrARefusal() async throws {
+        let queue = try OfflineQueue(path: temporaryQueuePath())
+        for error in [BackendError.timedOut(url: "u", reason: "slow"), .http(status: 500, detail: "boom")] {
+            let backend = FailingBackend(error: error)
+            let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: backend)
+            await #expect(throws: BackendError.self) { _ = try await run(pipeline, ReceptionRequest(text: "x")) }
+        }
+        #expect(try queue.count() == 0)
+    }
+
+    @Test func aBrokenConnectionAfterTheEngineAcceptedIsNotQueued() async throws {
+        let queue = try OfflineQueue(path: temporaryQueuePath())
+        let backend = FailingBackend(error: .unreachable(url: "u", reason: "reset"), acceptFirst: true)
+        let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: backend)
+        await #expect(throws: BackendError.self) { _ = try await run(pipeline, ReceptionRequest(text: "x")) }
+        #expect(try queue.count() == 0)
+    }
+
+    @Test func aDamagedFileIsKeptAsideNotDeleted() throws {
+        let path = temporaryQueuePath()
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let garbage = Data(repeating: 0x41, count: 4096)
+        try garbage.write(to: URL(fileURLWithPath: path))
+        let queue = try OfflineQueue(path: path)
+        let problem = try #require(queue.problem)
+        #expect(problem.contains(path))
+        let directory = (path as NSString).deletingLastPathComponent
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("queue.sqlite.corrupt-") }
+        #expect(aside.count == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + aside[0])) == garbage)
+        #expect(try queue.count() == 0)
+    }
+}
+
+struct FailingBackend: Backend {
+    let error: BackendError
+    var acceptFirst = false
+    var descriptor: BackendDescriptor { BackendDescriptor(name: "engine", summary: "fails", capabilities: [.taskLookup]) }
+    func submit(_ request: ReceptionRequest) -> BackendEventStream {
+        BackendEventStream { continuation in
+            if acceptFirst { continuation.yield(.accepted(taskID: request.id, status: .pending)) }
+            continuation.finish(throwing: error)
+        }
+    }
+}
