@@ -9,7 +9,7 @@ struct SoulCommand: ParsableCommand {
         commandName: "soul",
         abstract: "Write, check and compare soul.md personalities.",
         discussion: "SOUL is a file path or the id or name of a known soul (see `reception soul list`). Format: Souls/README.md.",
-        subcommands: [Lint.self, Preview.self, New.self, Diff.self, Prompt.self, List.self, Bench.self])
+        subcommands: [Lint.self, Preview.self, New.self, Diff.self, Prompt.self, List.self, Bench.self, Show.self])
 
     struct Lint: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -183,6 +183,22 @@ struct SoulCommand: ParsableCommand {
             }
             let history = turns.map { ConversationTurn(query: $0) }
             print(prompts.systemPrompt(soul: soul, classification: classification, history: history), terminator: "")
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show what Reception read from a soul: its knobs, or with --derived each voice trait and the line it came from.")
+
+        @Argument(help: "A soul file or folder, or the id or name of a known soul.")
+        var soul: String
+
+        @Flag(help: "List each trait derived from the prose with the file:line it came from.")
+        var derived = false
+
+        func run() throws {
+            let soul = try SoulCommand.resolveSoul(soul)
+            print(derived ? SoulShow.derived(soul) : SoulShow.summary(soul))
         }
     }
 
