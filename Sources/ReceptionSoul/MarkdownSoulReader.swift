@@ -449,8 +449,15 @@ struct MarkdownSoulReader {
             let bold = String(stripped[stripped.index(stripped.startIndex, offsetBy: 2)..<close.lowerBound])
             return cleanTerm(bold).map { [$0] } ?? []
         }
-        // "(uses \"Software 2.0\" instead)": what the parentheses say is commentary.
-        let quoted = quotedPhrases(removeParentheticals(stripped))
+        // Quoted terms outside parentheses; else inside them, unless the parentheses name the
+        // alternative ("(uses \"Software 2.0\" instead)" is commentary, "(\"synergy\", \"utilize\")" examples).
+        var quoted = quotedPhrases(removeParentheticals(stripped))
+        if quoted.isEmpty {
+            let lowered = stripped.lowercased()
+            if !["instead", "rather", "says", "uses", "prefer", "sagt", "stattdessen"].contains(where: { lowered.fastContains($0) }) {
+                quoted = quotedPhrases(stripped)
+            }
+        }
         if !quoted.isEmpty { return quoted.compactMap(cleanTerm) }
         var withoutNotes = removeParentheticals(stripped)
         if withoutNotes.hasPrefix("No ") { withoutNotes = String(withoutNotes.dropFirst(3)) }

@@ -309,7 +309,7 @@ private struct Analysis {
             if let verbosity = Verbosity(rawValue: value) { soul.verbosity = verbosity }
         }
         if let limit = deriver.maxSentences, let found = deriver.verbosity {
-            let overridden = setByFrontMatter.contains("length")
+            let overridden = setByFrontMatter.contains("length") || setByFrontMatter.contains("verbosity")
             traits.append(SoulTrait(name: "length", value: "at most \(limit) sentence\(limit == 1 ? "" : "s")", file: found.file, line: found.line, evidence: found.evidence, overridden: overridden))
             if !overridden { soul.length.maxSentences = limit }
         }
@@ -346,7 +346,7 @@ private struct Analysis {
         // Signature phrases: quick reactions and catch-phrases, then the words the persona uses.
         var phrases: [String] = []
         var phraseSource: (String, Int)?
-        for (phrase, file, line) in signature where !phrases.contains(phrase) && phrases.count < 24 {
+        for (phrase, file, line) in signature where !phrases.contains(where: { $0.lowercased() == phrase.lowercased() }) && phrases.count < 24 {
             phrases.append(phrase)
             if phraseSource == nil { phraseSource = (file, line) }
         }

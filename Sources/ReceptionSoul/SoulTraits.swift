@@ -83,8 +83,8 @@ struct TraitDeriver {
                         vote("hedging", flipped, found(flipped))
                     }
                     if !avoided, Self.lowercaseStatement(lowered) { vote("capitalization", "lowercase", found("lowercase")) }
-                    if let (kind, phrase) = Self.phraseStatement(trimmed, lowered), !avoided {
-                        vote(kind, phrase, found(phrase))
+                    if !avoided {
+                        for (kind, phrase) in Self.phraseStatements(trimmed, lowered) { vote(kind, phrase, found(phrase)) }
                     }
                 }
 
@@ -153,7 +153,11 @@ struct TraitDeriver {
         var counts = goodStats.emojiCounts
         for (key, value) in proseStats.emojiCounts { counts[key, default: 0] += value }
         let order = goodStats.emojiOrder + proseStats.emojiOrder.filter { !goodStats.emojiOrder.contains($0) }
-        favouriteEmoji = Array(order.sorted { (counts[$0] ?? 0) > (counts[$1] ?? 0) }.prefix(3))
+        // Most used first; ties keep the order of first use.
+        favouriteEmoji = Array(order.enumerated().sorted { a, b in
+            let (ca, cb) = (counts[a.element] ?? 0, counts[b.element] ?? 0)
+            return ca != cb ? ca > cb : a.offset < b.offset
+        }.map(\.element).prefix(3))
 
         // Punctuation: exclamation marks as a habit.
         if stats.exclamations >= 3, Double(stats.exclamations) >= 0.3 * Double(max(1, stats.sentences)), let first = stats.firstExclamation {
@@ -264,7 +268,15 @@ struct TraitDeriver {
 
     /// "Open with `tl;dr:`", "Sign off with \"Fair winds.\"", "Greeting: \"Ahoy!\"",
     /// "When refusing, say \"Not on my watch.\"": the kind and the quoted phrase.
-    static func phraseStatement(_ trimmed: String, _ lowered: String) -> (String, String)? {
+    static func phraseStatements(_ trimmed: String, _ lowered: String) -> [(String, String)] {
+        var result: [(String, String)] = []
+        for kind in ["opener", "closer", "greeting", "refusal"] {
+            if let found = phraseStatement(trimmed, lowered, only: kind) { result.append(found) }
+        }
+        return result
+    }
+
+    static func phraseStatement(_ trimmed: String, _ lowered: String, only: String) -> (String, String)? {
         let kinds: [(String, [String])] = [
             ("opener", ["open with", "opens with", "opening with", "start with", "starts with", "starting with", "begin with", "begins with",
                         "lead with", "leads with", "opener", "beginnt mit", "fängt mit", "で始め", "冒頭"]),
@@ -273,7 +285,7 @@ struct TraitDeriver {
             ("greeting", ["greeting", "greets", "greet with", "say hello", "begrüßt", "begrüßung", "挨拶"]),
             ("refusal", ["refuse", "refuses", "refusing", "decline", "declines", "declining", "say no", "says no", "saying no", "lehnt", "ablehnen", "断る", "断り"]),
         ]
-        for (kind, cues) in kinds {
+        for (kind, cues) in kinds where kind == only {
             guard let cue = cues.first(where: { lowered.fastContains($0) }) else { continue }
             // A negated cue ("never open with …", "don't sign off with …") is not the persona's habit.
             let words = words(lowered)
@@ -370,7 +382,12 @@ struct TraitDeriver {
         mutating func add(_ trimmed: String, found: (String) -> Found, language: String) {
             var text = trimmed
             if text.hasPrefix(">") { text = String(text.dropFirst()).trimmedSpaces }
-            if let marker = MarkdownSoulReader.listMarkerLength(Substring(text)) { text = String(text.dropFirst(marker)) }
+            var isShortItem = false
+            if let marker = MarkdownSoulReader.listMarkerLength(Substring(text)) {
+                text = String(text.dropFirst(marker))
+                // A short list item ("awesome", "- pull a proof") is a word, not a sentence.
+                isShortItem = text.split(separator: " ").count < 6
+            }
             text = MarkdownSoulReader.plainText(text)
             guard !text.isEmpty, text.count <= 4_000 else { return }
 
@@ -411,9 +428,10 @@ struct TraitDeriver {
                 previous = character
             }
             if let last = text.last, !"。！？".contains(last) { sentenceCount += 1 }
-            sentences += sentenceCount
             let lowered = text.lowercased()
             let tokens = TraitDeriver.words(lowered)
+            if isShortItem { return }
+            sentences += sentenceCount
             words += tokens.count + cjk / 2
             if firstSentence == nil, sentenceCount > 0 { firstSentence = found("") }
             for token in tokens {

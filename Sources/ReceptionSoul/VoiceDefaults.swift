@@ -170,6 +170,10 @@ enum VoiceDefaults {
             if result.confidence.medium == nil { result.confidence.medium = "" }
         case .neutral: break
         }
+        // How the persona says no labels the pushback card (before the default wording would).
+        if let refusal = soul.refusal, result.interventions["pushback"]?.label == nil {
+            result.interventions["pushback", default: InterventionStyle()].label = refusal
+        }
         if let wording {
             if result.confidence.medium == nil { result.confidence.medium = wording.medium }
             if result.confidence.low == nil { result.confidence.low = wording.low }
@@ -179,9 +183,6 @@ enum VoiceDefaults {
             for type in InterventionType.knownCases where result.interventions[type.rawValue]?.label == nil {
                 if let label = wording.interventions[type] { result.interventions[type.rawValue, default: InterventionStyle()].label = label }
             }
-        }
-        if let refusal = soul.refusal, result.interventions["pushback"]?.label == nil {
-            result.interventions["pushback", default: InterventionStyle()].label = refusal
         }
         // Emoji the persona uses, as icons, when it uses emoji freely.
         if soul.emoji == .allowed, !soul.favouriteEmoji.isEmpty {
