@@ -143,6 +143,9 @@ public struct SoulCatalog: Sendable {
         (try? load("default")) ?? .plain
     }
 
+    /// The text of a built-in soul file, nil for `plain` (no file) or an unknown id.
+    public static func builtInText(_ id: String) -> String? { EmbeddedResources.souls[id + ".md"] }
+
     /// A built-in soul by id (`default`, `butler`…), without looking at any directory.
     public static func builtIn(_ id: String) -> Soul? {
         guard let text = EmbeddedResources.souls[id + ".md"] else { return nil }

@@ -31,8 +31,12 @@ public enum SoulParser {
 
     /// Reads a soul file, or a soul folder (`SOUL.md` with `STYLE.md` and example outputs
     /// beside it or in `examples/`): the companions add to what the main file says.
-    public static func load(contentsOf url: URL) throws -> Soul {
-        let (soul, diagnostics) = try SoulAnalyzer.analyze(contentsOf: url)
+    ///
+    /// `allTraits`: derive every trait, those the front matter overrides too (for
+    /// `soul show --derived`); by default a trait whose knob the front matter sets is not
+    /// derived at all, which keeps parsing a fully specified soul as fast as before.
+    public static func load(contentsOf url: URL, allTraits: Bool = false) throws -> Soul {
+        let (soul, diagnostics) = try SoulAnalyzer.analyze(contentsOf: url, allTraits: allTraits)
         let errors = diagnostics.errors
         if let first = errors.first {
             throw ParseError(file: first.file, line: first.line, column: first.column, message: first.message, diagnostics: errors)
@@ -43,8 +47,8 @@ public enum SoulParser {
     /// Files larger than this are refused (soul files are a few kilobytes).
     public static let maxFileBytes = 1 << 20
 
-    public static func parse(_ text: String, fileName: String = "soul.md") throws -> Soul {
-        let (soul, diagnostics) = SoulAnalyzer.analyze(text: text, fileName: fileName)
+    public static func parse(_ text: String, fileName: String = "soul.md", allTraits: Bool = false) throws -> Soul {
+        let (soul, diagnostics) = SoulAnalyzer.analyze(text: text, fileName: fileName, allTraits: allTraits)
         let errors = diagnostics.errors
         if let first = errors.first {
             throw ParseError(file: first.file, line: first.line, column: first.column, message: first.message, diagnostics: errors)
@@ -114,7 +118,7 @@ enum SoulAnalyzer {
     }
 
     /// A file or a folder, parsed and linted; the soul's `sourcePath` is what was given.
-    static func analyze(contentsOf url: URL) throws -> (soul: Soul, diagnostics: [SoulDiagnostic]) {
+    static func analyze(contentsOf url: URL, allTraits: Bool = false) throws -> (soul: Soul, diagnostics: [SoulDiagnostic]) {
         if isDirectory(url) {
             guard let folder = folder(url) else {
                 throw SoulParser.ParseError(file: url.path, line: 1, message: "no SOUL.md in this folder (a soul folder holds SOUL.md, optionally STYLE.md and examples/)")
@@ -130,17 +134,18 @@ enum SoulAnalyzer {
                     diagnostics.append(SoulDiagnostic(.warning, file: companionURL.path, line: 1, message: "cannot read the file; skipped"))
                 }
             }
-            var (soul, found) = analyze(text: try read(folder.main), fileName: folder.main.path, companions: companions)
+            var (soul, found) = analyze(text: try read(folder.main), fileName: folder.main.path, companions: companions, allTraits: allTraits)
             soul.sourcePath = url.path
             return (soul, (found + diagnostics).sorted { ($0.file, $0.line, $0.column) < ($1.file, $1.line, $1.column) })
         }
-        var (soul, diagnostics) = analyze(text: try read(url), fileName: url.path)
+        var (soul, diagnostics) = analyze(text: try read(url), fileName: url.path, allTraits: allTraits)
         soul.sourcePath = url.path
         return (soul, diagnostics)
     }
 
-    static func analyze(text: String, fileName: String, companions: [Companion] = []) -> (soul: Soul, diagnostics: [SoulDiagnostic]) {
+    static func analyze(text: String, fileName: String, companions: [Companion] = [], allTraits: Bool = false) -> (soul: Soul, diagnostics: [SoulDiagnostic]) {
         var analyzer = Analysis(fileName: fileName)
+        analyzer.allTraits = allTraits
         _ = analyzer.run(text)
         for companion in companions { analyzer.companion(companion) }
         let soul = analyzer.finish()
@@ -166,6 +171,8 @@ private struct Analysis {
     var sources: [TraitDeriver.Source] = []
     var signature: [(String, String, Int)] = []
     var languageFromRule: (String, Int)?
+    /// Derive the traits the front matter overrides too (for `soul show --derived`).
+    var allTraits = false
 
     init(fileName: String) {
         self.fileName = fileName
@@ -286,7 +293,10 @@ private struct Analysis {
     /// open, records all of them with their evidence, and runs the cross-checks.
     mutating func finish() -> Soul {
         var deriver = TraitDeriver(sources: sources, language: soul.language)
-        deriver.derive()
+        // Parsing is on the REPL's start path: a soul whose front matter sets every knob a
+        // derived trait would fill needs no derivation.
+        let knobs = ["verbosity", "formality", "capitalization", "emoji", "confidence", "outcomes", "sign_off", "interventions"]
+        if allTraits || !knobs.allSatisfy(setByFrontMatter.contains) { deriver.derive() }
         var traits: [SoulTrait] = []
         func record(_ name: String, _ value: String, _ file: String, _ line: Int, _ evidence: String, knob: String?) {
             let overridden = knob.map { setByFrontMatter.contains($0) } ?? false

@@ -71,19 +71,21 @@ struct TraitDeriver {
 
                 // Statements.
                 if role != .goodExample {
-                    if let (value, negated) = Self.lengthStatement(lowered) {
+                    let words = Self.words(lowered)
+                    if let (value, negated) = Self.lengthStatement(lowered, words) {
                         if !negated, !avoided { vote("verbosity", value, found(value)) }
                     }
-                    if let (value, negated) = Self.formalityStatement(lowered) {
+                    if let (value, negated) = Self.formalityStatement(lowered, words) {
                         let flipped = negated != avoided ? (value == "formal" ? "casual" : "formal") : value
                         vote("formality", flipped, found(flipped))
                     }
-                    if let (value, negated) = Self.hedgingStatement(lowered) {
+                    if let (value, negated) = Self.hedgingStatement(lowered, words) {
                         let flipped = negated != avoided ? (value == "cautious" ? "assertive" : value == "assertive" ? "cautious" : value) : value
                         vote("hedging", flipped, found(flipped))
                     }
-                    if !avoided, Self.lowercaseStatement(lowered) { vote("capitalization", "lowercase", found("lowercase")) }
-                    if !avoided {
+                    if !avoided, Self.lowercaseStatement(lowered, words) { vote("capitalization", "lowercase", found("lowercase")) }
+                    // A phrase statement quotes its phrase: most lines have no quotation mark.
+                    if !avoided, Self.mayQuote(trimmed) {
                         for (kind, phrase) in Self.phraseStatements(trimmed, lowered) { vote(kind, phrase, found(phrase)) }
                     }
                 }
@@ -197,8 +199,7 @@ struct TraitDeriver {
     }
 
     /// Statements about length: "short sentences", "one sentence when possible", "long, detailed answers".
-    static func lengthStatement(_ lowered: String) -> (String, Bool)? {
-        let words = words(lowered)
+    static func lengthStatement(_ lowered: String, _ words: [Substring]) -> (String, Bool)? {
         let one = lowered.fastContains("one sentence") || lowered.fastContains("one-liner") || lowered.fastContains("one liner")
             || lowered.fastContains("single sentence") || lowered.fastContains("ein satz") || lowered.fastContains("einem satz")
             || lowered.fastContains("一文で") || lowered.fastContains("一言で")
@@ -223,8 +224,7 @@ struct TraitDeriver {
         return nil
     }
 
-    static func formalityStatement(_ lowered: String) -> (String, Bool)? {
-        let words = words(lowered)
+    static func formalityStatement(_ lowered: String, _ words: [Substring]) -> (String, Bool)? {
         let formal: Set<Substring> = ["formal", "formally", "courteous", "dignified", "polite", "politely", "diplomatic", "stately", "ceremonious",
                                       "förmlich", "höflich", "siezt", "siezen", "sie-form", "formell", "soutenu", "vouvoie"]
         let casual: Set<Substring> = ["casual", "casually", "informal", "slang", "chill", "laid-back", "relaxed", "conversational", "colloquial",
@@ -240,8 +240,7 @@ struct TraitDeriver {
         }
     }
 
-    static func hedgingStatement(_ lowered: String) -> (String, Bool)? {
-        let words = words(lowered)
+    static func hedgingStatement(_ lowered: String, _ words: [Substring]) -> (String, Bool)? {
         let cautious: Set<Substring> = ["hedge", "hedges", "hedged", "hedging", "qualified", "qualifies", "qualifying",
                                         "probabilistic", "uncertainty", "tentative", "tentatively", "vorsichtig", "einschränkungen"]
         let assertive: Set<Substring> = ["assertive", "declarative", "decisive", "conviction", "unhedged", "confidently", "bestimmt", "entschieden"]
@@ -256,10 +255,9 @@ struct TraitDeriver {
     }
 
     /// "always lowercase", "all lowercase", "lowercase everything", "kleinschreibung".
-    static func lowercaseStatement(_ lowered: String) -> Bool {
+    static func lowercaseStatement(_ lowered: String, _ words: [Substring]) -> Bool {
         guard lowered.fastContains("lowercase") || lowered.fastContains("lower case") || lowered.fastContains("lower-case")
                 || lowered.fastContains("kleinschreib") || lowered.fastContains("kleingeschrieben") else { return false }
-        let words = words(lowered)
         guard let at = words.firstIndex(where: { $0.hasPrefix("lower") || $0.hasPrefix("klein") }) else { return false }
         let strong = ["always", "all", "everything", "only", "default", "entirely", "immer", "alles", "nur"]
         let window = words[max(0, at - 3)..<min(words.count, at + 3)]
@@ -268,6 +266,11 @@ struct TraitDeriver {
 
     /// "Open with `tl;dr:`", "Sign off with \"Fair winds.\"", "Greeting: \"Ahoy!\"",
     /// "When refusing, say \"Not on my watch.\"": the kind and the quoted phrase.
+    static func mayQuote(_ text: String) -> Bool {
+        for byte in text.utf8 where byte == 0x22 || byte == 0x60 || byte == 0xE2 || byte == 0xE3 || byte == 0xC2 { return true }  // " ` “„ 「 «
+        return false
+    }
+
     static func phraseStatements(_ trimmed: String, _ lowered: String) -> [(String, String)] {
         var result: [(String, String)] = []
         for kind in ["opener", "closer", "greeting", "refusal"] {
@@ -392,8 +395,8 @@ struct TraitDeriver {
             guard !text.isEmpty, text.count <= 4_000 else { return }
 
             // Emoji named as ones never to use ("no 🚀", "never 💯") are not favourites.
-            let loweredLine = text.lowercased()
-            let countsEmoji = !["never", "no ", "don't", "avoid", "not ", "ban", "nie ", "kein", "nicht", "禁止", "使わない"].contains { loweredLine.fastContains($0) }
+            // (Only looked at when the line has an emoji: most do not.)
+            let countsEmoji = !ProseWords.containsEmoji(text) || !["never", "no ", "don't", "avoid", "not ", "ban", "nie ", "kein", "nicht", "禁止", "使わない"].contains { text.lowercased().fastContains($0) }
             // Sentences and their lengths (CJK: about two characters a word).
             var sentenceCount = 0
             var atStart = true

@@ -197,7 +197,7 @@ struct SoulCommand: ParsableCommand {
         var derived = false
 
         func run() throws {
-            let soul = try SoulCommand.resolveSoul(soul)
+            let soul = try SoulCommand.resolveSoul(soul, allTraits: derived)
             print(derived ? SoulShow.derived(soul) : SoulShow.summary(soul))
         }
     }
@@ -237,10 +237,10 @@ struct SoulCommand: ParsableCommand {
 
 extension SoulCommand {
     /// A soul from a path, or from the catalog by id or name; a broken file prints its errors.
-    static func resolveSoul(_ argument: String) throws -> Soul {
+    static func resolveSoul(_ argument: String, allTraits: Bool = false) throws -> Soul {
         if FileManager.default.fileExists(atPath: argument) {
             do {
-                return try SoulParser.load(contentsOf: URL(fileURLWithPath: argument))
+                return try SoulParser.load(contentsOf: URL(fileURLWithPath: argument), allTraits: allTraits)
             } catch let error as SoulParser.ParseError {
                 SoulCommand.printError(error.description)
                 throw ExitCode(1)
@@ -248,6 +248,10 @@ extension SoulCommand {
         }
         let catalog = SoulCatalog(directories: SoulCatalog.standardDirectories())
         do {
+            if allTraits, let entry = catalog.entry(argument) {
+                if let path = entry.path { return try SoulParser.load(contentsOf: URL(fileURLWithPath: path), allTraits: true) }
+                if let text = SoulCatalog.builtInText(entry.id) { return try SoulParser.parse(text, fileName: entry.id + ".md", allTraits: true) }
+            }
             return try catalog.load(argument)
         } catch let error as SoulParser.ParseError {
             SoulCommand.printError(error.description)
