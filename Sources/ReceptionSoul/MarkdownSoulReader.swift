@@ -14,6 +14,10 @@ struct MarkdownSoulReader {
     var sections: [SoulSection] = []
     var emptySections: [(heading: String, line: Int)] = []
     var name: String?
+    var nameLine = 1
+    var emojiLine = 1
+    var capitalizationLine = 1
+    var languageLine: Int?
     var summary: String?
     var tone: String?
     var emoji: EmojiPolicy?
@@ -25,6 +29,33 @@ struct MarkdownSoulReader {
     var replacements: [VocabularyReplacement] = []
     var preferLines: [(String, Int)] = []
     var avoidLines: [(String, Int)] = []
+    /// What each line is, for the trait deriver: persona prose, a forbidden context, an example…
+    var roles: [LineRole] = []
+    var examples: [SoulExample] = []
+    /// Phrases the persona says (quick reactions, catch-phrases), with their lines.
+    var signature: [(String, Int)] = []
+    /// The line of the first boundary, and of the line being read.
+    var boundaryLine: Int?
+    var currentLine = 1
+    /// The file name used in examples' and traits' locations.
+    var fileName = ""
+    /// For example-output files: the polarity of the whole file (good-outputs / bad-outputs).
+    var documentExamples: Bool? = nil
+
+    enum LineRole: Equatable {
+        /// Persona prose or a rule: read for the voice.
+        case prose
+        /// A heading.
+        case heading
+        /// Code, tables, HTML comments: ignored.
+        case ignored
+        /// Under a never/avoid/won't heading, in a "Never say" list, or a bad example: the opposite of the voice.
+        case avoided
+        /// An example output in the voice.
+        case goodExample
+        /// Commentary on examples ("Why:", "Calibration:").
+        case meta
+    }
 
     init(lines: [Substring], firstLine: Int) {
         self.lines = lines
@@ -42,16 +73,30 @@ struct MarkdownSoulReader {
         var headings: [Heading] = []
         var inFence = false
         var fenced = [Bool](repeating: false, count: lines.count)
+        roles = [LineRole](repeating: .prose, count: lines.count)
+        var inComment = false
         for (index, line) in lines.enumerated() {
             let trimmed = line.drop { $0 == " " }
+            // HTML comments (template instructions) are not the persona.
+            if !inFence, inComment || trimmed.hasPrefix("<!--") {
+                roles[index] = .ignored
+                fenced[index] = true
+                if trimmed.hasPrefix("<!--") { inComment = true }
+                if line.fastContains("-->") { inComment = false }
+                continue
+            }
             if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
                 inFence.toggle()
                 fenced[index] = true
+                roles[index] = .ignored
                 continue
             }
             fenced[index] = inFence
-            if inFence { continue }
-            if let heading = Self.heading(line) { headings.append(Heading(level: heading.level, text: heading.text, index: index)) }
+            if inFence { roles[index] = .ignored; continue }
+            if let heading = Self.heading(line) {
+                headings.append(Heading(level: heading.level, text: heading.text, index: index))
+                roles[index] = .heading
+            }
         }
 
         // Sections: from a heading to the next heading of any level.
@@ -72,6 +117,17 @@ struct MarkdownSoulReader {
 
         if let first = headings.first(where: { $0.level == 1 }) ?? headings.first {
             name = Self.name(fromHeading: first.text)
+            nameLine = firstLine + first.index
+        }
+        if name == nil {
+            // "You are Sentinel, …", "I am K-2SX, …", "Ich bin Greta." in the first lines.
+            for (index, line) in lines.prefix(30).enumerated() where !fenced[index] {
+                if let found = Self.name(fromSentence: Self.plainText(String(line))) {
+                    name = found
+                    nameLine = firstLine + index
+                    break
+                }
+            }
         }
         summary = firstParagraph(after: headings.first?.index)
 
@@ -82,11 +138,44 @@ struct MarkdownSoulReader {
         var sectionHeading = ""
         var voiceToneTaken = false
         var vocabularyLevel: Int?
+        /// A heading that forbids ("Never…", "Anti-patterns", "What I won't do") and its level:
+        /// everything under it is avoided.
+        var negativeLevel: Int?
+        /// Inside examples: true for good ones, false for bad, nil when not said.
+        var exampleGood: Bool? = documentExamples
+        var examplesLevel: Int?
+        var signatureLevel: Int?
+        var pendingExample: (text: String, line: Int, good: Bool)?
+        func flushExample(_ reader: inout MarkdownSoulReader, _ pending: inout (text: String, line: Int, good: Bool)?) {
+            guard let example = pending else { return }
+            pending = nil
+            let text = example.text.trimmedWhitespace
+            guard !text.isEmpty, text.count <= 2_000, reader.examples.count < 200 else { return }
+            reader.examples.append(SoulExample(text: text, good: example.good, file: reader.fileName, line: example.line))
+        }
         for (index, line) in lines.enumerated() {
-            if fenced[index] { continue }
+            currentLine = firstLine + index
+            if fenced[index] {
+                if roles[index] == .ignored, exampleGood == false, !lines[index].trimmedSpaces.hasPrefix("<!--") { roles[index] = .avoided }
+                continue
+            }
             if sectionIndex + 1 < headings.count, headings[sectionIndex + 1].index == index {
+                flushExample(&self, &pendingExample)
                 sectionIndex += 1
                 let heading = headings[sectionIndex]
+                if let level = negativeLevel, heading.level <= level { negativeLevel = nil }
+                if let level = examplesLevel, heading.level <= level { examplesLevel = nil; exampleGood = documentExamples }
+                if let level = signatureLevel, heading.level <= level { signatureLevel = nil }
+                let headingPolarity = Self.headingPolarity(heading.text)
+                if negativeLevel == nil, headingPolarity == .avoid { negativeLevel = heading.level }
+                if Self.isSignatureHeading(heading.text) { signatureLevel = heading.level }
+                if Self.kind(of: heading.text) == .examples || examplesLevel != nil || documentExamples != nil {
+                    if examplesLevel == nil { examplesLevel = heading.level }
+                    switch Self.examplePolarity(heading.text) {
+                    case .some(let good): exampleGood = good
+                    case .none: if Self.kind(of: heading.text) == .examples, heading.level <= (examplesLevel ?? 0) { exampleGood = negativeLevel != nil ? false : (documentExamples ?? true) }
+                    }
+                }
                 sectionKind = Self.kind(of: heading.text)
                 sectionHeading = heading.text.lowercased()
                 // A subsection of a vocabulary section is vocabulary too ("### Use" under "## Vocabulary").
@@ -103,7 +192,59 @@ struct MarkdownSoulReader {
                 continue
             }
             let trimmed = line.trimmedSpaces
-            if trimmed.isEmpty { continue }
+            if trimmed.isEmpty { flushExample(&self, &pendingExample); continue }
+            if trimmed.hasPrefix("|") { roles[index] = .ignored; continue }
+
+            // Examples: "**Good:** …", "**Bad:**", block quotes, ✅/❌ items.
+            let lowered = trimmed.lowercased()
+            if let marker = Self.exampleMarker(trimmed) {
+                flushExample(&self, &pendingExample)
+                exampleGood = marker.good
+                if examplesLevel == nil { examplesLevel = 99 }
+                roles[index] = marker.good ? .goodExample : .avoided
+                if !marker.rest.isEmpty { pendingExample = (Self.unquoteExample(marker.rest), firstLine + index, marker.good) }
+                continue
+            }
+            if examplesLevel != nil || exampleGood != nil {
+                if lowered.hasPrefix("**why") || lowered.hasPrefix("why:") || lowered.hasPrefix("**calibration") || lowered.hasPrefix("calibration:")
+                    || lowered.hasPrefix("**note") || lowered.hasPrefix("**context") || lowered.hasPrefix("**diagnosis") {
+                    flushExample(&self, &pendingExample)
+                    roles[index] = .meta
+                    continue
+                }
+                if let good = exampleGood, trimmed.hasPrefix(">") {
+                    let text = Self.unquoteExample(String(trimmed.dropFirst()))
+                    roles[index] = good ? .goodExample : .avoided
+                    if pendingExample != nil { pendingExample!.text += "\n" + text } else { pendingExample = (text, firstLine + index, good) }
+                    continue
+                }
+                if trimmed.hasPrefix("✅") || trimmed.hasPrefix("❌") {
+                    let good = trimmed.hasPrefix("✅")
+                    flushExample(&self, &pendingExample)
+                    roles[index] = good ? .goodExample : .avoided
+                    pendingExample = (Self.unquoteExample(String(trimmed.unicodeScalars.dropFirst()).trimmedSpaces), firstLine + index, good)
+                    flushExample(&self, &pendingExample)
+                    if !good { addBoundary(trimmed) }
+                    continue
+                }
+                if exampleGood == false { roles[index] = .avoided } else if exampleGood == true, examplesLevel != nil { roles[index] = .meta }
+            }
+            if negativeLevel != nil { roles[index] = .avoided }
+            if signatureLevel != nil, roles[index] == .prose, let item = Self.listItem(trimmed) ?? (trimmed.hasPrefix("\"") || trimmed.hasPrefix("“") ? trimmed : nil) {
+                for phrase in Self.quotedPhrases(item).compactMap(Self.cleanTerm) where phrase.count <= 80 && signature.count < 40 {
+                    signature.append((phrase, firstLine + index))
+                }
+            }
+            // "Never say \"…\"", "Don't use `…`": avoided words wherever they are written.
+            if sectionKind != .vocabulary, Self.isNeverSayLine(lowered) {
+                roles[index] = .avoided
+                let body = Self.listItem(trimmed) ?? trimmed
+                var cut = body
+                if let dash = Self.dashOutsideQuotes(body) { cut = String(body[..<dash]) }
+                for term in Self.quotedPhrases(cut).compactMap(Self.cleanTerm) where term.count <= 60 {
+                    if !avoid.contains(where: { $0.lowercased() == term.lowercased() }) { avoid.append(term); avoidLines.append((term, firstLine + index)) }
+                }
+            }
 
             if let (key, ruleValue) = Self.rule(trimmed) {
                 var value = ruleValue
@@ -112,7 +253,11 @@ struct MarkdownSoulReader {
                     let items = followingListItems(after: index)
                     value = key == .capitalization ? (items.first ?? "") : items.joined(separator: " ")
                 }
+                let before = (emoji, capitalization, language)
                 apply(rule: key, value: value, sectionHeading: sectionHeading)
+                if before.0 == nil, emoji != nil { emojiLine = firstLine + index }
+                if before.1 == nil, capitalization != nil { capitalizationLine = firstLine + index }
+                if before.2 == nil, language != nil { languageLine = firstLine + index }
                 if sectionKind == .vocabulary, key == .use || key == .avoid {
                     polarity = key == .use ? .prefer : .avoid
                     // "Avoid: a, b" on one line.
@@ -124,6 +269,7 @@ struct MarkdownSoulReader {
             if sectionKind == .formatting, sectionHeading.fastContains("capitali") || sectionHeading.fastContains("大小"),
                capitalization == nil, trimmed.lowercased().fastContains("lowercase") {
                 capitalization = .lowercase
+                capitalizationLine = firstLine + index
             }
             if sectionKind == .voice, !voiceToneTaken, !Self.isListItem(trimmed), !trimmed.hasPrefix(">"), !trimmed.hasPrefix("|"),
                trimmed != "---", trimmed != "***", !trimmed.hasPrefix("**") || !trimmed.hasSuffix(":**") {
@@ -132,17 +278,115 @@ struct MarkdownSoulReader {
                 if let sentence = Sentences.firstSentence(plain), sentence.count <= 100 { tone = tone ?? sentence }
             }
             guard let item = Self.listItem(trimmed) ?? (trimmed.hasPrefix("❌") ? String(trimmed.dropFirst()) : nil) else { continue }
+            if sectionKind != .boundaries, sectionKind != .vocabulary, negativeLevel != nil, sectionKind != .examples {
+                // A list under a "never" heading that is not a boundaries or vocabulary heading
+                // ("Pet peeves", "Don'ts"): each item is something the persona won't do.
+                addBoundary(item, negative: true)
+                continue
+            }
             switch sectionKind {
             case .boundaries:
-                let text = Self.plainText(item).trimmingScalars(in: "❌✗✘ ")
-                if !text.isEmpty { boundaries.append(text) }
+                roles[index] = .avoided
+                addBoundary(item, negative: negativeLevel != nil)
             case .vocabulary:
-                addTerms(from: item, polarity: polarity == .none ? .prefer : polarity, line: firstLine + index, splitCommas: false)
+                let effective: Polarity = polarity == .none ? (negativeLevel != nil ? .avoid : .prefer) : polarity
+                if effective == .avoid { roles[index] = .avoided }
+                addTerms(from: item, polarity: effective, line: firstLine + index, splitCommas: false)
             default:
                 break
             }
         }
+        flushExample(&self, &pendingExample)
         if language == nil, detectsLanguage { language = Self.detectLanguage(lines) }
+    }
+
+    /// A boundary keeps its polarity: an item under a "never"/"won't" heading that does not
+    /// say so itself is written as a prohibition ("Never: …").
+    mutating func addBoundary(_ item: String, negative: Bool = true) {
+        var text = Self.plainText(item).trimmingScalars(in: "❌✗✘ ")
+        for box in ["[x] ", "[X] ", "[ ] "] where text.hasPrefix(box) { text = String(text.dropFirst(box.count)).trimmedSpaces }
+        guard !text.isEmpty, text.count <= 400, boundaries.count < 100 else { return }
+        if negative, !Self.saysNo(text), text.first.map({ $0.isASCII && $0.isLetter }) ?? false || text.hasPrefix("\"") || text.hasPrefix("“") {
+            text = "Never: " + text
+        }
+        if !boundaries.contains(text) {
+            boundaries.append(text)
+            if boundaryLine == nil { boundaryLine = currentLine }
+        }
+    }
+
+    /// The text states a prohibition itself ("Won't…", "Never…", "No…", "I don't…").
+    static func saysNo(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        let words = lowered.split { !$0.isLetter && $0 != "'" && $0 != "’" }.prefix(3).map(String.init)
+        let negations: Set<String> = ["never", "no", "not", "don't", "don’t", "won't", "won’t", "avoid", "refuse", "cannot", "can't", "doesn't", "without", "nothing", "stop", "dont", "wont", "nein", "nie", "niemals", "kein", "keine", "nicht", "jamais", "nunca", "pas"]
+        return words.contains { negations.contains($0) } || lowered.hasPrefix("do not") || lowered.hasPrefix("will not")
+    }
+
+    /// Polarity a heading gives everything under it: "Never…", "Avoid", "Anti-patterns",
+    /// "What I won't do", "Don'ts", "Voice failures" forbid.
+    static func headingPolarity(_ heading: String) -> Polarity {
+        let lowered = plainText(heading).lowercased()
+        let negative = ["never", "avoid", "won't", "won’t", "will not", "don't", "don’t", "do not", "dont", "anti-pattern", "antipattern", "anti pattern",
+                        "banned", "forbidden", "failure", "wrong", "pet peeve", "red flag", "not to", "nicht", "niemals", "vermeid", "verboten",
+                        "jamais", "nunca", "禁止", "避免", "しない", "禁句", "ng"]
+        let words = Set(lowered.split { !$0.isLetter && $0 != "'" && $0 != "’" && $0 != "-" }.map(String.init))
+        for word in negative {
+            if word.count <= 3, word.allSatisfy({ $0.isASCII }) { if words.contains(word) { return .avoid } } else if lowered.fastContains(word) { return .avoid }
+        }
+        if words.contains("ban") || words.contains("bad") || words.contains("don'ts") || words.contains("donts") { return .avoid }
+        return .none
+    }
+
+    /// A heading of quoted phrases the persona says: quick reactions, catch-phrases, signature lines.
+    static func isSignatureHeading(_ heading: String) -> Bool {
+        let lowered = heading.lowercased()
+        return ["reaction", "catchphrase", "catch-phrase", "signature", "phrases", "lexicon", "sayings", "口癖", "決め台詞", "sprüche", "redewendungen"].contains { lowered.fastContains($0) }
+            && headingPolarity(heading) != .avoid
+    }
+
+    /// Good (true) or bad (false) for an examples heading; nil when it does not say.
+    static func examplePolarity(_ heading: String) -> Bool? {
+        let lowered = heading.lowercased()
+        if ["bad", "wrong", "don't", "avoid", "never", "off-voice", "off voice", "anti", "failure", "schlecht", "falsch", "悪い", "ダメ", "❌"].contains(where: { lowered.fastContains($0) }) { return false }
+        if ["good", "right", "correct", "on-voice", "gut", "richtig", "良い", "✅"].contains(where: { lowered.fastContains($0) }) { return true }
+        return nil
+    }
+
+    /// "**Good:** text", "Bad:", "**Right:**", "**Wrong:**", "✅ Good:".
+    static func exampleMarker(_ trimmed: String) -> (good: Bool, rest: String)? {
+        var text = Substring(trimmed)
+        if let marker = listMarkerLength(text) { text = text.dropFirst(marker) }
+        text = text.drop { $0 == " " || $0 == "*" || $0 == "_" }
+        let lowered = text.lowercased()
+        for (word, good) in [("good", true), ("right", true), ("bad", false), ("wrong", false), ("gut", true), ("schlecht", false), ("良い例", true), ("悪い例", false)] {
+            guard lowered.hasPrefix(word) else { continue }
+            var rest = text.dropFirst(word.count).drop { $0 == "*" || $0 == "_" || $0 == " " }
+            guard rest.first == ":" || rest.first == "：" || (rest.isEmpty && trimmed.hasPrefix("**")) else { return nil }
+            rest = rest.dropFirst().drop { $0 == "*" || $0 == "_" || $0 == " " }
+            return (good, String(rest))
+        }
+        return nil
+    }
+
+    /// An example's text without its quotation marks or code ticks.
+    static func unquoteExample(_ raw: String) -> String {
+        var text = raw.trimmedSpaces
+        for (open, close) in [("`", "`"), ("\"", "\""), ("“", "”"), ("「", "」")] where text.hasPrefix(open) && text.hasSuffix(close) && text.count >= 2 {
+            text = String(text.dropFirst().dropLast())
+            break
+        }
+        return text.trimmedSpaces
+    }
+
+    /// "Never say …", "Don't use …", "Avoid saying …" with quoted terms.
+    static func isNeverSayLine(_ lowered: String) -> Bool {
+        var text = Substring(lowered)
+        if let marker = listMarkerLength(text) { text = text.dropFirst(marker) }
+        text = text.drop { $0 == " " || $0 == "*" || $0 == "_" }
+        let starts = ["never say", "never use", "don't say", "don’t say", "don't use", "don’t use", "do not say", "do not use", "avoid saying", "avoid the word", "avoid phrases", "never write", "sag nie", "sage nie", "niemals"]
+        guard starts.contains(where: { text.hasPrefix($0) }) else { return false }
+        return text.contains("\"") || text.contains("“") || text.contains("`") || text.contains("„") || text.contains("「")
     }
 
     func followingListItems(after index: Int) -> [String] {
@@ -164,7 +408,8 @@ struct MarkdownSoulReader {
 
     static func polarity(of heading: String) -> Polarity {
         let lowered = heading.lowercased()
-        let avoidWords = ["avoid", "never", "banned", "don't", "do not", "not use", "forbidden", "avoided", "avoids", "避免", "不用", "禁用", "evitar", "éviter", "vermeiden"]
+        let avoidWords = ["avoid", "never", "banned", "don't", "don’t", "do not", "not use", "forbidden", "avoided", "avoids", "wrong", "避免", "不用", "禁用", "evitar", "éviter", "vermeiden", "vermeidet", "niemals", "nie ", "禁句", "使わない"]
+        if Set(lowered.split { !$0.isLetter }).contains("ban") { return .avoid }
         let useWords = ["use", "used", "uses", "prefer", "say", "favorite", "favourite", "常用", "使用", "usar", "utiliser", "verwenden"]
         if avoidWords.contains(where: { lowered.fastContains($0) }) { return .avoid }
         let words = Set(lowered.split { !$0.isLetter })
@@ -204,7 +449,15 @@ struct MarkdownSoulReader {
             let bold = String(stripped[stripped.index(stripped.startIndex, offsetBy: 2)..<close.lowerBound])
             return cleanTerm(bold).map { [$0] } ?? []
         }
-        let quoted = quotedPhrases(stripped)
+        // Quoted terms outside parentheses; else inside them, unless the parentheses name the
+        // alternative ("(uses \"Software 2.0\" instead)" is commentary, "(\"synergy\", \"utilize\")" examples).
+        var quoted = quotedPhrases(removeParentheticals(stripped))
+        if quoted.isEmpty {
+            let lowered = stripped.lowercased()
+            if !["instead", "rather", "says", "uses", "prefer", "sagt", "stattdessen"].contains(where: { lowered.fastContains($0) }) {
+                quoted = quotedPhrases(stripped)
+            }
+        }
         if !quoted.isEmpty { return quoted.compactMap(cleanTerm) }
         var withoutNotes = removeParentheticals(stripped)
         if withoutNotes.hasPrefix("No ") { withoutNotes = String(withoutNotes.dropFirst(3)) }
@@ -432,8 +685,12 @@ struct MarkdownSoulReader {
     static func kind(of heading: String) -> SoulSection.Kind {
         let lowered = plainText(heading).lowercased()
         func any(_ words: [String]) -> Bool { words.contains { lowered.fastContains($0) } }
-        if any(["vocabulary", "words", "phrases", "language patterns", "lexicon", "词汇", "詞彙", "用语", "用語", "vocabulario", "vocabulaire", "wortschatz", "palabras"]) { return .vocabulary }
-        if any(["boundar", "limits", "will not", "won't", "never", "don't", "do not", "anti-pattern", "red line", "边界", "邊界", "界限", "境界", "límites", "limites", "grenzen", "禁止"]) { return .boundaries }
+        if any(["vocabulary", "words", "phrases", "language patterns", "lexicon", "词汇", "詞彙", "用语", "用語", "vocabulario", "vocabulaire", "wortschatz", "palabras", "口癖", "wörter"]) { return .vocabulary }
+        // "Never say", "Never uses", "Things he says", "Words to BAN": word lists, not boundaries.
+        let words = Set(lowered.split { !$0.isLetter && $0 != "'" && $0 != "’" }.map(String.init))
+        if !words.isDisjoint(with: ["say", "says", "said", "uses", "ban", "banned", "jargon", "slang", "catchphrases", "sayings"]) { return .vocabulary }
+        if words.contains("use"), headingPolarity(heading) == .avoid { return .vocabulary }
+        if any(["boundar", "limits", "will not", "won't", "never", "don't", "do not", "anti-pattern", "red line", "边界", "邊界", "界限", "境界", "límites", "limites", "grenzen", "禁止", "pet peeve", "avoid", "failure", "しないこと", "tabu", "niemals"]) { return .boundaries }
         if any(["example", "sample", "calibration", "transformation", "示例", "例子", "範例", "ejemplo", "exemple", "beispiel"]) { return .examples }
         if any(["format", "capitali", "punctuation", "emoji", "回應規範", "格式", "排版"]) { return .formatting }
         if any(["voice", "vibe", "tone", "style", "temperament", "personality", "how i talk", "how i speak", "how i write", "communication", "调性", "語氣", "语气", "口調", "風格", "风格", "人格", "性格", "voz", "tono", "voix", "stimme"]) { return .voice }
@@ -467,6 +724,28 @@ struct MarkdownSoulReader {
         text = text.trimmingScalars(in: " -—–:|·")
         guard !text.isEmpty, text.count <= 60, !isGeneric(text), !text.fastContains("\\n"), !text.hasPrefix("[") else { return nil }
         return text
+    }
+
+    /// "You are Sentinel, the…", "I'm Captain Bly.", "Ich bin Greta,": the capitalised name after the phrase.
+    static func name(fromSentence text: String) -> String? {
+        let openings = ["You are ", "You're ", "You’re ", "I am ", "I'm ", "I’m ", "Ich bin ", "Du bist ", "Je suis ", "Soy ", "Eu sou ", "My name is ", "Mein Name ist "]
+        for opening in openings {
+            guard let range = text.range(of: opening) else { continue }
+            // At the start of the text or of a sentence.
+            let before = text[..<range.lowerBound].trimmedSpaces
+            guard before.isEmpty || before.hasSuffix(".") || before.hasSuffix("_") || before.hasSuffix("*") else { continue }
+            var words: [Substring] = []
+            for word in text[range.upperBound...].split(separator: " ").prefix(4) {
+                let core = word.trimmingScalars(in: ",.;:!?—–()\"'*_")
+                guard let first = core.first, first.isUppercase || first.isNumber else { break }
+                if ["The", "A", "An", "Der", "Die", "Das", "Ein", "Eine", "Le", "La", "Un", "Une", "El", "Not", "Nicht"].contains(core), words.isEmpty { break }
+                words.append(Substring(core))
+                if word.last.map({ ",.;:!?".contains($0) }) ?? false { break }
+            }
+            let name = words.joined(separator: " ")
+            if !name.isEmpty, name.count <= 40 { return name }
+        }
+        return nil
     }
 
     func firstParagraph(after headingIndex: Int?) -> String? {

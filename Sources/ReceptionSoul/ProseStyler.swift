@@ -16,7 +16,13 @@ struct ProseStyler: Sendable {
     let stripEmoji: Bool
 
     init(soul: Soul) {
-        matcher = VocabularyMatcher(soul.vocabulary.replace)
+        // The soul's own replacements first; then the contractions its register implies,
+        // unless the soul says otherwise about the same words.
+        let own = Set(soul.vocabulary.replace.map { $0.avoid.lowercased() })
+        let avoided = Set(soul.vocabulary.avoid.map { $0.lowercased() })
+        let register = VoiceDefaults.contractions(for: soul.formality, language: soul.language)
+            .filter { !own.contains($0.avoid.lowercased()) && !avoided.contains($0.prefer.lowercased()) }
+        matcher = VocabularyMatcher(soul.vocabulary.replace + register)
         capitalization = soul.capitalization
         stripEmoji = soul.emoji == .never
     }

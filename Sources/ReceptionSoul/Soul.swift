@@ -39,6 +39,26 @@ public struct Soul: Sendable, Hashable {
     public var sections: [SoulSection]
     /// The Markdown body: the persona in prose.
     public var body: String
+    /// Voice traits read from the prose (and companion files), each with the line it came
+    /// from; `overridden` when the front matter set the knob instead (see `SoulTrait`).
+    public var traits: [SoulTrait]
+    /// Example outputs in the persona's voice (good) and what it must not sound like (bad),
+    /// from example sections, `**Good:**`/`**Bad:**` lines and `examples/` companion files.
+    public var examples: [SoulExample]
+    /// The other files of a soul folder (`STYLE.md`, example outputs), in reading order.
+    public var companions: [SoulDocument]
+    /// Phrases the persona says (signature lexicon, quick reactions), for prompts.
+    public var signaturePhrases: [String]
+    /// How the persona opens and closes an answer ("tl;dr:", "Cheers."), when stated.
+    public var opener: String?
+    /// Hedging habit: derived from the prose; changes how confidence is said.
+    public var hedging: Hedging
+    /// Punctuation habit: an exclamatory persona ends framing lines with "!".
+    public var exclamatory: Bool
+    /// Emoji the persona uses most, most frequent first (icons when emoji are allowed).
+    public var favouriteEmoji: [String]
+    /// How the persona says no, when the prose quotes it.
+    public var refusal: String?
 
     /// A soul with neutral knobs. The legacy parameters (`outcomeFraming`, `interventionLabels`,
     /// `followupsTitle`, `vocabulary` as avoid → prefer) fill the structured knobs.
@@ -66,6 +86,15 @@ public struct Soul: Sendable, Hashable {
         self.boundaries = []
         self.sections = []
         self.body = body
+        self.traits = []
+        self.examples = []
+        self.companions = []
+        self.signaturePhrases = []
+        self.opener = nil
+        self.hedging = .neutral
+        self.exclamatory = false
+        self.favouriteEmoji = []
+        self.refusal = nil
     }
 
     /// Intro line per outcome (legacy view of `outcomes`).
@@ -93,6 +122,73 @@ public struct Soul: Sendable, Hashable {
         soul.emoji = .never
         return soul
     }()
+}
+
+/// How readily the persona hedges.
+public enum Hedging: String, Sendable, Hashable, CaseIterable {
+    /// States things plainly: no hedge when fairly sure.
+    case assertive
+    case neutral
+    /// Qualifies claims: hedges even when fairly confident.
+    case cautious
+}
+
+/// One voice trait derived from a soul's prose, with its evidence.
+public struct SoulTrait: Sendable, Hashable {
+    /// The knob or habit: `verbosity`, `formality`, `capitalization`, `emoji`, `punctuation`,
+    /// `language`, `signature`, `opener`, `closer`, `prefer`, `avoid`, `hedging`, `refusal`, `name`.
+    public var name: String
+    /// The value, as text (`casual`, `lowercase`, `de`, a phrase…).
+    public var value: String
+    /// The file it was read from (a path, or the file name for text parsed without one).
+    public var file: String
+    /// 1-based line in that file.
+    public var line: Int
+    /// The words on that line that decided it (at most 80 characters).
+    public var evidence: String
+    /// The front matter set this knob, so the derived value is not used.
+    public var overridden: Bool
+
+    public init(name: String, value: String, file: String, line: Int, evidence: String, overridden: Bool = false) {
+        self.name = name
+        self.value = value
+        self.file = file
+        self.line = line
+        self.evidence = evidence
+        self.overridden = overridden
+    }
+
+    /// `file:line: name = value  (evidence)`.
+    public var description: String {
+        "\(file):\(line): \(name) = \(value)\(overridden ? " (overridden by front matter)" : "")  ← \(evidence)"
+    }
+}
+
+/// An example output: in the persona's voice (`good`), or how it must never sound.
+public struct SoulExample: Sendable, Hashable {
+    public var text: String
+    public var good: Bool
+    public var file: String
+    public var line: Int
+
+    public init(text: String, good: Bool, file: String, line: Int) {
+        self.text = text
+        self.good = good
+        self.file = file
+        self.line = line
+    }
+}
+
+/// A companion file of a soul folder (`STYLE.md`, `examples/good-outputs.md`…).
+public struct SoulDocument: Sendable, Hashable {
+    /// The path relative to the folder, e.g. `STYLE.md`.
+    public var name: String
+    public var text: String
+
+    public init(name: String, text: String) {
+        self.name = name
+        self.text = text
+    }
 }
 
 public enum Formality: String, Sendable, Hashable, CaseIterable {

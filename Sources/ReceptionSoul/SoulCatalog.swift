@@ -80,12 +80,27 @@ public struct SoulCatalog: Sendable {
                 let (soul, diagnostics) = SoulAnalyzer.analyze(text: text, fileName: file)
                 byID[id] = Entry(id: id, name: soul.name, summary: soul.summary, path: nil, errors: diagnostics.errors)
             }
+            // The neutral voice the REPL falls back to, listed so `--soul plain` works.
+            if byID["plain"] == nil { byID["plain"] = Entry(id: "plain", name: Soul.plain.name, summary: Soul.plain.summary, path: nil, errors: []) }
         }
         for directory in directories {
             guard let files = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { continue }
-            for file in files.sorted() where file.hasSuffix(".md") && file != "README.md" {
+            for file in files.sorted() where !file.hasPrefix(".") {
                 let url = directory.appendingPathComponent(file)
-                let id = (file as NSString).deletingPathExtension
+                let isFolder = SoulAnalyzer.isDirectory(url)
+                guard (file.hasSuffix(".md") && file != "README.md") || (isFolder && SoulAnalyzer.folder(url) != nil) else { continue }
+                let id = isFolder ? file : (file as NSString).deletingPathExtension
+                if isFolder {
+                    do {
+                        let (soul, diagnostics) = try SoulAnalyzer.analyze(contentsOf: url)
+                        byID[id] = Entry(id: id, name: soul.name, summary: soul.summary, path: url.path, errors: diagnostics.errors)
+                    } catch let error as SoulParser.ParseError {
+                        byID[id] = Entry(id: id, name: id, summary: nil, path: url.path, errors: error.diagnostics)
+                    } catch {
+                        byID[id] = Entry(id: id, name: id, summary: nil, path: url.path, errors: [SoulDiagnostic(.error, file: url.path, line: 1, message: "cannot read the folder")])
+                    }
+                    continue
+                }
                 guard let text = try? String(contentsOf: url, encoding: .utf8) else {
                     byID[id] = Entry(id: id, name: id, summary: nil, path: url.path,
                                      errors: [SoulDiagnostic(.error, file: url.path, line: 1, message: "cannot read the file")])
@@ -119,13 +134,17 @@ public struct SoulCatalog: Sendable {
     public func load(_ idOrName: String) throws -> Soul {
         guard let entry = entry(idOrName) else { throw LookupError.notFound(idOrName, known: entries().map(\.id)) }
         if let path = entry.path { return try SoulParser.load(contentsOf: URL(fileURLWithPath: path)) }
-        return try SoulParser.parse(EmbeddedResources.souls[entry.id + ".md"]!, fileName: entry.id + ".md")
+        guard let text = EmbeddedResources.souls[entry.id + ".md"] else { return .plain }
+        return try SoulParser.parse(text, fileName: entry.id + ".md")
     }
 
     /// The soul the REPL starts with: `default`, else `Soul.plain`.
     public func defaultSoul() -> Soul {
         (try? load("default")) ?? .plain
     }
+
+    /// The text of a built-in soul file, nil for `plain` (no file) or an unknown id.
+    public static func builtInText(_ id: String) -> String? { EmbeddedResources.souls[id + ".md"] }
 
     /// A built-in soul by id (`default`, `butler`…), without looking at any directory.
     public static func builtIn(_ id: String) -> Soul? {

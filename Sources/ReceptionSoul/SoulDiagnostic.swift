@@ -46,8 +46,9 @@ public enum SoulLinter {
     /// Reads and lints a file; an unreadable file is one error diagnostic.
     public static func lint(contentsOf url: URL) -> [SoulDiagnostic] {
         do {
-            let text = try String(contentsOf: url, encoding: .utf8)
-            return lint(text: text, fileName: url.path)
+            return try SoulAnalyzer.analyze(contentsOf: url).diagnostics
+        } catch let error as SoulParser.ParseError {
+            return error.diagnostics
         } catch {
             return [SoulDiagnostic(.error, file: url.path, line: 1, message: "cannot read the file: \(error.localizedDescription)")]
         }

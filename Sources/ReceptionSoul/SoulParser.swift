@@ -29,15 +29,26 @@ public enum SoulParser {
         public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
     }
 
-    public static func load(contentsOf url: URL) throws -> Soul {
-        let text = try String(contentsOf: url, encoding: .utf8)
-        var soul = try parse(text, fileName: url.path)
-        soul.sourcePath = url.path
+    /// Reads a soul file, or a soul folder (`SOUL.md` with `STYLE.md` and example outputs
+    /// beside it or in `examples/`): the companions add to what the main file says.
+    ///
+    /// `allTraits`: derive every trait, those the front matter overrides too (for
+    /// `soul show --derived`); by default a trait whose knob the front matter sets is not
+    /// derived at all, which keeps parsing a fully specified soul as fast as before.
+    public static func load(contentsOf url: URL, allTraits: Bool = false) throws -> Soul {
+        let (soul, diagnostics) = try SoulAnalyzer.analyze(contentsOf: url, allTraits: allTraits)
+        let errors = diagnostics.errors
+        if let first = errors.first {
+            throw ParseError(file: first.file, line: first.line, column: first.column, message: first.message, diagnostics: errors)
+        }
         return soul
     }
 
-    public static func parse(_ text: String, fileName: String = "soul.md") throws -> Soul {
-        let (soul, diagnostics) = SoulAnalyzer.analyze(text: text, fileName: fileName)
+    /// Files larger than this are refused (soul files are a few kilobytes).
+    public static let maxFileBytes = 1 << 20
+
+    public static func parse(_ text: String, fileName: String = "soul.md", allTraits: Bool = false) throws -> Soul {
+        let (soul, diagnostics) = SoulAnalyzer.analyze(text: text, fileName: fileName, allTraits: allTraits)
         let errors = diagnostics.errors
         if let first = errors.first {
             throw ParseError(file: first.file, line: first.line, column: first.column, message: first.message, diagnostics: errors)
@@ -48,10 +59,97 @@ public enum SoulParser {
 
 /// Parser and linter in one pass: builds the soul and collects diagnostics.
 enum SoulAnalyzer {
-    static func analyze(text: String, fileName: String) -> (soul: Soul, diagnostics: [SoulDiagnostic]) {
+    /// A companion file of a soul folder: `STYLE.md`, or example outputs (`good` true or false).
+    struct Companion {
+        var fileName: String
+        var text: String
+        var examples: Bool?
+    }
+
+    /// A soul folder's files: the main file and its companions.
+    struct Folder {
+        var main: URL
+        var companions: [(url: URL, examples: Bool?)]
+    }
+
+    static func isDirectory(_ url: URL) -> Bool {
+        var directory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &directory) && directory.boolValue
+    }
+
+    /// `SOUL.md` (any case), else the one Markdown file that is not `STYLE.md` or a README;
+    /// `STYLE.md`; example outputs in `examples/` or named `*good*`/`*bad*`.
+    static func folder(_ url: URL) -> Folder? {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
+        let markdown = names.filter { $0.lowercased().hasSuffix(".md") }
+        func isExample(_ name: String) -> Bool {
+            let lowered = name.lowercased()
+            return lowered.contains("good") || lowered.contains("bad") || lowered.contains("example") || lowered.contains("output")
+        }
+        let mainName = markdown.first { $0.lowercased() == "soul.md" }
+            ?? markdown.first { $0.lowercased().contains("soul") && !isExample($0) }
+            ?? { () -> String? in
+                let others = markdown.filter { !["style.md", "readme.md"].contains($0.lowercased()) && !isExample($0) }
+                return others.count == 1 ? others[0] : nil
+            }()
+        guard let mainName else { return nil }
+        var companions: [(URL, Bool?)] = []
+        if let style = markdown.first(where: { $0.lowercased() == "style.md" || ($0.lowercased().contains("style") && !isExample($0)) }), style != mainName {
+            companions.append((url.appendingPathComponent(style), nil))
+        }
+        func polarity(_ name: String) -> Bool { !(name.lowercased().contains("bad") || name.lowercased().contains("anti")) }
+        for name in markdown where name != mainName && isExample(name) && !name.lowercased().contains("style") {
+            companions.append((url.appendingPathComponent(name), polarity(name)))
+        }
+        let examples = url.appendingPathComponent("examples")
+        if isDirectory(examples) {
+            let inner = ((try? FileManager.default.contentsOfDirectory(atPath: examples.path)) ?? []).sorted().filter { $0.lowercased().hasSuffix(".md") }
+            for name in inner { companions.append((examples.appendingPathComponent(name), polarity(name))) }
+        }
+        return Folder(main: url.appendingPathComponent(mainName), companions: Array(companions.prefix(12)))
+    }
+
+    static func read(_ url: URL) throws -> String {
+        let size = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= SoulParser.maxFileBytes else {
+            throw SoulParser.ParseError(file: url.path, line: 1, message: "the file is \(size) bytes; a soul file may be at most \(SoulParser.maxFileBytes)")
+        }
+        return try String(contentsOf: url, encoding: .utf8)
+    }
+
+    /// A file or a folder, parsed and linted; the soul's `sourcePath` is what was given.
+    static func analyze(contentsOf url: URL, allTraits: Bool = false) throws -> (soul: Soul, diagnostics: [SoulDiagnostic]) {
+        if isDirectory(url) {
+            guard let folder = folder(url) else {
+                throw SoulParser.ParseError(file: url.path, line: 1, message: "no SOUL.md in this folder (a soul folder holds SOUL.md, optionally STYLE.md and examples/)")
+            }
+            var companions: [Companion] = []
+            var diagnostics: [SoulDiagnostic] = []
+            for (companionURL, examples) in folder.companions {
+                do {
+                    companions.append(Companion(fileName: companionURL.path, text: try read(companionURL), examples: examples))
+                } catch let error as SoulParser.ParseError {
+                    diagnostics.append(SoulDiagnostic(.warning, file: companionURL.path, line: 1, message: error.message + "; skipped"))
+                } catch {
+                    diagnostics.append(SoulDiagnostic(.warning, file: companionURL.path, line: 1, message: "cannot read the file; skipped"))
+                }
+            }
+            var (soul, found) = analyze(text: try read(folder.main), fileName: folder.main.path, companions: companions, allTraits: allTraits)
+            soul.sourcePath = url.path
+            return (soul, (found + diagnostics).sorted { ($0.file, $0.line, $0.column) < ($1.file, $1.line, $1.column) })
+        }
+        var (soul, diagnostics) = analyze(text: try read(url), fileName: url.path, allTraits: allTraits)
+        soul.sourcePath = url.path
+        return (soul, diagnostics)
+    }
+
+    static func analyze(text: String, fileName: String, companions: [Companion] = [], allTraits: Bool = false) -> (soul: Soul, diagnostics: [SoulDiagnostic]) {
         var analyzer = Analysis(fileName: fileName)
-        let soul = analyzer.run(text)
-        let sorted = analyzer.diagnostics.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+        analyzer.allTraits = allTraits
+        _ = analyzer.run(text)
+        for companion in companions { analyzer.companion(companion) }
+        let soul = analyzer.finish()
+        let sorted = analyzer.diagnostics.sorted { ($0.file, $0.line, $0.column) < ($1.file, $1.line, $1.column) }
         return (soul, sorted)
     }
 }
@@ -66,14 +164,34 @@ private struct Analysis {
     var stringLocations: [String: (line: Int, column: Int, text: String)] = [:]
     var greetingLocation: (line: Int, column: Int)?
 
+    /// Where the name came from, when not the front matter: "heading" or "file".
+    var nameFrom = "file"
+    var nameLine = 1
+    /// The bodies read so far, for deriving traits at the end.
+    var sources: [TraitDeriver.Source] = []
+    var signature: [(String, String, Int)] = []
+    var languageFromRule: (String, Int)?
+    /// Derive the traits the front matter overrides too (for `soul show --derived`).
+    var allTraits = false
+
     init(fileName: String) {
         self.fileName = fileName
-        let stem = (fileName as NSString).lastPathComponent
-        soul = Soul(name: (stem as NSString).deletingPathExtension)
+        soul = Soul(name: Self.fileNameStem(fileName))
     }
 
-    mutating func report(_ severity: SoulDiagnostic.Severity, _ line: Int, _ column: Int, _ message: String) {
-        diagnostics.append(SoulDiagnostic(severity, file: fileName, line: line, column: column, message: message))
+    /// The file name without extension; for a generic name (`SOUL.md`, `soul.md`, `STYLE.md`)
+    /// the folder's name, which names the persona in a soul folder.
+    static func fileNameStem(_ fileName: String) -> String {
+        let stem = ((fileName as NSString).lastPathComponent as NSString).deletingPathExtension
+        if ["soul", "style", "persona", "readme", "identity", "agents"].contains(stem.lowercased()) {
+            let folder = ((fileName as NSString).deletingLastPathComponent as NSString).lastPathComponent
+            if !folder.isEmpty, folder != ".", folder != "/" { return folder }
+        }
+        return stem
+    }
+
+    mutating func report(_ severity: SoulDiagnostic.Severity, _ line: Int, _ column: Int, _ message: String, file: String? = nil) {
+        diagnostics.append(SoulDiagnostic(severity, file: file ?? fileName, line: line, column: column, message: message))
     }
 
     mutating func run(_ rawText: String) -> Soul {
@@ -98,8 +216,197 @@ private struct Analysis {
         }
         soul.body = bodyStart < lines.count ? String(text[lines[bodyStart].startIndex...]) : ""
         markdownBody(Array(lines[bodyStart...]), firstLine: bodyStart + 1)
+        return soul
+    }
+
+    /// Splits a text into lines (LF or CRLF), without a leading byte-order mark.
+    static func lines(of rawText: String) -> (String, [Substring]) {
+        var text = rawText
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        let lines = text.utf8.split(separator: 10, omittingEmptySubsequences: false).map { bytes -> Substring in
+            let line = Substring(bytes)
+            return bytes.last == 13 ? line.dropLast() : line
+        }
+        return (text, lines)
+    }
+
+    /// A companion file: its prose fills what the main file left open, its lists add to the
+    /// main file's, its examples join the soul's. Its own front matter (rare) is skipped.
+    mutating func companion(_ companion: SoulAnalyzer.Companion) {
+        let (text, allLines) = Self.lines(of: companion.text)
+        var start = 0
+        if let first = allLines.first, first.trimmedSpaces == "---",
+           let end = allLines.indices.dropFirst().first(where: { allLines[$0].trimmedSpaces == "---" }) {
+            start = end + 1
+        }
+        let lines = Array(allLines[start...])
+        var body = MarkdownSoulReader(lines: lines, firstLine: start + 1)
+        body.fileName = companion.fileName
+        body.documentExamples = companion.examples
+        body.detectsLanguage = false
+        body.read()
+        soul.companions.append(SoulDocument(name: (companion.fileName as NSString).lastPathComponent, text: start < allLines.count ? String(text[allLines[start].startIndex...]) : ""))
+        for empty in body.emptySections where companion.examples == nil {
+            report(.warning, empty.line, 1, "section \"\(empty.heading)\" is empty", file: companion.fileName)
+        }
+        if companion.examples == nil {
+            soul.sections += body.sections
+            if nameFrom == "file", let name = body.name { soul.name = name; nameFrom = "heading \(companion.fileName)"; nameLine = body.nameLine }
+            if soul.summary == nil { soul.summary = body.summary }
+            if soul.tone == nil { soul.tone = body.tone }
+            if !setByFrontMatter.contains("emoji"), emojiFromProse == nil, let emoji = body.emoji { soul.emoji = emoji; emojiFromProse = (companion.fileName, body.emojiLine) }
+            if !setByFrontMatter.contains("capitalization"), capitalizationFromProse == nil, let value = body.capitalization {
+                soul.capitalization = value
+                capitalizationFromProse = (companion.fileName, body.capitalizationLine)
+            }
+            if !setByFrontMatter.contains("boundaries") {
+                soul.boundaries += body.boundaries.filter { !soul.boundaries.contains($0) }
+            }
+            if boundaryLine == nil, let line = body.boundaryLine { boundaryLine = (companion.fileName, line) }
+            do {
+                for (word, line) in body.preferLines where !soul.vocabulary.prefer.contains(where: { $0.lowercased() == word.lowercased() }) {
+                    soul.vocabulary.prefer.append(word)
+                    proseVocabulary.insert("prefer:\(word.lowercased())")
+                    vocabularyFiles["prefer:\(word.lowercased())"] = (companion.fileName, line)
+                }
+                for (word, line) in body.avoidLines where !soul.vocabulary.avoid.contains(where: { $0.lowercased() == word.lowercased() }) {
+                    if body.replacements.contains(where: { $0.avoid == word }) { continue }
+                    soul.vocabulary.avoid.append(word)
+                    proseVocabulary.insert("avoid:\(word.lowercased())")
+                    vocabularyFiles["avoid:\(word.lowercased())"] = (companion.fileName, line)
+                }
+                if !setByFrontMatter.contains("vocabulary") {
+                    soul.vocabulary.replace += body.replacements.filter { r in !soul.vocabulary.replace.contains { $0.avoid.lowercased() == r.avoid.lowercased() } }
+                }
+            }
+        }
+        soul.examples += body.examples
+        signature += body.signature.map { ($0.0, companion.fileName, $0.1) }
+        sources.append(TraitDeriver.Source(file: companion.fileName, lines: lines, firstLine: start + 1, roles: body.roles))
+    }
+
+    var emojiFromProse: (String, Int)?
+    var capitalizationFromProse: (String, Int)?
+    var vocabularyFiles: [String: (String, Int)] = [:]
+
+    /// Derives the voice traits from every body read, applies those the front matter left
+    /// open, records all of them with their evidence, and runs the cross-checks.
+    mutating func finish() -> Soul {
+        var deriver = TraitDeriver(sources: sources, language: soul.language)
+        // Parsing is on the REPL's start path: a soul whose front matter sets every knob a
+        // derived trait would fill needs no derivation.
+        let knobs = ["verbosity", "formality", "capitalization", "emoji", "confidence", "outcomes", "sign_off", "interventions"]
+        if allTraits || !knobs.allSatisfy(setByFrontMatter.contains) { deriver.derive() }
+        var traits: [SoulTrait] = []
+        func record(_ name: String, _ value: String, _ file: String, _ line: Int, _ evidence: String, knob: String?) {
+            let overridden = knob.map { setByFrontMatter.contains($0) } ?? false
+            traits.append(SoulTrait(name: name, value: value, file: file, line: line, evidence: evidence, overridden: overridden))
+        }
+        func record(_ name: String, _ found: TraitDeriver.Found?, knob: String?, apply: (String) -> Void) {
+            guard let found else { return }
+            let overridden = knob.map { setByFrontMatter.contains($0) } ?? false
+            traits.append(SoulTrait(name: name, value: found.value, file: found.file, line: found.line, evidence: found.evidence, overridden: overridden))
+            if !overridden { apply(found.value) }
+        }
+        if !setByFrontMatter.contains("name"), nameFrom != "file" {
+            let file = nameFrom.hasPrefix("heading ") ? String(nameFrom.dropFirst(8)) : fileName
+            record("name", soul.name, file, nameLine, "the title", knob: nil)
+        }
+        if let (file, line) = languageFromRule ?? languageEvidence() {
+            record("language", soul.language, file, line, languageEvidenceText(file: file, line: line), knob: "language")
+        }
+        record("verbosity", deriver.verbosity, knob: "verbosity") { value in
+            if let verbosity = Verbosity(rawValue: value) { soul.verbosity = verbosity }
+        }
+        if let limit = deriver.maxSentences, let found = deriver.verbosity {
+            let overridden = setByFrontMatter.contains("length") || setByFrontMatter.contains("verbosity")
+            traits.append(SoulTrait(name: "length", value: "at most \(limit) sentence\(limit == 1 ? "" : "s")", file: found.file, line: found.line, evidence: found.evidence, overridden: overridden))
+            if !overridden { soul.length.maxSentences = limit }
+        }
+        record("formality", deriver.formality, knob: "formality") { value in
+            if let formality = Formality(rawValue: value) { soul.formality = formality }
+        }
+        if let (file, line) = capitalizationFromProse {
+            record("capitalization", soul.capitalization.rawValue, file, line, evidence(file: file, line: line), knob: "capitalization")
+        } else {
+            record("capitalization", deriver.capitalization, knob: "capitalization") { value in
+                if let value = Capitalization(rawValue: value) { soul.capitalization = value }
+            }
+        }
+        if let (file, line) = emojiFromProse {
+            record("emoji", soul.emoji.rawValue, file, line, evidence(file: file, line: line), knob: "emoji")
+        } else {
+            record("emoji", deriver.emoji, knob: "emoji") { value in
+                if let value = EmojiPolicy(rawValue: value) { soul.emoji = value }
+            }
+        }
+        if !deriver.favouriteEmoji.isEmpty, soul.emoji != .never, let first = deriver.emoji ?? nil {
+            traits.append(SoulTrait(name: "favourite emoji", value: deriver.favouriteEmoji.joined(separator: " "), file: first.file, line: first.line,
+                                    evidence: first.evidence, overridden: setByFrontMatter.contains("interventions")))
+        }
+        if !setByFrontMatter.contains("interventions") { soul.favouriteEmoji = deriver.favouriteEmoji }
+        record("punctuation", deriver.punctuation, knob: nil) { value in soul.exclamatory = value == "exclamatory" }
+        record("hedging", deriver.hedging, knob: "confidence") { value in
+            if let value = Hedging(rawValue: value) { soul.hedging = value }
+        }
+        record("opener", deriver.opener, knob: "outcomes") { value in soul.opener = value }
+        record("greeting", deriver.greeting, knob: "greeting") { value in soul.greeting = value }
+        record("closer", deriver.closer, knob: "sign_off") { value in soul.signOff = value }
+        record("refusal", deriver.refusal, knob: "interventions") { value in soul.refusal = value }
+        // Signature phrases: quick reactions and catch-phrases, then the words the persona uses.
+        var phrases: [String] = []
+        var phraseSource: (String, Int)?
+        for (phrase, file, line) in signature where !phrases.contains(where: { $0.lowercased() == phrase.lowercased() }) && phrases.count < 24 {
+            phrases.append(phrase)
+            if phraseSource == nil { phraseSource = (file, line) }
+        }
+        soul.signaturePhrases = phrases
+        if let (file, line) = phraseSource {
+            record("signature", phrases.prefix(4).map { "\"\($0)\"" }.joined(separator: ", ") + (phrases.count > 4 ? " (\(phrases.count) in all)" : ""), file, line, evidence(file: file, line: line), knob: nil)
+        }
+        for (key, words) in [("prefer", soul.vocabulary.prefer), ("avoid", soul.vocabulary.avoid)] where !words.isEmpty {
+            let first = words[0].lowercased()
+            let (file, line) = vocabularyFiles["\(key):\(first)"] ?? (fileName, vocabularyLocations["\(key):\(first)"]?.line ?? 1)
+            let shown = words.prefix(4).map { "\"\($0)\"" }.joined(separator: ", ") + (words.count > 4 ? " (\(words.count) in all)" : "")
+            record(key == "prefer" ? "words used" : "words avoided", shown, file, line, evidence(file: file, line: line), knob: nil)
+        }
+        if !soul.boundaries.isEmpty, let line = boundaryLine {
+            record("refuses", "\(soul.boundaries.count) boundar\(soul.boundaries.count == 1 ? "y" : "ies"), e.g. \(soul.boundaries[0].prefix(60))", line.0, line.1, evidence(file: line.0, line: line.1), knob: "boundaries")
+        }
+        soul.traits = traits
         crossChecks()
         return soul
+    }
+
+    /// Where the first boundary was read (prose), nil when there is none or the front matter set them.
+    var boundaryLine: (String, Int)?
+
+    /// The text of a line of one of the bodies, shortened, as evidence.
+    func evidence(file: String, line: Int) -> String {
+        guard let source = sources.first(where: { $0.file == file }) else { return "" }
+        let index = line - source.firstLine
+        guard index >= 0, index < source.lines.count else { return "" }
+        return TraitDeriver.evidence(source.lines[index].trimmedSpaces)
+    }
+
+    /// The first line written in the soul's language, when it is not English.
+    func languageEvidence() -> (String, Int)? {
+        guard !setByFrontMatter.contains("language") else { return nil }
+        let tag = soul.language
+        guard tag != "en" else { return nil }
+        for source in sources {
+            for (index, line) in source.lines.prefix(TraitDeriver.maxLines).enumerated() where source.roles[index] == .prose || source.roles[index] == .heading {
+                if let detected = MarkdownSoulReader.detectLanguage([line] + [line] + [line]), detected.prefix(2) == tag.prefix(2) {
+                    return (source.file, source.firstLine + index)
+                }
+            }
+        }
+        return nil
+    }
+
+    func languageEvidenceText(file: String, line: Int) -> String {
+        let text = evidence(file: file, line: line)
+        return text.isEmpty ? "front matter" : text
     }
 
     // MARK: Front matter
@@ -108,7 +415,16 @@ private struct Analysis {
                           "emoji", "capitalization", "capitalisation", "greeting", "sign_off", "signoff", "outcomes",
                           "confidence", "interventions", "followups", "followups_title", "titles", "vocabulary", "boundaries"]
     /// Keys other tools put in soul.md front matter (OpenClaw's templates): read without a warning, used for nothing.
-    static let foreignKeys: Set<String> = ["title", "summary", "read_when", "tags", "version", "author", "date"]
+    static let foreignKeys: Set<String> = [
+        "title", "summary", "read_when", "tags", "tag", "version", "author", "authors", "date", "type", "created", "created_at", "updated",
+        "updated_at", "modified", "draft", "order", "enabled", "label", "labels", "id", "slug", "aliases", "category", "categories",
+        "status", "license", "permalink", "layout", "published", "weight", "model", "owner", "source", "url", "homepage", "keywords",
+        "priority", "scope", "kind", "template", "private", "hidden", "archived", "lang", "locale", "icon", "avatar", "emoji_icon",
+        "color", "colour", "website", "repository", "repo", "metadata", "meta", "schema", "owners", "maintainer", "role", "persona",
+        "agent", "agents", "workspace", "channel", "channels", "sort", "position", "notes", "comment", "comments", "visibility",
+        "contributors", "license_url", "updated_by", "created_by", "description_long", "short_description", "image", "cover", "series",
+        "audience", "platform", "platforms", "requires", "depends", "when", "triggers", "globs", "alwaysapply", "always_apply",
+    ]
 
     mutating func frontMatter(_ yaml: String, endLine: Int) {
         let node: Node?
@@ -160,11 +476,12 @@ private struct Analysis {
                 continue
             }
             if !knownSet.contains(key) {
-                var message = "unknown key `\(key)` in \(context)"
-                if let suggestion = Self.didYouMean(key, among: known.filter { !Self.foreignKeys.contains($0) }) {
+                // Other tools' metadata passes quietly at the top level; anything else gets one
+                // short warning, with a suggestion only for a near miss (a typo).
+                if context == "front matter", Self.foreignKeys.contains(key.lowercased()) { continue }
+                var message = "unknown key `\(key)` in \(context), ignored"
+                if let suggestion = Self.nearMiss(key, among: known.filter { !Self.foreignKeys.contains($0) }) {
                     message += "; did you mean `\(suggestion)`?"
-                } else {
-                    message += " (known: \(known.filter { !Self.foreignKeys.contains($0) }.joined(separator: ", ")))"
                 }
                 report(.warning, line, column, message)
                 continue
@@ -500,6 +817,19 @@ private struct Analysis {
         return nil
     }
 
+    /// A known key one typo away (two for long keys), or the key with a missing ending
+    /// (`capital` → `capitalization`): `type` is not `tone`.
+    static func nearMiss(_ word: String, among candidates: [String]) -> String? {
+        let lowered = word.lowercased().replacingOccurrences(of: "-", with: "_")
+        if let exact = candidates.first(where: { $0 == lowered }) { return exact }
+        let scored = candidates.map { ($0, editDistance(lowered, $0)) }.min { $0.1 < $1.1 }
+        guard let (best, distance) = scored else { return nil }
+        let allowed = lowered.count <= 4 ? 1 : lowered.count <= 8 ? 2 : 3
+        if distance <= allowed, distance < best.count / 2 + 1 { return best }
+        if lowered.count >= 5, let prefixed = candidates.first(where: { $0.hasPrefix(lowered) }) { return prefixed }
+        return nil
+    }
+
     static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
@@ -520,19 +850,30 @@ private struct Analysis {
 
     mutating func markdownBody(_ lines: [Substring], firstLine: Int) {
         var body = MarkdownSoulReader(lines: lines, firstLine: firstLine)
+        body.fileName = fileName
         body.detectsLanguage = !setByFrontMatter.contains("language")
         body.read()
         soul.sections = body.sections
+        soul.examples = body.examples
+        signature = body.signature.map { ($0.0, fileName, $0.1) }
+        sources.append(TraitDeriver.Source(file: fileName, lines: lines, firstLine: firstLine, roles: body.roles))
         for empty in body.emptySections {
             report(.warning, empty.line, 1, "section \"\(empty.heading)\" is empty")
         }
-        if !setByFrontMatter.contains("name"), let name = body.name { soul.name = name }
+        if !setByFrontMatter.contains("name"), let name = body.name { soul.name = name; nameFrom = "heading"; nameLine = body.nameLine }
         if soul.summary == nil { soul.summary = body.summary }
         if soul.tone == nil { soul.tone = body.tone }
-        if !setByFrontMatter.contains("emoji"), let emoji = body.emoji { soul.emoji = emoji }
-        if !setByFrontMatter.contains("capitalization"), let capitalization = body.capitalization { soul.capitalization = capitalization }
-        if !setByFrontMatter.contains("language"), let language = body.language { soul.language = language }
+        if !setByFrontMatter.contains("emoji"), let emoji = body.emoji { soul.emoji = emoji; emojiFromProse = (fileName, body.emojiLine) }
+        if !setByFrontMatter.contains("capitalization"), let capitalization = body.capitalization {
+            soul.capitalization = capitalization
+            capitalizationFromProse = (fileName, body.capitalizationLine)
+        }
+        if !setByFrontMatter.contains("language"), let language = body.language {
+            soul.language = language
+            if let line = body.languageLine { languageFromRule = (fileName, line) }
+        }
         if !setByFrontMatter.contains("boundaries") { soul.boundaries = body.boundaries }
+        if let line = body.boundaryLine { boundaryLine = (fileName, line) }
         if !setByFrontMatter.contains("vocabulary") {
             soul.vocabulary.prefer = body.prefer
             soul.vocabulary.avoid = body.avoid

@@ -20,9 +20,12 @@ public struct SoulRenderer: Sendable {
     public let soul: Soul
     let styler: ProseStyler
 
+    /// `soul` as given; the renderer fills what it leaves unset with the wording for its
+    /// language and register and applies its derived habits (`VoiceDefaults.effective`).
     public init(soul: Soul) {
-        self.soul = soul
-        styler = ProseStyler(soul: soul)
+        let effective = VoiceDefaults.effective(soul)
+        self.soul = effective
+        styler = ProseStyler(soul: effective)
     }
 
     /// Blocks for one event; `trustLevel` gates interventions the way the engine does.

@@ -56,7 +56,7 @@ struct RealWorldFilesTests {
         #expect(soul.vocabulary.prefer.contains("good enough"))
         #expect(soul.vocabulary.avoid.contains("Going forward"))
         #expect(soul.vocabulary.replace == [VocabularyReplacement(avoid: "utilize", prefer: "use")])
-        #expect(soul.boundaries.contains("Three paragraphs before the point"))
+        #expect(soul.boundaries.contains("Never: Three paragraphs before the point"))  // under "Anti-Patterns (Never Do This)"
         #expect(soul.tone == "Blunt.")
     }
 
@@ -80,7 +80,7 @@ struct RealWorldFilesTests {
 
         let droid = try SoulParser.load(contentsOf: Paths.fixture("droid-SOUL.md"))
         #expect(droid.name == "K-2SX")
-        #expect(droid.boundaries.first == "Declare victory before the tests pass")
+        #expect(droid.boundaries.first == "Never: Declare victory before the tests pass")  // under "What I will not do"
 
         let sentinel = try SoulParser.load(contentsOf: Paths.fixture("sentinel-SOUL.md"))
         #expect(sentinel.name == "Sentinel")

@@ -231,3 +231,26 @@ public enum SoulTemplate {
         """
     }
 }
+
+/// `reception soul show`: what was read from a soul.
+public enum SoulShow {
+    /// Each derived trait as `file:line: trait = value  ← evidence`, in a stable order;
+    /// traits the front matter overrides say so.
+    public static func derived(_ soul: Soul) -> String {
+        var lines = ["\(soul.name): \(soul.traits.count) trait\(soul.traits.count == 1 ? "" : "s") read from the prose"
+                     + (soul.companions.isEmpty ? "" : " of \(1 + soul.companions.count) files")]
+        if soul.traits.isEmpty { lines.append("  (nothing derived: the renderer uses the front matter and its defaults)") }
+        for trait in soul.traits {
+            lines.append("  \(trait.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(trait.value)\(trait.overridden ? "   [overridden by front matter]" : "")")
+            lines.append("    \(trait.file):\(trait.line): \(trait.evidence)")
+        }
+        let good = soul.examples.filter(\.good).count, bad = soul.examples.count - good
+        if good + bad > 0 { lines.append("  examples         \(good) in the voice, \(bad) of what it must not sound like") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The knobs the renderer uses, one per line.
+    public static func summary(_ soul: Soul) -> String {
+        SoulDiff.knobs(soul).map { "\($0.0): \($0.1)" }.joined(separator: "\n")
+    }
+}

@@ -111,7 +111,24 @@ public struct SoulPrompts: Sendable {
         }
         let medium = soul.confidence.medium ?? DefaultVoice.hedge(.medium)
         let low = soul.confidence.low ?? DefaultVoice.hedge(.low)
-        let persona = soul.body.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The persona in its own words: the main file, then its companions (STYLE.md, example
+        // files), each bounded so an odd file cannot swamp the prompt.
+        func bounded(_ text: String, _ limit: Int) -> String {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return trimmed.count <= limit ? trimmed : String(trimmed.prefix(limit)) + "\n[…]"
+        }
+        var personaParts = [bounded(soul.body, 24_000)]
+        for companion in soul.companions.prefix(6) where !companion.text.trimmedWhitespace.isEmpty {
+            personaParts.append("## From \(companion.name)\n\n" + bounded(companion.text, 16_000))
+        }
+        let persona = personaParts.filter { !$0.isEmpty }.joined(separator: "\n\n")
+        let traits = soul.traits.filter { !$0.overridden && !["name", "words used", "words avoided", "refuses", "signature", "favourite emoji"].contains($0.name) }
+            .map { ["name": $0.name, "value": $0.value] }
+        func exampleList(_ good: Bool) -> [String] {
+            soul.examples.filter { $0.good == good }.prefix(8).map { bounded($0.text, 600).replacingOccurrences(of: "\n", with: "\n  ") }
+        }
+        let goodExamples = exampleList(true), badExamples = exampleList(false)
+        let phrases = Array(soul.signaturePhrases.prefix(12))
         return [
             "soul": [
                 "name": soul.name,
@@ -140,7 +157,16 @@ public struct SoulPrompts: Sendable {
                 "has_replace": !soul.vocabulary.replace.isEmpty,
                 "replace": soul.vocabulary.replace.map { ["avoid": $0.avoid, "prefer": $0.prefer] },
             ] as [String: Any],
-            "has_boundaries": !soul.boundaries.isEmpty, "boundaries": soul.boundaries,
+            "has_boundaries": !soul.boundaries.isEmpty, "boundaries": Array(soul.boundaries.prefix(40)),
+            "has_traits": !traits.isEmpty, "traits": traits,
+            "has_phrases": !phrases.isEmpty, "phrases": phrases,
+            "has_opener": soul.opener != nil, "opener": soul.opener ?? "",
+            "has_closer": !(soul.signOff ?? "").isEmpty, "closer": soul.signOff ?? "",
+            "assertive": soul.hedging == .assertive, "cautious": soul.hedging == .cautious,
+            "exclamatory": soul.exclamatory,
+            "has_refusal": soul.refusal != nil, "refusal": soul.refusal ?? "",
+            "has_good_examples": !goodExamples.isEmpty, "good_examples": goodExamples,
+            "has_bad_examples": !badExamples.isEmpty, "bad_examples": badExamples,
             "has_persona": !persona.isEmpty, "persona": persona,
         ]
     }

@@ -21,7 +21,7 @@ final class SoulLibrary: SoulControl {
     }
 
     private static func resolve(_ nameOrPath: String, in catalog: SoulCatalog) throws -> (Soul, URL?) {
-        if nameOrPath.contains("/") || nameOrPath.lowercased().hasSuffix(".md") {
+        if nameOrPath.contains("/") || nameOrPath.lowercased().hasSuffix(".md") || (nameOrPath.hasPrefix("~") || FileManager.default.fileExists(atPath: nameOrPath)) && catalog.entry(nameOrPath) == nil {
             let url = URL(fileURLWithPath: (nameOrPath as NSString).expandingTildeInPath)
             guard FileManager.default.fileExists(atPath: url.path) else { throw SoulLibraryError.noFile(url.path) }
             return (try SoulParser.load(contentsOf: url), url)
@@ -46,6 +46,11 @@ final class SoulLibrary: SoulControl {
     func show() -> String {
         if let url = file.withLock({ $0.url }), let text = try? String(contentsOf: url, encoding: .utf8) {
             return "`\(url.path)`\n\n" + text
+        }
+        if let url = file.withLock({ $0.url }) {
+            // A soul folder: its files, main one first.
+            let soul = store.current
+            return (["`\(url.path)`", soul.body] + soul.companions.map { "`\($0.name)`\n\n\($0.text)" }).joined(separator: "\n\n")
         }
         return "\(store.current.name) is built into Reception (no file to edit). `reception soul new NAME` starts one of your own.\n\n" + store.current.body
     }
@@ -73,8 +78,15 @@ final class SoulLibrary: SoulControl {
         }
     }
 
+    /// A file's modification time; for a soul folder, the latest of its files'.
     static func modificationDate(_ url: URL) -> Date? {
-        (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
+        var dates = [(try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date]
+        if let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.contentModificationDateKey]) {
+            for case let file as URL in enumerator.prefix(64) {
+                dates.append((try? file.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate)
+            }
+        }
+        return dates.compactMap { $0 }.max()
     }
 }
 

@@ -9,7 +9,7 @@ struct SoulCommand: ParsableCommand {
         commandName: "soul",
         abstract: "Write, check and compare soul.md personalities.",
         discussion: "SOUL is a file path or the id or name of a known soul (see `reception soul list`). Format: Souls/README.md.",
-        subcommands: [Lint.self, Preview.self, New.self, Diff.self, Prompt.self, List.self, Bench.self])
+        subcommands: [Lint.self, Preview.self, New.self, Diff.self, Prompt.self, List.self, Bench.self, Show.self])
 
     struct Lint: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -186,6 +186,22 @@ struct SoulCommand: ParsableCommand {
         }
     }
 
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show what Reception read from a soul: its knobs, or with --derived each voice trait and the line it came from.")
+
+        @Argument(help: "A soul file or folder, or the id or name of a known soul.")
+        var soul: String
+
+        @Flag(help: "List each trait derived from the prose with the file:line it came from.")
+        var derived = false
+
+        func run() throws {
+            let soul = try SoulCommand.resolveSoul(soul, allTraits: derived)
+            print(derived ? SoulShow.derived(soul) : SoulShow.summary(soul))
+        }
+    }
+
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the known souls: built-in, the project's Souls/, the user's.")
 
@@ -221,10 +237,10 @@ struct SoulCommand: ParsableCommand {
 
 extension SoulCommand {
     /// A soul from a path, or from the catalog by id or name; a broken file prints its errors.
-    static func resolveSoul(_ argument: String) throws -> Soul {
+    static func resolveSoul(_ argument: String, allTraits: Bool = false) throws -> Soul {
         if FileManager.default.fileExists(atPath: argument) {
             do {
-                return try SoulParser.load(contentsOf: URL(fileURLWithPath: argument))
+                return try SoulParser.load(contentsOf: URL(fileURLWithPath: argument), allTraits: allTraits)
             } catch let error as SoulParser.ParseError {
                 SoulCommand.printError(error.description)
                 throw ExitCode(1)
@@ -232,6 +248,10 @@ extension SoulCommand {
         }
         let catalog = SoulCatalog(directories: SoulCatalog.standardDirectories())
         do {
+            if allTraits, let entry = catalog.entry(argument) {
+                if let path = entry.path { return try SoulParser.load(contentsOf: URL(fileURLWithPath: path), allTraits: true) }
+                if let text = SoulCatalog.builtInText(entry.id) { return try SoulParser.parse(text, fileName: entry.id + ".md", allTraits: true) }
+            }
             return try catalog.load(argument)
         } catch let error as SoulParser.ParseError {
             SoulCommand.printError(error.description)

@@ -1,0 +1,477 @@
+/// Derives voice traits from a soul's prose, deterministically, each with the line it came from.
+///
+/// Two kinds of evidence, in this order:
+/// 1. **Statements** about the voice: "Short sentences.", "casual, texts in slang",
+///    "Open with `tl;dr:`", "No hedging", "always lowercase". A statement under a
+///    never/avoid heading, in a bad example, or negated ("not formal") counts the other way.
+/// 2. **Habits** measured on the persona's own words: its good example outputs when it has
+///    enough of them, else its prose: words per sentence, contractions and slang, sentences
+///    that start in lowercase, emoji, exclamation marks, hedge words.
+///
+/// One pass over the lines, no regular expressions: it runs on every parse (the REPL's start path).
+struct TraitDeriver {
+    struct Source {
+        var file: String
+        var lines: [Substring]
+        var firstLine: Int
+        var roles: [MarkdownSoulReader.LineRole]
+    }
+
+    let sources: [Source]
+    /// The soul's language (front matter, rule or detection): how sentences are measured.
+    let language: String
+
+    struct Found {
+        var value: String
+        var file: String
+        var line: Int
+        var evidence: String
+    }
+
+    var verbosity: Found?
+    var maxSentences: Int?
+    var formality: Found?
+    var capitalization: Found?
+    var emoji: Found?
+    var favouriteEmoji: [String] = []
+    var punctuation: Found?
+    var hedging: Found?
+    var opener: Found?
+    var closer: Found?
+    var greeting: Found?
+    var refusal: Found?
+
+    init(sources: [Source], language: String) {
+        self.sources = sources
+        self.language = language
+    }
+
+    /// Lines scanned per file at most (a bound on untrusted input).
+    static let maxLines = 4_000
+
+    // MARK: Run
+
+    mutating func derive() {
+        var votes: [String: [String: [(Found)]]] = [:]
+        func vote(_ trait: String, _ value: String, _ found: Found) {
+            votes[trait, default: [:]][value, default: []].append(found)
+        }
+        var goodStats = Stats()
+        var proseStats = Stats()
+        for source in sources {
+            for (index, line) in source.lines.prefix(Self.maxLines).enumerated() {
+                let role = index < source.roles.count ? source.roles[index] : .prose
+                if role == .ignored || role == .meta { continue }
+                let trimmed = line.trimmedSpaces
+                if trimmed.isEmpty { continue }
+                let lineNumber = source.firstLine + index
+                func found(_ value: String) -> Found { Found(value: value, file: source.file, line: lineNumber, evidence: Self.evidence(trimmed)) }
+                let lowered = trimmed.lowercased()
+                let avoided = role == .avoided
+
+                // Statements.
+                if role != .goodExample {
+                    let words = Self.words(lowered)
+                    if let (value, negated) = Self.lengthStatement(lowered, words) {
+                        if !negated, !avoided { vote("verbosity", value, found(value)) }
+                    }
+                    if let (value, negated) = Self.formalityStatement(lowered, words) {
+                        let flipped = negated != avoided ? (value == "formal" ? "casual" : "formal") : value
+                        vote("formality", flipped, found(flipped))
+                    }
+                    if let (value, negated) = Self.hedgingStatement(lowered, words) {
+                        let flipped = negated != avoided ? (value == "cautious" ? "assertive" : value == "assertive" ? "cautious" : value) : value
+                        vote("hedging", flipped, found(flipped))
+                    }
+                    if !avoided, Self.lowercaseStatement(lowered, words) { vote("capitalization", "lowercase", found("lowercase")) }
+                    // A phrase statement quotes its phrase: most lines have no quotation mark.
+                    if !avoided, Self.mayQuote(trimmed) {
+                        for (kind, phrase) in Self.phraseStatements(trimmed, lowered) { vote(kind, phrase, found(phrase)) }
+                    }
+                }
+
+                // Habits: the persona's own words.
+                guard role == .prose || role == .goodExample, !Self.isRuleLine(trimmed) else { continue }
+                if role == .goodExample {
+                    goodStats.add(trimmed, found: found, language: language)
+                } else if role == .prose {
+                    proseStats.add(trimmed, found: found, language: language)
+                }
+            }
+        }
+
+        func winner(_ trait: String) -> Found? {
+            guard let options = votes[trait] else { return nil }
+            // Most votes; ties go to the value stated first.
+            return options.values.max { a, b in
+                a.count != b.count ? a.count < b.count : (a[0].file, a[0].line) > (b[0].file, b[0].line)
+            }?.first
+        }
+
+        let stats = goodStats.words >= 25 ? goodStats : proseStats
+        let measured = stats.sentences >= 4
+
+        // Length.
+        if let stated = winner("verbosity") {
+            verbosity = stated
+        } else if measured, let first = stats.firstSentence {
+            let average = Double(stats.words) / Double(stats.sentences)
+            let value = average <= 9 ? "terse" : average <= 14 ? "concise" : average >= 22 ? "detailed" : "balanced"
+            if value != "balanced" {
+                verbosity = Found(value: value, file: first.file, line: first.line,
+                                  evidence: "about \(Int(average.rounded())) words a sentence over \(stats.sentences) sentences, from here on")
+            }
+        }
+        if let value = verbosity?.value {
+            maxSentences = value == "one-sentence" ? 1 : value == "terse" ? 2 : value == "concise" ? 3 : nil
+            if value == "one-sentence" { verbosity!.value = "terse" }
+        }
+
+        // Formality.
+        if let stated = winner("formality") {
+            formality = stated
+        } else if measured {
+            if let casual = stats.firstCasual, stats.slang >= 2 || Double(stats.contractions) >= 0.5 * Double(stats.sentences) {
+                formality = Found(value: "casual", file: casual.file, line: casual.line, evidence: casual.evidence)
+            } else if let formal = stats.firstFormal, stats.contractions == 0, stats.slang == 0, stats.formalMarkers >= 2 {
+                formality = Found(value: "formal", file: formal.file, line: formal.line, evidence: formal.evidence)
+            }
+        }
+
+        // Capitalisation: stated, or nearly every sentence starts in lowercase.
+        if let stated = winner("capitalization") {
+            capitalization = stated
+        } else if stats.latinStarts >= 4, Double(stats.lowercaseStarts) >= 0.8 * Double(stats.latinStarts), let first = stats.firstLowercase {
+            capitalization = Found(value: "lowercase", file: first.file, line: first.line,
+                                   evidence: "\(stats.lowercaseStarts) of \(stats.latinStarts) sentences start in lowercase, e.g. \(first.evidence)")
+        }
+
+        // Emoji: many of them → allowed; the favourites become icons.
+        let emojiStats = goodStats.emoji + proseStats.emoji
+        if emojiStats >= 5 || (stats.sentences > 0 && Double(stats.emoji) >= 0.3 * Double(stats.sentences) && stats.emoji >= 2),
+           let first = goodStats.firstEmoji ?? proseStats.firstEmoji {
+            emoji = Found(value: "allowed", file: first.file, line: first.line, evidence: "\(emojiStats) emoji in the persona's own words, e.g. \(first.evidence)")
+        }
+        var counts = goodStats.emojiCounts
+        for (key, value) in proseStats.emojiCounts { counts[key, default: 0] += value }
+        let order = goodStats.emojiOrder + proseStats.emojiOrder.filter { !goodStats.emojiOrder.contains($0) }
+        // Most used first; ties keep the order of first use.
+        favouriteEmoji = Array(order.enumerated().sorted { a, b in
+            let (ca, cb) = (counts[a.element] ?? 0, counts[b.element] ?? 0)
+            return ca != cb ? ca > cb : a.offset < b.offset
+        }.map(\.element).prefix(3))
+
+        // Punctuation: exclamation marks as a habit.
+        if stats.exclamations >= 3, Double(stats.exclamations) >= 0.3 * Double(max(1, stats.sentences)), let first = stats.firstExclamation {
+            punctuation = Found(value: "exclamatory", file: first.file, line: first.line,
+                                evidence: "\(stats.exclamations) exclamation marks in \(stats.sentences) sentences, e.g. \(first.evidence)")
+        }
+
+        // Hedging.
+        if let stated = winner("hedging") {
+            hedging = stated
+        } else if measured, Double(stats.hedges) >= 0.3 * Double(stats.sentences), let first = stats.firstHedge {
+            hedging = Found(value: "cautious", file: first.file, line: first.line, evidence: first.evidence)
+        }
+
+        opener = winner("opener")
+        closer = winner("closer")
+        greeting = winner("greeting")
+        refusal = winner("refusal")
+    }
+
+    // MARK: Statements
+
+    static func words(_ lowered: String) -> [Substring] {
+        lowered.split { !($0.isLetter || $0.isNumber || $0 == "'" || $0 == "’" || $0 == "-") }
+    }
+
+    /// A negation in the few words before `index` ("not formal", "never hedges", "no slang").
+    static func negated(_ words: [Substring], before index: Int) -> Bool {
+        let negations: Set<Substring> = ["not", "never", "no", "don't", "don’t", "doesn't", "doesn’t", "isn't", "without", "avoid", "avoids",
+                                         "zero", "nor", "nicht", "nie", "kein", "keine", "niemals", "pas", "jamais", "nunca"]
+        let start = max(0, index - 3)
+        return words[start..<index].contains { negations.contains($0) }
+    }
+
+    static func firstIndex(_ words: [Substring], of set: Set<Substring>) -> Int? {
+        words.firstIndex { set.contains($0) }
+    }
+
+    /// Statements about length: "short sentences", "one sentence when possible", "long, detailed answers".
+    static func lengthStatement(_ lowered: String, _ words: [Substring]) -> (String, Bool)? {
+        let one = lowered.fastContains("one sentence") || lowered.fastContains("one-liner") || lowered.fastContains("one liner")
+            || lowered.fastContains("single sentence") || lowered.fastContains("ein satz") || lowered.fastContains("einem satz")
+            || lowered.fastContains("一文で") || lowered.fastContains("一言で")
+        let shortWords: Set<Substring> = ["short", "shorter", "brief", "briefly", "terse", "concise", "punchy", "clipped", "kurz", "kurze", "kurzen", "knapp", "knappe"]
+        let longWords: Set<Substring> = ["long", "longer", "detailed", "thorough", "elaborate", "lengthy", "expansive", "ausführlich", "ausführliche", "lange"]
+        let contextWords: Set<Substring> = ["sentence", "sentences", "answer", "answers", "reply", "replies", "response", "responses", "length",
+                                            "message", "messages", "paragraph", "paragraphs", "satz", "sätze", "sätzen", "antwort", "antworten", "antwortet", "antwortest"]
+        let cjkShort = lowered.fastContains("簡潔") || lowered.fastContains("短く") || lowered.fastContains("短い文")
+        let cjkLong = lowered.fastContains("詳しく") || lowered.fastContains("長い文") || lowered.fastContains("長文")
+        let shortAt = firstIndex(words, of: shortWords)
+        let longAt = firstIndex(words, of: longWords)
+        let hasContext = words.contains { contextWords.contains($0) } || lowered.fastContains("sentence length")
+        if one, longAt == nil {
+            let at = words.firstIndex { $0 == "one" || $0 == "single" || $0 == "ein" || $0 == "einem" } ?? 0
+            return ("one-sentence", negated(words, before: at))
+        }
+        if (shortAt != nil || cjkShort) && (longAt != nil || cjkLong) { return nil }  // "brief when brief works; thorough when it counts"
+        if let shortAt, hasContext || ["terse", "concise", "punchy", "knapp"].contains(words[shortAt]) { return ("concise", negated(words, before: shortAt)) }
+        if cjkShort { return ("concise", false) }
+        if let longAt, hasContext || ["detailed", "thorough", "ausführlich"].contains(words[longAt]) { return ("detailed", negated(words, before: longAt)) }
+        if cjkLong { return ("detailed", false) }
+        return nil
+    }
+
+    static func formalityStatement(_ lowered: String, _ words: [Substring]) -> (String, Bool)? {
+        let formal: Set<Substring> = ["formal", "formally", "courteous", "dignified", "polite", "politely", "diplomatic", "stately", "ceremonious",
+                                      "förmlich", "höflich", "siezt", "siezen", "sie-form", "formell", "soutenu", "vouvoie"]
+        let casual: Set<Substring> = ["casual", "casually", "informal", "slang", "chill", "laid-back", "relaxed", "conversational", "colloquial",
+                                      "locker", "lockere", "umgangssprachlich", "duzt", "duzen", "du-form", "tutoie", "familier"]
+        var formalAt = firstIndex(words, of: formal)
+        var casualAt = firstIndex(words, of: casual)
+        if formalAt == nil, lowered.fastContains("敬語") || lowered.fastContains("です・ます") || lowered.fastContains("ですます") || lowered.fastContains("丁寧語") { formalAt = 0 }
+        if casualAt == nil, lowered.fastContains("タメ口") || lowered.fastContains("くだけた") || lowered.fastContains("カジュアル") || lowered.fastContains("text message") { casualAt = 0 }
+        switch (formalAt, casualAt) {
+        case (let f?, nil): return ("formal", negated(words, before: f))
+        case (nil, let c?): return ("casual", negated(words, before: c))
+        default: return nil
+        }
+    }
+
+    static func hedgingStatement(_ lowered: String, _ words: [Substring]) -> (String, Bool)? {
+        let cautious: Set<Substring> = ["hedge", "hedges", "hedged", "hedging", "qualified", "qualifies", "qualifying",
+                                        "probabilistic", "uncertainty", "tentative", "tentatively", "vorsichtig", "einschränkungen"]
+        let assertive: Set<Substring> = ["assertive", "declarative", "decisive", "conviction", "unhedged", "confidently", "bestimmt", "entschieden"]
+        var cautiousAt = firstIndex(words, of: cautious)
+        if cautiousAt == nil, lowered.fastContains("かもしれ") || lowered.fastContains("慎重") { cautiousAt = 0 }
+        let assertiveAt = firstIndex(words, of: assertive) ?? (lowered.fastContains("断言") ? 0 : nil)
+        switch (cautiousAt, assertiveAt) {
+        case (let c?, nil): return ("cautious", negated(words, before: c))
+        case (nil, let a?): return ("assertive", negated(words, before: a))
+        default: return nil
+        }
+    }
+
+    /// "always lowercase", "all lowercase", "lowercase everything", "kleinschreibung".
+    static func lowercaseStatement(_ lowered: String, _ words: [Substring]) -> Bool {
+        guard lowered.fastContains("lowercase") || lowered.fastContains("lower case") || lowered.fastContains("lower-case")
+                || lowered.fastContains("kleinschreib") || lowered.fastContains("kleingeschrieben") else { return false }
+        guard let at = words.firstIndex(where: { $0.hasPrefix("lower") || $0.hasPrefix("klein") }) else { return false }
+        let strong = ["always", "all", "everything", "only", "default", "entirely", "immer", "alles", "nur"]
+        let window = words[max(0, at - 3)..<min(words.count, at + 3)]
+        return !negated(words, before: at) && window.contains { strong.contains(String($0)) }
+    }
+
+    /// "Open with `tl;dr:`", "Sign off with \"Fair winds.\"", "Greeting: \"Ahoy!\"",
+    /// "When refusing, say \"Not on my watch.\"": the kind and the quoted phrase.
+    static func mayQuote(_ text: String) -> Bool {
+        for byte in text.utf8 where byte == 0x22 || byte == 0x60 || byte == 0xE2 || byte == 0xE3 || byte == 0xC2 { return true }  // " ` “„ 「 «
+        return false
+    }
+
+    static func phraseStatements(_ trimmed: String, _ lowered: String) -> [(String, String)] {
+        var result: [(String, String)] = []
+        for kind in ["opener", "closer", "greeting", "refusal"] {
+            if let found = phraseStatement(trimmed, lowered, only: kind) { result.append(found) }
+        }
+        return result
+    }
+
+    static func phraseStatement(_ trimmed: String, _ lowered: String, only: String) -> (String, String)? {
+        let kinds: [(String, [String])] = [
+            ("opener", ["open with", "opens with", "opening with", "start with", "starts with", "starting with", "begin with", "begins with",
+                        "lead with", "leads with", "opener", "beginnt mit", "fängt mit", "で始め", "冒頭"]),
+            ("closer", ["close with", "closes with", "closing with", "end with", "ends with", "ending with", "sign off", "sign-off", "signs off",
+                        "signoff", "closer", "sign-off", "endet mit", "schließt mit", "で締め", "結びは"]),
+            ("greeting", ["greeting", "greets", "greet with", "say hello", "begrüßt", "begrüßung", "挨拶"]),
+            ("refusal", ["refuse", "refuses", "refusing", "decline", "declines", "declining", "say no", "says no", "saying no", "lehnt", "ablehnen", "断る", "断り"]),
+        ]
+        for (kind, cues) in kinds where kind == only {
+            guard let cue = cues.first(where: { lowered.fastContains($0) }) else { continue }
+            // A negated cue ("never open with …", "don't sign off with …") is not the persona's habit.
+            let words = words(lowered)
+            let cueWord = Substring(cue.split(separator: " ").first ?? "")
+            if let at = words.firstIndex(where: { $0.hasPrefix(cueWord) }), negated(words, before: at) { return nil }
+            guard let range = trimmed.lowercased().range(of: cue) else { continue }
+            let after = String(lowered[range.upperBound...])
+            let offset = trimmed.count - after.count
+            let tail = String(trimmed.dropFirst(max(0, offset)))
+            // A phrase, not a sentence fragment ("okay so today we're going to…") or a command's start ("claude:").
+            guard let phrase = quoted(in: tail).first(where: { !$0.isEmpty && $0.count <= 32 }),
+                  !phrase.hasSuffix("..."), !phrase.hasSuffix("…"), kind == "opener" || !phrase.hasSuffix(":") else { continue }
+            return (kind, phrase)
+        }
+        return nil
+    }
+
+    /// Text between quotation marks or code ticks, in order.
+    static func quoted(in text: String) -> [String] {
+        let pairs: [Character: Character] = ["\"": "\"", "“": "”", "`": "`", "„": "“", "«": "»", "「": "」", "『": "』", "‚": "‘"]
+        var result: [String] = []
+        var current: String?
+        var closer: Character = "\""
+        for character in text {
+            if var phrase = current {
+                if character == closer {
+                    phrase = phrase.trimmedSpaces
+                    result.append(phrase)
+                    current = nil
+                } else {
+                    phrase.append(character)
+                    current = phrase.count > 200 ? nil : phrase
+                }
+            } else if let close = pairs[character] {
+                current = ""
+                closer = close
+            }
+        }
+        return result
+    }
+
+    /// "**Emojis:** …", "Capitalization: …": a rule the reader already applies, not the persona's voice.
+    static func isRuleLine(_ trimmed: String) -> Bool {
+        MarkdownSoulReader.rule(trimmed) != nil
+    }
+
+    static func evidence(_ trimmed: String) -> String {
+        let plain = MarkdownSoulReader.plainText(trimmed)
+        var text = plain.hasPrefix("> ") ? String(plain.dropFirst(2)) : plain
+        if let marker = MarkdownSoulReader.listMarkerLength(Substring(text)) { text = String(text.dropFirst(marker)) }
+        return text.count <= 80 ? text : String(text.prefix(79)) + "…"
+    }
+
+    // MARK: Habits
+
+    struct Stats {
+        var sentences = 0
+        var words = 0
+        var contractions = 0
+        var slang = 0
+        var formalMarkers = 0
+        var latinStarts = 0
+        var lowercaseStarts = 0
+        var emoji = 0
+        var emojiCounts: [String: Int] = [:]
+        var emojiOrder: [String] = []
+        var exclamations = 0
+        var hedges = 0
+        var firstSentence: Found?
+        var firstCasual: Found?
+        var firstFormal: Found?
+        var firstLowercase: Found?
+        var firstEmoji: Found?
+        var firstExclamation: Found?
+        var firstHedge: Found?
+
+        static let slangWords: Set<Substring> = ["gonna", "wanna", "gotta", "kinda", "sorta", "yeah", "yep", "nope", "lol", "lmao", "tbh", "ngl", "imo",
+                                                 "lfg", "dude", "bro", "y'all", "ya", "nah", "omg", "btw", "fr", "vibe", "vibes", "legit", "super",
+                                                 "krass", "geil", "digga", "alter", "voll", "mega", "halt", "mal", "okay", "ok", "hey"]
+        static let formalWords: Set<Substring> = ["therefore", "moreover", "furthermore", "hence", "thus", "shall", "regarding", "accordingly",
+                                                  "whereas", "herewith", "kindly", "indeed", "sir", "madam", "pleased", "esteemed",
+                                                  "sie", "ihnen", "ihr", "ihre", "gerne", "selbstverständlich", "bitte", "gestatten", "dürfen"]
+        static let hedgeWords: Set<Substring> = ["maybe", "perhaps", "probably", "might", "likely", "seems", "arguably", "roughly", "possibly",
+                                                 "presumably", "vielleicht", "wahrscheinlich", "vermutlich", "eventuell", "peut-être", "quizás", "tal"]
+
+        static func isContraction(_ token: Substring) -> Bool {
+            guard token.count > 2, token.contains("'") || token.contains("’") else { return false }
+            if token.hasSuffix("'s") || token.hasSuffix("’s") {
+                return ["it's", "that's", "what's", "here's", "there's", "let's", "he's", "she's", "who's", "it’s", "that’s", "what’s", "here’s", "there’s", "let’s"].contains(String(token))
+            }
+            return true
+        }
+
+        mutating func add(_ trimmed: String, found: (String) -> Found, language: String) {
+            var text = trimmed
+            if text.hasPrefix(">") { text = String(text.dropFirst()).trimmedSpaces }
+            var isShortItem = false
+            if let marker = MarkdownSoulReader.listMarkerLength(Substring(text)) {
+                text = String(text.dropFirst(marker))
+                // A short list item ("awesome", "- pull a proof") is a word, not a sentence.
+                isShortItem = text.split(separator: " ").count < 6
+            }
+            text = MarkdownSoulReader.plainText(text)
+            guard !text.isEmpty, text.count <= 4_000 else { return }
+
+            // Emoji named as ones never to use ("no 🚀", "never 💯") are not favourites.
+            // (Only looked at when the line has an emoji: most do not.)
+            let countsEmoji = !ProseWords.containsEmoji(text) || !["never", "no ", "don't", "avoid", "not ", "ban", "nie ", "kein", "nicht", "禁止", "使わない"].contains { text.lowercased().fastContains($0) }
+            // Sentences and their lengths (CJK: about two characters a word).
+            var sentenceCount = 0
+            var atStart = true
+            var previous: Character = " "
+            var cjk = 0
+            for character in text {
+                if atStart, character.isLetter {
+                    if character.isASCII || character.unicodeScalars.first!.value < 0x250 {
+                        latinStarts += 1
+                        if character.isLowercase {
+                            lowercaseStarts += 1
+                            if firstLowercase == nil { firstLowercase = found("lowercase") }
+                        }
+                    }
+                    atStart = false
+                }
+                if let scalar = character.unicodeScalars.first, (0x3040...0x30FF).contains(scalar.value) || (0x4E00...0x9FFF).contains(scalar.value) { cjk += 1 }
+                if character == "。" || character == "！" || character == "？" { sentenceCount += 1; atStart = true }
+                if (previous == "." || previous == "!" || previous == "?") && character == " " { sentenceCount += 1; atStart = true }
+                if character == "!" || character == "！" {
+                    exclamations += 1
+                    if firstExclamation == nil { firstExclamation = found("!") }
+                }
+                for scalar in character.unicodeScalars where countsEmoji && ProseWords.isEmoji(scalar) {
+                    emoji += 1
+                    let key = String(character)
+                    if emojiCounts[key] == nil { emojiOrder.append(key) }
+                    emojiCounts[key, default: 0] += 1
+                    if firstEmoji == nil { firstEmoji = found(key) }
+                    break
+                }
+                previous = character
+            }
+            if let last = text.last, !"。！？".contains(last) { sentenceCount += 1 }
+            let lowered = text.lowercased()
+            let tokens = TraitDeriver.words(lowered)
+            if isShortItem { return }
+            sentences += sentenceCount
+            words += tokens.count + cjk / 2
+            if firstSentence == nil, sentenceCount > 0 { firstSentence = found("") }
+            for token in tokens {
+                if Self.isContraction(token) {
+                    contractions += 1
+                    if firstCasual == nil { firstCasual = found("casual") }
+                }
+                if Self.slangWords.contains(token) {
+                    slang += 1
+                    if firstCasual == nil { firstCasual = found("casual") }
+                }
+                if Self.formalWords.contains(token), !(token == "sie" || token == "ihr" || token == "ihre") || language.hasPrefix("de") {
+                    formalMarkers += 1
+                    if firstFormal == nil { firstFormal = found("formal") }
+                }
+                if Self.hedgeWords.contains(token) {
+                    hedges += 1
+                    if firstHedge == nil { firstHedge = found("cautious") }
+                }
+            }
+            if lowered.fastContains("i think") || lowered.fastContains("kind of") || lowered.fastContains("sort of") || lowered.fastContains("かもしれ") || lowered.fastContains("たぶん") {
+                hedges += 1
+                if firstHedge == nil { firstHedge = found("cautious") }
+            }
+            // German: du is casual, Sie formal; Japanese: です/ます is polite, plain endings casual.
+            if language.hasPrefix("de") {
+                let du = tokens.filter { ["du", "dich", "dir", "dein", "deine", "euch"].contains($0) }.count
+                if du > 0 { slang += du; if firstCasual == nil { firstCasual = found("casual") } }
+                // "Sie" in the middle of a sentence is the polite address.
+                if text.fastContains(" Sie ") || text.fastContains(" Ihnen") { formalMarkers += 1; if firstFormal == nil { firstFormal = found("formal") } }
+            }
+            if language.hasPrefix("ja") {
+                let polite = ["です", "ます", "ました", "ません", "ございます", "でしょう"].reduce(0) { $0 + (text.fastContains($1) ? 1 : 0) }
+                if polite > 0 { formalMarkers += 2; if firstFormal == nil { firstFormal = found("formal") } }
+                let plain = ["だよ", "じゃん", "だね", "よね", "っしょ", "だぜ", "ぜ。", "よ！", "ね！", "わ！", "じゃね"].reduce(0) { $0 + (text.fastContains($1) ? 1 : 0) }
+                if plain > 0 { slang += 2; if firstCasual == nil { firstCasual = found("casual") } }
+            }
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+import ReceptionCore
+@testable import ReceptionSoul
+
+/// Personas written the way people write them for language-model agents (our own text, in
+/// the styles found in the wild): each must get its own voice from its prose alone.
+@Suite("Derived voice traits")
+struct DerivedTraitsTests {
+    static let styles = Paths.fixtures.appendingPathComponent("styles")
+    static let personas = ["quill", "harbor-SOUL.md", "override-soul.md", "never-uses.md", "lexicon.md", "lowercase.md",
+                           "emoji.md", "ja-SOUL.md", "de-SOUL.md"]
+
+    static func load(_ name: String) throws -> Soul {
+        try SoulParser.load(contentsOf: styles.appendingPathComponent(name))
+    }
+
+    static func trait(_ soul: Soul, _ name: String) -> SoulTrait? {
+        soul.traits.first { $0.name == name }
+    }
+
+    @Test func previewsArePairwiseDistinctAndNotTheDefaultOrAnEmptySoul() throws {
+        var previews: [String: String] = [:]
+        for name in Self.personas { previews[name] = SoulPreview.render(try Self.load(name)) }
+        let defaultPreview = SoulPreview.render(try SoulParser.load(contentsOf: Paths.souls.appendingPathComponent("default.md")))
+        let emptyPreview = SoulPreview.render(try SoulParser.parse("# Nobody\n", fileName: "nobody.md"))
+        for (name, preview) in previews {
+            #expect(preview != defaultPreview, "\(name) previews like the default soul")
+            #expect(preview != emptyPreview, "\(name) previews like an empty soul")
+        }
+        let names = Self.personas
+        for i in names.indices {
+            for j in names.indices where j > i {
+                #expect(previews[names[i]] != previews[names[j]], "\(names[i]) and \(names[j]) preview the same")
+            }
+        }
+    }
+
+    @Test func aaronStyleFolderReadsAllItsFiles() throws {
+        let soul = try Self.load("quill")
+        #expect(soul.name == "Quill")
+        #expect(soul.companions.map(\.name) == ["STYLE.md", "bad-outputs.md", "good-outputs.md"])
+        // Polarity: the uses list is used, the avoids list avoided, never the wrong way round.
+        #expect(soul.vocabulary.prefer == ["set it tight", "pull a proof", "clean impression"])
+        #expect(soul.vocabulary.avoid == ["game-changer", "seamless", "at the end of the day"])
+        #expect(soul.signaturePhrases.contains("That one sits right"))
+        // From STYLE.md: no emoji; from the good examples: short sentences.
+        #expect(soul.emoji == .never)
+        #expect(soul.verbosity == .terse || soul.verbosity == .concise)
+        #expect(soul.examples.filter(\.good).map(\.text).contains("Proof pulled. Margins hold. Ship it."))
+        #expect(soul.examples.filter { !$0.good }.count == 1)
+        #expect(soul.examples.allSatisfy { !$0.text.contains("Calibration") })
+        // The bad example's exclamation marks are not the voice.
+        #expect(!soul.exclamatory)
+        #expect(soul.boundaries == ["Won't pretend a rough proof is a final print.", "Won't rush a job past the proof stage."])
+        // Lint looks at the companions too, and names their files.
+        let diagnostics = SoulLinter.lint(contentsOf: Self.styles.appendingPathComponent("quill"))
+        #expect(diagnostics.errors.isEmpty)
+    }
+
+    @Test func openClawSingleFile() throws {
+        let soul = try Self.load("harbor-SOUL.md")
+        #expect(soul.name == "The Harbor Master")
+        #expect(soul.signOff == "Fair winds.")
+        #expect(soul.boundaries == ["Never send a crew out on a guess.", "Keep the manifest private."])
+        #expect(soul.verbosity == .terse)
+        #expect(soul.length.maxSentences == 2)
+        let preview = SoulPreview.render(soul, outcome: .complete)
+        #expect(preview.hasSuffix("Fair winds."))
+        #expect(preview.contains("Left out for brevity"))
+    }
+
+    @Test func frontMatterOverridesEveryDerivedTrait() throws {
+        let soul = try Self.load("override-soul.md")
+        #expect(soul.name == "Magistrate")
+        #expect(soul.formality == .formal)
+        #expect(soul.verbosity == .detailed)
+        #expect(soul.emoji == .never)
+        #expect(soul.length.maxSentences == nil)  // the length the prose implies goes with its verbosity
+        for name in ["formality", "verbosity", "emoji", "length"] {
+            #expect(Self.trait(soul, name)?.overridden == true, "\(name) should be marked overridden")
+        }
+        #expect(Self.trait(soul, "formality")?.value == "casual")
+        // Other tools' keys pass quietly; a near miss gets one short suggestion.
+        let diagnostics = SoulLinter.lint(contentsOf: Self.styles.appendingPathComponent("override-soul.md"))
+        #expect(!diagnostics.contains { $0.message.contains("`type`") || $0.message.contains("`created`") })
+        let tonne = diagnostics.filter { $0.message.contains("`tonne`") }
+        #expect(tonne.count == 1)
+        #expect(tonne.first?.message.contains("did you mean `tone`?") == true)
+        #expect(!diagnostics.contains { $0.message.contains("known:") })
+    }
+
+    @Test func typeIsNotANearMissForTone() {
+        let diagnostics = SoulLinter.lint(text: "---\nfoo: 1\ntyp: x\nlanguaje: en\n---\n# X\n\nBody.\n", fileName: "k.md")
+        #expect(diagnostics.count == 3)
+        #expect(diagnostics.first { $0.message.contains("`foo`") }?.message.contains("did you mean") == false)
+        #expect(diagnostics.first { $0.message.contains("`typ`") }?.message.contains("did you mean") == false)
+        #expect(diagnostics.first { $0.message.contains("`languaje`") }?.message.contains("did you mean `language`?") == true)
+    }
+
+    @Test func neverUsesListIsAvoidedAndTheRegisterIsFormal() throws {
+        let soul = try Self.load("never-uses.md")
+        #expect(soul.vocabulary.avoid == ["awesome", "super", "no worries", "kinda"])
+        #expect(soul.vocabulary.prefer == ["it follows that", "with respect"])
+        #expect(soul.formality == .formal)
+        #expect(soul.verbosity == .detailed)
+        #expect(soul.boundaries == ["Never offers legal advice on a particular case."])
+        // The system prompt says "Never say" for the avoided words only.
+        let prompt = SoulPrompts().systemPrompt(soul: soul)
+        let never = try #require(prompt.split(separator: "\n").first { $0.hasPrefix("- Never say:") })
+        #expect(never == "- Never say: \"awesome\", \"super\", \"no worries\", \"kinda\".")
+        #expect(prompt.contains("- Words you like to use: \"it follows that\", \"with respect\"."))
+        // Formal: contractions in the engine's prose are expanded, framing is formal.
+        let rendered = SoulRenderer(soul: soul).style("It doesn't open on Mondays, and I'm sure of it.")
+        #expect(rendered == "It does not open on Mondays, and I am sure of it.")
+    }
+
+    @Test func signatureLexiconIsUsedNeverAvoided() throws {
+        let soul = try Self.load("lexicon.md")
+        #expect(soul.name == "Captain Bly")
+        #expect(soul.signaturePhrases == ["Hoist the findings", "All hands", "Steady as she goes"])
+        #expect(soul.vocabulary.prefer == ["Hoist the findings", "All hands", "Steady as she goes"])
+        #expect(soul.vocabulary.avoid == ["I guess", "hopefully"])
+        #expect(soul.opener == "Right then:")
+        #expect(soul.signOff == "Onward, crew.")
+        #expect(soul.refusal == "Not on my deck.")
+        #expect(soul.hedging == .assertive)
+        let prompt = SoulPrompts().systemPrompt(soul: soul)
+        #expect(prompt.contains("- Never say: \"I guess\", \"hopefully\"."))
+        #expect(prompt.contains("- Phrases that are yours: \"Hoist the findings\", \"All hands\", \"Steady as she goes\"."))
+        #expect(!prompt.split(separator: "\n").contains { $0.hasPrefix("- Never say:") && $0.contains("Hoist") })
+        #expect(prompt.contains("- Open answers with \"Right then:\"."))
+        let preview = SoulPreview.render(soul, outcome: .complete)
+        #expect(preview.contains("Right then: Take the Nozomi"))
+        #expect(preview.contains("┃ Not on my deck."))
+        // Assertive: no hedge when fairly sure (the saturated example is at 0.68).
+        #expect(!SoulPreview.render(soul, outcome: .saturated).contains("fairly"))
+    }
+
+    @Test func allLowercasePersona() throws {
+        let soul = try Self.load("lowercase.md")
+        #expect(soul.capitalization == .lowercase)
+        #expect(soul.formality == .casual)
+        let trait = try #require(Self.trait(soul, "capitalization"))
+        #expect(trait.line == 3)
+        let rendered = SoulRenderer(soul: soul).style("The museum is not open. It opens at 10:00.")
+        #expect(rendered == "the museum isn't open. it opens at 10:00.")
+    }
+
+    @Test func emojiHeavyPersona() throws {
+        let soul = try Self.load("emoji.md")
+        #expect(soul.emoji == .allowed)
+        #expect(soul.favouriteEmoji.first == "🌞" || soul.favouriteEmoji.first == "🎉")
+        #expect(soul.exclamatory)
+        let preview = SoulPreview.render(soul, outcome: .bounded)
+        #expect(preview.contains("before finishing!"))  // the framing takes the persona's "!"
+        #expect(soul.favouriteEmoji.contains { preview.contains($0) })
+    }
+
+    @Test func japanesePersonaIsAnsweredInJapanese() throws {
+        let soul = try Self.load("ja-SOUL.md")
+        #expect(soul.name == "案内人アオイ")
+        #expect(soul.language == "ja")
+        #expect(soul.formality == .formal)
+        #expect(soul.boundaries.count == 2)
+        let preview = SoulPreview.render(soul, outcome: .bounded)
+        #expect(preview.contains("途中までの回答です"))
+        #expect(preview.contains("€3.20"))  // facts untouched
+        #expect(SoulPrompts().systemPrompt(soul: soul).contains("answer in ja"))
+    }
+
+    @Test func germanPersonaIsAnsweredInGerman() throws {
+        let soul = try Self.load("de-SOUL.md")
+        #expect(soul.language == "de")
+        #expect(soul.formality == .casual)
+        let preview = SoulPreview.render(soul, outcome: .inconclusive)
+        #expect(preview.contains("Die Quellen widersprechen sich."))
+        #expect(preview.contains("Du könntest als Nächstes fragen"))
+    }
+
+    @Test func everyDerivedTraitPointsToItsSourceLine() throws {
+        var seen: Set<String> = []
+        for name in Self.personas {
+            let soul = try Self.load(name)
+            let report = SoulShow.derived(soul)
+            for trait in soul.traits {
+                seen.insert(trait.name)
+                #expect(report.contains("\(trait.file):\(trait.line):"), "\(name): \(trait.name) has no location in the report")
+                let text = try String(contentsOf: URL(fileURLWithPath: trait.file), encoding: .utf8)
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+                try #require(trait.line >= 1 && trait.line <= lines.count, "\(name): \(trait.name) points past the end")
+                let line = MarkdownSoulReader.plainText(String(lines[trait.line - 1]))
+                #expect(!line.trimmedSpaces.isEmpty, "\(name): \(trait.name) points to a blank line")
+                // A statement's evidence is the line itself.
+                let evidence = trait.evidence.hasSuffix("…") ? String(trait.evidence.dropLast()) : trait.evidence
+                if !evidence.hasPrefix("about "), !evidence.contains(" of "), !evidence.contains(" emoji "), !evidence.contains(" exclamation "), evidence != "the title" {
+                    #expect(line.contains(evidence.prefix(20)), "\(name): \(trait.name) evidence \"\(evidence)\" is not on line \(trait.line): \(line)")
+                }
+            }
+        }
+        for name in ["name", "language", "verbosity", "length", "formality", "capitalization", "emoji", "favourite emoji", "punctuation",
+                     "hedging", "opener", "closer", "refusal", "signature", "words used", "words avoided", "refuses"] {
+            #expect(seen.contains(name), "no fixture derives \(name)")
+        }
+    }
+
+    @Test func oddInputNeverCrashes() throws {
+        let long = String(repeating: "word ", count: 50_000)
+        let odd = [
+            "", "#", "# ", "---", "---\n---", "```", "<!--", "> ", "- ", "❌", "**Good:**", "**Bad:**\n> ",
+            "# SOUL.md - \n\nYou are ", "## Never\n- \n- \"\"", String(repeating: "# h\n", count: 2_000),
+            "Open with \"" + long, "# A\n\n" + long, String(repeating: "🎉", count: 10_000), "\u{FEFF}# B\r\n\r\nI am \r\n",
+        ]
+        for text in odd {
+            let (soul, _) = SoulAnalyzer.analyze(text: text, fileName: "odd.md")
+            _ = SoulPreview.render(soul)
+            _ = SoulPrompts().systemPrompt(soul: soul)
+        }
+    }
+
+    @Test func plainIsABuiltInSoul() throws {
+        let catalog = SoulCatalog(directories: [], includeBuiltIn: true)
+        #expect(try catalog.load("plain") == Soul.plain)
+        #expect(catalog.entries().contains { $0.id == "plain" })
+    }
+}
