@@ -36,7 +36,7 @@ public struct IntentClassifier: Sendable {
         Self.warmUp
     }
 
-    private static let shippedModel = CompiledIntentModel(lexicon: .shipped, weights: .shipped)
+    private static let shippedModel = CompiledIntentModel.shipped()
     private static let shippedHotPath = Frozen([HotPath(shippedModel)])
 
     /// A model's tables, weights and carry-over weight as plain values (pointers into memory the
@@ -241,7 +241,45 @@ final class CompiledIntentModel: @unchecked Sendable {
     let previousTurnWeight: Double
     private let frozen: [AnyObject]
 
-    init(lexicon: Lexicon, weights: IntentWeights) {
+    convenience init(lexicon: Lexicon, weights: IntentWeights) {
+        var header = weights
+        header.features = [:]
+        let extractor = FeatureExtractor(lexicon: lexicon, vocabulary: weights.vocabulary)
+        self.init(lexicon: lexicon, header: header, extractor: extractor) { set in
+            for (name, row) in weights.features {
+                guard let id = extractor.index[name] else { continue }
+                set(id, row)
+            }
+        }
+    }
+
+    /// The shipped model, read from the compact table in `ShippedModel` without building the
+    /// weights' table of rows (or a JSON tree): the vocabulary in one pass, the rows in another.
+    static func shipped() -> CompiledIntentModel {
+        var vocabulary: [String] = []
+        let prefix = Array("word:\"".utf8)
+        ShippedFeatureTable.forEach { name, _ in
+            guard name.count > prefix.count, name.starts(with: prefix), name.last == 34 else { return }
+            vocabulary.append(String(decoding: UnsafeBufferPointer(rebasing: name[prefix.count..<(name.count - 1)]), as: UTF8.self))
+        }
+        let lexicon = Lexicon.shipped
+        let extractor = FeatureExtractor(lexicon: lexicon, vocabulary: vocabulary)
+        vocabulary = []
+        return CompiledIntentModel(lexicon: lexicon, header: IntentWeights.shippedHeader, extractor: extractor) { set in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: IntentClassifier.width) { row in
+                ShippedFeatureTable.forEach { name, scaled in
+                    guard let id = extractor.index[String(decoding: name, as: UTF8.self)] else { return }
+                    for k in 0..<scaled.count { row[k] = ShippedFeatureTable.weight(scaled[k]) }
+                    set(id, UnsafeBufferPointer(row))
+                }
+            }
+        }
+    }
+
+    /// `rows` calls its argument with each feature id the extractor knows and that feature's
+    /// weights (intent labels then urgency labels).
+    private init<Row: Collection<Double>>(lexicon: Lexicon, header: IntentWeights, extractor: FeatureExtractor,
+                                          rows: ((Int, Row) -> Void) -> Void) where Row.Index == Int {
         let width = IntentClassifier.width
         // The hot path sums rows as eight SIMD lanes plus one.
         precondition(IntentClassifier.intentCount == IntentWeights.intentLabels.count && width == IntentWeights.width && width == 9)
@@ -249,23 +287,22 @@ final class CompiledIntentModel: @unchecked Sendable {
                      && UrgencyLevel.knownCases.indices.allSatisfy { IntentClassifier.urgency(at: $0) == UrgencyLevel.knownCases[$0] },
                      "the literal label order of IntentClassifier.intent(at:) and urgency(at:) is knownCases'")
         self.lexicon = lexicon
-        var header = weights
-        header.features = [:]
         self.weights = header
-        let extractor = FeatureExtractor(lexicon: lexicon, vocabulary: weights.vocabulary)
         self.extractor = extractor
-        var matrix = [Float](repeating: 0, count: extractor.count * width)
-        for (name, row) in weights.features {
-            guard let id = extractor.index[name] else { continue }
+        // Written in place: the matrix and the scorer's rows are the model's largest tables.
+        let frozenMatrix = Frozen<Float>(repeating: 0, count: extractor.count * width)
+        let matrix = frozenMatrix.pointer
+        rows { id, row in
             for k in 0..<width { matrix[id * width + k] = Float(row[k]) }
         }
-        self.previousTurnWeight = weights.previousTurnWeight
-        let frozenMatrix = Frozen(matrix), frozenBias = Frozen(weights.bias)
+        self.previousTurnWeight = header.previousTurnWeight
+        let frozenBias = Frozen(header.bias)
         matrixPointer = UnsafePointer(frozenMatrix.pointer)
         biasPointer = UnsafePointer(frozenBias.pointer)
-        let (rows, bias) = Scorer.folded(matrix: matrix, bias: weights.bias, count: extractor.count)
         // Aligned, so no row straddles two cache lines.
-        let frozenRows = Frozen(rows, alignment: 64), frozenScoringBias = Frozen(bias)
+        let frozenRows = Frozen<SIMD8<Float>>(repeating: .zero, count: extractor.count, alignment: 64)
+        let bias = Scorer.fold(matrix: UnsafePointer(matrix), bias: header.bias, count: extractor.count, into: frozenRows.pointer)
+        let frozenScoringBias = Frozen(bias)
         scoringRows = UnsafePointer(frozenRows.pointer)
         scoringBias = UnsafePointer(frozenScoringBias.pointer)
         frozen = [frozenMatrix, frozenBias, frozenRows, frozenScoringBias]

@@ -127,12 +127,23 @@ public struct IntentWeights: Sendable, Hashable {
         try self.init(json: text, source: url.path)
     }
 
-    /// The weights shipped with Reception (fitted by `reception train` on Tests/Corpora/train.jsonl).
+    /// The weights shipped with Reception (fitted by `reception train` on Tests/Corpora/train.jsonl),
+    /// with every feature's row: what `Model/weights.json` holds. The classifier does not read
+    /// this: `CompiledIntentModel.shipped()` compiles the shipped model straight from the table.
     public static let shipped: IntentWeights = {
-        do { return try IntentWeights(json: ShippedModel.weights, source: "built-in weights") } catch {
+        var weights = shippedHeader
+        ShippedFeatureTable.forEach { name, row in
+            weights.features[String(decoding: name, as: UTF8.self)] = row.map(ShippedFeatureTable.weight)
+        }
+        return weights
+    }()
+
+    /// The shipped weights without their features (format, training, carry-over weight, bias).
+    static var shippedHeader: IntentWeights {
+        do { return try IntentWeights(json: ShippedModel.weightsHeader, source: "built-in weights") } catch {
             preconditionFailure("the built-in weights do not parse: \(error)")
         }
-    }()
+    }
 }
 
 /// A small JSON reader for weights files (faster than `JSONSerialization` on 40,000

@@ -47,11 +47,10 @@ struct Scorer: @unchecked Sendable {
     }
 
     /// `matrix` (`count` rows of `width` weights) and `bias` folded as the scorer reads them:
-    /// eight lanes per row, and a bias whose last urgency entry is 0. The differences are taken
-    /// in double precision, then rounded.
-    static func folded(matrix: [Float], bias: [Double], count: Int) -> (rows: [SIMD8<Float>], bias: [Double]) {
+    /// eight lanes per row, written to `rows`, and the returned bias, whose last urgency entry
+    /// is 0. The differences are taken in double precision, then rounded.
+    static func fold(matrix: UnsafePointer<Float>, bias: [Double], count: Int, into rows: UnsafeMutablePointer<SIMD8<Float>>) -> [Double] {
         let last = width - 1
-        var rows = [SIMD8<Float>](repeating: .zero, count: count)
         for id in 0..<count {
             let row = id * width
             for k in 0..<8 {
@@ -59,8 +58,7 @@ struct Scorer: @unchecked Sendable {
                 rows[id][k] = Float(k < intentCount ? weight : weight - Double(matrix[row + last]))
             }
         }
-        let folded = (0..<width).map { k in k < intentCount ? bias[k] : bias[k] - bias[last] }
-        return (rows, folded)
+        return (0..<width).map { k in k < intentCount ? bias[k] : bias[k] - bias[last] }
     }
 
     /// Scores a message. `buffer` holds at least `2 × width` doubles: the logits, then the

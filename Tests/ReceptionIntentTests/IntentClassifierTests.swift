@@ -334,9 +334,39 @@ struct IntentClassifierTests {
         let lexicon = try String(contentsOf: model.appendingPathComponent("lexicon.txt"), encoding: .utf8)
         let weights = try String(contentsOf: model.appendingPathComponent("weights.json"), encoding: .utf8)
         #expect(ShippedModel.lexicon == lexicon)
-        #expect(ShippedModel.weights == weights)
+        // The compact table gives back the weights file to the byte.
+        #expect(IntentWeights.shipped.serialized() == weights)
         let generated = try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/ReceptionIntent/ShippedModel.swift"), encoding: .utf8)
-        #expect(generated == ShippedModelSource.render(lexicon: lexicon, weights: weights))
+        #expect(try generated == ShippedModelSource.render(lexicon: lexicon, weights: weights))
         #expect(Set(Lexicon.requiredClasses).isSubset(of: Set(Lexicon.shipped.classes.map(\.name))))
+    }
+
+    @Test func theShippedClassifierIsTheOneCompiledFromTheWeightsFile() throws {
+        // The shipped classifier is compiled from the compact table, not from weights.json:
+        // it must classify and explain exactly as the file's model does.
+        let model = repositoryRoot.appendingPathComponent("Sources/ReceptionIntent/Model")
+        let fromFiles = try IntentClassifier(lexiconURL: model.appendingPathComponent("lexicon.txt"),
+                                             weightsURL: model.appendingPathComponent("weights.json"))
+        #expect(classifier.weights == fromFiles.weights)
+        #expect(classifier.extractor.names == fromFiles.extractor.names)
+        let messages = try CorpusReader().read(path: repositoryRoot.appendingPathComponent("Tests/Corpora/test.jsonl").path).messages
+        let previous = ConversationTurn(query: "should I buy the red or the green jacket right now?", intent: .decision, urgency: .immediate)
+        for message in messages.prefix(300) {
+            #expect(classifier.classify(message.text, goal: "pick a laptop before friday", previous: previous, explain: true)
+                    == fromFiles.classify(message.text, goal: "pick a laptop before friday", previous: previous, explain: true), "\(message.text)")
+            #expect(classifier.classify(message.text) == fromFiles.classify(message.text), "\(message.text)")
+        }
+    }
+
+    @Test func aWeightWithMoreThanFiveDecimalsIsNotRendered() throws {
+        // The compact form stores weights × 100,000 as integers: anything finer would be lost.
+        var weights = IntentWeights.shipped
+        weights.features = ["word:\"tea\"": [0.123456, 0, 0, 0, 0, 0, 0, 0, 0]]
+        #expect(throws: LexiconError.self) {
+            try ShippedModelSource.render(lexicon: ShippedModel.lexicon, weights: weights.serialized().replacingOccurrences(of: "0.12346", with: "0.123456"))
+        }
+        weights.features = ["word:\"tea\"": [0.12346, -3, 0, 0, 0, 0, 0, 0, 1e-5]]
+        let source = try ShippedModelSource.render(lexicon: ShippedModel.lexicon, weights: weights.serialized())
+        #expect(source.contains(" word:\"tea\"\n"))
     }
 }

@@ -27,6 +27,12 @@ public final class FeatureExtractor: @unchecked Sendable {
         precondition(Lexicon.requiredClasses.count == 30, "class bits are literal constants: update them with requiredClasses")
         var names = Self.fixedFeatures
         var index: [String: Int] = [:]
+        // Room for every feature up front: growing these tables by doubling copied them (and
+        // rehashed the index) several times while the shipped model loads.
+        let expected = names.count + lexicon.words(of: "opener").count + 3 * lexicon.families.count
+            + lexicon.families.reduce(0) { $0 + $1.phrases.count } + vocabulary.count
+        names.reserveCapacity(expected)
+        index.reserveCapacity(expected)
         for (i, name) in names.enumerated() { index[name] = i }
         @discardableResult func feature(_ name: String) -> Int32 {
             if let existing = index[name] { return Int32(existing) }

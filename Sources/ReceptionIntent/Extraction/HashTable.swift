@@ -87,6 +87,15 @@ final class Frozen<Element>: @unchecked Sendable {
         }
     }
 
+    /// `count` copies of `value`, without building an array first.
+    init(repeating value: Element, count: Int, alignment: Int = MemoryLayout<Element>.alignment) {
+        self.count = count
+        pointer = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * MemoryLayout<Element>.stride,
+                                                   alignment: max(alignment, MemoryLayout<Element>.alignment))
+            .bindMemory(to: Element.self, capacity: max(count, 1))
+        pointer.initialize(repeating: value, count: count)
+    }
+
     deinit {
         pointer.deinitialize(count: count)
         UnsafeMutableRawPointer(pointer).deallocate()
