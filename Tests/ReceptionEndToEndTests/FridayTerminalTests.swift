@@ -9,25 +9,7 @@ struct FridayTerminalTests {
 
     /// Starts the reference server on a free port; returns the process and its WebSocket URL.
     func startServer(slowMilliseconds: Int = 400) throws -> (Process, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Binary.reception())
-        process.arguments = ["serve", "friday", "--port", "0", "--step-ms", "10", "--slow-ms", String(slowMilliseconds)]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard let range = text.range(of: #"ws://127\.0\.0\.1:\d+/ws"#, options: .regularExpression) else {
-            process.terminate()
-            throw HarnessError("the server did not report its URL: \(text)")
-        }
-        return (process, String(text[range]))
+        try ReferenceServerProcess.start(["friday", "--step-ms", "10", "--slow-ms", String(slowMilliseconds)], url: #"ws://127\.0\.0\.1:\d+/ws"#)
     }
 
     @Test func pipedHelloPrintsTheSoulShapedStreamedAnswer() throws {

@@ -18,16 +18,7 @@ public final class RunningFridayServer: Sendable {
     /// Starts a server on 127.0.0.1 (port 0: ephemeral) and returns once it accepts connections.
     public static func start(_ options: FridayReferenceOptions = FridayReferenceOptions()) async throws -> RunningFridayServer {
         let server = FridayReferenceServer(options: options)
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let task = Task {
-            defer { continuation.finish() }
-            try await server.run { port in continuation.yield(port) }
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            _ = try await task.value
-            throw CancellationError()
-        }
+        let (port, task) = try await startInBackground { try await server.run(onReady: $0) }
         return RunningFridayServer(server: server, port: port, task: task)
     }
 
