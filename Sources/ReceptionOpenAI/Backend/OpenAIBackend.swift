@@ -84,19 +84,20 @@ public final class OpenAIBackend: Backend {
 }
 
 /// Reads the `data:` events of one streamed answer and decides how it ended.
-struct AnswerReader {
+/// `package` so the fuzz harness (reception-fuzz) can feed it server bytes directly.
+package struct AnswerReader {
     let taskID: String
     private(set) var text = ""
-    private(set) var isDone = false
+    package private(set) var isDone = false
     private var finishReason: String?
     private var sawEvent = false
     private var usage: Usage?
     private var model: String?
     private var reasoning = ""
 
-    init(taskID: String) { self.taskID = taskID }
+    package init(taskID: String) { self.taskID = taskID }
 
-    mutating func read(_ data: String) throws -> [BackendEvent] {
+    package mutating func read(_ data: String) throws -> [BackendEvent] {
         sawEvent = true
         if data.trimmingCharacters(in: .whitespaces) == "[DONE]" {
             isDone = true
@@ -140,7 +141,7 @@ struct AnswerReader {
     /// finish reason is an answer another request cut short; a stream with no event at all
     /// is a prompt longer than the model's context; a finish reason without `[DONE]` is a
     /// server that simply omits it.
-    func ending() -> BackendEvent {
+    package func ending() -> BackendEvent {
         var raw: [String: JSONValue] = [:]
         if let model { raw["model"] = .string(model) }
         if let finishReason { raw["finish_reason"] = .string(finishReason) }
