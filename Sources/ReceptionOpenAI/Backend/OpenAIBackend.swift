@@ -94,6 +94,11 @@ package struct AnswerReader {
     private var usage: Usage?
     private var model: String?
     private var reasoning = ""
+    /// The characters read so far, kept as a sum: `text.count` walks the whole answer, so
+    /// checking it per chunk made a long answer in small chunks quadratic (a megabyte in
+    /// one-character chunks took minutes). A character split across two chunks is counted in
+    /// both, so the sum is never below `text.count` and the limit errs on the safe side.
+    private var characters = 0
 
     package init(taskID: String) { self.taskID = taskID }
 
@@ -126,7 +131,8 @@ package struct AnswerReader {
                 events.append(.thinking("thinking: " + String(line.suffix(100))))
             }
             if let content = choice.delta?.content, !content.isEmpty {
-                guard text.count + content.count <= OpenAIBackend.maxAnswerCharacters else {
+                characters += content.count
+                guard characters <= OpenAIBackend.maxAnswerCharacters else {
                     throw BackendError.protocolViolation("the answer grew past \(OpenAIBackend.maxAnswerCharacters) characters; stopped reading it")
                 }
                 text += content
