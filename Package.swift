@@ -152,6 +152,14 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "reception-bench", dependencies: ["CPseudoTerminal"]),
+        // Fuzz targets for everything that reads untrusted bytes (issue 20, point 9; docs/fuzzing.md).
+        // scripts/fuzz.sh builds it with -sanitize=fuzzer (libFuzzer); a plain build gives the same
+        // targets behind a seeded random harness, so `swift build` needs no special flag.
+        .target(name: "CFuzzerDriver"),
+        .executableTarget(name: "reception-fuzz", dependencies: [
+            "CFuzzerDriver", "ReceptionCore", "ReceptionTransport", "ReceptionSoul", "ReceptionIntent",
+            "ReceptionLoopSymphony", "ReceptionOpenAI",
+        ]),
         // The conformance suite against a live server (the real engine, by hand; CI runs it against reference servers).
         .executableTarget(name: "reception-conformance", dependencies: ["ReceptionCore", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionTesting"]),
         // Adapter overhead vs raw HTTP round trips against the reference server (run with -c release).

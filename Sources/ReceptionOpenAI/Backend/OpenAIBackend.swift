@@ -84,19 +84,25 @@ public final class OpenAIBackend: Backend {
 }
 
 /// Reads the `data:` events of one streamed answer and decides how it ended.
-struct AnswerReader {
+/// `package` so the fuzz harness (reception-fuzz) can feed it server bytes directly.
+package struct AnswerReader {
     let taskID: String
     private(set) var text = ""
-    private(set) var isDone = false
+    package private(set) var isDone = false
     private var finishReason: String?
     private var sawEvent = false
     private var usage: Usage?
     private var model: String?
     private var reasoning = ""
+    /// The characters read so far, kept as a sum: `text.count` walks the whole answer, so
+    /// checking it per chunk made a long answer in small chunks quadratic (a megabyte in
+    /// one-character chunks took minutes). A character split across two chunks is counted in
+    /// both, so the sum is never below `text.count` and the limit errs on the safe side.
+    private var characters = 0
 
-    init(taskID: String) { self.taskID = taskID }
+    package init(taskID: String) { self.taskID = taskID }
 
-    mutating func read(_ data: String) throws -> [BackendEvent] {
+    package mutating func read(_ data: String) throws -> [BackendEvent] {
         sawEvent = true
         if data.trimmingCharacters(in: .whitespaces) == "[DONE]" {
             isDone = true
@@ -125,7 +131,8 @@ struct AnswerReader {
                 events.append(.thinking("thinking: " + String(line.suffix(100))))
             }
             if let content = choice.delta?.content, !content.isEmpty {
-                guard text.count + content.count <= OpenAIBackend.maxAnswerCharacters else {
+                characters += content.count
+                guard characters <= OpenAIBackend.maxAnswerCharacters else {
                     throw BackendError.protocolViolation("the answer grew past \(OpenAIBackend.maxAnswerCharacters) characters; stopped reading it")
                 }
                 text += content
@@ -140,7 +147,7 @@ struct AnswerReader {
     /// finish reason is an answer another request cut short; a stream with no event at all
     /// is a prompt longer than the model's context; a finish reason without `[DONE]` is a
     /// server that simply omits it.
-    func ending() -> BackendEvent {
+    package func ending() -> BackendEvent {
         var raw: [String: JSONValue] = [:]
         if let model { raw["model"] = .string(model) }
         if let finishReason { raw["finish_reason"] = .string(finishReason) }
