@@ -90,11 +90,14 @@ run_target() {
         "$corpus" "$seeds/$target" > "$log" 2>&1
     local status=$?
     if [[ $mode == libfuzzer ]]; then
-        local runs execs cov
+        local runs execs cov slowest rss
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
         execs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
         cov=$(grep -E '^#[0-9]+' "$log" | tail -1 | sed -n 's/.*cov: \([0-9]*\) ft: \([0-9]*\) corp: \([0-9]*\).*/cov \1, ft \2, corpus \3/p')
-        printf '%-14s %s  runs %s, %s exec/s, %s\n' "$target" "$([[ $status == 0 ]] && echo ok || echo FAILED)" "${runs:-?}" "${execs:-?}" "${cov:-?}"
+        slowest=$(sed -n 's/^stat::slowest_unit_time_sec: *//p' "$log" | tail -1)
+        rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
+        printf '%-14s %s  runs %s, %s exec/s, %s, slowest %s s, peak %s MB\n' "$target" "$([[ $status == 0 ]] && echo ok || echo FAILED)" \
+            "${runs:-?}" "${execs:-?}" "${cov:-?}" "${slowest:-?}" "${rss:-?}"
     else
         printf '%-14s %s  %s\n' "$target" "$([[ $status == 0 ]] && echo ok || echo FAILED)" "$(tail -1 "$log")"
     fi >> "$summary"
