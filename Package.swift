@@ -158,7 +158,7 @@ let package = Package(
         .target(name: "CFuzzerDriver"),
         .executableTarget(name: "reception-fuzz", dependencies: [
             "CFuzzerDriver", "ReceptionCore", "ReceptionTransport", "ReceptionSoul", "ReceptionIntent",
-            "ReceptionLoopSymphony", "ReceptionOpenAI",
+            "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionFriday",
         ]),
         // The conformance suite against a live server (the real engine, by hand; CI runs it against reference servers).
         .executableTarget(name: "reception-conformance", dependencies: ["ReceptionCore", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionTesting"]),

@@ -1,5 +1,6 @@
 import Foundation
 import ReceptionCore
+import ReceptionFriday
 import ReceptionIntent
 import ReceptionLoopSymphony
 import ReceptionOpenAI
@@ -19,11 +20,6 @@ struct FuzzTarget: Sendable {
 
 /// Every target. Each reads bytes that come from outside Reception: a server, a soul file, a corpus.
 ///
-/// The Friday WebSocket message decoder is being written on another branch. When it lands, add
-/// its target here (`websocket`: decode one message frame's payload, and a sequence of frames
-/// split at fuzzer-chosen points if the decoder keeps state), a seed directory
-/// Tests/FuzzSeeds/websocket with a few real messages from its tests, and a row in
-/// docs/fuzzing.md. scripts/fuzz.sh runs whatever `reception-fuzz --list` prints.
 let fuzzTargets: [FuzzTarget] = [
     FuzzTarget(name: "sse", summary: "SSEParser: a byte stream cut into chunks at fuzzer-chosen points, then finish()", run: FuzzTargets.sse),
     FuzzTarget(name: "soul", summary: "SoulParser.parse (YAML front matter and the Markdown reader), then rendering a result with the soul", run: FuzzTargets.soul),
@@ -34,6 +30,7 @@ let fuzzTargets: [FuzzTarget] = [
                prepare: { _ = FuzzTargets.classifier.classify("warm up") }),
     FuzzTarget(name: "loop-symphony", summary: "Loop Symphony wire types (Wire.decode), stream events and the result mapping", run: FuzzTargets.loopSymphony),
     FuzzTarget(name: "openai", summary: "the OpenAI chunk decoder: an SSE stream read by AnswerReader, and /v1/models", run: FuzzTargets.openAI),
+    FuzzTarget(name: "websocket", summary: "Friday's WebSocket messages: FridayFrame(text:) on each message, then the turn that turns frames into events", run: FuzzTargets.websocket),
     FuzzTarget(name: "error-detail", summary: "HTTPTransport.errorDetail on an error response body", run: FuzzTargets.errorDetail),
 ]
 
@@ -250,6 +247,23 @@ enum FuzzTargets {
         } catch { return }
         _ = parser.finish()
         _ = reader.ending()
+    }
+
+    /// Each line is one WebSocket text message from a Friday server; the frames go through the
+    /// turn that makes events of them, with a small answer limit half the time so that path
+    /// is reached. A terminal event must be the last of its frame's events.
+    @Sendable static func websocket(_ bytes: [UInt8]) {
+        var input = FuzzInput(bytes)
+        let limit = input.bool() ? input.int(in: 1...256) : 1 << 20
+        var turn = FridayTurn(taskID: "t-1", maxTextBytes: limit)
+        for line in String(decoding: input.rest(), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true) {
+            guard let frame = FridayFrame(text: String(line)) else { continue }
+            let events = turn.take(frame)
+            if let terminal = events.firstIndex(where: \.isTerminal), terminal != events.count - 1 {
+                fatalError("a terminal event was followed by \(events[(terminal + 1)...])")
+            }
+            if events.last?.isTerminal == true { return }
+        }
     }
 
     @Sendable static func errorDetail(_ bytes: [UInt8]) {

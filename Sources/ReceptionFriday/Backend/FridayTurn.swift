@@ -12,7 +12,7 @@ import ReceptionCore
 ///   (that is only the last turn's text).
 /// - At most `maxTextBytes` of answer are kept: beyond that the query fails instead of
 ///   growing memory without bound.
-struct FridayTurn: Sendable {
+package struct FridayTurn: Sendable {
     let taskID: String
     let maxTextBytes: Int
     private(set) var text = ""
@@ -20,13 +20,13 @@ struct FridayTurn: Sendable {
     /// A tool or a question came since the last chunk: the next chunk starts a new turn.
     private var turnEnded = false
 
-    init(taskID: String, maxTextBytes: Int) {
+    package init(taskID: String, maxTextBytes: Int) {
         self.taskID = taskID
         self.maxTextBytes = maxTextBytes
     }
 
     /// The events one frame stands for (often none). A terminal event is always last.
-    mutating func take(_ frame: FridayFrame) -> [BackendEvent] {
+    package mutating func take(_ frame: FridayFrame) -> [BackendEvent] {
         switch frame {
         case .chunk(let chunk):
             guard !chunk.isEmpty else { return [] }
