@@ -54,6 +54,17 @@ struct OpenAIPluginTests {
         await server.stop()
     }
 
+    /// An unreachable server with a model named opens the session offline (the offline queue
+    /// keeps what is sent); without a model there is nothing to ask, so it is an error.
+    @Test func anUnreachableServerConnectsOfflineWhenAModelIsNamed() async throws {
+        let connection = try await OpenAIPlugin.connect(OpenAIConfiguration(baseURL: "http://127.0.0.1:9/v1", model: "m"), name: "openai")
+        #expect(connection.notice?.hasPrefix("The server at http://127.0.0.1:9/v1 cannot be reached") == true, "\(String(describing: connection.notice))")
+        #expect(connection.notice?.contains("queued") == true)
+        await connection.shutdown()
+        let refused = await httpErrorOrDescription { _ = try await OpenAIPlugin.connect(OpenAIConfiguration(baseURL: "http://127.0.0.1:9/v1"), name: "openai") }
+        #expect(refused.hasPrefix("Cannot reach http://127.0.0.1:9/v1/models"), "\(refused)")
+    }
+
     @Test func modelListsSwitchesAndRefusesNamesTheServerDoesNotOffer() async throws {
         let server = try await RunningOpenAIServer.start(OpenAIReferenceOptions(port: 0, models: ["small-chat", "large-chat"]))
         let connection = try await OpenAIPlugin.connect(OpenAIConfiguration(baseURL: server.baseURL, model: "small-chat"), name: "openai")

@@ -51,6 +51,23 @@ struct OpenAIStreamingTests {
         }
     }
 
+    /// The offline queue keeps a message only when nothing reached the engine: an unreachable
+    /// server must throw before any event, not after an `.accepted` of our own making.
+    @Test func anUnreachableServerThrowsBeforeAnyEvent() async throws {
+        let client = OpenAIClient(configuration: OpenAIConfiguration(baseURL: "http://127.0.0.1:9/v1", model: "m"))
+        var events: [BackendEvent] = []
+        do {
+            for try await event in OpenAIBackend(client: client, model: "m").submit(ReceptionRequest(text: "hi", trustLevel: 1)) {
+                events.append(event)
+            }
+            Issue.record("no error from an unreachable server")
+        } catch let error as BackendError {
+            guard case .unreachable = error else { Issue.record("\(error)"); return }
+        }
+        #expect(events.isEmpty, "\(events)")
+        await client.shutdown()
+    }
+
     @Test func aStreamWithoutDoneStillEndsWithTheAnswer() async throws {
         try await withOpenAIServer { _, backend in
             let events = try await collect(backend.submit(ReceptionRequest(text: "nodone please", trustLevel: 1)))

@@ -45,13 +45,19 @@ public final class OpenAIBackend: Backend {
         let id = request.id
         return BackendEventStream { continuation in
             let work = Task {
-                continuation.yield(.accepted(taskID: id, status: .running))
                 do {
                     let frames = try client.streamChat(body) { notice in
                         continuation.yield(.progress(TaskProgress(taskID: id, phase: "retry", message: notice.message)))
                     }
                     var reader = AnswerReader(taskID: id)
+                    // Accepted once the server answers: a server that cannot be reached throws
+                    // before any event, so the offline queue knows nothing reached it.
+                    var accepted = false
                     for try await frame in frames {
+                        if !accepted {
+                            accepted = true
+                            continuation.yield(.accepted(taskID: id, status: .running))
+                        }
                         guard case .event(let data, _, _) = frame else { continue }  // ": ping" comments
                         for event in try reader.read(data) { continuation.yield(event) }
                         if reader.isDone { break }
