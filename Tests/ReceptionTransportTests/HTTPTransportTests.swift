@@ -278,6 +278,13 @@ struct HTTPTransportSecretTests {
             #expect(text.contains("redirects to http://user:•••@127.0.0.1:1/capture") && text.contains("does not follow redirects"), "\(text)")
             #expect(!text.contains("hunter2") && !text.contains("sk-secret-key"))
         }
+        // An event stream (OpenAI-compatible answers) says the same, not a bare "307".
+        do {
+            for try await _ in transport.eventStream("/moved", auth: .required) {}
+            Issue.record("a redirect must not be followed")
+        } catch let error as BackendError {
+            #expect(error.description.contains("does not follow redirects"), "\(error)")
+        }
         #expect(captured.all.isEmpty, "the key went nowhere")
         await transport.shutdown()
     }

@@ -179,11 +179,18 @@ public final class HTTPTransport: Sendable {
 
     public static func check(_ response: RawResponse) throws {
         guard !(200..<300).contains(response.status) else { return }
-        if (300..<400).contains(response.status), let location = response.header("location") {
-            throw BackendError.http(status: response.status, detail: "the server redirects to \(RedactedURL.display(String(location.prefix(300)))); Reception does not follow redirects, so no key goes to another address. If the server moved, change the backend's url.")
+        throw refusal(status: response.status, location: response.header("location"), body: response.body,
+                      contentType: response.header("content-type"))
+    }
+
+    /// An answer that is not a success, in words: a redirect says where it points and why it is
+    /// not followed; anything else carries the server's own explanation. Plain calls and
+    /// event streams both report through here.
+    static func refusal(status: Int, location: String?, body: Data, contentType: String?) -> BackendError {
+        if (300..<400).contains(status), let location {
+            return .http(status: status, detail: "the server redirects to \(RedactedURL.display(String(location.prefix(300)))); Reception does not follow redirects, so no key goes to another address. If the server moved, change the backend's url.")
         }
-        throw BackendError.http(status: response.status, detail: errorDetail(status: response.status, body: response.body,
-                                                                               contentType: response.header("content-type")))
+        return .http(status: status, detail: errorDetail(status: status, body: body, contentType: contentType))
     }
 
     /// The server's explanation of an error, in words: FastAPI's `{"detail": "..."}`, the 422

@@ -56,7 +56,9 @@ extension HTTPTransport {
             if response.status == .ok { break }
             let status = Int(response.status.code)
             let errorBody = (try? await response.body.collect(upTo: 1 << 20)).map { Data($0.readableBytesView) } ?? Data()
-            let detail = Self.errorDetail(status: status, body: errorBody, contentType: response.headers.first(name: "content-type"))
+            let refusal = Self.refusal(status: status, location: response.headers.first(name: "location"), body: errorBody,
+                                       contentType: response.headers.first(name: "content-type"))
+            guard case .http(_, let detail) = refusal else { throw refusal }
             if status == 401, auth != .none, !refreshed, try await configuration.authentication.refreshAfterUnauthorized() {
                 refreshed = true
                 continue
