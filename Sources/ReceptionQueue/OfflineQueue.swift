@@ -16,7 +16,7 @@ import ReceptionCore
 /// `synchronous = FULL`: a committed row survives the process being killed and a power cut.
 /// A file SQLite cannot read is never deleted: it is renamed aside (`…corrupt-DATE`) and a new
 /// queue started; `problem` says so with both paths.
-public final class OfflineQueue: Sendable {
+public final class OfflineQueue: @unchecked Sendable {
     /// Where an entry stands.
     public enum State: String, Sendable, Hashable, Codable {
         /// Waiting for its backend.
@@ -48,19 +48,47 @@ public final class OfflineQueue: Sendable {
         public var lastError: String?
     }
 
-    private let database: DatabaseQueue
     public let path: String
-    /// Set when the file could not be read and was kept aside: say it to the person.
-    public let problem: String?
+    /// Guards `opened` and `openingProblem`: the database is opened on first need, from any task.
+    private let lock = NSLock()
+    nonisolated(unsafe) private var opened: DatabaseQueue?
+    nonisolated(unsafe) private var openingProblem: String?
 
-    /// Opens (creating if needed) the queue at `path`; `":memory:"` for tests.
+    /// Set when the file could not be read and was kept aside: say it to the person.
+    public var problem: String? { lock.withLock { openingProblem } }
+
+    /// Opens the queue at `path` if the file exists (so a damaged file is reported at once);
+    /// otherwise the file, and SQLite with it, waits for the first request to queue. Most
+    /// sessions never queue anything, and opening SQLite costs about 2 MB of memory and
+    /// a few milliseconds at start (docs/benchmarks.md). `":memory:"` for tests.
     public init(path: String) throws {
         self.path = path
-        if path == ":memory:" {
-            database = try Self.open(path: path)
-            problem = nil
-            return
+        if path == ":memory:" || FileManager.default.fileExists(atPath: path) {
+            _ = try writableDatabase()
         }
+    }
+
+    /// The open database; when the file does not exist yet, nil unless `creating`
+    /// (reading an absent queue needs no file, and must not leave one behind).
+    private func database(creating: Bool) throws -> DatabaseQueue? {
+        try lock.withLock {
+            if let opened { return opened }
+            // Another Reception may have created the file since we started.
+            guard creating || FileManager.default.fileExists(atPath: path) else { return nil }
+            let (database, problem) = try Self.openOrCreate(path: path)
+            opened = database
+            openingProblem = problem
+            return database
+        }
+    }
+
+    private func writableDatabase() throws -> DatabaseQueue {
+        guard let database = try self.database(creating: true) else { preconditionFailure("creating always opens") }
+        return database
+    }
+
+    private static func openOrCreate(path: String) throws -> (DatabaseQueue, String?) {
+        if path == ":memory:" { return (try open(path: path), nil) }
         let url = URL(fileURLWithPath: path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
@@ -72,17 +100,16 @@ public final class OfflineQueue: Sendable {
             try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         }
         do {
-            database = try Self.open(path: path)
-            problem = nil
+            return (try open(path: path), nil)
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             // Never lose data: keep the damaged file (and its journal) where a person can find it.
-            let aside = path + ".corrupt-" + Self.stamp()
+            let aside = path + ".corrupt-" + stamp()
             for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
                 try FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
             }
             _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-            database = try Self.open(path: path)
-            problem = "The offline queue \(path) could not be read (\(error.resultCode)); it was kept as \(aside) and a new, empty queue started. Messages queued in it were not sent."
+            return (try open(path: path),
+                    "The offline queue \(path) could not be read (\(error.resultCode)); it was kept as \(aside) and a new, empty queue started. Messages queued in it were not sent.")
         }
     }
 
@@ -142,7 +169,7 @@ public final class OfflineQueue: Sendable {
     public func enqueue(_ request: ReceptionRequest, backend: String, kind: Kind = .task, reason: String? = nil,
                         at date: Date = Date()) throws -> Int {
         let json = String(decoding: try Wire.encode(StoredRequest(request)), as: UTF8.self)
-        return try database.write { db in
+        return try writableDatabase().write { db in
             try db.execute(sql: """
                 INSERT INTO queue_entries (id, backend, kind, request, created_at, state, last_error)
                 VALUES (?, ?, ?, ?, ?, 'queued', ?) ON CONFLICT(id) DO NOTHING
@@ -155,7 +182,8 @@ public final class OfflineQueue: Sendable {
     /// it. Returns the entry as it was before (its state says whether an earlier attempt may
     /// have reached the engine), or nil when it is gone or another process has it.
     public func claim(_ id: String, pid: Int32 = getpid()) throws -> Entry? {
-        try database.write { db in
+        guard let database = try self.database(creating: false) else { return nil }
+        return try database.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM queue_entries WHERE id = ?", arguments: [id]) else { return nil }
             let entry = try Self.entry(row)
             if entry.state == .sending, let owner = entry.ownerPID, owner != pid, Self.isAlive(owner) { return nil }
@@ -167,6 +195,7 @@ public final class OfflineQueue: Sendable {
 
     /// The attempt did not deliver it: back to waiting, with the reason.
     public func release(_ id: String, error: String?) throws {
+        guard let database = try self.database(creating: false) else { return }
         try database.write { db in
             try db.execute(sql: "UPDATE queue_entries SET state = 'queued', owner_pid = NULL, last_error = ? WHERE id = ?",
                            arguments: [error, id])
@@ -176,7 +205,8 @@ public final class OfflineQueue: Sendable {
     /// Delivered (or dropped by the person): forgets it. Returns false when it was not there.
     @discardableResult
     public func remove(_ id: String) throws -> Bool {
-        try database.write { db in
+        guard let database = try self.database(creating: false) else { return false }
+        return try database.write { db in
             try db.execute(sql: "DELETE FROM queue_entries WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }
@@ -185,7 +215,8 @@ public final class OfflineQueue: Sendable {
     /// Forgets every entry (of one backend, or all). Returns how many.
     @discardableResult
     public func removeAll(backend: String? = nil) throws -> Int {
-        try database.write { db in
+        guard let database = try self.database(creating: false) else { return 0 }
+        return try database.write { db in
             if let backend {
                 try db.execute(sql: "DELETE FROM queue_entries WHERE backend = ?", arguments: [backend])
             } else {
@@ -199,7 +230,8 @@ public final class OfflineQueue: Sendable {
 
     /// Entries, oldest first (of one backend, or all).
     public func entries(backend: String? = nil) throws -> [Entry] {
-        try database.read { db in
+        guard let database = try self.database(creating: false) else { return [] }
+        return try database.read { db in
             let rows = if let backend {
                 try Row.fetchAll(db, sql: "SELECT * FROM queue_entries WHERE backend = ? ORDER BY seq", arguments: [backend])
             } else {
@@ -210,7 +242,8 @@ public final class OfflineQueue: Sendable {
     }
 
     public func entry(_ id: String) throws -> Entry? {
-        try database.read { db in
+        guard let database = try self.database(creating: false) else { return nil }
+        return try database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM queue_entries WHERE id = ?", arguments: [id]).map(Self.entry)
         }
     }

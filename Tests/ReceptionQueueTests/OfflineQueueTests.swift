@@ -98,6 +98,39 @@ struct OfflineQueueTests {
         #expect(engine.started.isEmpty)
     }
 
+    @Test func aQueueThatNeverHeldAMessageLeavesNoFileAndOpensNoDatabase() async throws {
+        let path = temporaryQueuePath()
+        let queue = try OfflineQueue(path: path)
+        // Everything a session does with an empty queue: list, count, drop, look up.
+        #expect(try queue.entries().isEmpty)
+        #expect(try queue.count(backend: "engine") == 0)
+        #expect(try queue.entry("nothing") == nil)
+        #expect(try queue.remove("nothing") == false)
+        #expect(try queue.removeAll() == 0)
+        #expect(try queue.claim("nothing") == nil)
+        #expect(!FileManager.default.fileExists(atPath: path), "no file until something is queued")
+        // A backend answering normally never touches the queue either.
+        let engine = FlakyEngine(lookup: true)
+        engine.online.withLock { $0 = true }
+        let answered = try await run(Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: engine),
+                                     ReceptionRequest(text: "hello"))
+        #expect({ if case .result? = answered.last { true } else { false } }())
+        #expect(!FileManager.default.fileExists(atPath: path))
+        // The first message to queue creates it, owner-only, and a second instance sees it.
+        try queue.enqueue(ReceptionRequest(text: "later"), backend: "engine")
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        #expect(try OfflineQueue(path: path).entries().map(\.request.text) == ["later"])
+    }
+
+    @Test func aQueueCreatedByAnotherProcessAfterStartIsSeen() throws {
+        let path = temporaryQueuePath()
+        let early = try OfflineQueue(path: path)
+        #expect(try early.entries().isEmpty)
+        try OfflineQueue(path: path).enqueue(ReceptionRequest(text: "from the other REPL"), backend: "engine")
+        #expect(try early.entries().map(\.request.text) == ["from the other REPL"])
+    }
+
     @Test func theQueueFlushesInOrderEachTaskExactlyOnce() async throws {
         let queue = try OfflineQueue(path: temporaryQueuePath())
         let engine = FlakyEngine(lookup: true)
