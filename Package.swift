@@ -143,9 +143,31 @@ let package = Package(
                 "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionFriday", "ReceptionQueue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            // lld lays the binary out more tightly than the default gold: 1.5 MB less resident
-            // after one answered message (docs/benchmarks.md, "Where the memory goes").
-            linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
+            // Release builds only (figures and the reasons in docs/benchmarks.md, "Static runtime"):
+            // - lld lays the binary out more tightly than the default gold (every build).
+            // - The Swift runtime and Foundation are linked in (-static-stdlib): the loader then
+            //   resolves a few hundred symbols instead of tens of thousands, and only the pages of
+            //   them that run are resident. lld, unlike gold, needs Foundation's archives named.
+            // - No exported symbols (nothing loads code that looks up ours) and packed relative
+            //   relocations (glibc 2.36+): 3 MB of relocation and symbol tables are not read at start.
+            // - The functions that run up to the first answer sit together (Linker/startup-order.txt,
+            //   made by scripts/startup-order.py), so the kernel maps a few MB of code, not 15.
+            linkerSettings: [
+                .unsafeFlags(["-use-ld=lld"]),
+                .unsafeFlags([
+                    "-static-stdlib",
+                    "-Xlinker", "--no-export-dynamic",
+                    "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                    "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Linker/startup-order.txt",
+                    "-Xlinker", "--no-warn-symbol-ordering",
+                ], .when(configuration: .release)),
+                .linkedLibrary("_FoundationICU", .when(configuration: .release)),
+                .linkedLibrary("_FoundationCollections", .when(configuration: .release)),
+                .linkedLibrary("_FoundationCShims", .when(configuration: .release)),
+                .linkedLibrary("CoreFoundation", .when(configuration: .release)),
+                .linkedLibrary("BlocksRuntime", .when(configuration: .release)),
+                .linkedLibrary("dispatch", .when(configuration: .release)),
+            ]
         ),
         .executableTarget(name: "reception-reference-server", dependencies: [
             "ReceptionReferenceServers",

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionCore
 
 /// The human-readable cue lexicon: rewrites (contractions, slang, typos of cue words),
 /// word classes used by the structural and time features, and cue families.
@@ -76,7 +77,7 @@ public struct Lexicon: Sendable, Hashable {
             let lineNumber = offset + 1
             var line = Substring(rawLine)
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmingHorizontalWhitespace
             if trimmed.isEmpty { continue }
             if trimmed.hasPrefix("@") {
                 let parts = trimmed.dropFirst().split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -110,7 +111,7 @@ public struct Lexicon: Sendable, Hashable {
             case .none:
                 throw LexiconError(source: source, line: lineNumber, message: "text before any '@rewrite', '@class' or '@cue' header")
             case .rewrite:
-                let sides = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let sides = trimmed.split(separator: "=", maxSplits: 1).map(\.trimmingHorizontalWhitespace)
                 guard sides.count == 2, !sides[0].isEmpty, !sides[0].contains(" ") else {
                     throw LexiconError(source: source, line: lineNumber, message: "a rewrite is 'word = replacement words'")
                 }
@@ -127,7 +128,7 @@ public struct Lexicon: Sendable, Hashable {
                 }
             case .cue(let index):
                 for phrase in trimmed.components(separatedBy: "|") {
-                    let phrase = phrase.trimmingCharacters(in: .whitespaces).lowercased()
+                    let phrase = phrase.trimmingHorizontalWhitespace.lowercased()
                     if phrase.isEmpty {
                         throw LexiconError(source: source, line: lineNumber, message: "empty phrase")
                     }

@@ -103,7 +103,7 @@ public struct KnowledgeBase: Sendable {
         var lines: [String] = []
         var level = 0
         func flush() {
-            let body = lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            let body = lines.joined(separator: "\n").trimmingWhitespaceAndNewlines
             lines = []
             guard !body.isEmpty else { return }
             let terms = Self.terms(heading + " " + body)
@@ -112,11 +112,13 @@ public struct KnowledgeBase: Sendable {
                                     category: category, isSection: isSection,
                                     termCounts: terms.reduce(into: [:]) { $0[$1, default: 0] += 1 }, length: terms.count))
         }
-        for line in text.components(separatedBy: "\n") {
+        // Split in Swift: `components(separatedBy:)` goes through NSString on Linux and was most
+        // of the local backend's start-up.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init) {
             if line.hasPrefix("#") {
                 flush()
                 level = line.prefix { $0 == "#" }.count
-                heading = line.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)
+                heading = line.drop { $0 == "#" }.trimmingHorizontalWhitespace
             } else {
                 lines.append(line)
             }

@@ -10,9 +10,11 @@ import ReceptionCore
 /// (the raw texts concatenate to the backend's text) and one `.text` block in the soul's voice.
 public struct PersonalityMiddleware: Middleware {
     public let store: SoulStore
-    public let prompts: SoulPrompts
+    /// Nil: the built-in templates, compiled on the first system prompt rather than at start
+    /// (most backends never ask for one, and compiling them is an eighth of the start-up).
+    public let prompts: SoulPrompts?
 
-    public init(store: SoulStore, prompts: SoulPrompts = SoulPrompts()) {
+    public init(store: SoulStore, prompts: SoulPrompts? = nil) {
         self.store = store
         self.prompts = prompts
     }
@@ -27,7 +29,7 @@ public struct PersonalityMiddleware: Middleware {
            capabilities.contains(.systemPrompt) {
             // An engine that receives the turns as messages of its own needs no copy of them here.
             let history = capabilities.contains(.conversationMessages) ? [] : request.conversation
-            request.systemPrompt = prompts.systemPrompt(soul: soul, classification: request.classification, history: history)
+            request.systemPrompt = (prompts ?? SoulPrompts()).systemPrompt(soul: soul, classification: request.classification, history: history)
         }
         let exchange = try await next(request, context)
         let renderer = SoulRenderer(soul: soul)

@@ -73,15 +73,22 @@ public struct SoulCatalog: Sendable {
 
     /// Every soul, sorted by id. Files that do not parse are listed with their errors.
     public func entries() -> [Entry] {
+        entries { _ in true }
+    }
+
+    /// The souls whose id passes `wanted`, sorted by id; only those are read and analysed
+    /// (looking one soul up by id must not cost the start-up the analysis of every soul).
+    func entries(withID wanted: (String) -> Bool) -> [Entry] {
         var byID: [String: Entry] = [:]
         if includeBuiltIn {
             for (file, text) in EmbeddedResources.souls {
                 let id = (file as NSString).deletingPathExtension
+                guard wanted(id) else { continue }
                 let (soul, diagnostics) = SoulAnalyzer.analyze(text: text, fileName: file)
                 byID[id] = Entry(id: id, name: soul.name, summary: soul.summary, path: nil, errors: diagnostics.errors)
             }
             // The neutral voice the REPL falls back to, listed so `--soul plain` works.
-            if byID["plain"] == nil { byID["plain"] = Entry(id: "plain", name: Soul.plain.name, summary: Soul.plain.summary, path: nil, errors: []) }
+            if byID["plain"] == nil, wanted("plain") { byID["plain"] = Entry(id: "plain", name: Soul.plain.name, summary: Soul.plain.summary, path: nil, errors: []) }
         }
         for directory in directories {
             guard let files = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { continue }
@@ -90,6 +97,7 @@ public struct SoulCatalog: Sendable {
                 let isFolder = SoulAnalyzer.isDirectory(url)
                 guard (file.hasSuffix(".md") && file != "README.md") || (isFolder && SoulAnalyzer.folder(url) != nil) else { continue }
                 let id = isFolder ? file : (file as NSString).deletingPathExtension
+                guard wanted(id) else { continue }
                 if isFolder {
                     do {
                         let (soul, diagnostics) = try SoulAnalyzer.analyze(contentsOf: url)
@@ -126,8 +134,7 @@ public struct SoulCatalog: Sendable {
     /// The entry whose id or name matches, ignoring case.
     public func entry(_ idOrName: String) -> Entry? {
         let wanted = idOrName.lowercased()
-        let all = entries()
-        return all.first { $0.id.lowercased() == wanted } ?? all.first { $0.name.lowercased() == wanted }
+        return entries(withID: { $0.lowercased() == wanted }).first ?? entries().first { $0.name.lowercased() == wanted }
     }
 
     /// Loads a soul by id or name; throws `SoulParser.ParseError` if its file has errors.

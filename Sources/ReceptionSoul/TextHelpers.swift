@@ -1,6 +1,8 @@
 // Small string helpers in plain Swift: Foundation's String methods go through NSString on
 // Linux and dominate parse and render times otherwise.
 
+import ReceptionCore
+
 extension StringProtocol {
     /// Substring search on UTF-8 bytes (exact, case-sensitive).
     @inline(__always)
@@ -35,18 +37,11 @@ extension StringProtocol {
     var trimmedSpaces: String { trimmingScalars { $0 == " " || $0 == "\t" } }
 
     /// Without leading and trailing whitespace, newlines included.
-    var trimmedWhitespace: String { trimmingScalars { $0.properties.isWhitespace } }
+    var trimmedWhitespace: String { trimmingWhitespaceAndNewlines }
 
     /// Without leading and trailing characters from `set` (compared by scalar).
     func trimmingScalars(in set: String) -> String {
         let scalars = Set(set.unicodeScalars)
         return trimmingScalars { scalars.contains($0) || $0 == " " || $0 == "\t" }
-    }
-
-    func trimmingScalars(where drop: (Unicode.Scalar) -> Bool) -> String {
-        let view = Substring(self).unicodeScalars
-        guard let first = view.firstIndex(where: { !drop($0) }) else { return "" }
-        let last = view.lastIndex(where: { !drop($0) })!
-        return String(Substring(view[first...last]))
     }
 }

@@ -5,11 +5,16 @@ import Foundation
 // real pseudo-terminal (readline and all). Prints figures; it asserts nothing, because
 // shared machines are noisy: compare the numbers inside one run.
 //
-//   swift build -c release && swift run -c release reception-bench [--runs N] [--binary PATH]
+//   swift build -c release && swift run -c release reception-bench [--runs N] [--binary PATH] [--against PATH]
+//
+// Wall times on a shared machine move with its load; the CPU time the program used (user +
+// system, from wait4) moves much less, and `--against` runs a second binary interleaved with
+// the first so that their ratio is taken under the same load.
 
 struct Options {
     var runs = 15
     var binary: String?
+    var against: String?
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.makeIterator()
@@ -17,8 +22,14 @@ struct Options {
             switch argument {
             case "--runs": runs = Int(iterator.next() ?? "") ?? runs
             case "--binary": binary = iterator.next()
+            case "--against": against = iterator.next()
             case "-h", "--help":
-                print("usage: reception-bench [--runs N] [--binary PATH]\nMeasures cold start to the first prompt and peak memory of `reception` on a pseudo-terminal.")
+                print("""
+                    usage: reception-bench [--runs N] [--binary PATH] [--against PATH]
+                    Measures cold start to the first prompt, CPU time and peak memory of `reception` on a
+                    pseudo-terminal. --against PATH measures a second binary in the same run, interleaved,
+                    and prints each figure's ratio (binary / against).
+                    """)
                 exit(0)
             default: throw BenchError("unknown argument \(argument) (try --help)")
             }
@@ -34,6 +45,8 @@ struct BenchError: Error, CustomStringConvertible {
 struct Sample {
     var startup: Duration
     var peakKiB: Int
+    /// User + system CPU time of the whole run (start, the scripted input, exit).
+    var cpu: Duration
 }
 
 /// Starts `binary` on a pty, waits for `marker` in its output, types `input`, and reaps
@@ -70,19 +83,64 @@ func measure(_ binary: String, arguments: [String], marker: String, input: Strin
         var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
         if poll(&descriptor, 1, 50) > 0 { _ = read(master, &buffer, buffer.count) }
     }
-    return Sample(startup: elapsed!, peakKiB: usage.ru_maxrss)
+    let cpu = Duration.seconds(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + Duration.microseconds(Int64(usage.ru_utime.tv_usec) + Int64(usage.ru_stime.tv_usec))
+    return Sample(startup: elapsed!, peakKiB: usage.ru_maxrss, cpu: cpu)
 }
 
 func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
 }
 
-func report(_ name: String, _ samples: [Sample]) {
-    let times = samples.map { milliseconds($0.startup) }.sorted()
-    let median = times[times.count / 2]
-    let peak = samples.map(\.peakKiB).max() ?? 0
-    print(String(format: "%@  median %.1f ms  min %.1f ms  max %.1f ms  peak RSS %.1f MB  (%d runs)",
-                 name.padding(toLength: 34, withPad: " ", startingAt: 0), median, times.first!, times.last!, Double(peak) / 1024, samples.count))
+struct Summary {
+    var medianMilliseconds: Double
+    var minimumMilliseconds: Double
+    var maximumMilliseconds: Double
+    var medianCPUMilliseconds: Double
+    var peakMegabytes: Double
+
+    init(_ samples: [Sample]) {
+        let times = samples.map { milliseconds($0.startup) }.sorted()
+        medianMilliseconds = times[times.count / 2]
+        minimumMilliseconds = times.first!
+        maximumMilliseconds = times.last!
+        medianCPUMilliseconds = samples.map { milliseconds($0.cpu) }.sorted()[samples.count / 2]
+        peakMegabytes = Double(samples.map(\.peakKiB).max() ?? 0) / 1024
+    }
+}
+
+func reportScenario(_ name: String, _ samples: [Sample]) -> Summary {
+    let summary = Summary(samples)
+    print(String(format: "%@  median %.1f ms  min %.1f ms  max %.1f ms  cpu %.1f ms  peak RSS %.1f MB  (%d runs)",
+                 name.padding(toLength: 34, withPad: " ", startingAt: 0), summary.medianMilliseconds, summary.minimumMilliseconds,
+                 summary.maximumMilliseconds, summary.medianCPUMilliseconds, summary.peakMegabytes, samples.count))
+    return summary
+}
+
+/// The three scenarios, for one binary.
+struct Scenarios {
+    var baseline: [Sample] = []
+    var startup: [Sample] = []
+    var firstAnswer: [Sample] = []
+
+    mutating func run(_ binary: String, home: String) throws {
+        baseline.append(try measure(binary, arguments: ["--version"], marker: "0.", input: "", home: home))
+        startup.append(try measure(binary, arguments: ["--no-history"], marker: "›", input: "/quit\r", home: home))
+        firstAnswer.append(try measure(binary, arguments: ["--no-history", "--trust", "1", "--local-step-ms", "0"], marker: "›",
+                                       input: "what can reception do?\r/quit\r", home: home))
+    }
+
+    func report(_ binary: String) -> [Summary] {
+        print("binary: \(binary)")
+        let summaries = [
+            reportScenario("process start (--version)", baseline),
+            reportScenario("cold start to first prompt", startup),
+            reportScenario("…plus one answered message (RSS)", firstAnswer),
+        ]
+        print(String(format: "startup / process-start ratio: %.2f   targets: first prompt ≤ 34 ms (quiet machine), peak after one answer < 30 MB",
+                     summaries[1].medianMilliseconds / max(0.001, summaries[0].medianMilliseconds)))
+        return summaries
+    }
 }
 
 do {
@@ -92,26 +150,31 @@ do {
     guard FileManager.default.isExecutableFile(atPath: binary) else {
         throw BenchError("\(binary) is not built; run `swift build -c release` first or pass --binary")
     }
+    if let against = options.against, !FileManager.default.isExecutableFile(atPath: against) {
+        throw BenchError("\(against) is not an executable")
+    }
     let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(getpid())").path
     try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: home) }
-    print("binary: \(binary)")
-    // Baseline: the same process start without the REPL (argument parsing, dynamic linking).
-    var baseline: [Sample] = []
-    var startup: [Sample] = []
-    var firstAnswer: [Sample] = []
-    _ = try measure(binary, arguments: ["--no-history"], marker: "›", input: "/quit\r", home: home)  // warm the page cache
+    var measured = Scenarios()
+    var compared = Scenarios()
+    // Warm the page cache, so the first measured run is not the only one reading from disk.
+    _ = try measure(binary, arguments: ["--no-history"], marker: "›", input: "/quit\r", home: home)
+    if let against = options.against { _ = try measure(against, arguments: ["--no-history"], marker: "›", input: "/quit\r", home: home) }
     for _ in 0..<options.runs {
-        baseline.append(try measure(binary, arguments: ["--version"], marker: "0.", input: "", home: home))
-        startup.append(try measure(binary, arguments: ["--no-history"], marker: "›", input: "/quit\r", home: home))
-        firstAnswer.append(try measure(binary, arguments: ["--no-history", "--trust", "1", "--local-step-ms", "0"], marker: "›",
-                                       input: "what can reception do?\r/quit\r", home: home))
+        try measured.run(binary, home: home)
+        if let against = options.against { try compared.run(against, home: home) }
     }
-    report("process start (--version)", baseline)
-    report("cold start to first prompt", startup)
-    report("…plus one answered message (RSS)", firstAnswer)
-    let ratio = milliseconds(startup.map(\.startup).sorted()[startup.count / 2]) / max(0.001, milliseconds(baseline.map(\.startup).sorted()[baseline.count / 2]))
-    print(String(format: "startup / process-start ratio: %.2f   targets: first prompt < 100 ms, peak < 40 MB", ratio))
+    let mine = measured.report(binary)
+    if let against = options.against {
+        let theirs = compared.report(against)
+        print("ratios (binary / against), medians of the interleaved runs:")
+        for (name, (a, b)) in zip(["process start", "first prompt", "one answer"], zip(mine, theirs)) {
+            print(String(format: "  %@  wall %.2f  cpu %.2f  peak RSS %.2f", name.padding(toLength: 14, withPad: " ", startingAt: 0),
+                         a.medianMilliseconds / b.medianMilliseconds, a.medianCPUMilliseconds / max(0.001, b.medianCPUMilliseconds),
+                         a.peakMegabytes / b.peakMegabytes))
+        }
+    }
 } catch {
     FileHandle.standardError.write(Data("reception-bench: \(error)\n".utf8))
     exit(1)

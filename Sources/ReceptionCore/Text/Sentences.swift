@@ -40,12 +40,7 @@ public enum Sentences {
 }
 
 extension String {
-    var trimmingWhitespace: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        return String(scalars[first...last])
-    }
+    var trimmingWhitespace: String { trimmingWhitespaceAndNewlines }
 
     func trimmingCharacters(in set: String) -> String {
         var result = Substring(self)
