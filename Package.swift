@@ -180,6 +180,7 @@ let package = Package(
         .testTarget(name: "ReceptionTransportTests", dependencies: [
             "ReceptionTransport", "ReceptionCore",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "ReceptionWebSocketTests", dependencies: [

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import ReceptionCore
 import ReceptionTransport
 import Testing
@@ -27,7 +28,8 @@ struct EventStreamResumeTests {
         }
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+                              onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) },
+                              logger: { var logger = Logger(label: "resume-test"); logger.logLevel = .critical; return logger }())
         let server = Task { try await app.run() }
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
