@@ -1,0 +1,125 @@
+import Foundation
+import ReceptionCodex
+import ReceptionCore
+import ReceptionReferenceServers
+import Testing
+
+/// Watching a worker over a flaky network: every event exactly once and in order, whatever
+/// the stream does (cut at random points, events repeated by a retrying proxy, frames without
+/// their blank line, cursors the server no longer keeps).
+@Suite("Codex stream resilience")
+struct StreamResilienceTests {
+    @Test("a stream cut five times at random points delivers every event exactly once, in order", arguments: [UInt64(7), 42, 2026])
+    func fiveDropsLoseAndRepeatNothing(seed: UInt64) async throws {
+        var options = CodexReferenceOptions(port: 0)
+        options.drops = 5
+        options.seed = seed
+        try await withCodexServer(options) { server, client in
+            let before = await appendEvents(server, worker: "wrk-hosted", count: 30, label: "before")
+            let watcher = CodexWatcher(client: client, workerID: "wrk-hosted", options: quickWatch(seed: seed))
+            // More events arrive while the watcher is being cut off.
+            let producer = Task {
+                for index in 1...20 {
+                    try await Task.sleep(for: .milliseconds(40))
+                    await server.server.append("wrk-hosted", payload: .object(["method": .string("codex/event"), "n": .number(Double(index))]))
+                }
+            }
+            let target = before + 20
+            let updates = try await collectUpdates(watcher, from: 0) { seqs($0).last == target }
+            try await producer.value
+            #expect(seqs(updates) == Array(1...target), "every seq once, in order")
+            #expect(await server.server.streamsCut() == 5, "the server cut five streams")
+            let reconnects = updates.filter { if case .reconnecting = $0 { true } else { false } }.count
+            #expect(reconnects >= 5, "each cut is a reconnect the watcher reports")
+            #expect(watcher.statistics.delivered == target)
+        }
+    }
+
+    @Test func duplicatesFromARetriedRequestAreSuppressed() async throws {
+        var options = CodexReferenceOptions(port: 0)
+        options.duplicateReplays = 3
+        try await withCodexServer(options) { server, client in
+            let before = await appendEvents(server, worker: "wrk-hosted", count: 10)
+            let watcher = CodexWatcher(client: client, workerID: "wrk-hosted", options: quickWatch())
+            let producer = Task {
+                for _ in 1...4 {
+                    try await Task.sleep(for: .milliseconds(450))  // each in a poll of its own
+                    await appendEvents(server, worker: "wrk-hosted", count: 2, label: "live")
+                }
+            }
+            let target = before + 8
+            let updates = try await collectUpdates(watcher, from: 0) { seqs($0).last == target }
+            try await producer.value
+            #expect(seqs(updates) == Array(1...target))
+            #expect(await server.server.streamsReplayed() == 3, "the server repeated three responses' events")
+            #expect(watcher.statistics.duplicatesSuppressed >= 3 + 10, "the repeated events were dropped, not shown")
+        }
+    }
+
+    @Test("a stale cursor resumes from a fresh snapshot and says what was missed", arguments: [false, true])
+    func staleCursorIsRecoveredAndReported(asStatus: Bool) async throws {
+        var options = CodexReferenceOptions(port: 0)
+        options.retention = 5
+        options.staleAsStatus = asStatus
+        try await withCodexServer(options) { server, client in
+            let latest = await appendEvents(server, worker: "wrk-hosted", count: 20)
+            let watcher = CodexWatcher(client: client, workerID: "wrk-hosted", options: quickWatch())
+            // Once the watcher has said what it missed, three more events happen.
+            let updates = try await collectUpdates(watcher, from: 2) { updates in
+                if case .missed? = updates.last {
+                    Task { await appendEvents(server, worker: "wrk-hosted", count: 3, label: "after") }
+                }
+                return seqs(updates).last == latest + 3
+            }
+            let missed = updates.compactMap { update -> (Int, Int, String)? in
+                if case .missed(let from, let through, let id) = update { (from, through, id) } else { nil }
+            }
+            #expect(missed.count == 1)
+            #expect(missed.first?.0 == 3 && missed.first?.1 == latest, "events 3…\(latest) are named as missed")
+            if let id = missed.first?.2 { #expect(await server.server.requestIDs().contains(id), "the report names the call's x-request-id") }
+            #expect(seqs(updates) == [latest + 1, latest + 2, latest + 3], "watching goes on after the fresh snapshot")
+            #expect(watcher.statistics.missed == latest - 2)
+        }
+    }
+
+    @Test func framesWithBlankLinesReadTheSame() async throws {
+        var options = CodexReferenceOptions(port: 0)
+        options.unterminatedFrames = false
+        options.drops = 2
+        try await withCodexServer(options) { server, client in
+            let latest = await appendEvents(server, worker: "wrk-hosted", count: 12)
+            let watcher = CodexWatcher(client: client, workerID: "wrk-hosted", options: quickWatch())
+            let updates = try await collectUpdates(watcher, from: 0) { seqs($0).last == latest }
+            #expect(seqs(updates) == Array(1...latest))
+        }
+    }
+
+    @Test func theLastEventOfALongPollArrivesAtOnceThoughItHasNoBlankLine() async throws {
+        try await withCodexServer { server, client in
+            let latest = await server.server.latestSeq("wrk-desktop")
+            var seen: [Int] = []
+            for try await item in client.stream("wrk-desktop", cursor: 0, tailMS: 50) {
+                if case .event(let event) = item { seen.append(event.seq) }
+            }
+            #expect(seen == Array(1...latest), "the unterminated last frame is delivered at the clean end")
+        }
+    }
+
+    @Test func theTimelineKeepsOnlyTheLatestEvents() async throws {
+        var timeline = CodexTimeline(capacity: 3)
+        for seq in 1...10 { timeline.append(CodexEvent(workerID: "w", seq: seq, eventType: "worker.event")) }
+        #expect(timeline.events.map(\.seq) == [8, 9, 10])
+        #expect(timeline.evicted == 7)
+        #expect(timeline.last?.seq == 10)
+    }
+
+    @Test func backoffGrowsWithJitterAndIsCapped() {
+        let backoff = CodexBackoff(base: .milliseconds(100), maximum: .seconds(1))
+        #expect(backoff.delay(attempt: 1, unit: 0) == .milliseconds(50))
+        #expect(backoff.delay(attempt: 1, unit: 1) == .milliseconds(100))
+        #expect(backoff.delay(attempt: 3, unit: 0.5) == .milliseconds(300))
+        #expect(backoff.delay(attempt: 30, unit: 1) == .seconds(1))
+        var a = SeededRandom(seed: 9), b = SeededRandom(seed: 9)
+        #expect(a.next() == b.next(), "a seed repeats the same jitter")
+    }
+}
