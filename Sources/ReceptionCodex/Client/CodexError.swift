@@ -88,7 +88,17 @@ public struct CodexError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        let label: String = switch state {
+        let words = message.last.map { ".!?".contains($0) } == true ? message : message + "."
+        return "\(label)\(http): \(operation): \(words) \(advice) [x-request-id \(requestID)]"
+    }
+
+    /// One line without the advice, for a timeline: "Unreachable: the server closed the connection [x-request-id …]".
+    public var brief: String { "\(label)\(http): \(message) [x-request-id \(requestID)]" }
+
+    private var http: String { status.map { " (HTTP \($0)\(code.map { ", \($0)" } ?? ""))" } ?? "" }
+
+    private var label: String {
+        switch state {
         case .unauthorized: "Not signed in"
         case .forbidden: "Forbidden"
         case .notFound: "Not found"
@@ -100,7 +110,5 @@ public struct CodexError: Error, Sendable, Hashable, CustomStringConvertible {
         case .serverError: "Server error"
         case .protocolViolation: "Unexpected answer"
         }
-        let http = status.map { " (HTTP \($0)\(code.map { ", \($0)" } ?? ""))" } ?? ""
-        return "\(label)\(http): \(operation): \(message). \(advice) [x-request-id \(requestID)]"
     }
 }

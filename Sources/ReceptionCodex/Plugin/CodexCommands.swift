@@ -20,7 +20,7 @@ struct CodexCommands: Sendable {
             BackendCommand(name: "/worker", summary: "watch a worker live, send it a request, or stop it",
                            usage: """
                            /worker ID                           select the worker, show its snapshot, then its events live until Ctrl-C
-                           /worker request ID METHOD [JSON]     send a request (JSON: the params object, e.g. {"thread_id":"t1"})
+                           /worker request ID METHOD [JSON]     send a request (JSON: the params object, in single quotes: '{"thread_id":"t1"}')
                            /worker stop ID [REASON]             stop the worker (stopping a stopped worker is not an error)
                            /worker watch ID                     the same as /worker ID (for a worker named "request" or "stop")
                            While a worker is selected, a message you type goes to it as a request (\(client.configuration.messageMethod)).
@@ -73,7 +73,7 @@ struct CodexCommands: Sendable {
             do {
                 params = try Wire.decode(JSONValue.self, from: Data(text.utf8))
             } catch {
-                throw CodexUsageError("The params are not JSON (\(CodexParamsError.describe(error))): \(CodexFormatting.clip(text, 120))")
+                throw CodexUsageError("The params are not JSON (\(CodexParamsError.describe(error))): \(CodexFormatting.clip(text, 120)). Put them in single quotes so the double quotes stay: '{\"thread_id\":\"t1\"}'")
             }
             guard case .object = params else { throw CodexUsageError("The params must be a JSON object, e.g. {\"thread_id\":\"t1\"}; got \(CodexFormatting.clip(text, 120))") }
         }
@@ -89,26 +89,30 @@ struct CodexCommands: Sendable {
         let watcher = CodexWatcher(client: client, workerID: workerID, options: watchOptions)
         let started = ContinuousClock.now
         var first = true
-        for try await update in watcher.updates(backlog: backlog) {
-            switch update {
-            case .snapshot(let worker):
-                if first {
-                    backend.select(workerID)
-                    output(CodexFormatting.workerLine(worker))
-                    output("_Live timeline (the last \(min(backlog, worker.latestSeq)) events first). Ctrl-C returns to the prompt; messages you type go to this worker._")
-                    first = false
-                } else {
-                    output("_Worker now: \(CodexFormatting.workerLine(worker))_")
+        do {
+            for try await update in watcher.updates(backlog: backlog) {
+                switch update {
+                case .snapshot(let worker):
+                    if first {
+                        backend.select(workerID)
+                        output(CodexFormatting.workerLine(worker))
+                        output("Live timeline (the last \(min(backlog, worker.latestSeq)) events first). Ctrl-C returns to the prompt; messages you type go to this worker.")
+                        first = false
+                    } else {
+                        output("Worker now: \(CodexFormatting.workerLine(worker))")
+                    }
+                case .event(let event):
+                    output(CodexFormatting.eventLine(event))
+                case .unreadable(let seq, let reason):
+                    output("Event \(seq.map(String.init) ?? "without id") could not be read: \(CodexFormatting.clip(reason, 200))")
+                case .reconnecting(let attempt, let delay, let reason):
+                    output("Stream interrupted (\(CodexFormatting.clip(reason, 300))); reconnecting in \(CodexText.duration(delay)) (attempt \(attempt)).")
+                case .missed(let from, let through, let requestID):
+                    output("**Missed events \(from)–\(through)**: the server no longer keeps them (stale cursor, x-request-id \(requestID)); resumed from a fresh snapshot at seq \(through).")
                 }
-            case .event(let event):
-                output(CodexFormatting.eventLine(event))
-            case .unreadable(let seq, let reason):
-                output("_Event \(seq.map(String.init) ?? "without id") could not be read: \(CodexFormatting.clip(reason, 200))_")
-            case .reconnecting(let attempt, let delay, let reason):
-                output("_Stream interrupted (\(CodexFormatting.clip(reason, 300))); reconnecting in \(CodexText.duration(delay)) (attempt \(attempt))._")
-            case .missed(let from, let through, let requestID):
-                output("**Missed events \(from)–\(through)**: the server no longer keeps them (stale cursor, x-request-id \(requestID)); resumed from a fresh snapshot at seq \(through).")
             }
+        } catch where Task.isCancelled || error is CancellationError {
+            // Ctrl-C ended it: the summary below is the closing line.
         }
         let statistics = watcher.statistics
         var summary = "Watched **\(workerID)** for \(CodexText.duration(started.duration(to: .now))): \(statistics.delivered) events"
@@ -125,18 +129,27 @@ struct CodexCommands: Sendable {
         output(CodexFormatting.workerLine(worker))
         var cursor = max(0, worker.latestSeq - backlog)
         var shown = 0
-        for try await item in client.stream(workerID, cursor: cursor, tailMS: 1) {
-            guard case .event(let event) = item, event.seq > cursor else { continue }
-            cursor = event.seq
-            shown += 1
-            output(CodexFormatting.eventLine(event))
+        // A cut stream is read again from where it stopped, a few times.
+        for attempt in 1...4 {
+            do {
+                for try await item in client.stream(workerID, cursor: cursor, tailMS: 1) {
+                    guard case .event(let event) = item, event.seq > cursor else { continue }
+                    cursor = event.seq
+                    shown += 1
+                    output(CodexFormatting.eventLine(event))
+                }
+                break
+            } catch let error as CodexError where error.isTransient && attempt < 4 {
+                output("Stream interrupted (\(error.brief)); reading again from seq \(cursor).")
+                try await Task.sleep(for: watchOptions.backoff.delay(attempt: attempt, unit: Double.random(in: 0..<1)))
+            }
         }
         return "\(shown) recent events of **\(workerID)** (input is not a terminal, so not following live). Messages go to **\(workerID)**."
     }
 
     func handshake(_ arguments: [String], _ output: CommandOutput) async throws -> String {
         guard arguments.count == 1 else { throw CodexUsageError("Usage: /handshake WORKER_ID") }
-        output("_Sending ios/handshake to \(arguments[0]); waiting up to \(CodexText.duration(client.configuration.handshakeTimeout)) for desktop/handshake_ack…_")
+        output("Sending ios/handshake to \(arguments[0]); waiting up to \(CodexText.duration(client.configuration.handshakeTimeout)) for desktop/handshake_ack…")
         let done = try await client.handshake(arguments[0])
         let session = done.desktopSessionID.map { ", desktop session \(CodexFormatting.clip($0, 80))" } ?? ""
         return "Connected: the desktop acknowledged handshake \(done.handshakeID) in \(CodexText.duration(done.elapsed)) (sent as seq \(done.sentSeq), ack seq \(done.ackSeq)\(session))."

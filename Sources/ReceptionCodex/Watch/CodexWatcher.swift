@@ -145,7 +145,7 @@ public final class CodexWatcher: Sendable {
                 if let limit = options.maxConsecutiveFailures, failures >= limit { throw error }
                 let delay = options.backoff.delay(attempt: failures, unit: Double.random(in: 0..<1, using: &random))
                 state.withLock { $0.statistics.reconnects += 1 }
-                emit(.reconnecting(attempt: failures, delay: delay, reason: error.description))
+                emit(.reconnecting(attempt: failures, delay: delay, reason: error.brief))
                 try await Task.sleep(for: delay)
                 continue
             }
