@@ -87,6 +87,10 @@ struct BackendTests {
         #expect(connection.commands.map(\.name) == ["/workers", "/worker", "/handshake"])
         let listing = try await connection.commands[0].run([])
         #expect(listing.contains("wrk-desktop") && !listing.contains("wrk-other"))
+        // Tab completion offers the ids listed, from memory.
+        #expect(connection.commands[1].completions([]).contains("wrk-hosted"))
+        #expect(connection.commands[1].completions(["stop"]).contains("wrk-stopped"))
+        #expect(connection.commands[2].completions([]).contains("wrk-desktop"))
         await connection.shutdown()
 
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)

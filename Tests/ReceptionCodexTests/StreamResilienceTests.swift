@@ -105,6 +105,25 @@ struct StreamResilienceTests {
         }
     }
 
+    @Test func aPeriodicSnapshotShowsAChangeOfStatus() async throws {
+        try await withCodexServer { server, client in
+            var options = quickWatch()
+            options.reconcileEvery = .milliseconds(200)
+            let watcher = CodexWatcher(client: client, workerID: "wrk-hosted", options: options)
+            let updates = try await collectUpdates(watcher) { updates in
+                let snapshots = updates.compactMap { if case .snapshot(let worker) = $0 { worker } else { nil } }
+                if snapshots.count == 1, updates.count == 1 {
+                    Task { _ = try? await client.stop("wrk-hosted", reason: "reconcile test") }
+                }
+                return snapshots.count == 2
+            }
+            let snapshots = updates.compactMap { if case .snapshot(let worker) = $0 { worker } else { nil } }
+            #expect(snapshots.map(\.status) == [.running, .stopped], "the reconciliation saw the worker stop")
+            #expect(watcher.statistics.reconciliations >= 1)
+            _ = server
+        }
+    }
+
     @Test func theTimelineKeepsOnlyTheLatestEvents() async throws {
         var timeline = CodexTimeline(capacity: 3)
         for seq in 1...10 { timeline.append(CodexEvent(workerID: "w", seq: seq, eventType: "worker.event")) }

@@ -10,6 +10,7 @@ public final class CodexBackend: Backend {
     public let descriptor: BackendDescriptor
     public let client: CodexClient
     private let selection = Mutex<String?>(nil)
+    private let seen = Mutex<[String]>([])
 
     public init(client: CodexClient, name: String = "codex") {
         self.client = client
@@ -20,7 +21,21 @@ public final class CodexBackend: Backend {
     /// The worker typed messages go to (set by `/worker ID`).
     public var selectedWorker: String? { selection.withLock { $0 } }
 
-    public func select(_ workerID: String?) { selection.withLock { $0 = workerID } }
+    public func select(_ workerID: String?) {
+        selection.withLock { $0 = workerID }
+        if let workerID { remember([workerID]) }
+    }
+
+    /// Worker ids seen in this session (listed or watched), for tab completion: completion
+    /// answers from memory, never the network. At most 200 are kept.
+    public var knownWorkers: [String] { seen.withLock { $0 } }
+
+    func remember(_ ids: [String]) {
+        seen.withLock { known in
+            for id in ids where !known.contains(id) { known.append(id) }
+            if known.count > 200 { known.removeFirst(known.count - 200) }
+        }
+    }
 
     public func submit(_ request: ReceptionRequest) -> BackendEventStream {
         let client = client

@@ -25,10 +25,17 @@ struct CodexCommands: Sendable {
                            /worker watch ID                     the same as /worker ID (for a worker named "request" or "stop")
                            While a worker is selected, a message you type goes to it as a request (\(client.configuration.messageMethod)).
                            """,
-                           completions: { arguments in arguments.isEmpty ? ["request", "stop", "watch"] : [] },
+                           completions: { arguments in
+                               switch arguments.first {
+                               case nil: ["request", "stop", "watch"] + backend.knownWorkers
+                               case "request"?, "stop"?, "watch"?: arguments.count == 1 ? backend.knownWorkers : []
+                               default: []
+                               }
+                           },
                            live: { arguments, output in try await worker(arguments, output) }),
             BackendCommand(name: "/handshake", summary: "check that the desktop running a worker answers (ios/handshake → desktop/handshake_ack)",
                            usage: "/handshake ID    post ios/handshake to the worker and wait up to \(CodexText.duration(client.configuration.handshakeTimeout)) for the desktop's ack",
+                           completions: { arguments in arguments.isEmpty ? backend.knownWorkers : [] },
                            live: { arguments, output in try await handshake(arguments, output) }),
         ]
     }
@@ -37,6 +44,7 @@ struct CodexCommands: Sendable {
         guard arguments.count <= 1 else { throw CodexUsageError("Usage: /workers [STATUS]") }
         let status = arguments.first.map { CodexWorkerStatus(wire: $0.lowercased()) }
         let list = try await client.list(status: status)
+        backend.remember(list.map(\.workerID))
         let selected = backend.selectedWorker.map { "\n\nSelected: **\($0)** (messages you type go to it)." } ?? ""
         return CodexFormatting.table(list) + selected
     }

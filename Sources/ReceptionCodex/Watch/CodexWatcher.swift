@@ -129,7 +129,19 @@ public final class CodexWatcher: Sendable {
                 }
                 failures = 0
             } catch let error as CodexError where error.state == .staleCursor {
-                let fresh = try await client.snapshot(workerID)
+                let fresh: CodexWorker
+                do {
+                    fresh = try await client.snapshot(workerID)
+                } catch let failure as CodexError where failure.isTransient {
+                    // The snapshot did not come: the next poll meets the stale cursor again.
+                    failures += 1
+                    if let limit = options.maxConsecutiveFailures, failures >= limit { throw failure }
+                    let delay = options.backoff.delay(attempt: failures, unit: Double.random(in: 0..<1, using: &random))
+                    state.withLock { $0.statistics.reconnects += 1 }
+                    emit(.reconnecting(attempt: failures, delay: delay, reason: failure.brief))
+                    try await Task.sleep(for: delay)
+                    continue
+                }
                 let from = cursor + 1
                 let through = max(fresh.latestSeq, cursor)
                 state.withLock { $0.statistics.missed += max(0, through - cursor) }
