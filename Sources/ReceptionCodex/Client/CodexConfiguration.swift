@@ -32,8 +32,11 @@ public struct CodexConfiguration: Sendable {
     }
 
     /// `reception-HOST`, so the other side can tell this client's events apart.
+    /// `gethostname`, not `ProcessInfo.hostName`, which may ask DNS on Linux.
     public static var defaultDeviceID: String {
-        let host = ProcessInfo.processInfo.hostName.prefix(40).filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." }
+        var buffer = [CChar](repeating: 0, count: 256)
+        let name = gethostname(&buffer, buffer.count) == 0 ? String(cString: buffer) : ""
+        let host = name.prefix(40).filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }
         return "reception-" + (host.isEmpty ? "cli" : String(host))
     }
 
