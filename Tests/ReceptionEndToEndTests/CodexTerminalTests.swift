@@ -53,6 +53,10 @@ struct CodexTerminalTests {
         at = try await terminal.waitFor(Self.prompt, after: at)
         try await Task.sleep(for: .milliseconds(1_600))
         #expect(!terminal.screen[at...].contains("codex/event"), "watching stopped with Ctrl-C")
+        // The worker stays selected: a message goes to it as a request, classified on the way.
+        terminal.enter("please run the checks again")
+        at = try await terminal.waitFor("Worker wrk-desktop took the request (turn/start", after: at, timeout: .seconds(20))
+        at = try await terminal.waitFor(Self.prompt, after: at)
         terminal.enter("/quit")
         #expect(try await terminal.exitStatus() == 0)
     }
