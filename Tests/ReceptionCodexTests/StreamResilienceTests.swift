@@ -124,6 +124,21 @@ struct StreamResilienceTests {
         }
     }
 
+    @Test func aLedgerThatWentBackIsFollowedFromItsNewEndNotTakenForRepeats() async throws {
+        try await withCodexServer { server, client in
+            var options = quickWatch()
+            options.reconcileEvery = .milliseconds(100)
+            let watcher = CodexWatcher(client: client, workerID: "wrk-hosted", options: options)
+            // A cursor from before the server's store was reset: far past its ledger's end.
+            let updates = try await collectUpdates(watcher, from: 500) { updates in
+                if case .rewound? = updates.last { Task { await appendEvents(server, worker: "wrk-hosted", count: 2) } }
+                return seqs(updates).count == 2
+            }
+            #expect(updates.contains(.rewound(cursor: 500, latest: 1)))
+            #expect(seqs(updates) == [2, 3], "new events are shown, not dropped as repeats")
+        }
+    }
+
     @Test func theTimelineKeepsOnlyTheLatestEvents() async throws {
         var timeline = CodexTimeline(capacity: 3)
         for seq in 1...10 { timeline.append(CodexEvent(workerID: "w", seq: seq, eventType: "worker.event")) }

@@ -117,6 +117,8 @@ struct CodexCommands: Sendable {
                     output("Stream interrupted (\(CodexFormatting.clip(reason, 300))); reconnecting in \(CodexText.duration(delay)) (attempt \(attempt)).")
                 case .missed(let from, let through, let requestID):
                     output("**Missed events \(from)–\(through)**: the server no longer keeps them (stale cursor, x-request-id \(requestID)); resumed from a fresh snapshot at seq \(through).")
+                case .rewound(let cursor, let latest):
+                    output("The server's ledger for \(workerID) now ends at seq \(latest), before seq \(cursor) already shown (its store was reset or the worker recreated); following from seq \(latest).")
                 }
             }
         } catch where Task.isCancelled || error is CancellationError {

@@ -16,6 +16,10 @@ public enum CodexWatchUpdate: Sendable, Hashable {
     /// The cursor was older than the server keeps: events `from...through` were not seen;
     /// watching resumed after the fresh snapshot's `latest_seq` (`through`).
     case missed(from: Int, through: Int, requestID: String)
+    /// The worker's ledger now ends before the cursor (the server's store was reset or the
+    /// worker recreated): everything up to `latest` would otherwise be taken for repeats, so
+    /// watching goes on from `latest`.
+    case rewound(cursor: Int, latest: Int)
 }
 
 /// Watches one worker for as long as its consumer reads: long polls of the stream looped
@@ -167,6 +171,11 @@ public final class CodexWatcher: Sendable {
                 if let fresh = try? await client.snapshot(workerID) {
                     if fresh.status != snapshot.status || fresh.heartbeatState != snapshot.heartbeatState { emit(.snapshot(fresh)) }
                     snapshot = fresh
+                    if fresh.latestSeq < cursor {
+                        emit(.rewound(cursor: cursor, latest: fresh.latestSeq))
+                        cursor = fresh.latestSeq
+                        state.withLock { $0.cursor = cursor }
+                    }
                 }
             }
             if delivered == 0 {
