@@ -139,6 +139,20 @@ struct StreamResilienceTests {
         }
     }
 
+    @Test func anEventOverTheSizeLimitIsSkippedAndSaidNotAWedge() async throws {
+        try await withCodexServer { server, client in
+            await appendEvents(server, worker: "wrk-hosted", count: 2)  // seq 2, 3
+            let huge = await server.server.append("wrk-hosted", payload: .object(["blob": .string(String(repeating: "x", count: 300_000))]))
+            await appendEvents(server, worker: "wrk-hosted", count: 2)  // seq 5, 6
+            let watcher = CodexWatcher(client: client, workerID: "wrk-hosted", options: quickWatch())
+            let updates = try await collectUpdates(watcher, from: 0) { seqs($0).last == 6 }
+            #expect(seqs(updates) == [1, 2, 3, 5, 6])
+            let skipped = updates.compactMap { if case .unreadable(let seq, let reason) = $0 { (seq, reason) } else { nil } }
+            #expect(skipped.count == 1 && skipped.first?.0 == huge, "the oversized event is named once")
+            #expect(skipped.first?.1.contains("exceeded") == true, "\(skipped)")
+        }
+    }
+
     @Test func theTimelineKeepsOnlyTheLatestEvents() async throws {
         var timeline = CodexTimeline(capacity: 3)
         for seq in 1...10 { timeline.append(CodexEvent(workerID: "w", seq: seq, eventType: "worker.event")) }

@@ -10,6 +10,9 @@ public final class CodexClient: Sendable {
     public let configuration: CodexConfiguration
     let transport: HTTPTransport
     static let root = "/api/runtime/codex/workers"
+    /// The largest event read (256 KB): with the watcher's 200-event timeline, what watching
+    /// can hold stays in the tens of megabytes whatever the server sends.
+    public static let maxEventBytes = 256 << 10
 
     public init(configuration: CodexConfiguration) {
         self.configuration = configuration
@@ -80,7 +83,7 @@ public final class CodexClient: Sendable {
         let tail = min(max(tailMS ?? configuration.tailMS, 1), 120_000)
         let frames = transport.eventStream(path, query: [("cursor", String(cursor)), ("tail_ms", String(tail))], auth: .required,
                                            lastEventID: String(cursor), requestID: requestID,
-                                           parser: SSEParser(maxLineBytes: 1 << 20, maxEventBytes: 1 << 20, leniency: .unterminatedFrames))
+                                           parser: SSEParser(maxLineBytes: Self.maxEventBytes, maxEventBytes: Self.maxEventBytes, leniency: .unterminatedFrames))
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {

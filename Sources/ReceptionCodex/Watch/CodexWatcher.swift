@@ -36,7 +36,7 @@ public final class CodexWatcher: Sendable {
         public var backoff = CodexBackoff()
         /// Consecutive failures after which watching gives up with the last error (nil: never).
         public var maxConsecutiveFailures: Int?
-        public var timelineCapacity = 500
+        public var timelineCapacity = 200
         /// Fixes the jitter (tests); nil draws from the system.
         public var seed: UInt64?
         /// The shortest time between two polls that brought nothing, so a server that closes
@@ -99,6 +99,7 @@ public final class CodexWatcher: Sendable {
         state.withLock { $0.cursor = cursor }
         var lastReconciled = ContinuousClock.now
         var failures = 0
+        var brokenAtCursor = (cursor: -1, count: 0)
         while true {
             try Task.checkCancellation()
             let pollStarted = ContinuousClock.now
@@ -157,6 +158,19 @@ public final class CodexWatcher: Sendable {
                 lastReconciled = .now
                 continue
             } catch let error as CodexError where error.isTransient {
+                // The same unreadable answer at the same cursor three times (an event over the
+                // size limit, a frame that breaks the contract): skip that one event rather
+                // than wedge the watch on it for ever.
+                if error.state == .protocolViolation, delivered == 0 {
+                    brokenAtCursor = brokenAtCursor.cursor == cursor ? (cursor, brokenAtCursor.count + 1) : (cursor, 1)
+                    if brokenAtCursor.count >= 3 {
+                        cursor += 1
+                        state.withLock { $0.cursor = cursor }
+                        emit(.unreadable(seq: cursor, reason: "skipped after three attempts: \(error.message)"))
+                        brokenAtCursor = (-1, 0)
+                        continue
+                    }
+                }
                 failures += 1
                 if let limit = options.maxConsecutiveFailures, failures >= limit { throw error }
                 let delay = options.backoff.delay(attempt: failures, unit: Double.random(in: 0..<1, using: &random))
