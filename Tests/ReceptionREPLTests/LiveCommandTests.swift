@@ -16,6 +16,7 @@ struct LiveCommandTests {
             output("first \u{1B}[2Jline")
             try await Task.sleep(for: .milliseconds(50))
             output("second line, interactive: \(output.interactive)")
+            output.plain("server said **as is** `x` \u{1B}]52;c;aGk=\u{7}ok")
             printedBeforeReturn.withLock { $0 = transcript.all }
             return "watched \(arguments.joined(separator: " "))"
         }
@@ -29,6 +30,7 @@ struct LiveCommandTests {
         let before = printedBeforeReturn.withLock { $0 }
         #expect(before.contains("first line") && before.contains("second line, interactive: false"), "printed while it ran:\n\(before)")
         #expect(!before.contains("\u{1B}"), "escape sequences from the command's text are removed")
+        #expect(before.contains("server said **as is** `x` ok"), "a plain line is not read as Markdown:\n\(before)")
         let output = transcript.all
         let first = try #require(output.range(of: "first line")), last = try #require(output.range(of: "watched w1"))
         #expect(first.upperBound <= last.lowerBound)

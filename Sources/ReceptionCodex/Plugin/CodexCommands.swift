@@ -103,22 +103,22 @@ struct CodexCommands: Sendable {
                 case .snapshot(let worker):
                     if first {
                         backend.select(workerID)
-                        output(CodexFormatting.workerLine(worker))
-                        output("Live timeline (the last \(min(backlog, worker.latestSeq)) events first). Ctrl-C returns to the prompt; messages you type go to this worker.")
+                        output.plain(CodexFormatting.workerLine(worker))
+                        output.plain("Live timeline (the last \(min(backlog, worker.latestSeq)) events first). Ctrl-C returns to the prompt; messages you type go to this worker.")
                         first = false
                     } else {
-                        output("Worker now: \(CodexFormatting.workerLine(worker))")
+                        output.plain("Worker now: \(CodexFormatting.workerLine(worker))")
                     }
                 case .event(let event):
-                    output(CodexFormatting.eventLine(event))
+                    output.plain(CodexFormatting.eventLine(event))
                 case .unreadable(let seq, let reason):
-                    output("Event \(seq.map(String.init) ?? "without id") could not be read: \(CodexFormatting.clip(reason, 200))")
+                    output.plain("Event \(seq.map(String.init) ?? "without id") could not be read: \(CodexFormatting.clip(reason, 200))")
                 case .reconnecting(let attempt, let delay, let reason):
-                    output("Stream interrupted (\(CodexFormatting.clip(reason, 300))); reconnecting in \(CodexText.duration(delay)) (attempt \(attempt)).")
+                    output.plain("Stream interrupted (\(CodexFormatting.clip(reason, 300))); reconnecting in \(CodexText.duration(delay)) (attempt \(attempt)).")
                 case .missed(let from, let through, let requestID):
-                    output("**Missed events \(from)–\(through)**: the server no longer keeps them (stale cursor, x-request-id \(requestID)); resumed from a fresh snapshot at seq \(through).")
+                    output.plain("Missed events \(from)–\(through): the server no longer keeps them (stale cursor, x-request-id \(requestID)); resumed from a fresh snapshot at seq \(through).")
                 case .rewound(let cursor, let latest):
-                    output("The server's ledger for \(workerID) now ends at seq \(latest), before seq \(cursor) already shown (its store was reset or the worker recreated); following from seq \(latest).")
+                    output.plain("The server's ledger for \(workerID) now ends at seq \(latest), before seq \(cursor) already shown (its store was reset or the worker recreated); following from seq \(latest).")
                 }
             }
         } catch where Task.isCancelled || error is CancellationError {
@@ -136,7 +136,7 @@ struct CodexCommands: Sendable {
     func eventsSoFar(_ workerID: String, _ output: CommandOutput) async throws -> String {
         let worker = try await client.snapshot(workerID)
         backend.select(workerID)
-        output(CodexFormatting.workerLine(worker))
+        output.plain(CodexFormatting.workerLine(worker))
         var cursor = max(0, worker.latestSeq - backlog)
         var shown = 0
         // A cut stream is read again from where it stopped, a few times.
@@ -146,11 +146,11 @@ struct CodexCommands: Sendable {
                     guard case .event(let event) = item, event.seq > cursor else { continue }
                     cursor = event.seq
                     shown += 1
-                    output(CodexFormatting.eventLine(event))
+                    output.plain(CodexFormatting.eventLine(event))
                 }
                 break
             } catch let error as CodexError where error.isTransient && attempt < 4 {
-                output("Stream interrupted (\(error.brief)); reading again from seq \(cursor).")
+                output.plain("Stream interrupted (\(error.brief)); reading again from seq \(cursor).")
                 try await Task.sleep(for: watchOptions.backoff.delay(attempt: attempt, unit: Double.random(in: 0..<1)))
             }
         }
@@ -159,7 +159,7 @@ struct CodexCommands: Sendable {
 
     func handshake(_ arguments: [String], _ output: CommandOutput) async throws -> String {
         guard arguments.count == 1 else { throw CodexUsageError("Usage: /handshake WORKER_ID") }
-        output("Sending ios/handshake to \(arguments[0]); waiting up to \(CodexText.duration(client.configuration.handshakeTimeout)) for desktop/handshake_ack…")
+        output.plain("Sending ios/handshake to \(arguments[0]); waiting up to \(CodexText.duration(client.configuration.handshakeTimeout)) for desktop/handshake_ack…")
         let done = try await client.handshake(arguments[0])
         let session = done.desktopSessionID.map { ", desktop session \(CodexFormatting.clip($0, 80))" } ?? ""
         return "Connected: the desktop acknowledged handshake \(done.handshakeID) in \(CodexText.duration(done.elapsed)) (sent as seq \(done.sentSeq), ack seq \(done.ackSeq)\(session))."

@@ -5,7 +5,7 @@ import ReceptionCore
 /// front end also strips escape sequences from everything a command prints).
 enum CodexFormatting {
     static func workerLine(_ worker: CodexWorker) -> String {
-        var parts = ["**\(clip(worker.workerID, 80))**", worker.status.rawValue, "latest seq \(worker.latestSeq)"]
+        var parts = [clip(worker.workerID, 80), worker.status.rawValue, "latest seq \(worker.latestSeq)"]
         if let state = worker.heartbeatState {
             let age = worker.heartbeatAgeMS.map { " (\(ageText(milliseconds: $0)) ago)" } ?? ""
             parts.append("heartbeat \(clip(state, 20))\(age)")
@@ -60,7 +60,7 @@ enum CodexFormatting {
     }
 
     static func clip(_ text: String, _ limit: Int) -> String {
-        let line = text.replacingOccurrences(of: "\n", with: " ")
+        let line = text.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
         return line.count > limit ? String(line.prefix(limit - 1)) + "…" : line
     }
 }

@@ -74,14 +74,20 @@ public struct CommandOutput: Sendable {
     /// instead of waiting for a Ctrl-C a script cannot type.
     public let interactive: Bool
     private let emit: @Sendable (String) -> Void
+    private let emitPlain: @Sendable (String) -> Void
 
-    public init(interactive: Bool, _ emit: @escaping @Sendable (String) -> Void) {
+    /// `plain` prints text as it is (cleaned, not read as Markdown); nil: through `emit`.
+    public init(interactive: Bool, _ emit: @escaping @Sendable (String) -> Void, plain: (@Sendable (String) -> Void)? = nil) {
         self.interactive = interactive
         self.emit = emit
+        self.emitPlain = plain ?? emit
     }
 
     /// Prints Markdown now.
     public func callAsFunction(_ markdown: String) { emit(markdown) }
+
+    /// Prints a line as it is, for text from a server (a `*` or a backtick in it stays).
+    public func plain(_ text: String) { emitPlain(text) }
 }
 
 /// A yes/no question put to the person after a task.

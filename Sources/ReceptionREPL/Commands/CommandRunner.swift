@@ -48,13 +48,15 @@ extension REPL {
         if let live = command.live {
             // A live view prints as it goes, until it ends or Ctrl-C cancels it.
             let console = console
-            let output = CommandOutput(interactive: reader.isInteractive) { markdown in
+            let output = CommandOutput(interactive: reader.isInteractive, { markdown in
                 if console.mode == .json {
                     console.line(EventJSON.message("output", TerminalText.clean(markdown)).line)
                 } else {
                     console.line(MarkdownText.render(markdown, styled: console.mode == .styled))
                 }
-            }
+            }, plain: { text in
+                console.line(console.mode == .json ? EventJSON.message("output", TerminalText.clean(text)).line : TerminalText.clean(text))
+            })
             work = Task { try await live(arguments, output) }
         } else {
             work = Task { try await command.run(arguments) }
