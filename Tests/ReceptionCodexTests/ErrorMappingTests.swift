@@ -76,6 +76,21 @@ struct ErrorMappingTests {
         await client.shutdown()
     }
 
+    @Test func aRefusedTokenOnTheStreamEndsTheWatchInsteadOfRetryingForEver() async throws {
+        // The stream asks for text/event-stream, so Laravel answers a refused token with its
+        // login redirect rather than a JSON 401.
+        try await withCodexServer(token: "expired-token") { _, client in
+            var options = quickWatch()
+            options.maxConsecutiveFailures = nil
+            let watcher = CodexWatcher(client: client, workerID: "wrk-hosted", options: options)
+            let error = try #require(await codexError { for try await _ in watcher.updates(from: 0) {} })
+            #expect(error.state == .unauthorized, "the snapshot (JSON) is refused first")
+            let stream = try #require(await codexError { for try await _ in client.stream("wrk-hosted", cursor: 0, tailMS: 10) {} })
+            #expect(stream.state == .redirected && !stream.isTransient)
+            #expect(stream.description.contains("does not follow redirects") && !stream.description.contains("expired-token"))
+        }
+    }
+
     @Test func theWireTypesReadBothSpellings() throws {
         let stream = #"{"workerId":"w","seq":7,"eventType":"worker.response","payload":{"request_id":"r"},"occurredAt":"2026-02-19T10:00:00Z"}"#
         let rest = #"{"worker_id":"w","seq":"8","event_type":"worker.event","payload":[],"occurred_at":"x"}"#

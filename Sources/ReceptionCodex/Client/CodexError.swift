@@ -22,6 +22,9 @@ public struct CodexError: Error, Sendable, Hashable, CustomStringConvertible {
         case unreachable
         /// The server answered too slowly.
         case timedOut
+        /// 3xx: the server points elsewhere (Laravel sends a login redirect for a refused token
+        /// on a request that does not ask for JSON); redirects are never followed.
+        case redirected
         /// 5xx, or a stream that reported a failure of its own.
         case serverError
         /// An answer that does not follow the contract.
@@ -59,6 +62,7 @@ public struct CodexError: Error, Sendable, Hashable, CustomStringConvertible {
         case 400, 422: return .invalid
         case 410: return .staleCursor
         case 408, 504: return .timedOut
+        case 300..<400: return .redirected
         default: return .serverError
         }
     }
@@ -74,6 +78,7 @@ public struct CodexError: Error, Sendable, Hashable, CustomStringConvertible {
         case .staleCursor: "The server no longer keeps the events after that cursor."
         case .unreachable: "Is the server running, and is the codex url right?"
         case .timedOut: "The server did not answer in time; it may be overloaded."
+        case .redirected: "Reception does not follow redirects (a redirect to a login page means the token was refused); check the url and the token."
         case .serverError: "The server failed; trying again later may work."
         case .protocolViolation: "The server's answer does not follow the Codex workers contract."
         }
@@ -107,6 +112,7 @@ public struct CodexError: Error, Sendable, Hashable, CustomStringConvertible {
         case .staleCursor: "Stale cursor"
         case .unreachable: "Unreachable"
         case .timedOut: "Timed out"
+        case .redirected: "Redirected"
         case .serverError: "Server error"
         case .protocolViolation: "Unexpected answer"
         }

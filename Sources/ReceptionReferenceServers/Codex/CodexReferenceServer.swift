@@ -77,6 +77,11 @@ public struct CodexReferenceServer: Sendable {
         guard path == Self.root || path.hasPrefix(Self.root + "/") else { return Self.laravel(404, "Not Found") }
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
               options.tokens.contains(String(header.dropFirst(7))) else {
+            // Laravel answers 401 in JSON only to a request that asks for JSON; any other is
+            // sent to the login page.
+            guard request.headers[.accept]?.contains("json") == true else {
+                return Response(status: .found, headers: [.location: "/login"])
+            }
             return Self.laravel(401, "Unauthenticated.")
         }
         let owner = "dev"
