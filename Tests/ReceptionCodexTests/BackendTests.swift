@@ -107,8 +107,7 @@ struct BackendTests {
     }
 
     @Test func commandsSendRequestsAndStopWithPlainAnswers() async throws {
-        try await withCodexServer { server, client in
-            let backend = CodexBackend(client: client)
+        try await withCodexServer { _, client in
             let connection = try await CodexPlugin.connect(client.configuration, name: "codex")
             let worker = try #require(connection.commands.first { $0.name == "/worker" })
             let answer = try await worker.run(["request", "wrk-hosted", "thread/list", #"{"limit":"#, "3}"])
@@ -121,8 +120,6 @@ struct BackendTests {
             // Not at a terminal: the snapshot and the recent events, then back.
             let recent = try await worker.run(["wrk-desktop"])
             #expect(recent.contains("recent events of **wrk-desktop**"))
-            _ = backend
-            _ = server
             await connection.shutdown()
         }
     }

@@ -106,7 +106,7 @@ struct StreamResilienceTests {
     }
 
     @Test func aPeriodicSnapshotShowsAChangeOfStatus() async throws {
-        try await withCodexServer { server, client in
+        try await withCodexServer { _, client in
             var options = quickWatch()
             options.reconcileEvery = .milliseconds(200)
             let watcher = CodexWatcher(client: client, workerID: "wrk-hosted", options: options)
@@ -120,7 +120,6 @@ struct StreamResilienceTests {
             let snapshots = updates.compactMap { if case .snapshot(let worker) = $0 { worker } else { nil } }
             #expect(snapshots.map(\.status) == [.running, .stopped], "the reconciliation saw the worker stop")
             #expect(watcher.statistics.reconciliations >= 1)
-            _ = server
         }
     }
 
