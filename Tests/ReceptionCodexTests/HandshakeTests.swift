@@ -54,7 +54,7 @@ struct HandshakeTests {
     }
 
     @Test func theDesktopIgnoresAnotherSourceSoTheDefaultIsTheOneItAccepts() async throws {
-        try await withCodexServer(configure: { $0.handshakeTimeout = .seconds(1); $0.handshakeSource = "reception" }) { _, client in
+        _ = try await withCodexServer(configure: { $0.handshakeTimeout = .seconds(1); $0.handshakeSource = "reception" }) { _, client in
             await #expect(throws: CodexHandshakeTimeout.self) { _ = try await client.handshake("wrk-desktop") }
         }
         #expect(CodexConfiguration(baseURL: "http://x").handshakeSource == "autopilot-ios")

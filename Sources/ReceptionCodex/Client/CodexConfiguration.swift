@@ -35,7 +35,7 @@ public struct CodexConfiguration: Sendable {
     /// `gethostname`, not `ProcessInfo.hostName`, which may ask DNS on Linux.
     public static var defaultDeviceID: String {
         var buffer = [CChar](repeating: 0, count: 256)
-        let name = gethostname(&buffer, buffer.count) == 0 ? String(cString: buffer) : ""
+        let name = gethostname(&buffer, buffer.count) == 0 ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
         let host = name.prefix(40).filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }
         return "reception-" + (host.isEmpty ? "cli" : String(host))
     }
