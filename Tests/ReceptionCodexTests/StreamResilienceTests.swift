@@ -35,6 +35,28 @@ struct StreamResilienceTests {
         }
     }
 
+    @Test func cutsAndRepeatsTogetherWhileTheWorkerKeepsGoing() async throws {
+        var options = CodexReferenceOptions(port: 0)
+        options.drops = 12
+        options.duplicateReplays = 6
+        options.seed = 99
+        try await withCodexServer(options) { server, client in
+            let watcher = CodexWatcher(client: client, workerID: "wrk-hosted", options: quickWatch(tailMS: 150, seed: 3))
+            let producer = Task {
+                for index in 1...80 {
+                    try await Task.sleep(for: .milliseconds(15))
+                    await server.server.append("wrk-hosted", payload: .object(["method": .string("codex/event"), "n": .number(Double(index))]))
+                }
+            }
+            let updates = try await collectUpdates(watcher, from: 0, deadline: .seconds(60)) { seqs($0).last == 81 }
+            try await producer.value
+            #expect(seqs(updates) == Array(1...81))
+            #expect(await server.server.streamsCut() == 12)
+            #expect(await server.server.streamsReplayed() >= 1, "some responses repeated their events")
+            #expect(watcher.statistics.duplicatesSuppressed > 0)
+        }
+    }
+
     @Test func duplicatesFromARetriedRequestAreSuppressed() async throws {
         var options = CodexReferenceOptions(port: 0)
         options.duplicateReplays = 3
