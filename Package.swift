@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "ReceptionLoopSymphony", targets: ["ReceptionLoopSymphony"]),
         .library(name: "ReceptionOpenAI", targets: ["ReceptionOpenAI"]),
         .library(name: "ReceptionFriday", targets: ["ReceptionFriday"]),
+        .library(name: "ReceptionCodex", targets: ["ReceptionCodex"]),
         .library(name: "ReceptionReferenceServers", targets: ["ReceptionReferenceServers"]),
         .library(name: "ReceptionREPL", targets: ["ReceptionREPL"]),
         .library(name: "ReceptionConfiguration", targets: ["ReceptionConfiguration"]),
@@ -108,7 +109,10 @@ let package = Package(
         // Friday adapter: its WebSocket frames, the backend over the shared WebSocket client, its plugin.
         .target(name: "ReceptionFriday", dependencies: ["ReceptionCore", "ReceptionWebSocket"]),
 
-        // Deterministic reference servers (Loop Symphony, OpenAI-compatible, Friday) for tests and
+        // OpenAgents Codex workers adapter: wire types, client, watcher (cursor, backoff, dedupe), commands, plugin.
+        .target(name: "ReceptionCodex", dependencies: ["ReceptionCore", "ReceptionTransport"]),
+
+        // Deterministic reference servers (Loop Symphony, OpenAI-compatible, Friday, Codex workers) for tests and
         // `reception-reference-server`. Loop Symphony's speaks the adapter's wire types, so it
         // depends on its module (never the reverse); the others write their frames by hand, so a
         // mistake in an adapter's codec shows.
@@ -140,7 +144,7 @@ let package = Package(
             name: "reception",
             dependencies: [
                 "ReceptionCore", "ReceptionIntent", "ReceptionSoul", "ReceptionLocal", "ReceptionREPL",
-                "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionFriday", "ReceptionQueue",
+                "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionFriday", "ReceptionQueue", "ReceptionCodex",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds only (figures and the reasons in docs/benchmarks.md, "Static runtime"):
@@ -198,6 +202,7 @@ let package = Package(
         .testTarget(name: "ReceptionTransportTests", dependencies: [
             "ReceptionTransport", "ReceptionCore",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "ReceptionWebSocketTests", dependencies: [
@@ -220,6 +225,9 @@ let package = Package(
         .testTarget(name: "ReceptionFridayTests", dependencies: [
             "ReceptionFriday", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionREPL", "ReceptionSoul", "ReceptionCore",
             "ReceptionWebSocket",
+        ]),
+        .testTarget(name: "ReceptionCodexTests", dependencies: [
+            "ReceptionCodex", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionCore", "ReceptionIntent", "ReceptionSoul",
         ]),
         .testTarget(name: "ReceptionQueueTests", dependencies: ["ReceptionQueue", "ReceptionCore", "ReceptionTesting"]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),

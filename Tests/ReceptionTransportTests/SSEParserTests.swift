@@ -76,3 +76,42 @@ import Testing
         #expect(HTTPTransport.errorDetail(status: 404, body: openAI, contentType: "application/json") == "model not found")
     }
 }
+
+/// Servers whose frames end with one newline (OpenAgents' runtime at 562314f4e8): frames run
+/// together and the last one never gets its blank line.
+@Suite struct SSEUnterminatedFrameTests {
+    static let runTogether = "id: 1\nevent: codex.worker.event\ndata: {\"seq\":1}\nid: 2\nevent: codex.worker.event\ndata: {\"seq\":2}\n"
+
+    @Test func aNewIDEndsTheFrameBeforeItAndACleanEndDeliversTheLast() throws {
+        var parser = SSEParser(leniency: .unterminatedFrames)
+        var frames: [SSEFrame] = []
+        for byte in Array(Self.runTogether.utf8) { frames += try parser.feed([byte]) }
+        #expect(frames == [.event(data: "{\"seq\":1}", name: "codex.worker.event", id: "1")])
+        let end = parser.finishDispatching()
+        #expect(end.frame == .event(data: "{\"seq\":2}", name: "codex.worker.event", id: "2"))
+        #expect(!end.incomplete)
+        #expect(parser.lastEventID == "2")
+    }
+
+    @Test func theStandardParserStillJoinsAndDropsThem() throws {
+        var parser = SSEParser()
+        #expect(try parser.feed(Array(Self.runTogether.utf8)).isEmpty)
+        let end = parser.finishDispatching()
+        #expect(end.frame == nil)
+        #expect(end.incomplete, "an unterminated frame is reported, not delivered")
+    }
+
+    @Test func aFinalLineWithoutItsNewlineIsNeverDelivered() throws {
+        var parser = SSEParser(leniency: .unterminatedFrames)
+        _ = try parser.feed(Array("id: 3\ndata: {\"seq\":3".utf8))
+        let end = parser.finishDispatching()
+        #expect(end.frame == nil)
+        #expect(end.incomplete)
+    }
+
+    @Test func blankLinesStillEndFramesAndAnIDBeforeDataSplitsNothing() throws {
+        var parser = SSEParser(leniency: .unterminatedFrames)
+        let frames = try parser.feed(Array("id: 1\ndata: a\n\nid: 2\nid: 3\ndata: b\n\n".utf8))
+        #expect(frames == [.event(data: "a", name: nil, id: "1"), .event(data: "b", name: nil, id: "3")])
+    }
+}

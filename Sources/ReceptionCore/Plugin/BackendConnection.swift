@@ -40,6 +40,10 @@ public struct BackendCommand: Sendable {
     /// Words tab completion offers after the command, given the words typed so far (without
     /// the command). Called on every Tab press, so it must answer from memory, never the network.
     public var completions: @Sendable (_ arguments: [String]) -> [String]
+    /// For a command that shows things as they happen (a live view that runs until Ctrl-C):
+    /// a front end that can print while it runs calls this instead of `run`, and cancels the
+    /// task on Ctrl-C. Nil for ordinary commands.
+    public var live: (@Sendable (_ arguments: [String], _ output: CommandOutput) async throws -> String)?
 
     public init(name: String, summary: String, usage: String,
                 completions: @escaping @Sendable ([String]) -> [String] = { _ in [] },
@@ -50,6 +54,40 @@ public struct BackendCommand: Sendable {
         self.completions = completions
         self.run = run
     }
+
+    /// A command that prints as it goes. `run` (for callers without a live output) gets
+    /// an output that keeps nothing and says it is not interactive.
+    public init(name: String, summary: String, usage: String,
+                completions: @escaping @Sendable ([String]) -> [String] = { _ in [] },
+                live: @escaping @Sendable ([String], CommandOutput) async throws -> String) {
+        self.init(name: name, summary: summary, usage: usage, completions: completions) { arguments in
+            try await live(arguments, CommandOutput(interactive: false) { _ in })
+        }
+        self.live = live
+    }
+}
+
+/// Where a live command prints while it runs. The front end treats the text as it treats
+/// any text from a server (cleaned of escape sequences, rendered as Markdown).
+public struct CommandOutput: Sendable {
+    /// False when input is not a terminal: a live view shows what there is and returns
+    /// instead of waiting for a Ctrl-C a script cannot type.
+    public let interactive: Bool
+    private let emit: @Sendable (String) -> Void
+    private let emitPlain: @Sendable (String) -> Void
+
+    /// `plain` prints text as it is (cleaned, not read as Markdown); nil: through `emit`.
+    public init(interactive: Bool, _ emit: @escaping @Sendable (String) -> Void, plain: (@Sendable (String) -> Void)? = nil) {
+        self.interactive = interactive
+        self.emit = emit
+        self.emitPlain = plain ?? emit
+    }
+
+    /// Prints Markdown now.
+    public func callAsFunction(_ markdown: String) { emit(markdown) }
+
+    /// Prints a line as it is, for text from a server (a `*` or a backtick in it stays).
+    public func plain(_ text: String) { emitPlain(text) }
 }
 
 /// A yes/no question put to the person after a task.

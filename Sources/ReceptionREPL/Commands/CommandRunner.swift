@@ -44,7 +44,23 @@ extension REPL {
     /// Runs a backend's command so that Ctrl-C cancels it (a slow server must not hold the
     /// prompt hostage), and says so instead of reporting the cancelled call as an error.
     private func runExtension(_ command: BackendCommand, _ arguments: [String]) async {
-        let work = Task { try await command.run(arguments) }
+        let work: Task<String, any Error>
+        if let live = command.live {
+            // A live view prints as it goes, until it ends or Ctrl-C cancels it.
+            let console = console
+            let output = CommandOutput(interactive: reader.isInteractive, { markdown in
+                if console.mode == .json {
+                    console.line(EventJSON.message("output", TerminalText.clean(markdown)).line)
+                } else {
+                    console.line(MarkdownText.render(markdown, styled: console.mode == .styled))
+                }
+            }, plain: { text in
+                console.line(console.mode == .json ? EventJSON.message("output", TerminalText.clean(text)).line : TerminalText.clean(text))
+            })
+            work = Task { try await live(arguments, output) }
+        } else {
+            work = Task { try await command.run(arguments) }
+        }
         let interrupted = Mutex(false)
         let previous = InterruptMonitor.shared.push {
             interrupted.withLock { $0 = true }
@@ -52,10 +68,13 @@ extension REPL {
         }
         defer { InterruptMonitor.shared.restore(previous) }
         do {
-            say(try await work.value)
+            let text = try await work.value
+            if command.live == nil || !text.isEmpty { say(text) }
+            // A live view ends on Ctrl-C with its own summary; the person still hears where they are.
+            if command.live != nil, interrupted.withLock({ $0 }) { note("Stopped \(command.name) (Ctrl-C). Back at the prompt.") }
         } catch {
             if interrupted.withLock({ $0 }) {
-                note("\(command.name) cancelled by Ctrl-C. Back at the prompt.")
+                note(command.live == nil ? "\(command.name) cancelled by Ctrl-C. Back at the prompt." : "Stopped \(command.name) (Ctrl-C). Back at the prompt.")
             } else {
                 self.error(describe(error))
             }

@@ -80,13 +80,16 @@ public final class HTTPTransport: Sendable {
     /// An idempotent call refused for load or by a gateway is sent again as
     /// `configuration.retry` says (the server's `Retry-After`, else a backoff with jitter);
     /// a refused connection is not retried: nothing listens, and the person hears it at once.
+    ///
+    /// `requestID` is sent as `X-Request-Id` on every attempt of this call (a new one for each
+    /// attempt when nil), so a caller that names it in an error names what the server logged.
     public func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data? = nil,
-                     auth: HTTPAuthScope) async throws -> RawResponse {
+                     auth: HTTPAuthScope, requestID: String? = nil) async throws -> RawResponse {
         var attempt = 1
         while true {
-            var response = try await sendOnce(method, path, query: query, body: body, auth: auth)
+            var response = try await sendOnce(method, path, query: query, body: body, auth: auth, requestID: requestID)
             if response.status == 401, auth != .none, try await configuration.authentication.refreshAfterUnauthorized() {
-                response = try await sendOnce(method, path, query: query, body: body, auth: auth)
+                response = try await sendOnce(method, path, query: query, body: body, auth: auth, requestID: requestID)
             }
             guard Self.isIdempotent(method),
                   let delay = configuration.retry.delay(afterAttempt: attempt, status: response.status,
@@ -104,8 +107,8 @@ public final class HTTPTransport: Sendable {
     }
 
     private func sendOnce(_ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?,
-                          auth: HTTPAuthScope) async throws -> RawResponse {
-        let requestID = UUID().uuidString.lowercased()
+                          auth: HTTPAuthScope, requestID: String?) async throws -> RawResponse {
+        let requestID = requestID ?? UUID().uuidString.lowercased()
         let request = try await makeRequest(method, path, query: query, body: body, auth: auth, requestID: requestID)
         let client = client
         let configuration = configuration

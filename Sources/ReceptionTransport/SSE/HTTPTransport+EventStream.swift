@@ -18,15 +18,21 @@ extension HTTPTransport {
     /// a frame is a `BackendError.protocolViolation`; a lost connection is
     /// `BackendError.unreachable`. There is no overall deadline: a stream lasts as long as its
     /// task, and silence is bounded by the read timeout. Cancelling the consumer closes it.
+    ///
+    /// With a lenient `parser` (`SSEParser.Leniency`), a frame still waiting for its blank line
+    /// when the server ends the response cleanly is delivered; one cut by a broken connection
+    /// never is. `requestID` is sent as `X-Request-Id` (a new one when nil), so a caller can
+    /// name it in what it reports.
     public func eventStream(_ path: String, method: HTTPMethod = .GET, query: [(String, String)] = [], body: Data? = nil,
-                            auth: HTTPAuthScope = .none, lastEventID: String? = nil, parser: SSEParser = SSEParser(),
+                            auth: HTTPAuthScope = .none, lastEventID: String? = nil, requestID: String? = nil,
+                            parser: SSEParser = SSEParser(),
                             retry: HTTPRetryPolicy = .never,
                             onRetry: @escaping @Sendable (HTTPRetryNotice) -> Void = { _ in }) -> AsyncThrowingStream<SSEFrame, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
                     try await self.readEvents(path, method: method, query: query, body: body, auth: auth, lastEventID: lastEventID,
-                                              parser: parser, retry: retry, onRetry: onRetry) {
+                                              requestID: requestID ?? UUID().uuidString.lowercased(), parser: parser, retry: retry, onRetry: onRetry) {
                         continuation.yield($0)
                     }
                     continuation.finish()
@@ -39,13 +45,13 @@ extension HTTPTransport {
     }
 
     private func readEvents(_ path: String, method: HTTPMethod, query: [(String, String)], body: Data?, auth: HTTPAuthScope,
-                            lastEventID: String?, parser: SSEParser, retry: HTTPRetryPolicy,
+                            lastEventID: String?, requestID: String, parser: SSEParser, retry: HTTPRetryPolicy,
                             onRetry: @Sendable (HTTPRetryNotice) -> Void, onFrame: (SSEFrame) -> Void) async throws {
         var attempt = 1
         var refreshed = false
         var response: HTTPClientResponse
         while true {
-            var request = try await makeRequest(method, path, query: query, body: body, auth: auth, requestID: UUID().uuidString.lowercased())
+            var request = try await makeRequest(method, path, query: query, body: body, auth: auth, requestID: requestID)
             request.headers.replaceOrAdd(name: "Accept", value: "text/event-stream")
             if let lastEventID { request.headers.replaceOrAdd(name: "Last-Event-ID", value: lastEventID) }
             do {
@@ -88,7 +94,9 @@ extension HTTPTransport {
         } catch {
             throw failure(error, path: path)
         }
-        if parser.finish() {
+        let (last, incomplete) = parser.finishDispatching()
+        if let last { onFrame(last) }
+        if incomplete {
             throw BackendError.protocolViolation("\(method.rawValue) \(path) closed in the middle of an SSE frame")
         }
     }

@@ -17,7 +17,25 @@ public enum SSEFrame: Sendable, Hashable {
 /// (a server that never ends its frame) is an error too, and so is an event whose `data:`
 /// lines add up to more than `maxEventBytes` (a frame split over many short lines).
 /// `lastEventID` is what a reconnecting client sends as `Last-Event-ID`.
+///
+/// `leniency` accepts servers that end a frame with a single newline instead of a blank line
+/// (OpenAgents' runtime at 562314f4e8 writes `id:`, `event:`, `data:` and one `\n`): frames
+/// then run together, and the stream's last one never gets its blank line.
 public struct SSEParser: Sendable {
+    /// Departures from the standard framing a parser tolerates.
+    public struct Leniency: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// An `id:` line while an event already has data ends that event first: the new id
+        /// starts the next frame.
+        public static let idStartsFrame = Leniency(rawValue: 1 << 0)
+        /// At a clean end of the response (`finishDispatching()`), an event whose lines all
+        /// ended is dispatched though its blank line never came.
+        public static let finalFrameWithoutBlankLine = Leniency(rawValue: 1 << 1)
+        /// Both: for servers whose frames end with one newline.
+        public static let unterminatedFrames: Leniency = [.idStartsFrame, .finalFrameWithoutBlankLine]
+    }
+
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         public var reason: String
         public var description: String { "Broken SSE stream: \(reason)" }
@@ -25,6 +43,7 @@ public struct SSEParser: Sendable {
 
     public var maxLineBytes: Int
     public var maxEventBytes: Int
+    public var leniency: Leniency
     private var line: [UInt8] = []
     private var eventBytes = 0
     private var lastWasCR = false
@@ -39,9 +58,10 @@ public struct SSEParser: Sendable {
     /// The defaults hold any event the seed engines send (their payloads are a few kilobytes;
     /// full results come by a separate GET) with room to spare, and bound what a hostile or
     /// broken server can make Reception hold to about a megabyte.
-    public init(maxLineBytes: Int = 1 << 20, maxEventBytes: Int = 1 << 20) {
+    public init(maxLineBytes: Int = 1 << 20, maxEventBytes: Int = 1 << 20, leniency: Leniency = []) {
         self.maxLineBytes = maxLineBytes
         self.maxEventBytes = maxEventBytes
+        self.leniency = leniency
     }
 
     /// Feeds a chunk and returns the frames it completed.
@@ -78,17 +98,31 @@ public struct SSEParser: Sendable {
         return incomplete
     }
 
+    /// Call at a clean end of the response (the server closed it on purpose; a broken
+    /// connection is not one): with `.finalFrameWithoutBlankLine`, an event whose last line
+    /// ended is delivered as `frame`. `incomplete` is true when something is still left
+    /// unfinished (a line without its end, or an event the leniency does not deliver).
+    public mutating func finishDispatching() -> (frame: SSEFrame?, incomplete: Bool) {
+        var frame: SSEFrame?
+        if leniency.contains(.finalFrameWithoutBlankLine), line.isEmpty, hasData { frame = dispatch() }
+        return (frame, finish())
+    }
+
+    private mutating func dispatch() -> SSEFrame {
+        let frame = SSEFrame.event(data: data.joined(separator: "\n"), name: eventName, id: lastID)
+        data.removeAll()
+        eventBytes = 0
+        hasData = false
+        eventName = nil
+        return frame
+    }
+
     private mutating func endLine() throws -> SSEFrame? {
         defer { line.removeAll(keepingCapacity: true) }
         if line.isEmpty {
             // Blank line: dispatch.
             guard hasData else { eventName = nil; return nil }
-            let frame = SSEFrame.event(data: data.joined(separator: "\n"), name: eventName, id: lastID)
-            data.removeAll()
-            eventBytes = 0
-            hasData = false
-            eventName = nil
-            return frame
+            return dispatch()
         }
         guard let text = String(validating: line, as: UTF8.self) else {
             throw Failure(reason: "a line is not valid UTF-8")
@@ -115,7 +149,11 @@ public struct SSEParser: Sendable {
             data.append(String(value))
             hasData = true
         case "event": eventName = String(value)
-        case "id": if !value.contains("\0") { lastID = String(value) }
+        case "id":
+            // A frame that never got its blank line ends where the next one's id begins.
+            let previous = leniency.contains(.idStartsFrame) && hasData ? dispatch() : nil
+            if !value.contains("\0") { lastID = String(value) }
+            return previous
         default: break  // `retry` and unknown fields are ignored
         }
         return nil

@@ -1,3 +1,4 @@
+import ReceptionCodex
 import ReceptionCore
 import ReceptionFriday
 import ReceptionLocal
@@ -12,5 +13,6 @@ enum BackendPlugins {
         LoopSymphonyPlugin.plugin,
         OpenAIPlugin.plugin,
         FridayPlugin.plugin,
+        CodexPlugin.plugin,
     ]
 }

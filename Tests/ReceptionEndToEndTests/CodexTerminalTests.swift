@@ -1,0 +1,63 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// `reception serve codex` and the `reception` binary on a pseudo-terminal: `/worker ID`
+/// shows a worker's events as they happen, and Ctrl-C gives the prompt back.
+@Suite("Codex workers through the binary", .serialized)
+struct CodexTerminalTests {
+    static let prompt = "› "
+
+    /// Posts an event into the worker's ledger, as the desktop would (over the same public API).
+    func post(_ text: String, to base: String, worker: String) async throws {
+        var request = URLRequest(url: URL(string: "\(base)/api/runtime/codex/workers/\(worker)/events")!)
+        request.httpMethod = "POST"
+        request.setValue("Bearer reception-dev-token", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"event":{"event_type":"worker.event","payload":{"source":"autopilot-desktop","method":"turn/started","note":"\#(text)"}}}"#.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 202)
+    }
+
+    @Test func workerShowsEventsLiveAndCtrlCReturnsToThePrompt() async throws {
+        let (server, base) = try ReferenceServerProcess.start(["codex", "--tick-ms", "700", "--drops", "2", "--seed", "5"],
+                                                              url: #"http://127\.0\.0\.1:\d+"#)
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-codex-e2e-\(UUID().uuidString)")
+        let config = home.appendingPathComponent("config/reception")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try #"{"profiles":[{"name":"cdx","kind":"codex","url":"\#(base)","tail_ms":400}]}"#
+            .write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
+        let terminal = try TerminalSession(arguments: ["--backend", "cdx"], home: home)
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("/worker wrk-desktop")
+        at = try await terminal.waitFor("wrk-desktop · running", after: at)
+        at = try await terminal.waitFor("Live timeline", after: at)
+        at = try await terminal.waitFor("thread/started", after: at)  // the recent events first
+        // Something happens on the worker now: it shows while /worker runs.
+        let marker = "live-\(UUID().uuidString.prefix(8))"
+        try await post(marker, to: base, worker: "wrk-desktop")
+        at = try await terminal.waitFor(marker, after: at, timeout: .seconds(20))
+        #expect(!terminal.screen[at...].contains(Self.prompt), "the prompt is not back while watching")
+        // The desktop keeps working (a tick every 700 ms): more lines arrive on their own.
+        at = try await terminal.waitFor("codex/event", after: at, timeout: .seconds(10))
+        terminal.type("\u{3}")
+        at = try await terminal.waitFor("Watched wrk-desktop for", after: at, timeout: .seconds(10))
+        at = try await terminal.waitFor("Stopped /worker (Ctrl-C). Back at the prompt.", after: at)
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        // The prompt works again: a command answers, and no event lines are printed any more.
+        terminal.enter("/workers")
+        at = try await terminal.waitFor("wrk-hosted", after: at)
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        try await Task.sleep(for: .milliseconds(1_600))
+        #expect(!terminal.screen[at...].contains("codex/event"), "watching stopped with Ctrl-C")
+        // The worker stays selected: a message goes to it as a request, classified on the way.
+        terminal.enter("please run the checks again")
+        at = try await terminal.waitFor("Worker wrk-desktop took the request (turn/start", after: at, timeout: .seconds(20))
+        at = try await terminal.waitFor(Self.prompt, after: at)
+        terminal.enter("/quit")
+        #expect(try await terminal.exitStatus() == 0)
+    }
+}
