@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "ReceptionTransport", targets: ["ReceptionTransport"]),
         .library(name: "ReceptionWebSocket", targets: ["ReceptionWebSocket"]),
         .library(name: "ReceptionQueue", targets: ["ReceptionQueue"]),
+        .library(name: "ReceptionLoomi", targets: ["ReceptionLoomi"]),
         .executable(name: "reception", targets: ["reception"]),
         .executable(name: "reception-reference-server", targets: ["reception-reference-server"]),
     ],
@@ -105,6 +106,15 @@ let package = Package(
         // OpenAI-compatible adapter: chat completions streamed over SSE, the soul as the system prompt.
         .target(name: "ReceptionOpenAI", dependencies: ["ReceptionCore", "ReceptionTransport"]),
 
+        // Loomi adapter: the two-phase recipe agent (decision, then recipe data by id), its SQLite caches, its plugin.
+        .target(name: "ReceptionLoomi", dependencies: [
+            "ReceptionCore", "ReceptionTransport",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+
         // Friday adapter: its WebSocket frames, the backend over the shared WebSocket client, its plugin.
         .target(name: "ReceptionFriday", dependencies: ["ReceptionCore", "ReceptionWebSocket"]),
 
@@ -141,6 +151,7 @@ let package = Package(
             dependencies: [
                 "ReceptionCore", "ReceptionIntent", "ReceptionSoul", "ReceptionLocal", "ReceptionREPL",
                 "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionFriday", "ReceptionQueue",
+                "ReceptionLoomi",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // lld lays the binary out more tightly than the default gold: 1.5 MB less resident
@@ -198,6 +209,10 @@ let package = Package(
         .testTarget(name: "ReceptionFridayTests", dependencies: [
             "ReceptionFriday", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionREPL", "ReceptionSoul", "ReceptionCore",
             "ReceptionWebSocket",
+        ]),
+        .testTarget(name: "ReceptionLoomiTests", dependencies: [
+            "ReceptionLoomi", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionCore",
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "ReceptionQueueTests", dependencies: ["ReceptionQueue", "ReceptionCore", "ReceptionTesting"]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),

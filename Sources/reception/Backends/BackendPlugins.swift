@@ -1,6 +1,7 @@
 import ReceptionCore
 import ReceptionFriday
 import ReceptionLocal
+import ReceptionLoomi
 import ReceptionLoopSymphony
 import ReceptionOpenAI
 
@@ -12,5 +13,6 @@ enum BackendPlugins {
         LoopSymphonyPlugin.plugin,
         OpenAIPlugin.plugin,
         FridayPlugin.plugin,
+        LoomiPlugin.plugin,
     ]
 }
