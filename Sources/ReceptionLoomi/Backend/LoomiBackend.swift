@@ -110,7 +110,7 @@ public final class LoomiBackend: Backend {
         if let cached = try? cache?.decision(forKey: key) {
             decision = cached.decision
             decisionSession = cached.sessionID
-            cachedAge = Date().timeIntervalSince(cached.storedAt)
+            cachedAge = (cache?.currentDate() ?? Date()).timeIntervalSince(cached.storedAt)
         } else {
             let slowNotice = Task {
                 try await Task.sleep(for: configuration.slowNoticeAfter)
@@ -151,7 +151,7 @@ public final class LoomiBackend: Backend {
         var missing: [String] = []
         for id in ids {
             if let cached = try? cache?.recipe(id: id, sessionID: decisionSession) {
-                text.emit("\n\n" + RecipeCard.short(cached.recipe, position: positions[id]!, fromCache: true))
+                text.emitBlock(RecipeCard.short(cached.recipe, position: positions[id]!, fromCache: true))
             } else {
                 missing.append(id)
             }
@@ -162,17 +162,17 @@ public final class LoomiBackend: Backend {
             let session = decisionSession
             outcome = try await RecipeLoader(client: client).load(missing, sessionID: session, onRecipe: { record in
                 try? cache?.store(record, sessionID: session)
-                text.emit("\n\n" + RecipeCard.short(record, position: positions[record.id] ?? 0))
+                text.emitBlock(RecipeCard.short(record, position: positions[record.id] ?? 0))
             }, onRetry: { message in
                 continuation.yield(.progress(TaskProgress(taskID: request.id, phase: "recipes", message: message)))
             })
         }
-        for id in outcome.unavailable { text.emit("\n\n" + RecipeCard.unavailable(id: id, position: positions[id]!)) }
-        for id in outcome.notLoaded { text.emit("\n\n" + RecipeCard.notLoaded(id: id, position: positions[id]!)) }
+        for id in outcome.unavailable { text.emitBlock(RecipeCard.unavailable(id: id, position: positions[id]!)) }
+        for id in outcome.notLoaded { text.emitBlock(RecipeCard.notLoaded(id: id, position: positions[id]!)) }
         state.withLock { $0.last = LastAnswer(sessionID: decisionSession, ids: ids, notLoaded: outcome.notLoaded, reason: outcome.reason) }
         guard outcome.notLoaded.isEmpty else {
             // Graceful degradation: the agent's answer stands; the details can be loaded later.
-            text.emit("\n\nRecipe details could not be loaded: \(outcome.reason ?? "the call failed"). The answer above stands; /recipes retry loads the rest.")
+            text.emitBlock("Recipe details could not be loaded: \(outcome.reason ?? "the call failed"). The answer above stands; /recipes retry loads the rest.")
             return BackendResult(taskID: request.id, outcome: .bounded, text: text.value, textWasStreamed: true, raw: raw)
         }
         return BackendResult(taskID: request.id, outcome: .complete, text: text.value, textWasStreamed: true, raw: raw)
@@ -217,6 +217,14 @@ final class AnswerText: Sendable {
     func emit(_ chunk: String) {
         text.withLock { $0 += chunk }
         continuation.yield(.textDelta(chunk))
+    }
+
+    /// A card or a note as a paragraph of its own. It ends with a line break so that the soul's
+    /// text stream, which holds back a last word that may be unfinished, shows it whole now
+    /// rather than when the next card arrives.
+    func emitBlock(_ block: String) {
+        let current = value
+        emit((current.isEmpty ? "" : current.hasSuffix("\n") ? "\n" : "\n\n") + block + "\n")
     }
 
     var value: String { text.withLock { $0 } }

@@ -75,7 +75,7 @@ public final class LoomiCache: Sendable {
             }
             _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
             database = try Self.open(path: path)
-            problem = "The recipe cache \(path) could not be read (\(error.resultCode)); it was kept as \(aside) and a new, empty cache started."
+            problem = "The recipe cache \(path) could not be read (\(error.message ?? "SQLite error \(error.resultCode.rawValue)")); it was kept as \(aside) and a new, empty cache started."
         }
     }
 
@@ -126,6 +126,9 @@ public final class LoomiCache: Sendable {
         }
         return database
     }
+
+    /// The cache's clock (tests move it), for saying how old an entry is.
+    public func currentDate() -> Date { now() }
 
     // MARK: Decisions
 

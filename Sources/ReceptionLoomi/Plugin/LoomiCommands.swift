@@ -36,7 +36,7 @@ public struct LoomiCommands: Sendable {
         }
         let lead = cacheProblem.map { "_\($0)_\n\n" } ?? ""
         guard !cached.isEmpty else { return lead + "No recipes are cached yet (recipes are kept \(Self.hours(cache.recipeTTL)) after they arrive)." }
-        let now = Date()
+        let now = cache.currentDate()
         let lines = cached.map { entry in
             var line = "- `\(entry.recipe.id)` \(entry.recipe.title ?? "Untitled recipe") · \(LoomiBackend.describe(age: now.timeIntervalSince(entry.fetchedAt))) ago"
             if !entry.recipe.missing.isEmpty { line += " · missing \(entry.recipe.missing.joined(separator: ", "))" }
@@ -63,7 +63,7 @@ public struct LoomiCommands: Sendable {
             return "No cached recipe `\(shown)` (recipes are kept \(Self.hours(cache.recipeTTL))). /recipes lists what is cached."
         }
         let other = found.sessionID == last?.sessionID ? nil : found.sessionID
-        return RecipeCard.full(found.recipe, cachedAgo: LoomiBackend.describe(age: Date().timeIntervalSince(found.fetchedAt)) + " ago",
+        return RecipeCard.full(found.recipe, cachedAgo: LoomiBackend.describe(age: cache.currentDate().timeIntervalSince(found.fetchedAt)) + " ago",
                                session: other)
     }
 
