@@ -18,7 +18,15 @@ struct FailureTests {
             // Three attempts in all, with a notice before each new one.
             #expect(progressMessages(events).filter { $0.hasPrefix("Recipe details: HTTP 503") }.count == 2, "\(progressMessages(events))")
             #expect(await loomi.server.server.received().filter { $0.path == "/recipes/by-ids" }.count == 3)
+            #expect(loomi.backend.lastAnswer?.notLoaded == ["session_recipe_001", "session_recipe_002"])
 
+            await loomi.server.server.failRecipeCalls(0)
+            // "Continue" (what the soul offers after a partial answer) asks the same search again:
+            // the agent's choice from the cache, the missing cards from the data service.
+            await loomi.server.server.failRecipeCalls(100)
+            let continued = try #require(result(in: try await collect(loomi.backend.submit(search("continue")))))
+            #expect(continued.text.hasPrefix("Here are 2 pasta recipes to start with."), "\(continued.text)")
+            #expect(await loomi.server.server.received().filter { $0.path == "/agent/find-recipes" }.count == 1)
             await loomi.server.server.failRecipeCalls(0)
             let retried = try await loomi.command("/recipes", ["retry"])
             #expect(retried.hasPrefix("1. Creamy Tomato Pasta (session_recipe_001)"), "\(retried)")
@@ -38,6 +46,16 @@ struct FailureTests {
             let calls = await loomi.server.server.received().filter { $0.path == "/recipes/by-ids" }
             #expect(calls.count == 2)
             #expect(calls.last?.body["recipe_ids"] == .array((2...4).map { .string(String(format: "session_recipe_%03d", $0)) }))
+        }
+    }
+
+    @Test func aSlowDecisionIsSaidToBeStillSearching() async throws {
+        let options = LoomiReferenceOptions(port: 0, decisionDelay: .milliseconds(600), recipeDelay: .zero)
+        try await withLoomi(options, configure: { $0.slowNoticeAfter = .milliseconds(150) }) { loomi in
+            let events = try await collect(loomi.backend.submit(search("soup")))
+            guard case .progress(let notice)? = events.first else { Issue.record("\(events)"); return }
+            #expect(notice.message == "Taking longer than expected, still searching…")
+            #expect(result(in: events)?.text.contains("Quick Lentil Soup") == true)
         }
     }
 

@@ -36,6 +36,7 @@ struct TwoPhaseTests {
             let received = await loomi.server.server.received()
             #expect(received.map(\.path) == ["/agent/find-recipes", "/recipes/by-ids"])
             #expect(received[0].body["target_count"] == .number(4))
+            #expect(!progressMessages(events.map(\.event)).contains { $0.hasPrefix("Taking longer") }, "a quick decision gets no notice")
             #expect(received[1].body["session_id"] == .string("session-a"))
             #expect(received[1].body["recipe_ids"] == .array((1...4).map { .string(String(format: "session_recipe_%03d", $0)) }))
         }
@@ -85,6 +86,8 @@ struct TwoPhaseTests {
         #expect(refined.search == RecipeSearch(topic: "cheesecake", constraints: ["gluten-free", "protein 20g+", "vegan"]))
         let quicker = RecipeSearch.next(after: refined.search, text: "something quicker")
         #expect(quicker.search.constraints.contains("quick") && quicker.search.topic == "cheesecake")
+        let again = RecipeSearch.next(after: quicker.search, text: "Continue")
+        #expect(again.refines && again.search == quicker.search, "the same search once more")
         let fresh = RecipeSearch.next(after: quicker.search, text: "chickpea curry")
         #expect(!fresh.refines && fresh.search == RecipeSearch(topic: "chickpea curry", constraints: []))
         // The same search in other words is the same cache key.

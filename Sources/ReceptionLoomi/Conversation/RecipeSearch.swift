@@ -20,6 +20,9 @@ public struct RecipeSearch: Sendable, Hashable, Codable {
         "this", "something", "anything", "one", "ones", "with", "without", "is", "are", "be", "need", "looking", "look", "ideas",
         "idea", "dish", "dishes", "meal", "meals", "now", "instead", "also", "but", "just", "only", "version", "more", "less",
         "too", "very", "really", "so", "please", "thanks", "ok", "okay", "how", "about", "what", "which", "has", "have", "in",
+        // "Continue", "try again": the same search once more (the soul offers to continue after
+        // a partial answer); it comes from the decision cache and loads the cards still missing.
+        "continue", "go", "on", "keep", "going", "again", "try", "retry",
     ]
 
     /// How a refinement begins.
