@@ -49,6 +49,27 @@ struct FailureTests {
         }
     }
 
+    @Test func aSessionTheDataServiceForgotIsSearchedAgain() async throws {
+        try await withLoomi { loomi in
+            // The decision is cached, but none of its recipes arrived.
+            await loomi.server.server.failRecipeCalls(100)
+            _ = try await collect(loomi.backend.submit(search("vegan cheesecake")))
+            _ = try await collect(loomi.backend.submit(search("make it gluten-free")))
+            await loomi.server.server.failRecipeCalls(0)
+            // The service restarts: its sessions are gone, and with them what the ids meant.
+            await loomi.server.server.forgetSessions()
+            let events = try await collect(loomi.backend.submit(search("make it gluten-free")))
+            let final = try #require(result(in: events))
+            #expect(progressMessages(events).contains("The recipe service no longer has that search; asking the agent again…"))
+            #expect(final.outcome == .complete, "\(final.text)")
+            #expect(final.text.contains("Found 1 perfect match for your gluten-free vegan cheesecake!"), "the whole search was asked again: \(final.text)")
+            #expect(final.text.contains("1. Gluten-Free Vegan Cheesecake Bars (session_recipe_001)"), "\(final.text)")
+            #expect(!final.text.contains("Recipe unavailable"))
+            let queries = await loomi.server.server.received().filter { $0.path == "/agent/find-recipes" }.map { $0.body["query"] }
+            #expect(queries.last == .string("gluten-free vegan cheesecake"), "\(queries)")
+        }
+    }
+
     @Test func aSlowDecisionIsSaidToBeStillSearching() async throws {
         let options = LoomiReferenceOptions(port: 0, decisionDelay: .milliseconds(600), recipeDelay: .zero)
         try await withLoomi(options, configure: { $0.slowNoticeAfter = .milliseconds(150) }) { loomi in

@@ -17,6 +17,9 @@ struct RecipeLoader: Sendable {
         var notLoaded: [String] = []
         /// Why they were not loaded, in words.
         var reason: String?
+        /// The service said it has no such session (`{"error": "Session not found"}`): the ids
+        /// belong to a search it forgot.
+        var sessionLost = false
     }
 
     func load(_ ids: [String], sessionID: String, onRecipe: @escaping @Sendable (RecipeRecord) -> Void,
@@ -37,7 +40,7 @@ struct RecipeLoader: Sendable {
                 if let error = answer.error, !missing.isEmpty {
                     // "Session not found": the service forgot the search these ids belong to.
                     let reason = "the recipe service answered \"\(error)\"" + (answer.suggestion.map { " (\($0))" } ?? "")
-                    return Outcome(notLoaded: missing, reason: reason)
+                    return Outcome(notLoaded: missing, reason: reason, sessionLost: error.localizedCaseInsensitiveContains("session"))
                 }
                 return Outcome(unavailable: missing)
             } catch is CancellationError {

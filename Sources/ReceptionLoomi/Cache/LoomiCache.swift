@@ -158,6 +158,11 @@ public final class LoomiCache: Sendable {
         }
     }
 
+    /// Forgets one decision (its ids turned out to belong to a session the server lost).
+    public func removeDecision(forKey key: String) throws {
+        try database.write { try $0.execute(sql: "DELETE FROM decisions WHERE key = ?", arguments: [key]) }
+    }
+
     // MARK: Recipes
 
     /// The recipe `id` of `sessionID`, unless older than the recipe TTL.

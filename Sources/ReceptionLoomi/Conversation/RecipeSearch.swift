@@ -49,6 +49,12 @@ public struct RecipeSearch: Sendable, Hashable, Codable {
         "\(sessionID)|\(topic)|\(constraints.joined(separator: ","))|\(targetCount)"
     }
 
+    /// The whole search in words ("gluten-free vegan cheesecake"), for an agent that no longer
+    /// remembers what a refinement refined.
+    public var query: String {
+        (constraints + [topic.replacingOccurrences(of: " + ", with: " ")]).filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
     /// "cheesecake (gluten-free, vegan)", for notes and listings.
     public var summary: String {
         let dish = topic.isEmpty ? "recipes" : topic

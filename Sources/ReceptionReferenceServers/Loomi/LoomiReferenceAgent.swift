@@ -27,6 +27,8 @@ actor LoomiReferenceState {
         if bodies.count > 500 { bodies.removeFirst(bodies.count - 500) }
     }
 
+    func forgetSessions() { sessions.removeAll() }
+
     func setFailures(_ count: Int, drop: Bool) {
         failures = count
         failureKind = drop ? .drop : .unavailable

@@ -75,6 +75,9 @@ public struct LoomiReferenceServer: Sendable {
     /// From now on, the next `count` data calls fail: with 503, or (`drop`) cut after their first recipe.
     public func failRecipeCalls(_ count: Int, drop: Bool = false) async { await state.setFailures(count, drop: drop) }
 
+    /// Forgets every session, as a restart of the real service would (sessions live in memory).
+    public func forgetSessions() async { await state.forgetSessions() }
+
     func respond(_ request: Request) async -> Response {
         var request = request
         if !options.apiKeys.isEmpty {
