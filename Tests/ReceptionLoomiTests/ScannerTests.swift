@@ -46,6 +46,8 @@ struct ScannerTests {
         #expect(record.instructions == ["1 Chop."])
         #expect(record.missing == ["images"])
         #expect(RecipeRecord(.object(["title": .string("no id")])) == nil)
+        let hostile = try #require(RecipeRecord(.object(["id": .string("x\u{07}"), "title": .string("\u{1b}]52;c;cHduZWQ=\u{07}Cake\u{1b}[2J")])))
+        #expect(hostile.id == "x" && hostile.title == "]52;c;cHduZWQ=Cake[2J", "no control character survives: \(hostile.title ?? "")")
         #expect(RecipeRecord(.string("just text")) == nil)
     }
 }

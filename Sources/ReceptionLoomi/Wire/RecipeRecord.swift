@@ -28,8 +28,8 @@ public struct RecipeRecord: Sendable, Hashable {
 
     /// Reads one element of `recipes`; nil when it has no id (it cannot be matched to a card).
     public init?(_ value: JSONValue) {
-        guard case .object = value, let id = Self.scalarText(value["id"]), !id.isEmpty else { return nil }
-        self.id = String(id.prefix(200))
+        guard case .object = value, let id = Self.scalarText(value["id"]), !Self.clip(id, to: 200).isEmpty else { return nil }
+        self.id = Self.clip(id, to: 200)
         raw = value
         title = Self.scalarText(value["title"] ?? value["name"]).map { Self.clip($0) }.flatMap { $0.isEmpty ? nil : $0 }
         ingredients = Self.lines(value["ingredients"], keys: ["amount", "quantity", "unit", "name", "item", "ingredient", "text"])
@@ -100,8 +100,12 @@ public struct RecipeRecord: Sendable, Hashable {
     }
 
     /// One line, at most `limit` characters: a server field of any size stays readable.
+    /// Control characters (an escape sequence's ESC, a carriage return) are dropped here as well
+    /// as by the front end, so a card saved or cached holds only printable text.
     static func clip(_ text: String, to limit: Int = maxItemCharacters) -> String {
-        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
-        return line.count > limit ? String(line.prefix(limit)) + "…" : line
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let printable = String(String.UnicodeScalarView(line.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+            .trimmingCharacters(in: .whitespaces)
+        return printable.count > limit ? String(printable.prefix(limit)) + "…" : printable
     }
 }
