@@ -96,6 +96,20 @@ struct CacheTests {
         }
     }
 
+    @Test func anotherProgramsDatabaseIsKeptAsideToo() async throws {
+        try await withScratchDirectory { directory in
+            let path = directory + "/loomi.sqlite"
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { try $0.execute(sql: "CREATE TABLE recipes(name TEXT); INSERT INTO recipes VALUES ('mine'); PRAGMA user_version = 7") }
+            try queue.close()
+            let cache = try LoomiCache(path: path)
+            let problem = try #require(cache.problem)
+            #expect(problem.contains("could not be read (its tables are not a recipe cache's: no such table: decisions)"), "\(problem)")
+            try cache.store(try #require(RecipeRecord(.object(["id": .string("r")]))), sessionID: "s")
+            #expect(try cache.recipes().map(\.recipe.id) == ["r"], "the new cache works")
+        }
+    }
+
     @Test func rowsOfTheWrongShapeAreSkippedNotFatal() async throws {
         try await withScratchDirectory { directory in
             let path = directory + "/loomi.sqlite"

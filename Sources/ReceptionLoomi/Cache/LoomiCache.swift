@@ -99,7 +99,23 @@ public final class LoomiCache: Sendable {
         if let check, check != "ok" {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: check)
         }
-        guard version < 1 else { return database }
+        if version < 1 {
+            try createSchema(database)
+        }
+        // A database of another shape (another program's file at this path) is as unreadable
+        // to this cache as a damaged one.
+        do {
+            try database.read { db in
+                _ = try Row.fetchOne(db, sql: "SELECT key, session_id, search, decision, stored_at FROM decisions LIMIT 0")
+                _ = try Row.fetchOne(db, sql: "SELECT session_id, recipe_id, title, body, fetched_at FROM recipes LIMIT 0")
+            }
+        } catch let error as DatabaseError {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "its tables are not a recipe cache's: \(error.message ?? "\(error.resultCode)")")
+        }
+        return database
+    }
+
+    private static func createSchema(_ database: DatabaseQueue) throws {
         try database.inTransaction(.immediate) { db in
             if try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 < 1 {
                 try db.execute(sql: """
@@ -124,7 +140,6 @@ public final class LoomiCache: Sendable {
             }
             return .commit
         }
-        return database
     }
 
     /// The cache's clock (tests move it), for saying how old an entry is.
