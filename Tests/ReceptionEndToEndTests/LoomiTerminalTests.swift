@@ -43,4 +43,23 @@ struct LoomiTerminalTests {
         let mode = try FileManager.default.attributesOfItem(atPath: cache)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
+
+    @Test func aFailedDetailsCallKeepsTheAnswerAndRecipesRetryLoadsTheCards() async throws {
+        // The first three data calls (one answer's three attempts) fail with 503.
+        let (server, url) = try ReferenceServerProcess.start(["loomi", "--recipe-delay-ms", "0", "--fail-recipe-calls", "3"],
+                                                             url: #"http://127\.0\.0\.1:\d+"#)
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try Self.home(for: url)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let terminal = try TerminalSession(arguments: ["--backend", "lo"], home: home)
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("pasta")
+        at = try await terminal.waitFor("Here are 2 pasta recipes to start with.", after: at, timeout: .seconds(10))
+        at = try await terminal.waitFor("1. Not loaded yet (session_recipe_001): /recipes retry loads it.", after: at, timeout: .seconds(10))
+        at = try await terminal.waitFor("The answer above stands; /recipes retry loads the rest.", after: at, timeout: .seconds(10))
+        at = try await terminal.waitFor(Self.prompt, after: at, timeout: .seconds(5))
+        terminal.enter("/recipes retry")
+        at = try await terminal.waitFor("1. Creamy Tomato Pasta (session_recipe_001)", after: at, timeout: .seconds(10))
+        try await terminal.waitFor("2. Gluten-Free Penne Primavera (session_recipe_002)", after: at, timeout: .seconds(10))
+    }
 }
