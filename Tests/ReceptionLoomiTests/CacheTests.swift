@@ -77,6 +77,10 @@ struct CacheTests {
             #expect(try memory.recipes(limit: 10_000).count == LoomiCache.maxRecipes)
             #expect(try memory.recipe(id: "r0", sessionID: "s") == nil, "the oldest went first")
             #expect(try memory.recipe(id: "r\(LoomiCache.maxRecipes + 24)", sessionID: "s") != nil)
+            // A record of any size is shown, but only a bounded one is kept.
+            let huge = try #require(RecipeRecord(.object(["id": .string("huge"), "notes": .string(String(repeating: "x", count: LoomiCache.maxRecipeBytes))])))
+            #expect(try memory.store(huge, sessionID: "s") == false)
+            #expect(try memory.recipe(id: "huge", sessionID: "s") == nil)
         }
     }
 

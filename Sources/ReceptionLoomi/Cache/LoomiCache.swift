@@ -32,7 +32,10 @@ public final class LoomiCache: Sendable {
     }
 
     public static let maxDecisions = 200
-    public static let maxRecipes = 2_000
+    public static let maxRecipes = 1_000
+    /// The largest recipe kept, as JSON: a server's record of any size never fills the disk
+    /// (a larger one is still shown, just not kept). At most `maxRecipes` × this on disk.
+    public static let maxRecipeBytes = 128 << 10
 
     private let database: DatabaseQueue
     public let path: String
@@ -209,9 +212,13 @@ public final class LoomiCache: Sendable {
         }
     }
 
-    public func store(_ recipe: RecipeRecord, sessionID: String) throws {
+    /// Keeps a recipe for the recipe TTL; returns false when it is too large to keep.
+    @discardableResult
+    public func store(_ recipe: RecipeRecord, sessionID: String) throws -> Bool {
         let stamp = now().timeIntervalSince1970
-        let body = String(decoding: try Wire.encode(recipe.raw), as: UTF8.self)
+        let encoded = try Wire.encode(recipe.raw)
+        guard encoded.count <= Self.maxRecipeBytes else { return false }
+        let body = String(decoding: encoded, as: UTF8.self)
         try database.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO recipes(session_id, recipe_id, title, body, fetched_at) VALUES (?, ?, ?, ?, ?)",
                            arguments: [sessionID, recipe.id, recipe.title, body, stamp])
@@ -219,6 +226,7 @@ public final class LoomiCache: Sendable {
             try db.execute(sql: "DELETE FROM recipes WHERE rowid NOT IN (SELECT rowid FROM recipes ORDER BY fetched_at DESC LIMIT ?)",
                            arguments: [Self.maxRecipes])
         }
+        return true
     }
 
     private static func recipe(from row: Row) -> Recipe? {

@@ -139,7 +139,12 @@ public struct LoomiReferenceServer: Sendable {
                 if delay > .zero { try await Task.sleep(for: delay) }
                 let recipe = LoomiReferenceCatalog.recipes[item.index].json(id: item.id, unusual: unusual)
                 try await writer.write(ByteBuffer(string: (index == 0 ? "" : ", ") + Wire.jsonString(recipe)))
-                if drop { throw LoomiReferenceDrop() }
+                if drop {
+                    // Let the recipe reach the client before the connection goes, so what a
+                    // cut leaves behind is always the same.
+                    try await Task.sleep(for: .milliseconds(100))
+                    throw LoomiReferenceDrop()
+                }
             }
             var metadata: [String: JSONValue] = [
                 "lookup_time": .string("0.01s"), "retrieved_count": .number(Double(found.count)),
