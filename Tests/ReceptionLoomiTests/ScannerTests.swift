@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionCore
 @testable import ReceptionLoomi
 import Testing
 
@@ -49,5 +50,51 @@ struct ScannerTests {
         let hostile = try #require(RecipeRecord(.object(["id": .string("x\u{07}"), "title": .string("\u{1b}]52;c;cHduZWQ=\u{07}Cake\u{1b}[2J")])))
         #expect(hostile.id == "x" && hostile.title == "]52;c;cHduZWQ=Cake[2J", "no control character survives: \(hostile.title ?? "")")
         #expect(RecipeRecord(.string("just text")) == nil)
+    }
+
+    /// However the bytes are cut into chunks, the same elements come out; arbitrary bytes
+    /// either yield something or throw, never crash or hang.
+    @Test func anyChunkingGivesTheSameRecordsAndGarbageNeverCrashes() throws {
+        let recipes: [JSONValue] = (0..<6).map { index in
+            .object(["id": .string("r\(index)"), "title": .string("T\\\"{[\(index)]}\""), "n": .array([.number(Double(index)), .object(["k": .null])])])
+        }
+        let body = Array(Wire.jsonString(JSONValue.object(["recipes": .array(recipes), "metadata": .object(["missing_ids": .array([])])])).utf8)
+        var whole = RecipeArrayScanner()
+        let expected = try whole.feed(body)
+        #expect(expected.count == 6)
+        #expect(try expected.map { try Wire.decode(JSONValue.self, from: Data($0)) } == recipes)
+        var generator = SeededGenerator(seed: 19)
+        for _ in 0..<300 {
+            var scanner = RecipeArrayScanner()
+            var found: [[UInt8]] = []
+            var start = 0
+            while start < body.count {
+                let end = min(body.count, start + Int.random(in: 1...40, using: &generator))
+                found += try scanner.feed(body[start..<end])
+                start = end
+            }
+            #expect(found == expected)
+        }
+        for _ in 0..<300 {
+            var scanner = RecipeArrayScanner(maxElementBytes: 512)
+            let garbage = (0..<Int.random(in: 0...400, using: &generator)).map { _ in
+                [UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "\""), UInt8(ascii: "\\"),
+                 UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: "r"), 0xFF, 0x00][Int.random(in: 0..<11, using: &generator)]
+            }
+            _ = try? scanner.feed(Array("{\"recipes\": [".utf8) + garbage)
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failure can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
