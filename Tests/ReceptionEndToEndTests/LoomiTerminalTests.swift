@@ -38,7 +38,9 @@ struct LoomiTerminalTests {
         terminal.enter("/recipe session_recipe_001")
         at = try await terminal.waitFor("Fill, then chill overnight.", after: at, timeout: .seconds(10))
         terminal.enter("/recipes")
-        try await terminal.waitFor("Cached recipes (4", after: at, timeout: .seconds(10))
+        at = try await terminal.waitFor("Cached recipes (4", after: at, timeout: .seconds(10))
+        terminal.enter("/quit")
+        #expect(try await terminal.exitStatus() == 0)
         let cache = home.appendingPathComponent(".cache/reception/loomi/lo.sqlite").path
         let mode = try FileManager.default.attributesOfItem(atPath: cache)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -60,6 +62,8 @@ struct LoomiTerminalTests {
         at = try await terminal.waitFor(Self.prompt, after: at, timeout: .seconds(5))
         terminal.enter("/recipes retry")
         at = try await terminal.waitFor("1. Creamy Tomato Pasta (session_recipe_001)", after: at, timeout: .seconds(10))
-        try await terminal.waitFor("2. Gluten-Free Penne Primavera (session_recipe_002)", after: at, timeout: .seconds(10))
+        at = try await terminal.waitFor("2. Gluten-Free Penne Primavera (session_recipe_002)", after: at, timeout: .seconds(10))
+        terminal.enter("/quit")
+        #expect(try await terminal.exitStatus() == 0)
     }
 }
