@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "ReceptionTransport", targets: ["ReceptionTransport"]),
         .library(name: "ReceptionWebSocket", targets: ["ReceptionWebSocket"]),
         .library(name: "ReceptionQueue", targets: ["ReceptionQueue"]),
+        .library(name: "ReceptionLoomi", targets: ["ReceptionLoomi"]),
         .executable(name: "reception", targets: ["reception"]),
         .executable(name: "reception-reference-server", targets: ["reception-reference-server"]),
     ],
@@ -106,6 +107,15 @@ let package = Package(
         // OpenAI-compatible adapter: chat completions streamed over SSE, the soul as the system prompt.
         .target(name: "ReceptionOpenAI", dependencies: ["ReceptionCore", "ReceptionTransport"]),
 
+        // Loomi adapter: the two-phase recipe agent (decision, then recipe data by id), its SQLite caches, its plugin.
+        .target(name: "ReceptionLoomi", dependencies: [
+            "ReceptionCore", "ReceptionTransport",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+
         // Friday adapter: its WebSocket frames, the backend over the shared WebSocket client, its plugin.
         .target(name: "ReceptionFriday", dependencies: ["ReceptionCore", "ReceptionWebSocket"]),
 
@@ -144,7 +154,8 @@ let package = Package(
             name: "reception",
             dependencies: [
                 "ReceptionCore", "ReceptionIntent", "ReceptionSoul", "ReceptionLocal", "ReceptionREPL",
-                "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionFriday", "ReceptionQueue", "ReceptionCodex",
+                "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionFriday", "ReceptionQueue",
+                "ReceptionCodex", "ReceptionLoomi",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds only (figures and the reasons in docs/benchmarks.md, "Static runtime"):
@@ -228,6 +239,10 @@ let package = Package(
         ]),
         .testTarget(name: "ReceptionCodexTests", dependencies: [
             "ReceptionCodex", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionCore", "ReceptionIntent", "ReceptionSoul",
+        ]),
+        .testTarget(name: "ReceptionLoomiTests", dependencies: [
+            "ReceptionLoomi", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionCore",
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "ReceptionQueueTests", dependencies: ["ReceptionQueue", "ReceptionCore", "ReceptionTesting"]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),

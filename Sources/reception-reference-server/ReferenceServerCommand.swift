@@ -7,5 +7,6 @@ struct ReferenceServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reception-reference-server",
         abstract: "Run a deterministic reference server on 127.0.0.1 (for trying Reception and for tests).",
-        subcommands: [ServeLoopSymphonyCommand.self, ServeOpenAICommand.self, ServeFridayCommand.self, ServeCodexCommand.self])
+        subcommands: [ServeLoopSymphonyCommand.self, ServeOpenAICommand.self, ServeFridayCommand.self, ServeCodexCommand.self,
+                      ServeLoomiCommand.self])
 }

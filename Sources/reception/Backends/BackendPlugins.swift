@@ -2,6 +2,7 @@ import ReceptionCodex
 import ReceptionCore
 import ReceptionFriday
 import ReceptionLocal
+import ReceptionLoomi
 import ReceptionLoopSymphony
 import ReceptionOpenAI
 
@@ -14,5 +15,6 @@ enum BackendPlugins {
         OpenAIPlugin.plugin,
         FridayPlugin.plugin,
         CodexPlugin.plugin,
+        LoomiPlugin.plugin,
     ]
 }

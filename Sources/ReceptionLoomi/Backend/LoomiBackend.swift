@@ -1,0 +1,99 @@
+import Foundation
+import ReceptionCore
+import Synchronization
+
+/// The Loomi recipe agent (seed 004): two phases per message.
+///
+/// 1. `POST /agent/find-recipes`: the agent's conversational answer is streamed at once as
+///    text (so the soul renders it like any answer), then "Found N recipes! Loading details…".
+/// 2. `POST /recipes/by-ids`: each recipe card is streamed as soon as its record arrives;
+///    an id the service does not have becomes a "Recipe unavailable" placeholder, a partial
+///    record names what it lacks, and a failed call keeps the answer of phase one, marks the
+///    result `bounded` and offers `/recipes retry`.
+///
+/// Decisions are cached for minutes and recipes for a day (`LoomiCache`); a message that
+/// refines the last search ("make it gluten-free") is sent with the same `session_id`, and
+/// its constraints are added to the last search's (`RecipeSearch`).
+public final class LoomiBackend: Backend {
+    public let descriptor: BackendDescriptor
+    public let client: LoomiClient
+    public let cache: LoomiCache?
+    let state = Mutex(State())
+    /// The session used when the front end gives none.
+    private let ownSessionID = "reception-" + UUID().uuidString.lowercased()
+
+    /// The most cards one answer shows: a server's list of any length stays bounded.
+    public static let maxCards = 24
+    /// The longest agent answer shown, in characters.
+    public static let maxResponseCharacters = 20_000
+
+    struct State {
+        var searches: [String: RecipeSearch] = [:]
+        var running: [String: Task<Void, Never>] = [:]
+        var last: LastAnswer?
+    }
+
+    /// What the last answer chose, for `/recipes retry` and `/recipe N`.
+    public struct LastAnswer: Sendable, Hashable {
+        public var sessionID: String
+        public var ids: [String]
+        /// Ids whose data the last call could not load.
+        public var notLoaded: [String]
+        public var reason: String?
+    }
+
+    public init(client: LoomiClient, cache: LoomiCache?, name: String = "loomi") {
+        self.client = client
+        self.cache = cache
+        descriptor = BackendDescriptor(
+            name: name, summary: "Loomi recipe agent at \(RedactedURL.display(client.configuration.baseURL)) (answer first, recipe cards as they arrive)",
+            capabilities: [.textStreaming, .cancellation])
+    }
+
+    /// The last answer's choices, if any.
+    public var lastAnswer: LastAnswer? { state.withLock { $0.last } }
+
+    func sessionID(for request: ReceptionRequest) -> String {
+        request.sessionID.isEmpty ? ownSessionID : request.sessionID
+    }
+
+    public func wirePayload(for request: ReceptionRequest) -> JSONValue? {
+        let body = FindRecipesRequest(query: request.text, targetCount: client.configuration.targetCount, sessionID: sessionID(for: request))
+        return (try? Wire.encode(body)).flatMap { try? Wire.decode(JSONValue.self, from: $0) }
+    }
+
+    public func submit(_ request: ReceptionRequest) -> BackendEventStream {
+        let id = request.id
+        return BackendEventStream { continuation in
+            let work = Task {
+                let answer = AnswerText(continuation: continuation)
+                do {
+                    let result = try await self.respond(to: request, text: answer, continuation: continuation)
+                    continuation.yield(.result(result))
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.yield(.failure(TaskFailure(taskID: id, message: "Stopped; what was shown is kept.", cancelled: true)))
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            self.state.withLock { $0.running[id] = work }
+            continuation.onTermination = { [weak self] _ in
+                work.cancel()
+                self?.state.withLock { _ = $0.running.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    public func cancel(taskID: String) async throws {
+        guard let work = state.withLock({ $0.running[taskID] }) else {
+            throw BackendError.invalidTaskState(taskID: taskID, reason: "no recipe search of that id is running.")
+        }
+        work.cancel()
+    }
+
+    static func describe(age seconds: TimeInterval) -> String {
+        seconds < 60 ? "\(max(0, Int(seconds))) s" : seconds < 3600 ? "\(Int(seconds / 60)) min" : "\(Int(seconds / 3600)) h"
+    }
+}

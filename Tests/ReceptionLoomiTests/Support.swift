@@ -1,0 +1,111 @@
+import Foundation
+import ReceptionCore
+import ReceptionLoomi
+import ReceptionReferenceServers
+import Synchronization
+import Testing
+
+/// A clock the tests move by hand, for the caches' TTLs.
+final class TestClock: Sendable {
+    private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    var now: Date { current.withLock { $0 } }
+    func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
+}
+
+/// A new empty directory for one test.
+func makeScratchDirectory() throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("loomi-tests-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// A scratch directory, removed afterwards.
+func withScratchDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+    let path = try makeScratchDirectory()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
+/// The configuration tests use: short retry delays so failures are quick.
+func testConfiguration(_ url: String) -> LoomiConfiguration {
+    LoomiConfiguration(baseURL: url, decisionTimeout: .seconds(10), recipesTimeout: .seconds(10), recipeAttempts: 3,
+                       recipeRetryDelay: .milliseconds(20))
+}
+
+/// A reference server, and a connection to it whose cache lives in a scratch directory.
+struct LoomiFixture {
+    let server: RunningLoomiServer
+    let connection: BackendConnection
+    let cachePath: String
+    var backend: LoomiBackend { connection.backend as! LoomiBackend }
+
+    func command(_ name: String, _ arguments: [String] = []) async throws -> String {
+        let command = try #require(connection.commands.first { $0.name == name })
+        return try await command.run(arguments)
+    }
+}
+
+func withLoomi<T>(_ options: LoomiReferenceOptions = LoomiReferenceOptions(port: 0, recipeDelay: .milliseconds(10)),
+                  clock: TestClock? = nil, configure: (inout LoomiConfiguration) -> Void = { _ in },
+                  _ body: (LoomiFixture) async throws -> T) async throws -> T {
+    let directory = try makeScratchDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let server = try await RunningLoomiServer.start(options)
+    var configuration = testConfiguration(server.baseURL)
+    configure(&configuration)
+    let now: @Sendable () -> Date
+    if let clock { now = { clock.now } } else { now = { Date() } }
+    let cachePath = directory + "/cache/loomi.sqlite"
+    let connection: BackendConnection
+    do {
+        connection = try LoomiPlugin.connect(configuration, name: "loomi", cachePath: cachePath, now: now)
+    } catch {
+        await server.stop()
+        throw error
+    }
+    let fixture = LoomiFixture(server: server, connection: connection, cachePath: cachePath)
+    do {
+        let result = try await body(fixture)
+        await connection.shutdown()
+        await server.stop()
+        return result
+    } catch {
+        await connection.shutdown()
+        await server.stop()
+        throw error
+    }
+}
+
+/// One event and when it arrived, counted from the submit.
+struct TimedEvent: Sendable {
+    var at: Duration
+    var event: BackendEvent
+}
+
+func collectTimed(_ stream: BackendEventStream) async throws -> [TimedEvent] {
+    let start = ContinuousClock.now
+    var events: [TimedEvent] = []
+    for try await event in stream { events.append(TimedEvent(at: start.duration(to: .now), event: event)) }
+    return events
+}
+
+func collect(_ stream: BackendEventStream) async throws -> [BackendEvent] {
+    try await collectTimed(stream).map(\.event)
+}
+
+func texts(_ events: [BackendEvent]) -> [String] {
+    events.compactMap { if case .textDelta(let text) = $0 { text } else { nil } }
+}
+
+func result(in events: [BackendEvent]) -> BackendResult? {
+    for case .result(let result) in events { return result }
+    return nil
+}
+
+func progressMessages(_ events: [BackendEvent]) -> [String] {
+    events.compactMap { if case .progress(let progress) = $0 { progress.message } else { nil } }
+}
+
+func search(_ text: String, session: String = "session-a") -> ReceptionRequest {
+    ReceptionRequest(text: text, trustLevel: 1, sessionID: session)
+}
