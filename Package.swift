@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "ReceptionLoopSymphony", targets: ["ReceptionLoopSymphony"]),
         .library(name: "ReceptionOpenAI", targets: ["ReceptionOpenAI"]),
         .library(name: "ReceptionFriday", targets: ["ReceptionFriday"]),
+        .library(name: "ReceptionTimepoint", targets: ["ReceptionTimepoint"]),
         .library(name: "ReceptionReferenceServers", targets: ["ReceptionReferenceServers"]),
         .library(name: "ReceptionREPL", targets: ["ReceptionREPL"]),
         .library(name: "ReceptionConfiguration", targets: ["ReceptionConfiguration"]),
@@ -108,6 +109,11 @@ let package = Package(
         // Friday adapter: its WebSocket frames, the backend over the shared WebSocket client, its plugin.
         .target(name: "ReceptionFriday", dependencies: ["ReceptionCore", "ReceptionWebSocket"]),
 
+        // TIMEPOINT Flash adapter: JWT sessions with rotation, credits, scene generation, character chat, time travel.
+        .target(name: "ReceptionTimepoint", dependencies: [
+            "ReceptionCore", "ReceptionTransport", .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+
         // Deterministic reference servers (Loop Symphony, OpenAI-compatible, Friday) for tests and
         // `reception-reference-server`. Loop Symphony's speaks the adapter's wire types, so it
         // depends on its module (never the reverse); the others write their frames by hand, so a
@@ -141,6 +147,7 @@ let package = Package(
             dependencies: [
                 "ReceptionCore", "ReceptionIntent", "ReceptionSoul", "ReceptionLocal", "ReceptionREPL",
                 "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionFriday", "ReceptionQueue",
+                "ReceptionTimepoint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // lld lays the binary out more tightly than the default gold: 1.5 MB less resident
@@ -152,6 +159,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "reception-bench", dependencies: ["CPseudoTerminal"]),
+        // Signs in and refreshes a TIMEPOINT session, optionally pausing before the token file is
+        // written: the process the crash-during-refresh test kills (ReceptionTimepointTests).
+        .executableTarget(name: "timepoint-session-probe", dependencies: ["ReceptionTimepoint", "ReceptionCore"]),
         // Fuzz targets for everything that reads untrusted bytes (issue 20, point 9; docs/fuzzing.md).
         // scripts/fuzz.sh builds it with -sanitize=fuzzer (libFuzzer); a plain build gives the same
         // targets behind a seeded random harness, so `swift build` needs no special flag.
@@ -198,6 +208,9 @@ let package = Package(
         .testTarget(name: "ReceptionFridayTests", dependencies: [
             "ReceptionFriday", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionREPL", "ReceptionSoul", "ReceptionCore",
             "ReceptionWebSocket",
+        ]),
+        .testTarget(name: "ReceptionTimepointTests", dependencies: [
+            "ReceptionTimepoint", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionSoul", "ReceptionCore", "ReceptionTransport",
         ]),
         .testTarget(name: "ReceptionQueueTests", dependencies: ["ReceptionQueue", "ReceptionCore", "ReceptionTesting"]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),

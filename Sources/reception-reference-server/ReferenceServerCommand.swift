@@ -7,5 +7,5 @@ struct ReferenceServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reception-reference-server",
         abstract: "Run a deterministic reference server on 127.0.0.1 (for trying Reception and for tests).",
-        subcommands: [ServeLoopSymphonyCommand.self, ServeOpenAICommand.self, ServeFridayCommand.self])
+        subcommands: [ServeLoopSymphonyCommand.self, ServeOpenAICommand.self, ServeFridayCommand.self, ServeTimepointCommand.self])
 }

@@ -3,6 +3,7 @@ import ReceptionFriday
 import ReceptionLocal
 import ReceptionLoopSymphony
 import ReceptionOpenAI
+import ReceptionTimepoint
 
 /// The backend plugins this executable offers, as a root command lists its subcommands.
 /// Adding an adapter: its module, one line in Package.swift, one line here.
@@ -12,5 +13,6 @@ enum BackendPlugins {
         LoopSymphonyPlugin.plugin,
         OpenAIPlugin.plugin,
         FridayPlugin.plugin,
+        TimepointPlugin.plugin,
     ]
 }

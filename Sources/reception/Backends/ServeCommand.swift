@@ -10,7 +10,7 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Run a deterministic reference server on 127.0.0.1 (for trying Reception and for tests).",
         discussion: """
-        Servers: loop-symphony, openai, friday. `reception serve NAME --help` lists its options. This runs \
+        Servers: loop-symphony, openai, friday, timepoint. `reception serve NAME --help` lists its options. This runs \
         the \(program) program built beside reception (swift build --product \(program)).
         """)
 
