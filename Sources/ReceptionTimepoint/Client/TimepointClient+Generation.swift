@@ -98,6 +98,8 @@ extension TimepointClient {
                 continue  // an event this client does not know
             }
         }
+        // A stream cut by cancellation ends quietly: that is a stop, not a broken server.
+        try Task.checkCancellation()
         throw BackendError.protocolViolation("the generation stream ended before its done event")
     }
 }

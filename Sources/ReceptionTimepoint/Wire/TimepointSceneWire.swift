@@ -94,6 +94,12 @@ public struct SceneCharacter: Sendable, Hashable {
     public var name: String
     public var role: String?
     public var speaks: Bool
+
+    public init(name: String, role: String? = nil, speaks: Bool = true) {
+        self.name = name
+        self.role = role
+        self.speaks = speaks
+    }
 }
 
 /// `GET /timepoints`: a page of scenes.
