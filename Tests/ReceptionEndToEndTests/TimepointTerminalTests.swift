@@ -74,7 +74,10 @@ struct TimepointTerminalTests {
             #expect(!text.contains("tpa_") && !text.contains("tpr_") && !text.contains("dev-admin-key"), "\(text)")
         }
         let files = Self.files(under: home)
-        #expect(files.contains { $0.path == tokenFile })
+        // The search can see a token: the token file holds the refresh token, and only it.
+        #expect(files.first { $0.path == tokenFile }?.text.contains("tpr_") == true)
+        let history = try #require(files.first { $0.path.hasSuffix("/state/reception/history") }, "\(files.map(\.path))")
+        #expect(history.text.contains("/signin dev ada@example.com"), "the history is among the files searched")
         #expect(files.count >= 3, "\(files.map(\.path))")
         for file in files {
             #expect(!file.text.contains("tpa_"), "an access token in \(file.path)")
