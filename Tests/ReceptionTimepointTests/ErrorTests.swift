@@ -1,4 +1,6 @@
+import Synchronization
 import Foundation
+import ReceptionCore
 import ReceptionReferenceServers
 import ReceptionTimepoint
 import Testing
@@ -137,4 +139,23 @@ final class WaitLog: Sendable {
     var lines: [String] { storage.withLock { $0 } }
 }
 
-import Synchronization
+
+
+@Suite("TIMEPOINT: the hd price the server checks at the balanced one")
+struct PresetPriceTests {
+    @Test func hdWithFewerThanTenCreditsIsANotEnoughCreditsMessageNotAServerError() async throws {
+        try await withTimepoint(configure: { $0.preset = "hd"; $0.generation = .sync }) { rig in
+            await rig.reference.setBalance(email: rig.email, 7)
+            let backend = TimepointBackend(client: rig.client)
+            let events = try await collect(backend.submit(ReceptionRequest(text: "Versailles 1789", trustLevel: 1)))
+            #expect(progressLines(events).first == "Generating a scene costs 10 credits; you have 7 credits.")
+            // Upstream answers 500 "Insufficient credits: have 7, need 10" (it checks at the balanced price).
+            #expect(failure(in: events)?.message.hasPrefix("Not enough credits: this costs 10 credits and you have 7 credits.") == true,
+                    "\(String(describing: failure(in: events)))")
+            await rig.reference.setBalance(email: rig.email, 0)
+            let refused = try await collect(backend.submit(ReceptionRequest(text: "Versailles 1789", trustLevel: 1)))
+            #expect(failure(in: refused)?.message.hasPrefix("Not enough credits: this costs 10 credits and you have 0 credits.") == true,
+                    "the server's 402 says 5, the hd price is 10: \(String(describing: failure(in: refused)))")
+        }
+    }
+}

@@ -111,16 +111,11 @@ public final class TimepointBackend: Backend {
             let cost = await costs().generation(preset: configuration.preset)
             note("cost", await client.costNotice("Generating a scene", cost: cost))
             let body = GenerateRequest(query: query, generateImage: configuration.generateImage, preset: configuration.preset, visibility: configuration.visibility)
-            let scene = try await client.generate(body, mode: configuration.generation) { update in
-                switch update {
-                case .started(let what): note("start", "Generating “\(SceneText.clip(what, 120))”…")
-                case .step(let name, let progress, let latency):
-                    let percent = progress.map { " (\(Int($0))%)" } ?? ""
-                    let time = latency.map { ", \($0) ms" } ?? ""
-                    note(name, "✓ \(name.replacingOccurrences(of: "_", with: " "))\(percent)\(time)")
-                case .stepFailed(let name, let error): note(name, "✗ \(name): \(error)")
-                case .polled(let status): note("poll", "The scene is \(status)…")
-                }
+            let scene: Timepoint
+            do {
+                scene = try await generate(body, cost: cost, note: note)
+            } catch let error as TimepointError {
+                throw error.charging(atLeast: cost)
             }
             guard scene.status != "failed" else {
                 return .failure(TaskFailure(taskID: id, message: "The scene could not be generated: \(SceneText.clip(scene.error ?? "the server gave no reason", 300)) (scene \(scene.id))."))
@@ -129,31 +124,63 @@ public final class TimepointBackend: Backend {
             return .result(BackendResult(taskID: scene.id, outcome: .complete, text: SceneText.summary(scene),
                                          raw: .object(["timepoint_id": .string(scene.id), "status": .string(scene.status ?? "")])))
         case .chat(let character, let message):
-            guard let current else { return .failure(TaskFailure(taskID: id, message: "No scene yet.")) }
-            note("cost", await client.costNotice("Asking \(character)", cost: await costs().chat))
-            let sessionID = state.withLock { $0.chatSessions[character] }
-            let reply = try await client.chat(scene: current.id, character: character, message: message, sessionID: sessionID)
-            if let session = reply.sessionID { state.withLock { $0.chatSessions[character] = session } }
-            return .result(BackendResult(taskID: current.id, outcome: .complete, text: SceneText.reply(reply),
-                                         raw: .object(["character_name": .string(reply.characterName), "timepoint_id": .string(current.id)])))
+            return try await chat(character: character, message: message, in: current, id: id, note: note)
         case .survey(let question):
-            guard let current else { return .failure(TaskFailure(taskID: id, message: "No scene yet.")) }
-            note("cost", await client.costNotice("Asking everyone", cost: await costs().chat))
-            let survey = try await client.survey(scene: current.id, question: question)
-            let text = survey.answers.isEmpty ? "Nobody answered." : SceneText.lines(survey.answers)
-            return .result(BackendResult(taskID: current.id, outcome: .complete, text: text))
+            return try await survey(question, in: current, id: id, note: note)
         case .unaddressed:
-            let cast = current?.cast ?? []
-            let names = cast.isEmpty ? "nobody with a name" : SceneText.cast(cast)
-            let example = cast.first.map { " (e.g. “ask \(SceneText.shortName($0.name)) what they are thinking”)" } ?? ""
-            // "ask Oppenheimer …" where the scene has no Oppenheimer: say so by name.
-            let words = MessageRoute.words(request.text)
-            let asked = words.count > 1 && ["ask", "tell"].contains(words[0].lowercased()) && words[1].first?.isUppercase == true
-                ? "Nobody called \(SceneText.clip(words[1], 60)) is in this scene." : "Nobody in this scene is named in your message."
-            return .result(BackendResult(taskID: current?.id, outcome: .complete, text: """
-            \(asked) In the scene: \(names). Ask one of them by name\(example), \
-            ask everyone, or start another scene with /scene new QUERY.
-            """))
+            return unaddressed(request.text, in: current)
         }
+    }
+
+    /// Generates with the configured mode, each update told as a progress line.
+    func generate(_ body: GenerateRequest, cost: Int, note: @escaping @Sendable (String, String) -> Void) async throws -> Timepoint {
+        let configuration = client.configuration
+        return try await client.generate(body, mode: configuration.generation) { update in
+            switch update {
+            case .started(let what): note("start", "Generating “\(SceneText.clip(what, 120))”…")
+            case .accepted(let id):
+                note("start", "The server is generating scene \(id); looking every \(TimepointClient.seconds(configuration.pollInterval))…")
+            case .step(let name, let progress, let latency):
+                let percent = progress.map { " (\(Int($0))%)" } ?? ""
+                let time = latency.map { ", \($0) ms" } ?? ""
+                note(name, "✓ \(name.replacingOccurrences(of: "_", with: " "))\(percent)\(time)")
+            case .stepFailed(let name, let error): note(name, "✗ \(name): \(error)")
+            case .polled(let status): note("poll", "The scene is \(status)…")
+            }
+        }
+    }
+
+    func chat(character: String, message: String, in current: Timepoint?, id: String,
+          note: @escaping @Sendable (String, String) -> Void) async throws -> BackendEvent {
+        guard let current else { return .failure(TaskFailure(taskID: id, message: "No scene yet.")) }
+        note("cost", await client.costNotice("Asking \(character)", cost: await costs().chat))
+        let sessionID = state.withLock { $0.chatSessions[character] }
+        let reply = try await client.chat(scene: current.id, character: character, message: message, sessionID: sessionID)
+        if let session = reply.sessionID { state.withLock { $0.chatSessions[character] = session } }
+        return .result(BackendResult(taskID: current.id, outcome: .complete, text: SceneText.reply(reply),
+                                     raw: .object(["character_name": .string(reply.characterName), "timepoint_id": .string(current.id)])))
+    }
+
+    func survey(_ question: String, in current: Timepoint?, id: String, note: @escaping @Sendable (String, String) -> Void) async throws -> BackendEvent {
+        guard let current else { return .failure(TaskFailure(taskID: id, message: "No scene yet.")) }
+        note("cost", await client.costNotice("Asking everyone", cost: await costs().chat))
+        let survey = try await client.survey(scene: current.id, question: question)
+        let text = survey.answers.isEmpty ? "Nobody answered." : SceneText.lines(survey.answers)
+        return .result(BackendResult(taskID: current.id, outcome: .complete, text: text))
+    }
+
+    /// A message that names nobody in the scene: the cast, and how to reach them. Free.
+    func unaddressed(_ text: String, in current: Timepoint?) -> BackendEvent {
+        let cast = current?.cast ?? []
+        let names = cast.isEmpty ? "nobody with a name" : SceneText.cast(cast)
+        let example = cast.first.map { " (e.g. “ask \(SceneText.shortName($0.name)) what they are thinking”)" } ?? ""
+        // "ask Oppenheimer …" where the scene has no Oppenheimer: say so by name.
+        let words = MessageRoute.words(text)
+        let asked = words.count > 1 && ["ask", "tell"].contains(words[0].lowercased()) && words[1].first?.isUppercase == true
+            ? "Nobody called \(SceneText.clip(words[1], 60)) is in this scene." : "Nobody in this scene is named in your message."
+        return .result(BackendResult(taskID: current?.id, outcome: .complete, text: """
+        \(asked) In the scene: \(names). Ask one of them by name\(example), \
+        ask everyone, or start another scene with /scene new QUERY.
+        """))
     }
 }

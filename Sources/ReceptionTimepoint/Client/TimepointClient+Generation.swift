@@ -4,8 +4,10 @@ import ReceptionTransport
 
 /// What a generation reports while it runs.
 public enum GenerationUpdate: Sendable, Hashable {
-    /// The server took the query (stream: `start`; background: the id to poll).
+    /// The stream started on this query.
     case started(String)
+    /// A background generation was accepted as this scene id; it is polled from now on.
+    case accepted(id: String)
     /// A pipeline step finished (stream), with the overall progress in percent.
     case step(name: String, progress: Double?, latencyMS: Int?)
     /// A step failed; the pipeline may still go on.
@@ -25,7 +27,7 @@ extension TimepointClient {
             return try await call(Timepoint.self, .POST, "/timepoints/generate/sync", body: request)
         case .background:
             let started = try await call(GenerationStarted.self, .POST, "/timepoints/generate", body: request)
-            onUpdate(.started(started.id))
+            onUpdate(.accepted(id: started.id))
             return try await poll(started.id, onUpdate: onUpdate)
         case .stream:
             return try await stream(request, onUpdate: onUpdate)

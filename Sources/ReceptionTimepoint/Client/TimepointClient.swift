@@ -82,8 +82,17 @@ public final class TimepointClient: Sendable {
                         query: [(String, String)] = [], body: Data?, auth: HTTPAuthScope) async throws -> HTTPTransport.RawResponse {
         var refusals = 0
         var retriedServerError = false
+        var retriedStaleConnection = false
         while true {
-            let response = try await transport.send(method, "/api/v1" + path, query: query, body: body, auth: auth)
+            let response: HTTPTransport.RawResponse
+            do {
+                response = try await transport.send(method, "/api/v1" + path, query: query, body: body, auth: auth)
+            } catch BackendError.unreachable(_, let reason) where reason.contains("closed channel") && !retriedStaleConnection {
+                // A kept-alive connection the server had just closed (uvicorn does after a 500):
+                // the request never left, so it is sent once more on a fresh connection.
+                retriedStaleConnection = true
+                continue
+            }
             if response.status == 429 {
                 refusals += 1
                 guard refusals < configuration.rateLimitAttempts,

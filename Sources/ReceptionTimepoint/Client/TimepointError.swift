@@ -56,6 +56,13 @@ public enum TimepointError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// A 402 with the price Reception knows when it is higher than the one the server named
+    /// (upstream checks every preset at the balanced price, so an `hd` refusal says 5).
+    public func charging(atLeast cost: Int) -> TimepointError {
+        guard case .insufficientCredits(let named, let balance, let words) = self else { return self }
+        return .insufficientCredits(cost: max(named ?? 0, cost), balance: balance, serverWords: words)
+    }
+
     /// "1 credit", "5 credits".
     public static func credits(_ count: Int) -> String { count == 1 ? "1 credit" : "\(count) credits" }
 }
