@@ -91,6 +91,13 @@ struct SessionTests {
             // The 500 was retried once, and the call itself was not repeated in a loop.
             let refreshes = await rig.reference.receivedCalls().filter { $0.path == "/api/v1/auth/refresh" }.count
             #expect(refreshes == 2)
+            // The next calls say so at once, without asking the broken server again.
+            let again = await timepointError { _ = try await rig.client.balance() }
+            #expect(again == error)
+            #expect(await rig.reference.receivedCalls().filter { $0.path == "/api/v1/auth/refresh" }.count == 2)
+            // Signing in again works.
+            _ = try await rig.client.signInDev(email: rig.email)
+            #expect(try await rig.client.balance().balance == 50)
         }
     }
 

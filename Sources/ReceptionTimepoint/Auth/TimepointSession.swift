@@ -24,6 +24,11 @@ public actor TimepointSession {
     public private(set) var signedOutReason: String?
     /// Something about the saved sign-in worth saying once (e.g. it could not be written).
     public private(set) var warning: String?
+    /// When a refresh last failed for a reason other than a dead token (a 500, no answer):
+    /// calls within `refreshPause` after it say "sign in again" at once instead of asking a
+    /// broken server again for every call.
+    private var failedRefreshAt: ContinuousClock.Instant?
+    static let refreshPause: Duration = .seconds(30)
 
     public init(file: RefreshTokenFile, renew: @escaping Renew) {
         self.file = file
@@ -75,6 +80,7 @@ public actor TimepointSession {
         refresh = pair.refresh
         access = pair.access
         signedOutReason = nil
+        failedRefreshAt = nil
         loadedFile = true
     }
 
@@ -108,6 +114,7 @@ public actor TimepointSession {
 
     private func refreshOnce() async -> Bool {
         if let inFlight { return await inFlight.value }
+        if let failedRefreshAt, failedRefreshAt.duration(to: .now) < Self.refreshPause { return false }
         let task = Task { await self.performRefresh() }
         inFlight = task
         let renewed = await task.value
@@ -132,6 +139,7 @@ public actor TimepointSession {
             // The server could not renew it now (500, unreachable): keep the saved token, so
             // nothing is lost, and say what happened.
             access = nil
+            failedRefreshAt = .now
             signedOutReason = "Your sign-in could not be renewed: \(error). Sign in again with /signin (or try again later)."
             return false
         }

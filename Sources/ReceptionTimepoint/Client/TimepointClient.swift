@@ -87,9 +87,10 @@ public final class TimepointClient: Sendable {
             let response: HTTPTransport.RawResponse
             do {
                 response = try await transport.send(method, "/api/v1" + path, query: query, body: body, auth: auth)
-            } catch BackendError.unreachable(_, let reason) where reason.contains("closed channel") && !retriedStaleConnection {
-                // A kept-alive connection the server had just closed (uvicorn does after a 500):
-                // the request never left, so it is sent once more on a fresh connection.
+            } catch BackendError.unreachable(_, let reason) where Self.isStaleConnection(reason) && !retriedStaleConnection {
+                // A kept-alive connection the server dropped: the real server's uvicorn resets
+                // the connection of every 500 after answering it, and the pool hands it to the
+                // next call, which fails before the server reads it. Sent once more, fresh.
                 retriedStaleConnection = true
                 continue
             }
@@ -109,6 +110,10 @@ public final class TimepointClient: Sendable {
             }
             return response
         }
+    }
+
+    static func isStaleConnection(_ reason: String) -> Bool {
+        ["closed channel", "connection was reset", "closed the connection"].contains { reason.contains($0) }
     }
 
     /// The wait before the next attempt after `refusals` 429s: the server's `Retry-After` when
