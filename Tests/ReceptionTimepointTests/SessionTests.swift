@@ -37,6 +37,39 @@ struct SessionTests {
         }
     }
 
+    @Test func callsThatExpireTogetherShareOneRefresh() async throws {
+        try await withTimepoint { rig in
+            await rig.reference.expireAccessTokens()
+            let client = rig.client
+            let balances = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<6 { group.addTask { try await client.balance().balance } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(balances == Array(repeating: 50, count: 6))
+            let refreshes = await rig.reference.receivedCalls().filter { $0.path == "/api/v1/auth/refresh" }.count
+            #expect(refreshes == 1, "one rotation for all of them")
+            #expect(await rig.reference.liveRefreshTokens(of: rig.email) == 1)
+        }
+    }
+
+    @Test func signingInWithAnAppleIdentityTokenFromAFile() async throws {
+        try await withTimepoint(signedIn: false) { rig in
+            let backend = TimepointBackend(client: rig.client)
+            let signIn = try #require(TimepointCommands(backend: backend).all.first { $0.name == "/signin" })
+            let file = rig.directory.appendingPathComponent("identity-token").path
+            try FileManager.default.createDirectory(at: rig.directory, withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: file, contents: Data("apple:001234.abcd\n".utf8), attributes: [.posixPermissions: 0o600])
+            let said = try await signIn.run(["apple", file])
+            #expect(said == "Signed in as **001234.abcd@privaterelay.appleid.com**. You have 50 credits.")
+            #expect(rig.savedToken() != nil)
+            FileManager.default.createFile(atPath: file, contents: Data("forged\n".utf8), attributes: [.posixPermissions: 0o600])
+            let error = await timepointError { _ = try await signIn.run(["apple", file]) }
+            guard case .signInAgain(let reason)? = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(reason == "The server refused your sign-in (Invalid Apple identity token). Sign in again with /signin.")
+            #expect(!reason.contains("forged"))
+        }
+    }
+
     @Test func theNextStartIsSignedInFromTheSavedRefreshToken() async throws {
         try await withTimepoint { rig in
             let next = rig.nextStart()

@@ -56,9 +56,12 @@ public actor TimepointSession {
     }
 
     /// After a 401: renew once (shared by concurrent callers); true when a retry makes sense.
-    public func refreshAfterUnauthorized() async -> Bool {
+    /// `rejected` is the token the refused call carried, when known: if another call has
+    /// renewed it meanwhile, this one is simply retried with the new token, not rotated again.
+    public func refreshAfterUnauthorized(rejected: SecretToken? = nil) async -> Bool {
         // A refresh already under way (another call's 401) is shared, not repeated.
         if let inFlight { return await inFlight.value }
+        if let rejected, let access, rejected != access { return true }
         access = nil
         loadFileOnce()
         guard refresh != nil else {

@@ -57,7 +57,9 @@ extension TimepointClient {
         var retriedServerError = false
         while true {
             do {
-                return try await readStream(body: body, retry: retry, onUpdate: onUpdate)
+                return try await Self.$sentToken.withValue(SentToken()) {
+                    try await readStream(body: body, retry: retry, onUpdate: onUpdate)
+                }
             } catch BackendError.http(let status, let detail) {
                 if (500...599).contains(status), !retriedServerError {
                     retriedServerError = true

@@ -2,6 +2,7 @@ import Foundation
 import NIOHTTP1
 import ReceptionCore
 import ReceptionTransport
+import Synchronization
 
 /// The calls Reception makes to a TIMEPOINT Flash server (`/api/v1/...`), over the shared
 /// HTTP transport: Bearer authentication with one refresh and one retry after a 401, the
@@ -19,6 +20,15 @@ public final class TimepointClient: Sendable {
     let plain: HTTPTransport
     /// The two dev admin calls, with `X-Admin-Key`; nil without an admin key.
     let admin: HTTPTransport?
+
+    /// The access token the current call carried (set around each call, read after its 401).
+    @TaskLocal static var sentToken: SentToken?
+
+    final class SentToken: Sendable {
+        private let value = Mutex<SecretToken?>(nil)
+        func note(_ token: SecretToken) { value.withLock { $0 = token } }
+        var token: SecretToken? { value.withLock { $0 } }
+    }
 
     /// Hears why a call is late (a 429 backoff, a retried 500), for a front end's status line.
     @TaskLocal public static var onWait: (@Sendable (String) -> Void)?
@@ -40,8 +50,15 @@ public final class TimepointClient: Sendable {
             try await Self.renew(token, plain: plain, configuration: configuration)
         }
         self.session = session
-        let bearer = BearerAuthentication(token: { try await session.accessToken().reveal() },
-                                          refresh: { await session.refreshAfterUnauthorized() })
+        // The token each call carried is noted for that call (a task-local box), so that after
+        // its 401 the session can tell "already renewed by another call" from "expired".
+        let bearer = BearerAuthentication(
+            token: {
+                let token = try await session.accessToken()
+                TimepointClient.sentToken?.note(token)
+                return token.reveal()
+            },
+            refresh: { await session.refreshAfterUnauthorized(rejected: TimepointClient.sentToken?.token) })
         transport = HTTPTransport(configuration: transportConfiguration(bearer), httpClient: plain.client)
         admin = configuration.adminKey.map { key in
             HTTPTransport(configuration: transportConfiguration(HeaderAuthentication([("X-Admin-Key", key.reveal())])), httpClient: plain.client)
@@ -86,7 +103,9 @@ public final class TimepointClient: Sendable {
         while true {
             let response: HTTPTransport.RawResponse
             do {
-                response = try await transport.send(method, "/api/v1" + path, query: query, body: body, auth: auth)
+                response = try await $sentToken.withValue(SentToken()) {
+                    try await transport.send(method, "/api/v1" + path, query: query, body: body, auth: auth)
+                }
             } catch BackendError.unreachable(_, let reason) where Self.isStaleConnection(reason) && !retriedStaleConnection {
                 // A kept-alive connection the server dropped: the real server's uvicorn resets
                 // the connection of every 500 after answering it, and the pool hands it to the
