@@ -76,7 +76,7 @@ struct GenerationTests {
             let backend = TimepointBackend(client: rig.client)
             let events = try await collect(backend.submit(ReceptionRequest(text: "Trafalgar 1805", trustLevel: 1)))
             #expect(progressLines(events).first == "Generating a scene costs 5 credits; you have 2 credits.")
-            #expect(failure(in: events)?.message.hasPrefix("Not enough credits: this costs 5 credits and you have 2 credits.") == true)
+            #expect(failure(in: events)?.message == "Not enough credits: this costs 5 credits and you have 2 credits. (Insufficient credits. This operation costs 5 credits.)")
         }
     }
 
