@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionCore
 import ReceptionReferenceServers
 import ReceptionTimepoint
 import Testing
@@ -34,6 +35,19 @@ struct SessionTests {
             let after = try #require(rig.savedToken())
             #expect(after != before)
             #expect(fileMode(rig.tokenFile) == 0o600)
+        }
+    }
+
+    @Test func anExpiredTokenOnTheGenerationStreamIsRefreshedToo() async throws {
+        try await withTimepoint { rig in
+            // The token expires between the cost line (which reads the balance) and the stream.
+            await rig.reference.inject(TimepointFault(path: "/api/v1/timepoints/generate/stream", status: 401, message: "Access token has expired"))
+            let backend = TimepointBackend(client: rig.client)
+            let events = try await collect(backend.submit(ReceptionRequest(text: "Oppenheimer at Trinity, 1945", trustLevel: 1)))
+            #expect(result(in: events) != nil, "\(events)")
+            let calls = await rig.reference.receivedCalls().map { "\($0.method) \($0.path)" }
+            #expect(calls.filter { $0 == "POST /api/v1/auth/refresh" }.count == 1, "\(calls)")
+            #expect(calls.filter { $0 == "POST /api/v1/timepoints/generate/stream" }.count == 2, "refused once, sent again once: \(calls)")
         }
     }
 
