@@ -17,7 +17,7 @@ struct GenerationTests {
                 #expect(lines.contains { $0.hasPrefix("✓ \(step) (") }, "step \(step) shown: \(lines)")
             }
             let answer = try #require(result(in: events))
-            #expect(answer.text.contains("**Oppenheimer at Trinity, 1945** (1945, summer, dawn · Trinity)"), "\(answer.text)")
+            #expect(answer.text.hasPrefix("**Oppenheimer at Trinity, 1945** (1945, summer, dawn · Trinity; scene \(backend.scene?.id ?? "?"), public)"), "\(answer.text)")
             #expect(answer.text.contains("In the scene: **Oppenheimer**, Tomas Brenner, Old Scribe."))
             #expect(backend.scene?.cast.first?.name == "Oppenheimer")
             // The steps arrived before the result, one event each.

@@ -9,7 +9,9 @@ public enum SceneText {
         let when = [scene.year.map(year), scene.season, scene.timeOfDay].compactMap { $0 }.joined(separator: ", ")
         let place = scene.location.map { clip($0, 200) }
         let setting = [when.isEmpty ? nil : when, place].compactMap { $0 }.joined(separator: " · ")
-        lines.append("**\(title)**" + (setting.isEmpty ? "" : " (\(setting))"))
+        // The id goes on the first line: a soul that shortens answers keeps it (`/scene ID`).
+        let reference = "scene \(scene.id)\(scene.visibility.map { ", \($0)" } ?? "")"
+        lines.append("**\(title)** (" + (setting.isEmpty ? "" : "\(setting); ") + reference + ")")
         let cast = scene.cast
         if !cast.isEmpty {
             lines.append("")
@@ -26,8 +28,6 @@ public enum SceneText {
             lines.append("")
             lines.append("Ask anyone here something, e.g. “ask \(shortName(first.name)) what they are thinking”; /jump next moves on in time.")
         }
-        lines.append("")
-        lines.append("Scene \(scene.id)\(scene.visibility.map { ", \($0)" } ?? "").")
         return lines.joined(separator: "\n")
     }
 
