@@ -11,7 +11,7 @@ public enum SceneText {
         let setting = [when.isEmpty ? nil : when, place].compactMap { $0 }.joined(separator: " · ")
         // The id goes on the first line: a soul that shortens answers keeps it (`/scene ID`).
         let reference = "scene \(scene.id)\(scene.visibility.map { ", \($0)" } ?? "")"
-        lines.append("**\(title)** (" + (setting.isEmpty ? "" : "\(setting); ") + reference + ")")
+        lines.append("**\(title)** (" + (setting.isEmpty ? "" : "\(setting); ") + reference + ").")
         let cast = scene.cast
         if !cast.isEmpty {
             lines.append("")
@@ -19,14 +19,16 @@ public enum SceneText {
                 character.role == "primary" ? "**\(character.name)**" : character.name
             }.joined(separator: ", ") + ".")
         }
+        // What to do next comes before the dialog: a soul that keeps few sentences drops the
+        // dialog first.
+        if let first = cast.first(where: { $0.speaks }) ?? cast.first {
+            lines.append("")
+            lines.append("Ask anyone here something, e.g. “ask \(shortName(first.name)) what they are thinking”; /jump next moves on in time.")
+        }
         let dialog = scene.dialogLines
         if !dialog.isEmpty {
             lines.append("")
             for line in dialog.prefix(3) { lines.append("> \(clip(line.speaker, 80)): “\(clip(line.text, 300))”") }
-        }
-        if let first = cast.first(where: { $0.speaks }) ?? cast.first {
-            lines.append("")
-            lines.append("Ask anyone here something, e.g. “ask \(shortName(first.name)) what they are thinking”; /jump next moves on in time.")
         }
         return lines.joined(separator: "\n")
     }
