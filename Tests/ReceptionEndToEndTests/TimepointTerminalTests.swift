@@ -98,4 +98,17 @@ struct TimepointTerminalTests {
         #expect(output.contains("Signed in as **bo@example.com**") || output.contains("Signed in as bo@example.com"), "\(output)")
         #expect(!output.contains("Account deactivated"))
     }
+
+    @Test func escapeSequencesTheServerEchoesNeverReachTheTerminal() throws {
+        let (server, url) = try Self.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try Self.home(for: url)
+        defer { try? FileManager.default.removeItem(at: home) }
+        // The query comes back in the scene's title, location and dialog: a hostile server (or
+        // a hostile query) puts a clear-screen and a clipboard write in them.
+        let (output, status) = try PipedREPL.run(["--backend", "tp"], input: "/signin dev eve@example.com\nRome \u{1B}[2J\u{1B}]52;c;aGk=\u{07} 1850\n", home: home)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("In the scene:"), "\(output)")
+        #expect(!output.contains("\u{1B}") && !output.contains("\u{07}"), "no escape sequence printed: \(output.debugDescription)")
+    }
 }
