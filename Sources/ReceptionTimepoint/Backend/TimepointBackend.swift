@@ -69,6 +69,10 @@ public final class TimepointBackend: Backend {
                     continuation.yield(.progress(TaskProgress(taskID: id, phase: "retry", message: line)))
                 }) {
                     do {
+                        // Accepted at once, before the server is reached: a message here is a
+                        // metered action that depends on the scene in context, so an unreachable
+                        // server is said now and the offline queue (which holds only what failed
+                        // before any event) never replays it later, out of context, at a price.
                         continuation.yield(.accepted(taskID: id, status: .running))
                         let event = try await self.answer(request) { continuation.yield($0) }
                         try Task.checkCancellation()
