@@ -99,6 +99,23 @@ struct TimepointTerminalTests {
         #expect(!output.contains("Account deactivated"))
     }
 
+    @Test func aMessageTheServerCannotTakeIsSaidAtOnceNeverQueuedForLater() async throws {
+        let (server, url) = try Self.startServer()
+        let home = try Self.home(for: url)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let terminal = try TerminalSession(arguments: ["--backend", "tp"], home: home)
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("/signin dev ada@example.com")
+        at = try await terminal.waitFor("Signed in as", after: at)
+        server.terminate()
+        server.waitUntilExit()
+        terminal.enter("Oppenheimer at Trinity, 1945")
+        at = try await terminal.waitFor("Cannot reach", after: at, timeout: .seconds(20))
+        #expect(!terminal.screen.contains("queued"), "a metered action is not replayed later: \(terminal.screen)")
+        terminal.enter("/quit")
+        #expect(try await terminal.exitStatus() != nil)
+    }
+
     @Test func escapeSequencesTheServerEchoesNeverReachTheTerminal() throws {
         let (server, url) = try Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
