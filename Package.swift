@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "ReceptionOpenAI", targets: ["ReceptionOpenAI"]),
         .library(name: "ReceptionFriday", targets: ["ReceptionFriday"]),
         .library(name: "ReceptionCodex", targets: ["ReceptionCodex"]),
+        .library(name: "ReceptionTimepoint", targets: ["ReceptionTimepoint"]),
         .library(name: "ReceptionReferenceServers", targets: ["ReceptionReferenceServers"]),
         .library(name: "ReceptionREPL", targets: ["ReceptionREPL"]),
         .library(name: "ReceptionConfiguration", targets: ["ReceptionConfiguration"]),
@@ -122,7 +123,13 @@ let package = Package(
         // OpenAgents Codex workers adapter: wire types, client, watcher (cursor, backoff, dedupe), commands, plugin.
         .target(name: "ReceptionCodex", dependencies: ["ReceptionCore", "ReceptionTransport"]),
 
-        // Deterministic reference servers (Loop Symphony, OpenAI-compatible, Friday, Codex workers) for tests and
+        // TIMEPOINT Flash adapter: JWT sessions with rotation, credits, scene generation, character chat, time travel.
+        .target(name: "ReceptionTimepoint", dependencies: [
+            "ReceptionCore", "ReceptionTransport", .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+
+        // Deterministic reference servers (Loop Symphony, OpenAI-compatible, Friday, Codex workers, Loomi,
+        // TIMEPOINT Flash) for tests and
         // `reception-reference-server`. Loop Symphony's speaks the adapter's wire types, so it
         // depends on its module (never the reverse); the others write their frames by hand, so a
         // mistake in an adapter's codec shows.
@@ -155,7 +162,7 @@ let package = Package(
             dependencies: [
                 "ReceptionCore", "ReceptionIntent", "ReceptionSoul", "ReceptionLocal", "ReceptionREPL",
                 "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionFriday", "ReceptionQueue",
-                "ReceptionCodex", "ReceptionLoomi",
+                "ReceptionCodex", "ReceptionLoomi", "ReceptionTimepoint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds only (figures and the reasons in docs/benchmarks.md, "Static runtime"):
@@ -189,6 +196,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "reception-bench", dependencies: ["CPseudoTerminal"]),
+        // Signs in and refreshes a TIMEPOINT session, optionally pausing before the token file is
+        // written: the process the crash-during-refresh test kills (ReceptionTimepointTests).
+        .executableTarget(name: "timepoint-session-probe", dependencies: ["ReceptionTimepoint", "ReceptionCore"]),
         // Fuzz targets for everything that reads untrusted bytes (issue 20, point 9; docs/fuzzing.md).
         // scripts/fuzz.sh builds it with -sanitize=fuzzer (libFuzzer); a plain build gives the same
         // targets behind a seeded random harness, so `swift build` needs no special flag.
@@ -243,6 +253,9 @@ let package = Package(
         .testTarget(name: "ReceptionLoomiTests", dependencies: [
             "ReceptionLoomi", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionCore",
             .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "ReceptionTimepointTests", dependencies: [
+            "ReceptionTimepoint", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionSoul", "ReceptionCore", "ReceptionTransport",
         ]),
         .testTarget(name: "ReceptionQueueTests", dependencies: ["ReceptionQueue", "ReceptionCore", "ReceptionTesting"]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),

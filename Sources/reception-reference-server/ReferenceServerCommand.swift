@@ -8,5 +8,5 @@ struct ReferenceServerCommand: AsyncParsableCommand {
         commandName: "reception-reference-server",
         abstract: "Run a deterministic reference server on 127.0.0.1 (for trying Reception and for tests).",
         subcommands: [ServeLoopSymphonyCommand.self, ServeOpenAICommand.self, ServeFridayCommand.self, ServeCodexCommand.self,
-                      ServeLoomiCommand.self])
+                      ServeLoomiCommand.self, ServeTimepointCommand.self])
 }

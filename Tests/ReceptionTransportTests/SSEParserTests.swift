@@ -74,6 +74,9 @@ import Testing
         #expect(HTTPTransport.errorDetail(status: 503, body: Data(), contentType: nil) == "Service Unavailable")
         let openAI = Data(#"{"error":{"message":"model not found","type":"invalid_request_error"}}"#.utf8)
         #expect(HTTPTransport.errorDetail(status: 404, body: openAI, contentType: "application/json") == "model not found")
+        // TIMEPOINT Flash: the words in `error`, a null `detail` beside them (not the text "null").
+        let timepoint = Data(#"{"error":"Insufficient credits. This operation costs 5 credits.","detail":null}"#.utf8)
+        #expect(HTTPTransport.errorDetail(status: 402, body: timepoint, contentType: "application/json") == "Insufficient credits. This operation costs 5 credits.")
     }
 }
 

@@ -217,6 +217,7 @@ public final class HTTPTransport: Sendable {
                     return rest.isEmpty ? "\(first): \(message)" : "\(first) \(rest): \(message)"
                 }
                 if !parts.isEmpty { return parts.joined(separator: "; ") }
+            case .null?: break  // `{"error": "...", "detail": null}` (TIMEPOINT Flash): the words are in `error`
             case .some(let other): return Wire.jsonString(other)
             case nil: break
             }

@@ -5,6 +5,7 @@ import ReceptionLocal
 import ReceptionLoomi
 import ReceptionLoopSymphony
 import ReceptionOpenAI
+import ReceptionTimepoint
 
 /// The backend plugins this executable offers, as a root command lists its subcommands.
 /// Adding an adapter: its module, one line in Package.swift, one line here.
@@ -16,5 +17,6 @@ enum BackendPlugins {
         FridayPlugin.plugin,
         CodexPlugin.plugin,
         LoomiPlugin.plugin,
+        TimepointPlugin.plugin,
     ]
 }

@@ -10,7 +10,8 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Run a deterministic reference server on 127.0.0.1 (for trying Reception and for tests).",
         discussion: """
-        Servers: loop-symphony, openai, friday, loomi. `reception serve NAME --help` lists its options. This runs \
+        Servers: loop-symphony, openai, friday, codex, loomi, timepoint. `reception serve NAME --help` lists its \
+        options. This runs \
         the \(program) program built beside reception (swift build --product \(program)).
         """)
 

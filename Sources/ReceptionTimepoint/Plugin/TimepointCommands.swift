@@ -1,0 +1,63 @@
+import Foundation
+import ReceptionCore
+
+/// The REPL commands TIMEPOINT brings. None of them ever reads a line of input: a sign-in
+/// takes its secret from the profile or a file (so it never lands in the shell history),
+/// and account deletion takes its confirmation typed as an argument.
+public struct TimepointCommands: Sendable {
+    let backend: TimepointBackend
+    var client: TimepointClient { backend.client }
+
+    public init(backend: TimepointBackend) { self.backend = backend }
+
+    public var all: [BackendCommand] {
+        [
+            BackendCommand(name: "/signin", summary: "sign in (dev admin key, or an Apple identity token from a file)",
+                           usage: "/signin dev EMAIL [DISPLAY NAME]   with the profile's admin key (X-Admin-Key)\n/signin apple FILE               exchange the Apple identity token held in FILE",
+                           completions: { $0.isEmpty ? ["dev", "apple"] : [] }) { try await signIn($0) },
+            BackendCommand(name: "/signout", summary: "sign out: revoke the refresh token and forget it",
+                           usage: "/signout") { _ in await client.signOut() },
+            BackendCommand(name: "/account", summary: "who is signed in; delete the account",
+                           usage: "/account                    who is signed in\n/account delete             what deleting means and the confirmation to type\n/account delete CONFIRMATION  deactivate the account (CONFIRMATION: its email)",
+                           completions: { $0.isEmpty ? ["delete"] : [] }) { try await account($0) },
+            BackendCommand(name: "/credits", summary: "balance, history and the cost table",
+                           usage: "/credits              balance and what things cost\n/credits history [PAGE]  the ledger, 20 rows a page\n/credits costs        the cost table",
+                           completions: { $0.isEmpty ? ["history", "costs"] : [] }) { try await credits($0) },
+            BackendCommand(name: "/scene", summary: "the scene in context; open, list, generate, make private or public",
+                           usage: """
+                           /scene                       the scene the conversation is about
+                           /scene ID                    open a scene (it becomes the context)
+                           /scene new QUERY             generate a scene (costs credits; said first)
+                           /scene list [public|private] [PAGE]   scenes you can see
+                           /scene private | public      change the current scene's visibility (owner only)
+                           /scene image                 whether it has an image, and its size
+                           """,
+                           completions: { $0.isEmpty ? ["new", "list", "private", "public", "image"] : [] }) { try await scene($0) },
+            BackendCommand(name: "/jump", summary: "travel in time from the current scene (costs credits)",
+                           usage: "/jump next|prior [N [UNIT]]   UNIT: second, minute, hour, day (default), week, month, year",
+                           completions: { arguments in arguments.isEmpty ? ["next", "prior"] : arguments.count == 2 ? ["second", "minute", "hour", "day", "week", "month", "year"] : [] }) { try await jump($0) },
+            BackendCommand(name: "/timeline", summary: "the scenes linked before and after the current one",
+                           usage: "/timeline") { _ in try await timeline() },
+            BackendCommand(name: "/chat", summary: "say something to one character of the scene",
+                           usage: "/chat NAME MESSAGE   (or just write “ask NAME …”)",
+                           completions: { [backend] arguments in arguments.isEmpty ? (backend.scene?.cast.map { SceneText.shortName($0.name) } ?? []) : [] }) { try await chat($0) },
+            BackendCommand(name: "/dialog", summary: "more dialog among the scene's characters",
+                           usage: "/dialog [DIRECTION]") { try await dialog($0) },
+            BackendCommand(name: "/survey", summary: "ask every character the same question",
+                           usage: "/survey QUESTION") { try await survey($0) },
+        ]
+    }
+
+    /// The scene in context, or a message saying how to get one.
+    func currentScene() throws -> Timepoint {
+        guard let scene = backend.scene else {
+            throw TimepointError.unavailable("There is no scene yet: type a moment in history, or /scene ID, or /scene list.")
+        }
+        return scene
+    }
+
+    /// "Jumping costs 2 credits; you have 48." — the first line of a costed command's answer.
+    func costLine(_ action: String, cost: Int) async -> String {
+        await client.costNotice(action, cost: cost)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import ReceptionCore
+
+/// The `timepoint` plugin: a TIMEPOINT Flash server (historical scenes, character chat,
+/// time travel), signed in with JWTs.
+///
+/// Without a profile, `--backend timepoint` reads `TIMEPOINT_URL` (default
+/// `http://127.0.0.1:8000`) and the dev admin key from `TIMEPOINT_ADMIN_KEY`.
+public enum TimepointPlugin {
+    public static let kind = "timepoint"
+    public static let defaultURL = "http://127.0.0.1:8000"
+
+    public static let options: [PluginOption] = [
+        PluginOption("url", .url, help: "the server's root, e.g. http://127.0.0.1:8000 (/api/v1 is added)", required: true),
+        PluginOption("admin_key", .secret, help: "X-Admin-Key for /signin dev (the server's ADMIN_API_KEY); sent to /auth/dev/token only"),
+        PluginOption("generation", .choice(TimepointConfiguration.GenerationMode.allCases.map(\.rawValue)),
+                     help: "how scenes are generated: stream (each step live, default), background (polled), sync"),
+        PluginOption("preset", .choice(["balanced", "hd", "hyper", "gemini3"]), help: "the generation preset (default balanced)"),
+        PluginOption("generate_image", .boolean, help: "also generate each scene's image (default false)"),
+        PluginOption("visibility", .choice(SceneVisibility.allCases.map(\.rawValue)), help: "visibility of new scenes (default public)"),
+        PluginOption("poll_interval_s", .integer(3...5), help: "seconds between polls of a background generation (default 3)"),
+        PluginOption("token_file", .string, help: "where the refresh token is kept (default STATE/timepoint/PROFILE.json, mode 0600)"),
+    ]
+
+    public static let plugin = BackendPlugin(
+        kind: kind, summary: "TIMEPOINT Flash: generate historical scenes, talk to their people, jump in time (JWT sign-in, credits)",
+        options: options,
+        discussion: """
+        Without a profile: TIMEPOINT_URL (default \(defaultURL)) and TIMEPOINT_ADMIN_KEY for /signin dev. \
+        The refresh token is kept in a 0600 file under the XDG state directory; the access token only in memory.
+        """,
+        builtInProfile: builtInProfile,
+        connect: { profile, environment in try await connect(configuration(for: profile, environment: environment), name: profile.name) })
+
+    static func builtInProfile(_ environment: PluginEnvironment) -> BackendProfile {
+        var values: [String: ProfileValue] = ["url": .string(environment[variable: "TIMEPOINT_URL"] ?? defaultURL)]
+        if environment[variable: "TIMEPOINT_ADMIN_KEY"] != nil { values["admin_key"] = .secretFromEnvironment("TIMEPOINT_ADMIN_KEY") }
+        return BackendProfile(name: kind, kind: kind, values: values, origin: "the TIMEPOINT_* environment variables")
+    }
+
+    /// A client configuration for a validated profile.
+    public static func configuration(for profile: BackendProfile, environment: PluginEnvironment) throws -> TimepointConfiguration {
+        guard let url = profile.string("url") else { throw ProfileError(profile: profile, "it has no url.") }
+        let safeName = String(profile.name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(64))
+        let tokenFile = profile.string("token_file").map { path in
+            path.hasPrefix("~/") ? (environment[variable: "HOME"] ?? NSHomeDirectory()) + String(path.dropFirst()) : path
+        } ?? "\(environment.stateDirectory)/timepoint/\(safeName.isEmpty ? kind : safeName).json"
+        var configuration = TimepointConfiguration(baseURL: url, tokenFile: tokenFile,
+                                                   adminKey: try profile.secret("admin_key", environment: environment).map(SecretToken.init))
+        if let mode = profile.string("generation").flatMap(TimepointConfiguration.GenerationMode.init(rawValue:)) { configuration.generation = mode }
+        configuration.preset = profile.string("preset")
+        configuration.generateImage = profile.boolean("generate_image") ?? false
+        configuration.visibility = profile.string("visibility").flatMap(SceneVisibility.init(rawValue:))
+        if let seconds = profile.integer("poll_interval_s") { configuration.pollInterval = .seconds(seconds) }
+        return configuration
+    }
+
+    /// Connects: reads the cost table (which also checks the address), and when a sign-in
+    /// is saved, renews it, so the person hears at once whether they are still signed in.
+    public static func connect(_ configuration: TimepointConfiguration, name: String, beforeTokenWrite: @escaping @Sendable () -> Void = {}) async throws -> BackendConnection {
+        let client = TimepointClient(configuration: configuration, beforeTokenWrite: beforeTokenWrite)
+        let backend = TimepointBackend(client: client, name: name)
+        do {
+            _ = try await client.costs()
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+        var notice: String
+        if await client.session.hasSavedSignIn {
+            do {
+                let user = try await client.me()
+                notice = "Signed in as \(user.email ?? user.displayName ?? user.id) (saved sign-in)."
+            } catch let error as TimepointError {
+                notice = error.description
+            } catch {
+                notice = "The saved sign-in could not be checked: \(error)."
+            }
+        } else {
+            notice = await client.session.signedOutReason ?? TimepointSession.notSignedIn
+        }
+        if let warning = await client.session.warning { notice += " " + warning }
+        notice += " Type a moment in history (e.g. “Oppenheimer at Trinity, 1945”) to generate a scene; /help lists the TIMEPOINT commands."
+        return BackendConnection(backend: backend, commands: TimepointCommands(backend: backend).all, notice: notice,
+                                 shutdown: { await client.shutdown() })
+    }
+}

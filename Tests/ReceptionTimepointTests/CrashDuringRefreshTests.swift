@@ -1,0 +1,133 @@
+import Foundation
+import ReceptionReferenceServers
+import ReceptionTimepoint
+import Testing
+
+/// A process killed with SIGKILL in the middle of a refresh: the real session code in a
+/// process of its own (`timepoint-session-probe`), the real reference server on loopback.
+@Suite("TIMEPOINT: SIGKILL during a refresh", .serialized)
+struct CrashDuringRefreshTests {
+    static func probe() throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let candidates = [Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("timepoint-session-probe"),
+                          Bundle.main.bundleURL.appendingPathComponent("timepoint-session-probe"),
+                          root.appendingPathComponent(".build/debug/timepoint-session-probe")]
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw ProbeMissing(description: "build it first: swift build --product timepoint-session-probe (looked at \(candidates.map(\.path)))")
+        }
+        return found.path
+    }
+
+    struct ProbeMissing: Error, CustomStringConvertible { var description: String }
+
+    /// Starts the probe; `output` collects what it prints.
+    static func start(_ arguments: [String], url: String, tokenFile: String) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try probe())
+        process.arguments = ["--url", url, "--token-file", tokenFile] + arguments
+        process.environment = ["TIMEPOINT_ADMIN_KEY": "dev-admin-key", "PATH": "/usr/bin:/bin"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        return (process, output)
+    }
+
+    static func run(_ arguments: [String], url: String, tokenFile: String) throws -> (status: Int32, output: String) {
+        let (process, output) = try start(arguments, url: url, tokenFile: tokenFile)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Reads the probe's output until `marker` appears (or it ends).
+    static func wait(for marker: String, in pipe: Pipe) -> String {
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains(marker) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        return String(decoding: seen, as: UTF8.self)
+    }
+
+    /// The file, whole: JSON with a token, or absent. Never anything in between.
+    static func fileState(_ path: String, origin: String) -> String {
+        guard FileManager.default.fileExists(atPath: path) else { return "absent" }
+        switch RefreshTokenFile(path: path, origin: origin).load() {
+        case .token(let token): return "token:\(token.reveal())"
+        case .none: return "absent"
+        case .otherServer: return "other server"
+        case .unusable(let why): return "UNUSABLE: \(why)"
+        }
+    }
+
+    @Test func killedAfterTheServerAnsweredAndBeforeTheWriteTheNextStartCleanlyAsksToSignInAgain() async throws {
+        let server = try await RunningTimepointServer.start()
+        defer { Task { await server.stop() } }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-tp-kill-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenFile = directory.appendingPathComponent("state/timepoint.json").path
+        let signIn = try Self.run(["signin", "ada@example.com"], url: server.baseURL, tokenFile: tokenFile)
+        #expect(signIn.status == 0, "\(signIn.output)")
+        let before = Self.fileState(tokenFile, origin: server.baseURL)
+        #expect(before.hasPrefix("token:"))
+
+        // A new process renews from the file; it is killed once the server has rotated the token.
+        let (process, pipe) = try Self.start(["--pause-before-write", "me"], url: server.baseURL, tokenFile: tokenFile)
+        let said = Self.wait(for: "ANSWERED", in: pipe)
+        #expect(said.contains("ANSWERED"), "\(said)")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        let refreshes = await server.server.receivedCalls().filter { $0.path == "/api/v1/auth/refresh" }.count
+        #expect(refreshes == 1, "the server answered the refresh before the kill")
+
+        // The file is the old one, whole; no temporary file is left holding a token.
+        #expect(Self.fileState(tokenFile, origin: server.baseURL) == before)
+        #expect(fileMode(tokenFile) == 0o600)
+
+        // The next start presents the token the server already rotated: it is told, in words, to sign in again.
+        let next = try Self.run(["me"], url: server.baseURL, tokenFile: tokenFile)
+        #expect(next.status == 3, "\(next.output)")
+        #expect(next.output.contains("sign in again: The server has ended your sign-in"), "\(next.output)")
+        #expect(Self.fileState(tokenFile, origin: server.baseURL) == "absent", "the dead token is forgotten")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: (tokenFile as NSString).deletingLastPathComponent)
+        #expect(leftovers.isEmpty, "\(leftovers)")
+        // And signing in again works.
+        #expect(try Self.run(["signin", "ada@example.com"], url: server.baseURL, tokenFile: tokenFile).status == 0)
+        #expect(try Self.run(["me"], url: server.baseURL, tokenFile: tokenFile).status == 0)
+        for output in [signIn.output, said, next.output] {
+            #expect(!output.contains("tpr_") && !output.contains("tpa_"), "no token printed: \(output)")
+        }
+    }
+
+    @Test func killedAtAnyMomentOfRefreshesTheFileIsNeverHalfWritten() async throws {
+        let server = try await RunningTimepointServer.start()
+        defer { Task { await server.stop() } }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-tp-kill-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenFile = directory.appendingPathComponent("state/timepoint.json").path
+        var outcomes: [String: Int] = [:]
+        for round in 0..<12 {
+            if !Self.fileState(tokenFile, origin: server.baseURL).hasPrefix("token:") {
+                #expect(try Self.run(["signin", "ada@example.com"], url: server.baseURL, tokenFile: tokenFile).status == 0)
+            }
+            // Each process renews from the file at once and writes the new token; it dies at a
+            // different moment each round: before, during or after the write.
+            let (process, pipe) = try Self.start(["me"], url: server.baseURL, tokenFile: tokenFile)
+            try await Task.sleep(for: .milliseconds(5 + round * 7))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            _ = pipe.fileHandleForReading.readDataToEndOfFile()
+            let state = Self.fileState(tokenFile, origin: server.baseURL)
+            #expect(state.hasPrefix("token:") || state == "absent", "round \(round): \(state)")
+            #expect(!state.hasPrefix("UNUSABLE"), "round \(round): never half-written")
+            // The next start is signed in, or says cleanly that it is not.
+            let next = try Self.run(["me"], url: server.baseURL, tokenFile: tokenFile)
+            #expect(next.status == 0 || next.status == 3, "round \(round): \(next.output)")
+            outcomes[next.status == 0 ? "signed in" : "asked to sign in again", default: 0] += 1
+        }
+        #expect(outcomes.values.reduce(0, +) == 12, "\(outcomes)")
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import ReceptionCore
+import ReceptionReferenceServers
+import ReceptionTesting
+import ReceptionTimepoint
+import Testing
+
+@Suite("TIMEPOINT generation: SSE stream, background polling, sync; the conformance suite")
+struct GenerationTests {
+    @Test func theStreamShowsEveryStepLiveThenTheSceneAfterItsCost() async throws {
+        try await withTimepoint { rig in
+            let backend = TimepointBackend(client: rig.client)
+            let events = try await collect(backend.submit(ReceptionRequest(text: "Oppenheimer at Trinity, 1945", trustLevel: 1)))
+            let lines = progressLines(events)
+            #expect(lines.first == "Generating a scene costs 5 credits; you have 50 credits.", "the cost is said before anything runs: \(lines)")
+            for step in ["judge", "grounding", "timeline", "scene", "characters", "dialog"] {
+                #expect(lines.contains { $0.hasPrefix("✓ \(step) (") }, "step \(step) shown: \(lines)")
+            }
+            let answer = try #require(result(in: events))
+            #expect(answer.text.hasPrefix("**Oppenheimer at Trinity, 1945** (1945, summer, dawn · Trinity; scene \(backend.scene?.id ?? "?"), public)"), "\(answer.text)")
+            #expect(answer.text.contains("In the scene: **Oppenheimer**, Tomas Brenner, Old Scribe."))
+            #expect(backend.scene?.cast.first?.name == "Oppenheimer")
+            // The steps arrived before the result, one event each.
+            let resultIndex = try #require(events.firstIndex { if case .result = $0 { true } else { false } })
+            #expect(events[..<resultIndex].filter { if case .progress = $0 { true } else { false } }.count >= 8)
+            let calls = await rig.reference.receivedCalls().map(\.path)
+            #expect(calls.contains("/api/v1/timepoints/generate/stream"))
+        }
+    }
+
+    @Test func aBackgroundGenerationIsPolledEveryThreeSecondsUntilCompleted() async throws {
+        try await withTimepoint(TimepointReferenceOptions(port: 0, backgroundPolls: 1), configure: { $0.generation = .background }) { rig in
+            let backend = TimepointBackend(client: rig.client)
+            let events = try await collect(backend.submit(ReceptionRequest(text: "Krakatoa 1883", trustLevel: 1)))
+            let answer = try #require(result(in: events))
+            #expect(answer.text.contains("Krakatoa"))
+            #expect(progressLines(events).contains("The scene is processing…"))
+            #expect(progressLines(events).contains("The scene is completed…"))
+            let calls = await rig.reference.receivedCalls()
+            let start = try #require(calls.first { $0.path == "/api/v1/timepoints/generate" })
+            let polls = calls.filter { $0.method == "GET" && $0.path.hasPrefix("/api/v1/timepoints/") }
+            #expect(polls.count == 2)
+            var previous = start.at
+            for poll in polls {
+                let gap = previous.duration(to: poll.at)
+                #expect(gap >= .seconds(3) && gap < .seconds(5), "polled \(gap) after the previous call")
+                previous = poll.at
+            }
+        }
+    }
+
+    @Test func aSyncGenerationAndAFailedOne() async throws {
+        try await withTimepoint(configure: { $0.generation = .sync }) { rig in
+            let backend = TimepointBackend(client: rig.client)
+            let good = try await collect(backend.submit(ReceptionRequest(text: "Rome 50 BCE", trustLevel: 1)))
+            #expect(result(in: good)?.text.contains("(50 BCE") == true)
+            let bad = try await collect(backend.submit(ReceptionRequest(text: "stubfail 1850", trustLevel: 1)))
+            let failed = try #require(failure(in: bad))
+            #expect(failed.message.hasPrefix("The scene could not be generated: [stub] every model call failed"))
+            #expect(backend.scene?.query == "Rome 50 BCE", "a failed scene does not replace the context")
+        }
+    }
+
+    @Test func aStreamThatFailsItsStepsEndsInAFailureThatSaysWhy() async throws {
+        try await withTimepoint { rig in
+            let backend = TimepointBackend(client: rig.client)
+            let events = try await collect(backend.submit(ReceptionRequest(text: "stubfail in 1850", trustLevel: 1)))
+            #expect(progressLines(events).contains("✗ judge: [stub] every model call failed (stubfail)"))
+            #expect(failure(in: events)?.message.contains("could not be generated") == true)
+        }
+    }
+
+    @Test func aRefusedStreamIsA402InWords() async throws {
+        try await withTimepoint { rig in
+            await rig.reference.setBalance(email: rig.email, 2)
+            let backend = TimepointBackend(client: rig.client)
+            let events = try await collect(backend.submit(ReceptionRequest(text: "Trafalgar 1805", trustLevel: 1)))
+            #expect(progressLines(events).first == "Generating a scene costs 5 credits; you have 2 credits.")
+            #expect(failure(in: events)?.message == "Not enough credits: this costs 5 credits and you have 2 credits. (Insufficient credits. This operation costs 5 credits.)")
+        }
+    }
+
+    @Test func theBackendMeetsTheConformanceSuiteAgainstTheReferenceServer() async throws {
+        try await withTimepoint { rig in
+            let backend = TimepointBackend(client: rig.client)
+            let report = await BackendConformance(backend: backend, scenarios: .init(
+                answered: ReceptionRequest(text: "Oppenheimer at Trinity, 1945", trustLevel: 1),
+                slow: ReceptionRequest(text: "a slow march, 1812", trustLevel: 1),
+                failing: ReceptionRequest(text: "stubfail harbour 1850", trustLevel: 1),
+                unusual: ReceptionRequest(text: "an unusual fair, 1851", trustLevel: 1),
+                dropped: ReceptionRequest(text: "a dropped line, 1876", trustLevel: 1),
+                notApplicable: ["planned": "scenes are generated at once; there is no plan to approve"])).run()
+            #expect(report.failures.isEmpty, "\(report)")
+            #expect(report.passed.count == report.outcomes.count - 1, "\(report)")
+        }
+    }
+}
