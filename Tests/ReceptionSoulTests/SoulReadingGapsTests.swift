@@ -43,8 +43,11 @@ struct SoulReadingGapsTests {
         let paragraph = try SoulParser.parse("# SOUL.md - Flint\n\n## Vibe\n\nSharp but friendly\n", fileName: "SOUL.md")
         #expect(paragraph.tone == "Sharp but friendly", "\(paragraph.tone ?? "nil")")
         let rule = try SoulParser.parse("# SOUL.md - Flint\n\n## Core Truths\n\n- **Vibe:** Sharp but friendly.\n- Be useful.\n", fileName: "SOUL.md")
-        #expect(rule.tone == "Sharp but friendly", "\(rule.tone ?? "nil")")
+        #expect(rule.tone == "Sharp but friendly.", "\(rule.tone ?? "nil")")
         let item = try SoulParser.parse("# SOUL.md - Flint\n\n## Vibe\n\n- Sharp but friendly\n- Never boring\n", fileName: "SOUL.md")
         #expect(item.tone == "Sharp but friendly", "\(item.tone ?? "nil")")
+        // A list of rules under the heading sets no tone.
+        let rules = try SoulParser.parse("# SOUL.md - Flint\n\n## Vibe\n\n- Use short sentences\n- Never: emoji\n", fileName: "SOUL.md")
+        #expect(rules.tone == nil, "\(rules.tone ?? "nil")")
     }
 }

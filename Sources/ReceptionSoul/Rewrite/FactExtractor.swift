@@ -201,7 +201,8 @@ struct FactScan {
                 continue
             }
             let inside = String(characters[(index + 1)..<close]).trimmedWhitespace
-            if !inside.isEmpty, inside.contains(where: { $0.isLetter || $0.isNumber }) {
+            // One letter in single marks is a contraction ("rock ‘n’ roll"), not a quote.
+            if !inside.isEmpty, inside.contains(where: { $0.isLetter || $0.isNumber }), opener != "‘" || inside.count > 1 {
                 add(.quote, index..<(close + 1), key: inside, text: inside)
                 for position in index...close { quoted[position] = true }
             }

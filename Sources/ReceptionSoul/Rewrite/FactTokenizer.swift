@@ -45,6 +45,14 @@ enum FactTokenizer {
                 continue
             }
             if character.isWhitespace { space = true; index += 1; continue }
+            // Scripts written without spaces (Chinese, Japanese, Korean): each character is a
+            // word of its own, so "2時間15分" has the numbers 2 and 15.
+            if isUnspaced(character) {
+                tokens.append(FactToken(kind: .word, range: index..<(index + 1), spaceBefore: space))
+                space = false
+                index += 1
+                continue
+            }
             let signed = (character == "-" || character == "−" || character == "+") && alphanumeric(index + 1)
                 && characters[index + 1].isNumber && (index == 0 || characters[index - 1].isWhitespace || "([".contains(characters[index - 1]))
             if character.isLetter || character.isNumber || signed {
@@ -53,6 +61,7 @@ enum FactTokenizer {
                 var digit = character.isNumber
                 while index < count, !hidden[index] {
                     let current = characters[index]
+                    if isUnspaced(current) { break }
                     if current.isLetter || current.isNumber {
                         digit = digit || current.isNumber
                         index += 1
@@ -92,5 +101,17 @@ enum FactTokenizer {
             index += 1
         }
         return tokens
+    }
+
+    /// A character of a script written without spaces between words.
+    static func isUnspaced(_ character: Character) -> Bool {
+        guard let scalar = character.unicodeScalars.first, scalar.value >= 0x2E80 else { return false }
+        switch scalar.value {
+        case 0x2E80...0x2FDF, 0x3040...0x30FF, 0x3100...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xAC00...0xD7AF,
+             0xF900...0xFAFF, 0x20000...0x2FA1F:
+            return true
+        default:
+            return false
+        }
     }
 }
