@@ -16,6 +16,10 @@ import Synchronization
 ///   engine's own text.
 /// After a timeout or an error, the rest of that answer is not sent to the model: one slow
 /// model must not hold up every sentence.
+///
+/// When the engine is the rewriter's own backend (the same profile name), the streamed answer
+/// is held to its end and then rewritten sentence by sentence: a server such as llama.cpp's
+/// cuts a stream when another request arrives, so a rewrite sent mid-answer would cut it.
 public struct RewriteMiddleware: Middleware {
     public let store: SoulStore
     public let rewriter: SoulRewriter
@@ -36,6 +40,7 @@ public struct RewriteMiddleware: Middleware {
         let log = log
         log.begin(soul: soul.name)
         let state = StreamState()
+        let holdToTheEnd = context.backend?.name == rewriter.name
 
         @Sendable func say(_ text: String) async -> ResponseEvent {
             let attempt: RewriteAttempt
@@ -53,12 +58,20 @@ public struct RewriteMiddleware: Middleware {
         }
         @Sendable func release(_ text: String?) async -> [ResponseEvent] {
             guard let text, !text.isEmpty else { return [] }
+            if holdToTheEnd {
+                var events: [ResponseEvent] = []
+                for sentence in SentenceBuffer.split(text) { events.append(await say(sentence)) }
+                return events
+            }
             return [await say(text)]
         }
 
         return exchange.mapEvents({ event in
             switch event.event {
             case .textDelta(let chunk):
+                if holdToTheEnd {
+                    return await release(state.withLock { $0.sentences.hold(chunk) })
+                }
                 return await release(state.withLock { $0.sentences.feed(chunk) })
             case .result(let result):
                 var events = await release(state.withLock { $0.sentences.finish() })

@@ -26,6 +26,34 @@ struct SentenceBuffer {
         return nil
     }
 
+    /// The most `hold` keeps; past it the answer is released as `feed` would.
+    static let maximumWhole = 64_000
+
+    /// Adds a chunk and releases nothing (the whole answer is rewritten when it ends), unless
+    /// the held text grew past `maximumWhole`: then it is released as `feed` releases.
+    mutating func hold(_ chunk: String) -> String? {
+        held += chunk
+        return held.utf8.count > Self.maximumWhole ? feed("") : nil
+    }
+
+    /// A whole text cut into its sentences, each with the whitespace after it; none longer
+    /// than `maximumHold` characters.
+    static func split(_ text: String, maximumHold: Int = 1_500) -> [String] {
+        let characters = Array(text)
+        var parts: [String] = []
+        var start = 0
+        for end in sentenceEnds(characters) + [characters.count] where end > start {
+            var from = start
+            while end - from > maximumHold {
+                parts.append(String(characters[from..<(from + maximumHold)]))
+                from += maximumHold
+            }
+            if end > from { parts.append(String(characters[from..<end])) }
+            start = end
+        }
+        return parts
+    }
+
     /// Whatever is held (the stream ended).
     mutating func finish() -> String? {
         defer { held = "" }
@@ -34,7 +62,12 @@ struct SentenceBuffer {
 
     /// The offset just after the last sentence end and the whitespace that follows it.
     static func lastSentenceEnd(_ characters: [Character]) -> Int? {
-        var end: Int?
+        sentenceEnds(characters).last
+    }
+
+    /// The offsets just after each sentence end and the whitespace that follows it.
+    static func sentenceEnds(_ characters: [Character]) -> [Int] {
+        var ends: [Int] = []
         var inCode = false
         var index = 0
         while index < characters.count {
@@ -45,7 +78,7 @@ struct SentenceBuffer {
             if character == "\n" || "。！？".contains(character) {
                 var after = index + 1
                 while after < characters.count, characters[after].isWhitespace { after += 1 }
-                if after < characters.count { end = after }
+                if after < characters.count, ends.last != after { ends.append(after) }
                 continue
             }
             guard ".!?…".contains(character) else { continue }
@@ -55,9 +88,9 @@ struct SentenceBuffer {
             if character == ".", endsWithAbbreviation(characters, before: index) { continue }
             while after < characters.count, characters[after].isWhitespace { after += 1 }
             // The whitespace may go on in the next chunk: wait until something follows it.
-            if after < characters.count { end = after }
+            if after < characters.count, ends.last != after { ends.append(after) }
         }
-        return end
+        return ends
     }
 
     static func endsWithAbbreviation(_ characters: [Character], before index: Int) -> Bool {
