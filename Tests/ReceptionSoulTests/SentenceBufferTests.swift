@@ -46,3 +46,15 @@ struct SentenceBufferTests {
         #expect(SentenceBuffer.split(String(repeating: "a", count: 4_000)).map(\.count) == [1_500, 1_500, 1_000])
     }
 }
+
+/// What small models wrap around a rewrite is taken off before the check.
+@Suite("Rewrite cleaning")
+struct RewriteCleaningTests {
+    @Test func labelsQuotesAndAddedSectionsGo() {
+        #expect(SoulRewriter.clean("Here is the rewritten text:\n\nVery well, sir.", original: "Okay.") == "Very well, sir.")
+        #expect(SoulRewriter.clean("\"Very well, sir.\"", original: "Okay.") == "Very well, sir.")
+        #expect(SoulRewriter.clean("\"Quoted\" he said", original: "\"Quoted\" he said") == "\"Quoted\" he said")
+        #expect(SoulRewriter.clean("The museum is shut.\n\n## Ambrose\n\nI'm a butler.", original: "The museum is closed.") == "The museum is shut.")
+        #expect(SoulRewriter.clean("# Title\nText", original: "# Title\nText") == "# Title\nText")
+    }
+}

@@ -101,6 +101,16 @@ public struct SoulRewriter: Sendable {
                 text = String(text[newline...]).trimmedWhitespace
             }
         }
+        // A heading the text did not have starts what small models add after the rewrite
+        // ("## Ambrose", "### Notes").
+        if !original.hasPrefix("#"), !original.contains("\n#") {
+            var kept: [Substring] = []
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+                if line.hasPrefix("#"), !kept.isEmpty { break }
+                kept.append(line)
+            }
+            text = kept.joined(separator: "\n").trimmedWhitespace
+        }
         let pairs: [(Character, Character)] = [("\"", "\""), ("“", "”"), ("'", "'")]
         for (open, close) in pairs where text.count >= 2 && text.first == open && text.last == close && original.first != open {
             text = String(text.dropFirst().dropLast()).trimmedWhitespace

@@ -5,6 +5,9 @@ import ReceptionSoul
 /// or an openai profile that says `"rewrite": true`. The soul module never sees the adapter:
 /// it gets a `TextRewriter` (the core's protocol) over the connected backend.
 enum RewriteSetup {
+    /// The rewrite profile's `max_tokens` when it sets none.
+    static let defaultMaximumTokens = 512
+
     struct Stage {
         var name: String
         var rewriter: SoulRewriter
@@ -25,8 +28,13 @@ enum RewriteSetup {
     /// Connects the profile and checks it reads prompts. `timeoutSeconds` overrides the
     /// profile's `rewrite_timeout_s` (default 30).
     static func connect(_ name: String, in catalog: BackendCatalog, timeoutSeconds: Int?) async throws -> Stage {
-        let (profile, _) = try catalog.entry(named: name)
-        let connection = try await catalog.connect(name)
+        var (profile, plugin) = try catalog.entry(named: name)
+        // A rewrite is about as long as its text: without a limit a small model may ramble to
+        // the end of its context, which on a CPU takes minutes.
+        if plugin.option(named: "max_tokens") != nil, profile.values["max_tokens"] == nil {
+            profile.values["max_tokens"] = .integer(defaultMaximumTokens)
+        }
+        let connection = try await plugin.connect(profile, catalog.environment)
         guard connection.backend.descriptor.capabilities.contains(.systemPrompt) else {
             await connection.shutdown()
             throw BackendCatalogError(description: "--rewrite needs a language-model backend (an openai profile); \(name) is of kind \(profile.kind).")
