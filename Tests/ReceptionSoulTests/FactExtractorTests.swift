@@ -121,6 +121,8 @@ struct FactExtractorTests {
             String(repeating: "https://", count: 20_000),
             String(repeating: "Alpha Beta of ", count: 20_000),
             String(repeating: "(", count: 100_000) + "https://x.example/" + String(repeating: ")", count: 100_000),
+            "https://x.example/" + String(repeating: ")", count: 19_000),
+            "https://x.example/" + String(repeating: "(", count: 19_000),
             String(repeating: "Dec 1 ", count: 30_000),
             String(repeating: "\u{1B}[2J\u{0}\u{202E}", count: 30_000),
         ]
@@ -131,7 +133,7 @@ struct FactExtractorTests {
                 #expect(found.count <= FactExtractor.maximumFacts)
                 _ = FactCheck.compare(original: text, rewrite: text + " Extra")
             }
-            #expect(elapsed < .seconds(10), "\(text.prefix(20))…")
+            #expect(elapsed < .seconds(3), "\(text.prefix(20))…: \(elapsed)")
         }
     }
 }

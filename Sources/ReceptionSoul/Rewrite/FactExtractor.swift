@@ -128,14 +128,23 @@ struct FactScan {
         var end = index + prefixLength
         while end < count, !hidden[end], !Self.endsURL(characters[end]) { end += 1 }
         while end > index + prefixLength, ".,;:!?'*_".contains(characters[end - 1]) { end -= 1 }
-        // A closing bracket belongs to the link only when the link opened one.
-        while end > index + prefixLength, characters[end - 1] == ")" || characters[end - 1] == "]" {
-            let close = characters[end - 1], open: Character = close == ")" ? "(" : "["
-            var balance = 0
-            for position in index..<end { if characters[position] == open { balance += 1 } else if characters[position] == close { balance -= 1 } }
-            guard balance < 0 else { break }
+        // A closing bracket belongs to the link only when the link opened one. The brackets
+        // are counted once; each one cut off takes its count along.
+        var round = 0, square = 0
+        for position in index..<end {
+            switch characters[position] {
+            case "(": round += 1
+            case ")": round -= 1
+            case "[": square += 1
+            case "]": square -= 1
+            default: break
+            }
+        }
+        while end > index + prefixLength {
+            let last = characters[end - 1]
+            if last == ")", round < 0 { round += 1 } else if last == "]", square < 0 { square += 1 }
+            else if ".,;:!?'*_".contains(last) {} else { break }
             end -= 1
-            while end > index + prefixLength, ".,;:!?'*_".contains(characters[end - 1]) { end -= 1 }
         }
         return end > index + prefixLength ? end : nil
     }
