@@ -160,3 +160,24 @@ struct RewriteStageTests {
         }
     }
 }
+
+/// `soul preview` and `soul diff` with a rewrite profile: both renderings.
+@Suite("Preview and diff with a rewriter over loopback")
+struct RewritePreviewTests {
+    @Test func previewAndDiffShowBothRenderings() async throws {
+        // "slower" in the example says "slow" to the reference server: keep its chunks quick too.
+        try await withOpenAIServer(OpenAIReferenceOptions(port: 0, chunkDelay: .milliseconds(1), slowChunkDelay: .milliseconds(1))) { _, model in
+            let rewriter = SoulRewriter(rewriter: BackendTextRewriter(backend: model, name: "reference"), timeout: .seconds(20))
+            let butler = try SoulCatalog(directories: []).load("butler"), playful = try SoulCatalog(directories: []).load("playful")
+            let preview = await SoulPreview.render(butler, outcome: .complete, rewriter: rewriter)
+            #expect(preview.contains("deterministic:\n"))
+            #expect(preview.contains("rewritten by reference — every fact kept:"), "\(preview)")
+            // The reference model said "employ" where the engine said "utilize" (which the butler's own renderer keeps).
+            #expect(preview.contains("employ the Hikari"), "\(preview)")
+            let diff = await SoulDiff.report(butler, playful, outcome: .complete, rewriter: rewriter)
+            #expect(diff.contains("The complete example rewritten by reference:"), "\(diff)")
+            #expect(diff.contains("\(butler.name): every fact kept"), "\(diff)")
+            #expect(diff.contains("\(playful.name): every fact kept"), "\(diff)")
+        }
+    }
+}

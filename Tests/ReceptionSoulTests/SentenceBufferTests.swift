@@ -1,3 +1,5 @@
+import Foundation
+import ReceptionCore
 import Testing
 @testable import ReceptionSoul
 
@@ -56,5 +58,29 @@ struct RewriteCleaningTests {
         #expect(SoulRewriter.clean("\"Quoted\" he said", original: "\"Quoted\" he said") == "\"Quoted\" he said")
         #expect(SoulRewriter.clean("The museum is shut.\n\n## Ambrose\n\nI'm a butler.", original: "The museum is closed.") == "The museum is shut.")
         #expect(SoulRewriter.clean("# Title\nText", original: "# Title\nText") == "# Title\nText")
+    }
+}
+
+/// The rewrite never waits past its limit, even for a model that ignores cancellation.
+@Suite("Rewrite deadline")
+struct RewriteDeadlineTests {
+    /// A rewriter that sleeps without ever checking for cancellation.
+    struct Stubborn: TextRewriter {
+        let name = "stubborn"
+        func rewrite(prompt: String) async throws -> String {
+            let end = ContinuousClock.now + .seconds(3)
+            while ContinuousClock.now < end { usleep(10_000) }
+            return "late"
+        }
+    }
+
+    @Test func aRewriterThatIgnoresCancellationStillTimesOut() async {
+        let rewriter = SoulRewriter(rewriter: Stubborn(), timeout: .milliseconds(200))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let attempt = await rewriter.rewrite("The train leaves at 9:15.", soul: Soul(name: "Ops"))
+        #expect(clock.now - start < .seconds(2))
+        #expect(attempt.verdict == .failed("stubborn did not answer within 0.2 s"))
+        #expect(attempt.text == "The train leaves at 9:15.")
     }
 }
