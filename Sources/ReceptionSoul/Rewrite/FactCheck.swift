@@ -57,11 +57,15 @@ public struct FactCheck: Sendable, Hashable {
 /// Every run of up to six consecutive words of a text, to look names up in it.
 struct WordSequences {
     static let longest = 6
-    static let maximumWords = 6_000
+    static let maximumWords = FactExtractor.maximumCharacters
     private var sequences = Set<String>()
 
     init(_ text: String) {
-        let scan = FactScan(text)
+        // Split into words exactly as the extractor does: code and links are no words, and a
+        // word that touches one ends where it begins.
+        var scan = FactScan(text)
+        scan.findCode()
+        scan.findAddresses()
         let tokens = FactTokenizer.tokens(scan.characters, hidden: scan.hidden)
         var run: [String] = []
         for token in tokens.prefix(Self.maximumWords) {
