@@ -15,6 +15,14 @@ public protocol SoulControl: Sendable {
     func reload() -> String
     /// Reloads if the file changed on disk since the last check; returns a message if so.
     func reloadIfChanged() -> String?
+    /// `/soul why`: what the language-model rewrite stage did with the last answer.
+    func why() -> String
+}
+
+extension SoulControl {
+    public func why() -> String {
+        "The rewrite stage is off: answers show the soul's deterministic rendering. `--rewrite PROFILE` turns it on."
+    }
 }
 
 /// The names tab completion offers that change while the REPL runs (the current

@@ -224,7 +224,9 @@ struct MarkdownSoulReader {
                     roles[index] = good ? .goodExample : .avoided
                     pendingExample = (Self.unquoteExample(String(trimmed.unicodeScalars.dropFirst()).trimmedSpaces), firstLine + index, good)
                     flushExample(&self, &pendingExample)
-                    if !good { addBoundary(trimmed) }
+                    // A bad example shows what the voice must not sound like; it is a boundary
+                    // only when written under a boundaries heading.
+                    if !good, sectionKind == .boundaries { addBoundary(trimmed) }
                     continue
                 }
                 if exampleGood == false { roles[index] = .avoided } else if exampleGood == true, examplesLevel != nil { roles[index] = .meta }
@@ -276,6 +278,13 @@ struct MarkdownSoulReader {
                 voiceToneTaken = true
                 let plain = Self.plainText(trimmed)
                 if let sentence = Sentences.firstSentence(plain), sentence.count <= 100 { tone = tone ?? sentence }
+            }
+            // "## Vibe" followed by a list ("- Sharp but friendly"): its first item is the tone
+            // when it describes rather than instructs.
+            if sectionKind == .voice, !voiceToneTaken, tone == nil, sectionHeading.fastContains("vibe") || sectionHeading.fastContains("tone"),
+               let item = Self.listItem(trimmed), Self.describesATone(Self.plainText(item)) {
+                voiceToneTaken = true
+                tone = Self.plainText(item).trimmedSpaces
             }
             guard let item = Self.listItem(trimmed) ?? (trimmed.hasPrefix("❌") ? String(trimmed.dropFirst()) : nil) else { continue }
             if sectionKind != .boundaries, sectionKind != .vocabulary, negativeLevel != nil, sectionKind != .examples {
@@ -515,6 +524,18 @@ struct MarkdownSoulReader {
         return term
     }
 
+    /// "Sharp but friendly", "Warm, dry, exact": a short description, not a rule ("Use short
+    /// sentences", "Never: emoji") or a catch-phrase.
+    static func describesATone(_ text: String) -> Bool {
+        let trimmed = text.trimmedSpaces
+        guard !trimmed.isEmpty, trimmed.count <= 60, !trimmed.contains(":"), !trimmed.contains("\""), !trimmed.contains("“") else { return false }
+        let words = trimmed.split(separator: " ")
+        guard words.count <= 8, let first = words.first?.lowercased() else { return false }
+        let instructions: Set<String> = ["use", "avoid", "never", "don't", "do", "be", "keep", "say", "write", "always", "start", "end", "open",
+                                         "close", "sign", "no", "reply", "answer", "ask", "speak", "talk", "sound", "prefer", "stay", "only"]
+        return !instructions.contains(first)
+    }
+
     // MARK: Rules written as "Key: value"
 
     enum RuleKey { case emoji, capitalization, language, tone, use, avoid }
@@ -523,7 +544,7 @@ struct MarkdownSoulReader {
         (.emoji, ["emoji", "emojis", "emoji use", "emoji policy", "emoji usage", "表情", "表情符号", "表情符號", "絵文字", "emoticons"]),
         (.capitalization, ["capitalization", "capitalisation", "caps", "casing", "case", "大小写", "大小寫", "mayúsculas", "majuscules", "großschreibung"]),
         (.language, ["language", "语言", "語言", "言語", "idioma", "langue", "sprache", "lingua"]),
-        (.tone, ["tone", "语气", "語氣", "口調", "tono", "ton"]),
+        (.tone, ["tone", "vibe", "vibes", "tone of voice", "语气", "語氣", "口調", "tono", "ton"]),
         (.use, ["use", "prefer", "say", "words to use", "do say"]),
         (.avoid, ["avoid", "never say", "don't say", "do not say", "words to avoid", "banned"]),
     ]

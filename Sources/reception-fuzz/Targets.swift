@@ -25,6 +25,7 @@ let fuzzTargets: [FuzzTarget] = [
     FuzzTarget(name: "soul", summary: "SoulParser.parse (YAML front matter and the Markdown reader), then rendering a result with the soul", run: FuzzTargets.soul),
     FuzzTarget(name: "prose", summary: "the soul's prose styler on server text, streamed in chunks (SoulTextStream) and whole", run: FuzzTargets.prose,
                prepare: { _ = FuzzTargets.proseSoul }),
+    FuzzTarget(name: "facts", summary: "the rewrite stage's fact extractor and check on server text (FactExtractor, FactCheck)", run: FuzzTargets.facts),
     FuzzTarget(name: "corpus", summary: "CorpusReader on JSONL, CSV and TSV bytes, lenient and strict", run: FuzzTargets.corpus),
     FuzzTarget(name: "intent", summary: "IntentClassifier.classify on arbitrary text (plain and explained)", run: FuzzTargets.intent,
                prepare: { _ = FuzzTargets.classifier.classify("warm up") }),
@@ -135,6 +136,19 @@ enum FuzzTargets {
         var stream = renderer.makeTextStream()
         for chunk in chunks { _ = stream.feed(chunk) }
         _ = stream.finish()
+    }
+
+    /// Server text through the rewrite stage's fact check: a text always keeps its own facts,
+    /// and a rewrite with one more number never passes.
+    @Sendable static func facts(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let facts = FactExtractor.facts(in: text)
+        require(facts.count <= FactExtractor.maximumFacts, "more facts than the limit")
+        require(FactCheck.compare(original: text, rewrite: text).passed, "a text lost its own facts: \(FactCheck.compare(original: text, rewrite: text).reason)")
+        if text.count < FactExtractor.maximumCharacters - 100 {
+            let added = FactCheck.compare(original: text, rewrite: text + " 987654321")
+            require(added.added.contains { $0.text.contains("987654321") } || text.contains("987654321"), "an added number went unseen")
+        }
     }
 
     // MARK: Corpus and classifier

@@ -19,6 +19,8 @@ public enum OpenAIPlugin {
         PluginOption("max_tokens", .integer(1...1_000_000), help: "longest answer, in tokens"),
         PluginOption("history_turns", .integer(0...200), help: "earlier turns sent with each message (default 12)"),
         PluginOption("timeout_s", .integer(1...3_600), help: "longest silence while the model answers, in seconds (default 120)"),
+        PluginOption("rewrite", .boolean, help: "this model rewrites every answer in the soul's voice, facts checked (as --rewrite NAME; docs/soul-rewrite.md)"),
+        PluginOption("rewrite_timeout_s", .integer(1...600), help: "longest wait for one rewrite, in seconds (default 30); then the soul's own rendering is shown"),
     ]
 
     public static let plugin = BackendPlugin(

@@ -25,6 +25,7 @@ extension REPL {
         case "/followups": followups()
         case "/goal": goal(arguments)
         case "/request": request()
+        case "/raw": raw()
         case "/history": history()
         case "/save": save(arguments)
         case "/queue": await queueCommand(arguments)
@@ -89,7 +90,7 @@ extension REPL {
         let completingFirst = words.count <= 1 && !line.hasSuffix(" ")
         if completingFirst { return SlashCommand.all.map(\.name) + ["/exit"] + extensions }
         switch words.first?.lowercased() {
-        case "/soul": return ["list", "show", "reload"] + souls
+        case "/soul": return ["list", "show", "reload", "why"] + souls
         case "/backend": return backends
         case "/trust": return ["0", "1", "2"]
         case "/intent":
@@ -144,6 +145,7 @@ extension REPL {
             say(listed.isEmpty ? "No soul files found. Using \(souls.currentName)." : listed.joined(separator: "\n"))
         case "show": say(souls.show())
         case "reload": note(souls.reload())
+        case "why": say(souls.why())
         case let name?:
             do { note(try souls.use(name)) } catch { self.error(describe(error)) }
         }
@@ -276,6 +278,12 @@ extension REPL {
         } else {
             console.line(Wire.jsonString(request, pretty: console.mode != .json))
         }
+    }
+
+    /// The engine's own words of the last answer: what history keeps and engines are sent back.
+    private func raw() {
+        guard let text = state.turns.last?.summary, !text.isEmpty else { return note("No answer yet.") }
+        if console.mode == .json { console.line(EventJSON.message("output", text).line) } else { console.line(TerminalText.clean(text)) }
     }
 
     private func history() {

@@ -16,6 +16,19 @@ import ReceptionCore
 /// | `busy` | 429 with `Retry-After: 1` the first time, then an answer |
 /// | `reasoning` | `reasoning_content` chunks before the answer |
 /// | `long` / `max_tokens` | finish `length` |
+///
+/// A rewrite request (the last user message is `Prompts/rewrite.mustache`'s: it starts with
+/// "Rewrite the text below" and ends with "Text:" and the text) is answered with the text
+/// reworded without touching a fact ("Okay." becomes "Very well.", "said" "put it as"),
+/// unless words in the text to rewrite script a damaged rewrite (the words above still
+/// shape the stream; only the text is searched for them, not the persona in the prompt):
+///
+/// | word | the rewrite |
+/// |---|---|
+/// | `changenumber` | its first digit is one more (9 becomes 0) |
+/// | `dropurl` | its first link is left out |
+/// | `addnumber` | ends with "That makes 42 in all." |
+/// | `addname` | ends with "Ask Margaret Hamilton." |
 struct OpenAIScript {
     enum Step { case pause, data(String), comment(String) }
 
@@ -23,6 +36,8 @@ struct OpenAIScript {
     let model: String
     let maxTokens: Int?
     let lastUser: String
+    /// The text to rewrite, when this is a rewrite request.
+    let rewriteText: String?
     let id = "chatcmpl-reference"
 
     init(messages: [JSONValue], model: String, maxTokens: Int?) {
@@ -30,15 +45,21 @@ struct OpenAIScript {
         self.model = model
         self.maxTokens = maxTokens
         lastUser = messages.last { $0["role"]?.stringValue == "user" }?["content"]?.stringValue ?? ""
+        if lastUser.hasPrefix("Rewrite the text below"), let marker = lastUser.range(of: "\nText:\n", options: .backwards) {
+            rewriteText = lastUser[marker.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)
+        } else {
+            rewriteText = nil
+        }
     }
 
-    func has(_ word: String) -> Bool { lastUser.lowercased().contains(word) }
+    func has(_ word: String) -> Bool { (rewriteText ?? lastUser).lowercased().contains(word) }
 
     /// "Okay. You said: hello. We utilize the same words. I am Ambrose. This is message 2 of our conversation."
     /// The name comes from the system prompt ("You are NAME,"), so a soul change shows in the
     /// answer; the count comes from the user messages, so history shows too. "Okay" and
     /// "utilize" are words the shipped souls replace, and both span chunk boundaries.
     var answer: String {
+        if let rewriteText { return rewrite(rewriteText) }
         let system = messages.first { $0["role"]?.stringValue == "system" }?["content"]?.stringValue
         let userCount = messages.filter { $0["role"]?.stringValue == "user" }.count
         var parts = ["Okay. You said: \(lastUser.prefix(2000)). We utilize the same words."]
@@ -46,6 +67,30 @@ struct OpenAIScript {
         else { parts.append("No system prompt reached me.") }
         parts.append("This is message \(userCount) of our conversation.")
         return parts.joined(separator: " ")
+    }
+
+    /// The reference model's rewrite: reworded, facts kept, unless the text scripts damage.
+    func rewrite(_ text: String) -> String {
+        var result = text
+        var reworded = false
+        for (from, to) in [("Okay.", "Very well."), (" said", " put it as"), (" utilize ", " employ "), ("This is ", "Here we have ")]
+        where result.contains(from) {
+            result = result.replacingOccurrences(of: from, with: to)
+            reworded = true
+        }
+        if !reworded { result = "Indeed: " + result }
+        if has("changenumber"), let digit = result.firstIndex(where: { $0.isASCII && $0.isNumber }) {
+            let value = (Int(String(result[digit]))! + 1) % 10
+            result.replaceSubrange(digit...digit, with: String(value))
+        }
+        if has("dropurl"), let start = result.range(of: "http")?.lowerBound {
+            let end = result[start...].firstIndex(where: { $0.isWhitespace }) ?? result.endIndex
+            let from = start > result.startIndex && result[result.index(before: start)] == " " ? result.index(before: start) : start
+            result.removeSubrange(from..<end)
+        }
+        if has("addnumber") { result += " That makes 42 in all." }
+        if has("addname") { result += " Ask Margaret Hamilton." }
+        return result
     }
 
     static func name(inSystemPrompt text: String) -> String? {

@@ -463,7 +463,32 @@ Rules:
 - This is a {{outcome}} result{{#has_lead}}: open with "{{lead}}"{{/has_lead}}{{#has_note}} and close with "{{note}}"{{/has_note}}.
 {{/has_outcome}}
 
-Reply with the rewritten text only.
+{{#has_persona}}
+
+The voice, in the persona's own words:
+
+{{{persona}}}
+{{/has_persona}}
+{{#has_phrases}}
+
+Phrases this voice uses: {{#phrases}}"{{.}}"{{^last()}}, {{/last()}}{{/phrases}}.
+{{/has_phrases}}
+{{#has_good_examples}}
+
+Sounds like this:
+{{#good_examples}}
+- {{{.}}}
+{{/good_examples}}
+{{/has_good_examples}}
+{{#has_bad_examples}}
+
+Never like this:
+{{#bad_examples}}
+- {{{.}}}
+{{/bad_examples}}
+{{/has_bad_examples}}
+
+Reply with the rewritten text only. Say no more and no less than the text says: a fact not in the text is a mistake, and so is a fact left out.
 
 Text:
 {{{text}}}

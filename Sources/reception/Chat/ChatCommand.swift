@@ -28,6 +28,12 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Soul name (a file in Souls/) or path to a soul.md file.", valueName: "name|file"))
     var soul = "default"
 
+    @Option(name: .long, help: ArgumentHelp("Rewrite answers in the soul's voice with this language-model profile (an openai profile), facts checked; `off` turns off a profile's \"rewrite\": true.", valueName: "profile"))
+    var rewrite: String?
+
+    @Option(name: .long, help: ArgumentHelp("Longest wait for one rewrite, in seconds (default: the profile's rewrite_timeout_s, else 30).", valueName: "seconds"))
+    var rewriteTimeout: Int?
+
     @Option(name: .long, help: ArgumentHelp("Folder of Markdown files for the local backend to answer from.", valueName: "dir"))
     var knowledge: String?
 
@@ -52,6 +58,7 @@ struct ChatCommand: AsyncParsableCommand {
     func validate() throws {
         if let trust, !(0...2).contains(trust) { throw ValidationError("--trust must be 0, 1 or 2.") }
         if let localStepMs, !(0...60_000).contains(localStepMs) { throw ValidationError("--local-step-ms must be 0...60000.") }
+        if let rewriteTimeout, !(1...600).contains(rewriteTimeout) { throw ValidationError("--rewrite-timeout must be 1...600 seconds.") }
     }
 
     func run() async throws {
@@ -100,6 +107,21 @@ struct ChatCommand: AsyncParsableCommand {
         // The offline queue: messages for an unreachable backend wait on disk until it answers.
         // Innermost, so it keeps the request exactly as the backend would have received it.
         var middleware: [any Middleware] = [IntentMiddleware(classifier: IntentClassifier()), PersonalityMiddleware(store: library.store)]
+        // The rewrite stage goes outside the personality middleware: it rewrites what that
+        // rendered, and falls back to it.
+        var rewriteStage: RewriteSetup.Stage?
+        do {
+            if let name = try RewriteSetup.profileName(requested: rewrite, in: catalog) {
+                let stage = try await RewriteSetup.connect(name, in: catalog, timeoutSeconds: rewriteTimeout)
+                if let notice = stage.connection.notice { console.errorLine("warning: rewrite profile \(name): \(notice)") }
+                let log = RewriteLog(rewriter: name)
+                middleware.insert(RewriteMiddleware(store: library.store, rewriter: stage.rewriter, log: log), at: 1)
+                library.useRewriteLog(log)
+                rewriteStage = stage
+            }
+        } catch {
+            throw ValidationError("Cannot use the rewrite profile: \(error)")
+        }
         var queueControl: OfflineQueueControl?
         let queuePath = OfflineQueueControl.path(environment: environment)
         do {
@@ -115,6 +137,7 @@ struct ChatCommand: AsyncParsableCommand {
             middleware: middleware,
             catalog: catalog, souls: library, completionWords: completionWords, queue: queueControl)
         let status = await repl.run()
+        if let rewriteStage { await rewriteStage.connection.shutdown() }
         if status != 0 { throw ExitCode(status) }
     }
 }

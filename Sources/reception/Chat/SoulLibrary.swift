@@ -11,6 +11,17 @@ final class SoulLibrary: SoulControl {
     let catalog: SoulCatalog
     /// The current soul's file (nil for a built-in soul) and its last seen modification time.
     private let file: Mutex<(url: URL?, modified: Date?)>
+    /// The rewrite stage's record, when one is wired (`--rewrite PROFILE`), for `/soul why`.
+    private let rewriteLog = Mutex<RewriteLog?>(nil)
+
+    func useRewriteLog(_ log: RewriteLog) { rewriteLog.withLock { $0 = log } }
+
+    func why() -> String {
+        guard let log = rewriteLog.withLock({ $0 }) else {
+            return "The rewrite stage is off: answers show \(store.current.name)'s deterministic rendering. `--rewrite PROFILE` (an openai profile), or `\"rewrite\": true` in one, turns it on."
+        }
+        return log.explanation()
+    }
 
     /// Starts on `nameOrPath`: a catalog id or name, or a path to a .md file.
     init(catalog: SoulCatalog, initial nameOrPath: String) throws {

@@ -37,7 +37,7 @@ struct SoulCommand: ParsableCommand {
         }
     }
 
-    struct Preview: ParsableCommand {
+    struct Preview: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Render the built-in example results (every outcome and intervention type) in a soul's voice.")
 
@@ -50,6 +50,9 @@ struct SoulCommand: ParsableCommand {
         @Option(help: "Trust level 0, 1 or 2 (gates the intervention types shown).")
         var trust: Int = 0
 
+        @Option(help: ArgumentHelp("Also show each example rewritten by this language-model profile (an openai profile), facts checked.", valueName: "profile"))
+        var rewrite: String?
+
         func validate() throws {
             guard (0...2).contains(trust) else { throw ValidationError("--trust must be 0, 1 or 2") }
             if let outcome, !Outcome.knownCases.map(\.rawValue).contains(outcome) {
@@ -57,9 +60,13 @@ struct SoulCommand: ParsableCommand {
             }
         }
 
-        func run() throws {
+        func run() async throws {
             let soul = try SoulCommand.resolveSoul(soul)
-            print(SoulPreview.render(soul, outcome: outcome.map { Outcome(wire: $0) }, trustLevel: trust))
+            let outcome = outcome.map { Outcome(wire: $0) }
+            guard let rewrite else { return print(SoulPreview.render(soul, outcome: outcome, trustLevel: trust)) }
+            try await SoulCommand.withRewriter(rewrite) { rewriter in
+                print(await SoulPreview.render(soul, outcome: outcome, trustLevel: trust, rewriter: rewriter))
+            }
         }
     }
 
@@ -108,7 +115,7 @@ struct SoulCommand: ParsableCommand {
         }
     }
 
-    struct Diff: ParsableCommand {
+    struct Diff: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show how two souls differ, knob by knob, and the same result through both side by side.")
 
@@ -133,9 +140,15 @@ struct SoulCommand: ParsableCommand {
         @Option(help: "Total width of the side-by-side view.")
         var width: Int = 120
 
-        func run() throws {
+        @Option(help: ArgumentHelp("Also show the example rewritten in both voices by this language-model profile (an openai profile).", valueName: "profile"))
+        var rewrite: String?
+
+        func run() async throws {
             let a = try SoulCommand.resolveSoul(first), b = try SoulCommand.resolveSoul(second)
-            print(SoulDiff.report(a, b, outcome: Outcome(wire: outcome), trustLevel: trust, width: width))
+            guard let rewrite else { return print(SoulDiff.report(a, b, outcome: Outcome(wire: outcome), trustLevel: trust, width: width)) }
+            try await SoulCommand.withRewriter(rewrite) { rewriter in
+                print(await SoulDiff.report(a, b, outcome: Outcome(wire: outcome), trustLevel: trust, width: width, rewriter: rewriter))
+            }
         }
     }
 
@@ -236,6 +249,25 @@ struct SoulCommand: ParsableCommand {
 }
 
 extension SoulCommand {
+    /// Connects a rewrite profile for `body`, and disconnects it after.
+    static func withRewriter(_ profile: String, _ body: (SoulRewriter) async throws -> Void) async throws {
+        let stage: RewriteSetup.Stage
+        do {
+            let catalog = try BackendSetup.catalog(environment: .standard())
+            stage = try await RewriteSetup.connect(profile, in: catalog, timeoutSeconds: nil)
+        } catch {
+            throw ValidationError("Cannot use the rewrite profile \(profile): \(error)")
+        }
+        if let notice = stage.connection.notice { printError("warning: \(notice)") }
+        do {
+            try await body(stage.rewriter)
+        } catch {
+            await stage.connection.shutdown()
+            throw error
+        }
+        await stage.connection.shutdown()
+    }
+
     /// A soul from a path, or from the catalog by id or name; a broken file prints its errors.
     static func resolveSoul(_ argument: String, allTraits: Bool = false) throws -> Soul {
         if FileManager.default.fileExists(atPath: argument) {

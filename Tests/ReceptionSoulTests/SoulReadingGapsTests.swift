@@ -1,0 +1,53 @@
+import Testing
+@testable import ReceptionSoul
+
+/// Two gaps found after parts 1–3 of issue 26: bad example outputs read as boundaries, and a
+/// Vibe written as "Sharp but friendly" that set no tone.
+@Suite("Soul reading gaps")
+struct SoulReadingGapsTests {
+    @Test func aBadExampleLineIsNotABoundary() throws {
+        let soul = try SoulParser.parse("""
+        # SOUL.md - Flint
+
+        ## Boundaries
+
+        - Never share private data.
+
+        ## Examples
+
+        ✅ "Done. The build is green."
+        ❌ "OMG!!! I'm SO excited to help you with this!!!"
+        """, fileName: "SOUL.md")
+        #expect(soul.boundaries == ["Never share private data."], "\(soul.boundaries)")
+        #expect(soul.examples.contains { !$0.good && $0.text.contains("SO excited") })
+        #expect(soul.examples.contains { $0.good && $0.text.contains("build is green") })
+    }
+
+    @Test func aCrossedOutLineUnderBoundariesIsStillABoundary() throws {
+        let soul = try SoulParser.parse("""
+        # SOUL.md - Flint
+
+        ## Examples
+
+        ✅ "Done."
+
+        ## Boundaries
+
+        ❌ Share private data.
+        """, fileName: "SOUL.md")
+        #expect(soul.boundaries.count == 1, "\(soul.boundaries)")
+        #expect(soul.boundaries.first?.contains("Share private data") == true, "\(soul.boundaries)")
+    }
+
+    @Test func aVibeLineSetsTheTone() throws {
+        let paragraph = try SoulParser.parse("# SOUL.md - Flint\n\n## Vibe\n\nSharp but friendly\n", fileName: "SOUL.md")
+        #expect(paragraph.tone == "Sharp but friendly", "\(paragraph.tone ?? "nil")")
+        let rule = try SoulParser.parse("# SOUL.md - Flint\n\n## Core Truths\n\n- **Vibe:** Sharp but friendly.\n- Be useful.\n", fileName: "SOUL.md")
+        #expect(rule.tone == "Sharp but friendly.", "\(rule.tone ?? "nil")")
+        let item = try SoulParser.parse("# SOUL.md - Flint\n\n## Vibe\n\n- Sharp but friendly\n- Never boring\n", fileName: "SOUL.md")
+        #expect(item.tone == "Sharp but friendly", "\(item.tone ?? "nil")")
+        // A list of rules under the heading sets no tone.
+        let rules = try SoulParser.parse("# SOUL.md - Flint\n\n## Vibe\n\n- Use short sentences\n- Never: emoji\n", fileName: "SOUL.md")
+        #expect(rules.tone == nil, "\(rules.tone ?? "nil")")
+    }
+}
