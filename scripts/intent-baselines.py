@@ -36,7 +36,8 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 HUMAN = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpora", "human-train", "agreed.jsonl"))
 SHIPPED_TRAIN = [os.path.join(ROOT, "Tests", "Corpora", "train.jsonl"), HUMAN]
 # The project's adjudication of messages the two annotators disagreed on (ids and labels only),
-# joined by id to the texts in ../shared, as `reception train --labels --texts` joins them.
+# joined by id to the texts in ../shared, as `reception train --labels --texts` joins them. Not in
+# the shipped model's training (it did no better held out): --labels ADJUDICATED adds it.
 ADJUDICATED = os.path.join(ROOT, "Tests", "Corpora", "human-adjudicated.jsonl")
 HUMAN_TEXTS = os.path.join(os.path.dirname(HUMAN), "messages.jsonl")
 UNSEEN = os.path.join(ROOT, "Tests", "Corpora", "unseen")
@@ -251,8 +252,8 @@ def main():
                         help="train on this id-hash part only (repeatable; default with the default --train: train)")
     parser.add_argument("--exclude-source", action="append", default=[], help="leave this source out of training")
     parser.add_argument("--source-weight", type=float, default=SOURCE_WEIGHT)
-    parser.add_argument("--labels", default=ADJUDICATED,
-                        help="labels without texts, joined by id to --texts, added to training (default: the project's adjudication; '' for none)")
+    parser.add_argument("--labels", default="",
+                        help=f"labels without texts, joined by id to --texts, added to every system's training (such as {os.path.relpath(ADJUDICATED, ROOT)})")
     parser.add_argument("--texts", default=HUMAN_TEXTS, help="the messages --labels label")
     parser.add_argument("--eval", nargs="+", help="labelled corpora to evaluate on")
     parser.add_argument("--eval-split", action="append", help="evaluate on this id-hash part only")

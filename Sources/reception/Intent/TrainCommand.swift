@@ -11,13 +11,14 @@ struct TrainCommand: ParsableCommand {
         L2-regularised multinomial logistic regression for each head, then a calibration \
         temperature fitted on cross-validated predictions. The same corpus and options always \
         give the same bytes. --split keeps the messages whose id hashes to that part (repeat \
-        for several); --exclude-source leaves out a dataset of the human-written corpus. The \
+        for several); --exclude-source leaves out a dataset of the human-written corpus; \
+        --labels adds labels kept apart from their texts, such as the project's adjudication \
+        of the human corpus's disagreements (--labels Tests/Corpora/human-adjudicated.jsonl \
+        --texts ../shared/corpora/human-train/messages.jsonl; not in the shipped model). The \
         shipped weights are:
 
           reception train Tests/Corpora/train.jsonl \\
             ../shared/corpora/human-train/agreed.jsonl --split train \\
-            --labels Tests/Corpora/human-adjudicated.jsonl \\
-            --texts ../shared/corpora/human-train/messages.jsonl \\
             --lexicon Sources/ReceptionIntent/Model/lexicon.txt \\
             --out Sources/ReceptionIntent/Model/weights.json \\
             --swift Sources/ReceptionIntent/ShippedModel.swift
