@@ -35,6 +35,11 @@ import time
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 HUMAN = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpora", "human-train", "agreed.jsonl"))
 SHIPPED_TRAIN = [os.path.join(ROOT, "Tests", "Corpora", "train.jsonl"), HUMAN]
+# The project's adjudication of messages the two annotators disagreed on (ids and labels only),
+# joined by id to the texts in ../shared, as `reception train --labels --texts` joins them. Not in
+# the shipped model's training (it did no better held out): --labels ADJUDICATED adds it.
+ADJUDICATED = os.path.join(ROOT, "Tests", "Corpora", "human-adjudicated.jsonl")
+HUMAN_TEXTS = os.path.join(os.path.dirname(HUMAN), "messages.jsonl")
 UNSEEN = os.path.join(ROOT, "Tests", "Corpora", "unseen")
 SOURCES = ["reddit-top-2013", "clinc150", "braun2017", "banking77"]
 HEADS = ["intent", "urgency"]
@@ -61,6 +66,13 @@ def read(paths):
         with open(path, encoding="utf-8") as f:
             rows.extend(json.loads(line) for line in f if line.strip())
     return rows
+
+
+def read_labels(labels, texts):
+    """Label lines ({id, intent, urgency}) with the text and source of their message."""
+    messages = {row["id"]: row for row in read([texts])}
+    return [dict(label, text=messages[label["id"]]["text"], source=messages[label["id"]].get("source"))
+            for label in read([labels])]
 
 
 def select(rows, splits=None, exclude=(), only=()):
@@ -217,8 +229,12 @@ def table(title, count, rows):
 
 
 def run_set(args, title, train_files, splits, exclude, evaluation, shipped=False):
-    train = select(read(train_files), splits, exclude)
+    rows = read(train_files)
     train_args = [a for s in (splits or []) for a in ("--split", s)] + [a for s in exclude for a in ("--exclude-source", s)]
+    if args.labels:
+        rows += read_labels(args.labels, args.texts)
+        train_args += ["--labels", args.labels, "--texts", args.texts]
+    train = select(rows, splits, exclude)
     train_args += ["--source-weight", str(args.source_weight)]
     with tempfile.TemporaryDirectory(prefix="intent-baselines-") as workdir:
         rows = [reception_row(args, train_files, train_args, evaluation, workdir, shipped)]
@@ -236,6 +252,9 @@ def main():
                         help="train on this id-hash part only (repeatable; default with the default --train: train)")
     parser.add_argument("--exclude-source", action="append", default=[], help="leave this source out of training")
     parser.add_argument("--source-weight", type=float, default=SOURCE_WEIGHT)
+    parser.add_argument("--labels", default="",
+                        help=f"labels without texts, joined by id to --texts, added to every system's training (such as {os.path.relpath(ADJUDICATED, ROOT)})")
+    parser.add_argument("--texts", default=HUMAN_TEXTS, help="the messages --labels label")
     parser.add_argument("--eval", nargs="+", help="labelled corpora to evaluate on")
     parser.add_argument("--eval-split", action="append", help="evaluate on this id-hash part only")
     parser.add_argument("--eval-source", action="append", default=[], help="evaluate on this source only")

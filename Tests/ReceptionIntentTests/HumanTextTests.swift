@@ -67,6 +67,42 @@ struct HumanTextTests {
         #expect(report.intent.ece <= 0.05 && report.urgency.ece <= 0.05, "ECE \(report.intent.ece), \(report.urgency.ece)")
     }
 
+    /// The adjudication lives in the project as ids and labels only; its texts and sources come
+    /// from the third-party file, and it never labels a message of the held-out parts.
+    @Test func theAdjudicationIsIdsAndLabelsJoinedToTheSharedTexts() throws {
+        let lines = try String(contentsOf: humanAdjudicated, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count >= 300)
+        #expect(!lines.contains { $0.contains("\"text\"") })
+        let messages = try adjudicated()
+        #expect(messages.count == lines.count)
+        #expect(messages.allSatisfy { $0.source != nil && !$0.text.isEmpty && CorpusSplit(id: $0.id!) == .train })
+        let agreed = Set(try human().compactMap(\.id))
+        #expect(!messages.contains { agreed.contains($0.id!) }, "only messages the annotators disagreed on")
+    }
+
+    @Test func aLabelLineWithoutItsMessageOrWithATextIsALocatedIssue() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("labels-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let texts = directory.appendingPathComponent("messages.jsonl"), labels = directory.appendingPathComponent("labels.jsonl")
+        try """
+        {"id": "m1", "text": "my card was declined", "source": "demo:cards"}
+        {"id": "m2", "text": "best app for notes", "source": "demo:apps"}
+        """.write(to: texts, atomically: true, encoding: .utf8)
+        try """
+        {"id": "m1", "intent": "action", "urgency": "immediate"}
+        {"id": "m9", "intent": "action", "urgency": "immediate"}
+        {"id": "m2", "text": "copied", "intent": "decision", "urgency": "exploratory"}
+        {"id": "m2", "intent": "choice", "urgency": "exploratory"}
+        """.write(to: labels, atomically: true, encoding: .utf8)
+        let result = try CorpusReader().read(labels: labels.path, texts: texts.path)
+        #expect(result.messages.map(\.text) == ["my card was declined"])
+        #expect(result.messages.first?.source == "demo:cards" && result.messages.first?.intent == .action)
+        #expect(result.issues.map(\.line) == [2, 3, 4])
+        #expect(result.issues[0].description.hasPrefix("\(labels.path):2: no message \"m9\""))
+        #expect(throws: CorpusIssue.self) { try CorpusReader(strict: true).read(labels: labels.path, texts: texts.path) }
+    }
+
     @Test func theHumanCorpusIsReadWithItsSources() throws {
         let all = try human()
         #expect(all.count >= 2_500)

@@ -11,7 +11,10 @@ struct TrainCommand: ParsableCommand {
         L2-regularised multinomial logistic regression for each head, then a calibration \
         temperature fitted on cross-validated predictions. The same corpus and options always \
         give the same bytes. --split keeps the messages whose id hashes to that part (repeat \
-        for several); --exclude-source leaves out a dataset of the human-written corpus. The \
+        for several); --exclude-source leaves out a dataset of the human-written corpus; \
+        --labels adds labels kept apart from their texts, such as the project's adjudication \
+        of the human corpus's disagreements (--labels Tests/Corpora/human-adjudicated.jsonl \
+        --texts ../shared/corpora/human-train/messages.jsonl; not in the shipped model). The \
         shipped weights are:
 
           reception train Tests/Corpora/train.jsonl \\
@@ -60,11 +63,21 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Leave out messages from this source (a dataset such as clinc150, or dataset:subset); repeatable.", valueName: "source"))
     var excludeSource: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("Labels without texts ({\"id\", \"intent\", \"urgency\"} lines, such as an adjudication of the human corpus's disagreements), joined by id to the messages of --texts; --split and --exclude-source apply to them too.", valueName: "file"))
+    var labels: String?
+
+    @Option(name: .long, help: ArgumentHelp("The messages ({\"id\", \"text\", \"source\"} lines) that --labels label.", valueName: "file"))
+    var texts: String?
+
     @Option(name: .long, help: "Weight of a message with a source (human-written) against one of the project's corpus.")
     var sourceWeight = TrainingOptions().sourceWeight
 
     @Flag(name: .long, help: "Stop at the first malformed line.")
     var strict = false
+
+    func validate() throws {
+        if (labels == nil) != (texts == nil) { throw ValidationError("--labels and --texts go together: the labels file holds ids, the texts file their messages") }
+    }
 
     func run() throws {
         var lexiconText = ShippedModelSource.shippedLexiconText
@@ -81,8 +94,15 @@ struct TrainCommand: ParsableCommand {
                 lexicon = .shipped
             }
         } catch { printError("error: \(error)"); throw ExitCode.failure }
-        let corpus: CorpusReader.Result
-        do { corpus = try CorpusReader(strict: strict).read(paths: corpora) } catch { printError("error: \(error)"); throw ExitCode.failure }
+        var corpus: CorpusReader.Result
+        do {
+            corpus = try CorpusReader(strict: strict).read(paths: corpora)
+            if let labels, let texts {
+                let joined = try CorpusReader(strict: strict).read(labels: labels, texts: texts)
+                corpus.messages += joined.messages
+                corpus.issues += joined.issues
+            }
+        } catch { printError("error: \(error)"); throw ExitCode.failure }
         for issue in corpus.issues { printError("warning: \(issue) (skipped)") }
         if !corpus.issues.isEmpty { printError("skipped \(corpus.issues.count) malformed line(s)") }
         var splits: Set<CorpusSplit>? = nil

@@ -1,0 +1,78 @@
+import Foundation
+import ReceptionCore
+
+extension CorpusReader {
+    /// Labels kept apart from their texts. `labels` holds `{"id", "intent", "urgency"}` lines (an
+    /// adjudication of a third-party corpus, which may live in the project when the texts may
+    /// not); `texts` holds that corpus's `{"id", "text", "source"}` lines, read where they lie
+    /// and never copied. Each label takes its message's text and source. A label whose id has
+    /// no text, or that carries a text of its own (the project keeps ids and labels only), is
+    /// an issue at its line.
+    public func read(labels labelsPath: String, texts textsPath: String) throws -> Result {
+        var result = Result()
+        func issue(_ problem: CorpusIssue) throws {
+            if strict { throw problem }
+            result.issues.append(problem)
+        }
+        let texts = try Self.jsonRecords(path: textsPath)
+        for problem in texts.issues { try issue(problem) }
+        var byID: [String: [String: String]] = [:]
+        for (fields, _) in texts.records {
+            if let id = fields["id"] { byID[id] = fields }
+        }
+        let labels = try Self.jsonRecords(path: labelsPath)
+        for problem in labels.issues { try issue(problem) }
+        for (fields, line) in labels.records {
+            guard let id = fields["id"], !id.isEmpty else {
+                try issue(CorpusIssue(file: labelsPath, line: line, message: "missing \"id\""))
+                continue
+            }
+            guard fields["text"] == nil else {
+                try issue(CorpusIssue(file: labelsPath, line: line, message: "a label line carries no \"text\": it is read from \(textsPath)"))
+                continue
+            }
+            guard let message = byID[id] else {
+                try issue(CorpusIssue(file: labelsPath, line: line, message: "no message \"\(id)\" in \(textsPath)"))
+                continue
+            }
+            var joined = fields
+            joined["text"] = message["text"]
+            if let source = message["source"] { joined["source"] = source }
+            switch Self.message(joined, line: line, name: labelsPath) {
+            case .success(let labelled): result.messages.append(labelled)
+            case .failure(let problem): try issue(problem)
+            }
+        }
+        return result
+    }
+
+    /// The flat JSON objects of a JSONL file with their line numbers; malformed lines as issues.
+    static func jsonRecords(path: String) throws -> (records: [([String: String], Int)], issues: [CorpusIssue]) {
+        let data: Data
+        do { data = try PlainFile.read(path) } catch let problem as PlainFile.Problem {
+            throw CorpusIssue(file: path, line: 0, message: problem.reason)
+        }
+        var records: [([String: String], Int)] = []
+        var issues: [CorpusIssue] = []
+        let bytes = [UInt8](data)
+        bytes.withUnsafeBufferPointer { buffer in
+            var start = 0, line = 0
+            while start < buffer.count {
+                line += 1
+                var end = start
+                while end < buffer.count && buffer[end] != 10 { end += 1 }
+                var stop = end
+                if stop > start && buffer[stop - 1] == 13 { stop -= 1 }
+                let slice = buffer[start..<stop]
+                if !slice.allSatisfy({ $0 == 32 || $0 == 9 }) {
+                    switch FlatJSON.parse(slice) {
+                    case .success(let fields): records.append((fields, line))
+                    case .failure(let error): issues.append(CorpusIssue(file: path, line: line, message: "malformed JSON: \(error.message)"))
+                    }
+                }
+                start = end + 1
+            }
+        }
+        return (records, issues)
+    }
+}
