@@ -35,7 +35,8 @@ struct CodexTerminalTests {
         terminal.enter("/worker wrk-desktop")
         at = try await terminal.waitFor("wrk-desktop · running", after: at)
         at = try await terminal.waitFor("Live timeline", after: at)
-        at = try await terminal.waitFor("thread/started", after: at)  // the recent events first
+        // The recent events first (which ones depends on how many ticks the desktop made by now).
+        at = try await terminal.waitFor("worker.event", after: at)
         // Something happens on the worker now: it shows while /worker runs.
         let marker = "live-\(UUID().uuidString.prefix(8))"
         try await post(marker, to: base, worker: "wrk-desktop")

@@ -18,12 +18,12 @@ struct RewriteCleaningTests {
 /// The rewrite never waits past its limit, even for a model that ignores cancellation.
 @Suite("Rewrite deadline")
 struct RewriteDeadlineTests {
-    /// A rewriter that answers after 20 s whatever happens: cancellation does not reach it.
+    /// A rewriter that answers after five minutes whatever happens: cancellation does not reach it.
     struct Stubborn: TextRewriter {
         let name = "stubborn"
         func rewrite(prompt: String) async throws -> String {
             await withCheckedContinuation { continuation in
-                DispatchQueue.global().asyncAfter(deadline: .now() + 20) { continuation.resume() }
+                DispatchQueue.global().asyncAfter(deadline: .now() + 300) { continuation.resume() }
             }
             return "late"
         }
@@ -34,9 +34,10 @@ struct RewriteDeadlineTests {
         let clock = ContinuousClock()
         let start = clock.now
         let attempt = await rewriter.rewrite("The train leaves at 9:15.", soul: Soul(name: "Ops"))
-        // Answered long before the rewriter would have (20 s), with the limit's verdict. (Other
-        // suites' synchronous work can keep the test's thread pool busy for seconds.)
-        #expect(clock.now - start < .seconds(10))
+        // Answered long before the rewriter would have (300 s), with the limit's verdict. The
+        // bound is loose on purpose: in the whole suite on a loaded 2-core machine, other suites'
+        // work kept the thread pool busy for 15 s; what matters is not waiting for the model.
+        #expect(clock.now - start < .seconds(120))
         #expect(attempt.verdict == .failed("stubborn did not answer within 0.2 s"))
         #expect(attempt.text == "The train leaves at 9:15.")
     }

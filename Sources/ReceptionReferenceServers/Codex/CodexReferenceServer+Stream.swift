@@ -81,32 +81,19 @@ extension CodexReferenceServer {
     }
 }
 
-/// A reference server running in the background (tests).
-public final class RunningCodexServer: Sendable {
-    public let server: CodexReferenceServer
-    public let port: Int
-    private let task: Task<Void, any Error>
+/// A Codex reference server running in the background (tests).
+public typealias RunningCodexServer = RunningReferenceServer<CodexReferenceServer>
 
+extension CodexReferenceServer: ReferenceServer {}
+
+extension RunningReferenceServer where Server == CodexReferenceServer {
     /// The site's base URL, as clients take it (`/api/runtime/codex/workers` is theirs to add).
     public var baseURL: String { "http://127.0.0.1:\(port)" }
-
-    init(server: CodexReferenceServer, port: Int, task: Task<Void, any Error>) {
-        self.server = server
-        self.port = port
-        self.task = task
-    }
 
     /// Starts a server on 127.0.0.1 (ephemeral port) and returns once it accepts connections.
     public static func start(_ options: CodexReferenceOptions = CodexReferenceOptions(port: 0)) async throws -> RunningCodexServer {
         var options = options
         options.port = 0
-        let server = CodexReferenceServer(options: options)
-        let (port, task) = try await startInBackground { try await server.run(onReady: $0) }
-        return RunningCodexServer(server: server, port: port, task: task)
-    }
-
-    public func stop() async {
-        task.cancel()
-        _ = try? await task.value
+        return try await launch(options)
     }
 }

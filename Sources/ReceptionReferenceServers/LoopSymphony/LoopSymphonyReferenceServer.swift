@@ -234,30 +234,17 @@ extension Optional {
     }
 }
 
-/// A reference server running in the background (tests, benchmarks).
-public final class RunningLoopSymphonyServer: Sendable {
-    public let server: LoopSymphonyReferenceServer
-    public let port: Int
-    private let task: Task<Void, any Error>
+/// A Loop Symphony reference server running in the background (tests, benchmarks).
+public typealias RunningLoopSymphonyServer = RunningReferenceServer<LoopSymphonyReferenceServer>
 
+extension LoopSymphonyReferenceServer: ReferenceServer {}
+
+extension RunningReferenceServer where Server == LoopSymphonyReferenceServer {
     public var baseURL: String { "http://127.0.0.1:\(port)" }
-
-    init(server: LoopSymphonyReferenceServer, port: Int, task: Task<Void, any Error>) {
-        self.server = server
-        self.port = port
-        self.task = task
-    }
 
     /// Starts a server on 127.0.0.1 (port 0: ephemeral) and returns once it accepts connections.
     public static func start(_ options: LoopSymphonyReferenceOptions = LoopSymphonyReferenceOptions()) async throws -> RunningLoopSymphonyServer {
-        let server = LoopSymphonyReferenceServer(options: options)
-        let (port, task) = try await startInBackground { try await server.run(onReady: $0) }
-        return RunningLoopSymphonyServer(server: server, port: port, task: task)
-    }
-
-    public func stop() async {
-        task.cancel()
-        _ = try? await task.value
+        try await launch(options)
     }
 
     public func receivedRequestIDs() async -> [String] { await server.receivedRequestIDs() }

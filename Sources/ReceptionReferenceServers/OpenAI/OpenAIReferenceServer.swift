@@ -173,31 +173,18 @@ actor OpenAIReferenceState {
 }
 
 /// An OpenAI-compatible reference server running in the background (tests).
-public final class RunningOpenAIServer: Sendable {
-    public let server: OpenAIReferenceServer
-    public let port: Int
-    private let task: Task<Void, any Error>
+public typealias RunningOpenAIServer = RunningReferenceServer<OpenAIReferenceServer>
 
+extension OpenAIReferenceServer: ReferenceServer {}
+
+extension RunningReferenceServer where Server == OpenAIReferenceServer {
     /// The API's base URL, `/v1` included, as clients take it.
     public var baseURL: String { "http://127.0.0.1:\(port)/v1" }
-
-    init(server: OpenAIReferenceServer, port: Int, task: Task<Void, any Error>) {
-        self.server = server
-        self.port = port
-        self.task = task
-    }
 
     /// Starts a server on 127.0.0.1 (ephemeral port) and returns once it accepts connections.
     public static func start(_ options: OpenAIReferenceOptions = OpenAIReferenceOptions(port: 0)) async throws -> RunningOpenAIServer {
         var options = options
         options.port = 0
-        let server = OpenAIReferenceServer(options: options)
-        let (port, task) = try await startInBackground { try await server.run(onReady: $0) }
-        return RunningOpenAIServer(server: server, port: port, task: task)
-    }
-
-    public func stop() async {
-        task.cancel()
-        _ = try? await task.value
+        return try await launch(options)
     }
 }

@@ -103,31 +103,18 @@ public struct TimepointReferenceServer: Sendable {
 }
 
 /// A TIMEPOINT reference server running in the background (tests).
-public final class RunningTimepointServer: Sendable {
-    public let server: TimepointReferenceServer
-    public let port: Int
-    private let task: Task<Void, any Error>
+public typealias RunningTimepointServer = RunningReferenceServer<TimepointReferenceServer>
 
+extension TimepointReferenceServer: ReferenceServer {}
+
+extension RunningReferenceServer where Server == TimepointReferenceServer {
     /// The server's root, as clients take it (`/api/v1` is theirs to add).
     public var baseURL: String { "http://127.0.0.1:\(port)" }
-
-    init(server: TimepointReferenceServer, port: Int, task: Task<Void, any Error>) {
-        self.server = server
-        self.port = port
-        self.task = task
-    }
 
     /// Starts a server on 127.0.0.1 (ephemeral port) and returns once it accepts connections.
     public static func start(_ options: TimepointReferenceOptions = TimepointReferenceOptions(port: 0)) async throws -> RunningTimepointServer {
         var options = options
         options.port = 0
-        let server = TimepointReferenceServer(options: options)
-        let (port, task) = try await startInBackground { try await server.run(onReady: $0) }
-        return RunningTimepointServer(server: server, port: port, task: task)
-    }
-
-    public func stop() async {
-        task.cancel()
-        _ = try? await task.value
+        return try await launch(options)
     }
 }
