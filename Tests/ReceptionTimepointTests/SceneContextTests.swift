@@ -3,6 +3,7 @@ import ReceptionCore
 import ReceptionReferenceServers
 import ReceptionSoul
 import ReceptionTimepoint
+import Synchronization
 import Testing
 
 @Suite("TIMEPOINT: a scene as the conversation's context; commands")
@@ -65,6 +66,21 @@ struct SceneContextTests {
         #expect(MessageRoute("tell me about the old days", cast: cast) == .unaddressed)
         #expect(MessageRoute("Rome, 50 BCE", cast: cast) == .generate(query: "Rome, 50 BCE"))
         #expect(MessageRoute("anything at all", cast: nil) == .generate(query: "anything at all"))
+    }
+
+    @Test func aCostedCommandSaysItsCostBeforeItRunsWhereTheFrontEndPrintsAsItGoes() async throws {
+        try await withTimepoint { rig in
+            let backend = TimepointBackend(client: rig.client)
+            let live = try #require(TimepointCommands(backend: backend).all.first { $0.name == "/scene" }?.live)
+            // What was printed, and whether the scene existed yet when it was.
+            let printed = Mutex<[(text: String, sceneExisted: Bool)]>([])
+            let output = CommandOutput(interactive: true) { text in printed.withLock { $0.append((text, backend.scene != nil)) } }
+            let answer = try await live(["new", "Ada", "Lovelace", "in", "London", "1843"], output)
+            let said = printed.withLock { $0 }
+            #expect(said.map(\.text) == ["Generating a scene costs 5 credits; you have 50 credits."])
+            #expect(said.first?.sceneExisted == false, "the cost is said before the scene is generated")
+            #expect(answer.hasPrefix("**Ada Lovelace in London 1843**"), "and not said twice: \(answer)")
+        }
     }
 
     @Test func commandsOpenListJumpAndChangeVisibility() async throws {

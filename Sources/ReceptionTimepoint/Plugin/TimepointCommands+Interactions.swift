@@ -1,5 +1,5 @@
 extension TimepointCommands {
-    func chat(_ arguments: [String]) async throws -> String {
+    func chat(_ arguments: [String], before output: CommandOutput? = nil) async throws -> String {
         let scene = try currentScene()
         guard arguments.count >= 2 else { return "Usage: /chat NAME MESSAGE (in this scene: \(SceneText.cast(scene.cast)))" }
         // The longest run of leading words that names someone in the cast.
@@ -16,9 +16,9 @@ extension TimepointCommands {
         }
         let message = arguments.dropFirst(used).joined(separator: " ")
         let name = character ?? arguments[0]
-        let cost = await costLine("Asking \(name)", cost: await backend.costs().chat)
+        let cost = await stateCost("Asking \(name)", cost: await backend.costs().chat, before: output)
         let reply = try await client.chat(scene: scene.id, character: name, message: message)
-        return "\(cost)\n\n" + SceneText.reply(reply)
+        return cost + SceneText.reply(reply)
     }
 
     func dialog(_ arguments: [String]) async throws -> String {

@@ -1,7 +1,7 @@
 import Foundation
 
 extension TimepointCommands {
-    func scene(_ arguments: [String]) async throws -> String {
+    func scene(_ arguments: [String], before output: CommandOutput? = nil) async throws -> String {
         switch arguments.first {
         case nil:
             return SceneText.summary(try currentScene())
@@ -9,13 +9,13 @@ extension TimepointCommands {
             let query = arguments.dropFirst().joined(separator: " ")
             guard !query.isEmpty else { return "Usage: /scene new QUERY" }
             let configuration = client.configuration
-            let cost = await costLine("Generating a scene", cost: await backend.costs().generation(preset: configuration.preset))
+            let cost = await stateCost("Generating a scene", cost: await backend.costs().generation(preset: configuration.preset), before: output)
             let scene = try await client.generate(GenerateRequest(query: query, generateImage: configuration.generateImage,
                                                                   preset: configuration.preset, visibility: configuration.visibility),
                                                   mode: configuration.generation == .stream ? .sync : configuration.generation)
-            guard scene.status != "failed" else { return "\(cost)\n\nThe scene could not be generated: \(scene.error ?? "no reason given") (scene \(scene.id))." }
+            guard scene.status != "failed" else { return "\(cost)The scene could not be generated: \(scene.error ?? "no reason given") (scene \(scene.id))." }
             backend.setScene(scene)
-            return "\(cost)\n\n" + SceneText.summary(scene)
+            return cost + SceneText.summary(scene)
         case "list":
             var visibility: SceneVisibility?
             var page = 1
@@ -51,7 +51,7 @@ extension TimepointCommands {
         }
     }
 
-    func jump(_ arguments: [String]) async throws -> String {
+    func jump(_ arguments: [String], before output: CommandOutput? = nil) async throws -> String {
         guard let direction = arguments.first.flatMap(JumpDirection.init(rawValue:)), arguments.count <= 3 else {
             return "Usage: /jump next|prior [N [UNIT]]"
         }
@@ -62,11 +62,11 @@ extension TimepointCommands {
             return "Usage: /jump next|prior [N [UNIT]] with N from 1 to 365 and UNIT second, minute, hour, day, week, month or year."
         }
         let scene = try currentScene()
-        let cost = await costLine("A jump in time", cost: await backend.costs().temporalJump)
+        let cost = await stateCost("A jump in time", cost: await backend.costs().temporalJump, before: output)
         let jump = try await client.jump(from: scene.id, direction, units: units, unit: unit)
         let target = try await client.scene(jump.targetID, full: true)
         backend.setScene(target)
-        return "\(cost)\n\n" + SceneText.summary(target)
+        return cost + SceneText.summary(target)
     }
 
     func timeline() async throws -> String {

@@ -32,15 +32,18 @@ public struct TimepointCommands: Sendable {
                            /scene private | public      change the current scene's visibility (owner only)
                            /scene image                 whether it has an image, and its size
                            """,
-                           completions: { $0.isEmpty ? ["new", "list", "private", "public", "image"] : [] }) { try await scene($0) },
+                           completions: { $0.isEmpty ? ["new", "list", "private", "public", "image"] : [] }) { try await scene($0) }
+                .statingCostFirst { try await scene($0, before: $1) },
             BackendCommand(name: "/jump", summary: "travel in time from the current scene (costs credits)",
                            usage: "/jump next|prior [N [UNIT]]   UNIT: second, minute, hour, day (default), week, month, year",
-                           completions: { arguments in arguments.isEmpty ? ["next", "prior"] : arguments.count == 2 ? ["second", "minute", "hour", "day", "week", "month", "year"] : [] }) { try await jump($0) },
+                           completions: { arguments in arguments.isEmpty ? ["next", "prior"] : arguments.count == 2 ? ["second", "minute", "hour", "day", "week", "month", "year"] : [] }) { try await jump($0) }
+                .statingCostFirst { try await jump($0, before: $1) },
             BackendCommand(name: "/timeline", summary: "the scenes linked before and after the current one",
                            usage: "/timeline") { _ in try await timeline() },
             BackendCommand(name: "/chat", summary: "say something to one character of the scene",
                            usage: "/chat NAME MESSAGE   (or just write “ask NAME …”)",
-                           completions: { [backend] arguments in arguments.isEmpty ? (backend.scene?.cast.map { SceneText.shortName($0.name) } ?? []) : [] }) { try await chat($0) },
+                           completions: { [backend] arguments in arguments.isEmpty ? (backend.scene?.cast.map { SceneText.shortName($0.name) } ?? []) : [] }) { try await chat($0) }
+                .statingCostFirst { try await chat($0, before: $1) },
             BackendCommand(name: "/dialog", summary: "more dialog among the scene's characters",
                            usage: "/dialog [DIRECTION]") { try await dialog($0) },
             BackendCommand(name: "/survey", summary: "ask every character the same question",
@@ -56,8 +59,23 @@ public struct TimepointCommands: Sendable {
         return scene
     }
 
-    /// "Jumping costs 2 credits; you have 48." — the first line of a costed command's answer.
-    func costLine(_ action: String, cost: Int) async -> String {
-        await client.costNotice(action, cost: cost)
+    /// "A jump in time costs 2 credits; you have 48." Said before the call where the front end
+    /// prints while a command runs (`output`); otherwise the first line of the answer.
+    /// Returns what the answer starts with.
+    func stateCost(_ action: String, cost: Int, before output: CommandOutput?) async -> String {
+        let notice = await client.costNotice(action, cost: cost)
+        guard let output else { return notice + "\n\n" }
+        output(notice)
+        return ""
+    }
+}
+
+extension BackendCommand {
+    /// The same command, run so that a front end that prints while commands run shows the
+    /// cost before the call is made (the person sees what it costs while it happens).
+    func statingCostFirst(_ run: @escaping @Sendable ([String], CommandOutput) async throws -> String) -> BackendCommand {
+        var command = self
+        command.live = run
+        return command
     }
 }
