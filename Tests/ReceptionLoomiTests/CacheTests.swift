@@ -3,6 +3,7 @@ import GRDB
 import ReceptionCore
 import ReceptionLoomi
 import ReceptionReferenceServers
+import ReceptionTesting
 import Testing
 
 @Suite("Loomi: decision and recipe caches")

@@ -2,6 +2,7 @@ import Foundation
 import ReceptionCore
 import ReceptionLoomi
 import ReceptionReferenceServers
+import ReceptionTesting
 import Testing
 
 @Suite("Loomi: phase two failing, retry, keys")

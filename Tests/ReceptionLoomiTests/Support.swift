@@ -3,6 +3,7 @@ import ReceptionCore
 import ReceptionLoomi
 import ReceptionReferenceServers
 import Synchronization
+import ReceptionTesting
 import Testing
 
 /// A clock the tests move by hand, for the caches' TTLs.
@@ -95,11 +96,6 @@ func collect(_ stream: BackendEventStream) async throws -> [BackendEvent] {
 
 func texts(_ events: [BackendEvent]) -> [String] {
     events.compactMap { if case .textDelta(let text) = $0 { text } else { nil } }
-}
-
-func result(in events: [BackendEvent]) -> BackendResult? {
-    for case .result(let result) in events { return result }
-    return nil
 }
 
 func progressMessages(_ events: [BackendEvent]) -> [String] {

@@ -3,6 +3,7 @@ import ReceptionCore
 @testable import ReceptionLoopSymphony
 import NIOHTTP1
 import ReceptionReferenceServers
+import ReceptionTesting
 import Testing
 
 @Suite struct EndpointTests {

@@ -2,6 +2,7 @@ import Foundation
 import ReceptionCore
 import ReceptionLoopSymphony
 import ReceptionReferenceServers
+import ReceptionTesting
 import Testing
 
 extension LoopSymphonyReferenceOptions {
@@ -31,23 +32,6 @@ func withServer<T: Sendable>(_ options: LoopSymphonyReferenceOptions = .fast(), 
         await server.stop()
         throw error
     }
-}
-
-/// Collects every event of a backend stream.
-func collect(_ stream: BackendEventStream) async throws -> [BackendEvent] {
-    var events: [BackendEvent] = []
-    for try await event in stream { events.append(event) }
-    return events
-}
-
-func result(in events: [BackendEvent]) -> BackendResult? {
-    for case .result(let response) in events { return response }
-    return nil
-}
-
-func failure(in events: [BackendEvent]) -> TaskFailure? {
-    for case .failure(let failure) in events { return failure }
-    return nil
 }
 
 func progress(in events: [BackendEvent]) -> [TaskProgress] {

@@ -4,6 +4,7 @@ import NIOCore
 import ReceptionCore
 @testable import ReceptionLoopSymphony
 import ReceptionReferenceServers
+import ReceptionTesting
 import Testing
 
 @Suite struct TaskFlowTests {

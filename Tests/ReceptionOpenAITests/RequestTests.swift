@@ -3,6 +3,7 @@ import ReceptionCore
 import ReceptionOpenAI
 import ReceptionReferenceServers
 import ReceptionSoul
+import ReceptionTesting
 import Testing
 
 @Suite("OpenAI-compatible requests and errors")

@@ -2,6 +2,7 @@ import Foundation
 import ReceptionCore
 import ReceptionOpenAI
 import ReceptionReferenceServers
+import ReceptionTesting
 import Testing
 
 /// Starts the reference server on 127.0.0.1 and a backend for it; both stop afterwards.
@@ -26,28 +27,12 @@ func withOpenAIServer<T: Sendable>(_ options: OpenAIReferenceOptions = OpenAIRef
     }
 }
 
-func collect(_ stream: BackendEventStream) async throws -> [BackendEvent] {
-    var events: [BackendEvent] = []
-    for try await event in stream { events.append(event) }
-    return events
-}
-
 func streamedText(_ events: [BackendEvent]) -> String {
     events.compactMap { if case .textDelta(let text) = $0 { text } else { nil } }.joined()
 }
 
 func chunkCount(_ events: [BackendEvent]) -> Int {
     events.filter { if case .textDelta = $0 { true } else { false } }.count
-}
-
-func result(in events: [BackendEvent]) -> BackendResult? {
-    for case .result(let result) in events { return result }
-    return nil
-}
-
-func failure(in events: [BackendEvent]) -> TaskFailure? {
-    for case .failure(let failure) in events { return failure }
-    return nil
 }
 
 /// The HTTP error a call threw, or nil.

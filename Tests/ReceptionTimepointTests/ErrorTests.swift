@@ -3,6 +3,7 @@ import Foundation
 import ReceptionCore
 import ReceptionReferenceServers
 import ReceptionTimepoint
+import ReceptionTesting
 import Testing
 
 @Suite("TIMEPOINT refusals in words: 402, 403, 404, 422, 429, 500")

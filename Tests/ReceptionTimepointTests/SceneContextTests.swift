@@ -4,6 +4,7 @@ import ReceptionReferenceServers
 import ReceptionSoul
 import ReceptionTimepoint
 import Synchronization
+import ReceptionTesting
 import Testing
 
 @Suite("TIMEPOINT: a scene as the conversation's context; commands")

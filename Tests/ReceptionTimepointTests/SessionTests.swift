@@ -2,6 +2,7 @@ import Foundation
 import ReceptionCore
 import ReceptionReferenceServers
 import ReceptionTimepoint
+import ReceptionTesting
 import Testing
 
 @Suite("TIMEPOINT sign-in, refresh and rotation over loopback")

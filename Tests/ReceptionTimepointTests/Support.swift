@@ -2,6 +2,7 @@ import Foundation
 import ReceptionCore
 import ReceptionReferenceServers
 import ReceptionTimepoint
+import ReceptionTesting
 import Testing
 
 /// A reference server on 127.0.0.1, a client for it with its token file in a scratch state
@@ -58,22 +59,6 @@ func withTimepoint<T: Sendable>(_ options: TimepointReferenceOptions = Timepoint
         await server.stop()
         throw error
     }
-}
-
-func collect(_ stream: BackendEventStream) async throws -> [BackendEvent] {
-    var events: [BackendEvent] = []
-    for try await event in stream { events.append(event) }
-    return events
-}
-
-func result(in events: [BackendEvent]) -> BackendResult? {
-    for case .result(let result) in events { return result }
-    return nil
-}
-
-func failure(in events: [BackendEvent]) -> TaskFailure? {
-    for case .failure(let failure) in events { return failure }
-    return nil
 }
 
 func progressLines(_ events: [BackendEvent]) -> [String] {

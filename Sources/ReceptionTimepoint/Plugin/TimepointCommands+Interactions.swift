@@ -1,3 +1,5 @@
+import ReceptionCore
+
 extension TimepointCommands {
     func chat(_ arguments: [String], before output: CommandOutput? = nil) async throws -> String {
         let scene = try currentScene()

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionCore
 
 extension TimepointCommands {
     func scene(_ arguments: [String], before output: CommandOutput? = nil) async throws -> String {
