@@ -19,6 +19,8 @@ public final class LoomiBackend: Backend {
     public let client: LoomiClient
     public let cache: LoomiCache?
     let state = Mutex(State())
+    /// The task behind each open answer stream.
+    private let running = RunningTasks()
     /// The session used when the front end gives none.
     private let ownSessionID = "reception-" + UUID().uuidString.lowercased()
 
@@ -29,7 +31,6 @@ public final class LoomiBackend: Backend {
 
     struct State {
         var searches: [String: RecipeSearch] = [:]
-        var running: [String: Task<Void, Never>] = [:]
         var last: LastAnswer?
     }
 
@@ -64,33 +65,23 @@ public final class LoomiBackend: Backend {
 
     public func submit(_ request: ReceptionRequest) -> BackendEventStream {
         let id = request.id
-        return BackendEventStream { continuation in
-            let work = Task {
-                let answer = AnswerText(continuation: continuation)
-                do {
-                    let result = try await self.respond(to: request, text: answer, continuation: continuation)
-                    continuation.yield(.result(result))
-                    continuation.finish()
-                } catch is CancellationError {
-                    continuation.yield(.failure(TaskFailure(taskID: id, message: "Stopped; what was shown is kept.", cancelled: true)))
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            self.state.withLock { $0.running[id] = work }
-            continuation.onTermination = { [weak self] _ in
-                work.cancel()
-                self?.state.withLock { _ = $0.running.removeValue(forKey: id) }
+        return running.stream(id: id) { continuation in
+            let answer = AnswerText(continuation: continuation)
+            do {
+                let result = try await self.respond(to: request, text: answer, continuation: continuation)
+                continuation.yield(.result(result))
+                continuation.finish()
+            } catch is CancellationError {
+                continuation.yield(.failure(TaskFailure(taskID: id, message: "Stopped; what was shown is kept.", cancelled: true)))
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
             }
         }
     }
 
     public func cancel(taskID: String) async throws {
-        guard let work = state.withLock({ $0.running[taskID] }) else {
-            throw BackendError.invalidTaskState(taskID: taskID, reason: "no recipe search of that id is running.")
-        }
-        work.cancel()
+        try running.cancel(taskID, reason: "no recipe search of that id is running.")
     }
 
     static func describe(age seconds: TimeInterval) -> String {

@@ -10,10 +10,11 @@ public final class OpenAIBackend: Backend {
     public let descriptor: BackendDescriptor
     public let client: OpenAIClient
     private let state: Mutex<State>
+    /// The task behind each open answer stream.
+    private let running = RunningTasks()
 
     struct State {
         var model: String
-        var running: [String: Task<Void, Never>] = [:]
     }
 
     /// The largest answer kept; a server that never stops is cut here, not by the memory.
@@ -43,49 +44,39 @@ public final class OpenAIBackend: Backend {
         let body = OpenAIMapping.body(for: request, model: model, configuration: client.configuration)
         let client = client
         let id = request.id
-        return BackendEventStream { continuation in
-            let work = Task {
-                do {
-                    let frames = try client.streamChat(body) { notice in
-                        continuation.yield(.progress(TaskProgress(taskID: id, phase: "retry", message: notice.message)))
-                    }
-                    var reader = AnswerReader(taskID: id)
-                    // Accepted once the server answers: a server that cannot be reached throws
-                    // before any event, so the offline queue knows nothing reached it.
-                    var accepted = false
-                    for try await frame in frames {
-                        if !accepted {
-                            accepted = true
-                            continuation.yield(.accepted(taskID: id, status: .running))
-                        }
-                        guard case .event(let data, _, _) = frame else { continue }  // ": ping" comments
-                        for event in try reader.read(data) { continuation.yield(event) }
-                        if reader.isDone { break }
-                    }
-                    try Task.checkCancellation()
-                    continuation.yield(reader.ending())
-                    continuation.finish()
-                } catch is CancellationError {
-                    continuation.yield(.failure(TaskFailure(taskID: id, message: "Stopped; what was shown is kept.", cancelled: true)))
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: client.explain(error))
+        return running.stream(id: id) { continuation in
+            do {
+                let frames = try client.streamChat(body) { notice in
+                    continuation.yield(.progress(TaskProgress(taskID: id, phase: "retry", message: notice.message)))
                 }
-            }
-            self.state.withLock { $0.running[id] = work }
-            continuation.onTermination = { [weak self] _ in
-                work.cancel()
-                self?.state.withLock { _ = $0.running.removeValue(forKey: id) }
+                var reader = AnswerReader(taskID: id)
+                // Accepted once the server answers: a server that cannot be reached throws
+                // before any event, so the offline queue knows nothing reached it.
+                var accepted = false
+                for try await frame in frames {
+                    if !accepted {
+                        accepted = true
+                        continuation.yield(.accepted(taskID: id, status: .running))
+                    }
+                    guard case .event(let data, _, _) = frame else { continue }  // ": ping" comments
+                    for event in try reader.read(data) { continuation.yield(event) }
+                    if reader.isDone { break }
+                }
+                try Task.checkCancellation()
+                continuation.yield(reader.ending())
+                continuation.finish()
+            } catch is CancellationError {
+                continuation.yield(.failure(TaskFailure(taskID: id, message: "Stopped; what was shown is kept.", cancelled: true)))
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: client.explain(error))
             }
         }
     }
 
     /// Stops a streaming answer: the request is closed, so the server stops generating.
     public func cancel(taskID: String) async throws {
-        guard let work = state.withLock({ $0.running[taskID] }) else {
-            throw BackendError.invalidTaskState(taskID: taskID, reason: "no answer of that id is streaming.")
-        }
-        work.cancel()
+        try running.cancel(taskID, reason: "no answer of that id is streaming.")
     }
 }
 

@@ -10,13 +10,14 @@ public final class TimepointBackend: Backend {
     public let descriptor: BackendDescriptor
     public let client: TimepointClient
     private let state = Mutex(State())
+    /// The task behind each open answer stream.
+    private let running = RunningTasks()
 
     struct State {
         var scene: Timepoint?
         /// The server's chat session per character, so a conversation with someone continues.
         var chatSessions: [String: String] = [:]
         var costs: CreditCosts?
-        var running: [String: Task<Void, Never>] = [:]
     }
 
     public init(client: TimepointClient, name: String = "timepoint") {
@@ -63,45 +64,35 @@ public final class TimepointBackend: Backend {
 
     public func submit(_ request: ReceptionRequest) -> BackendEventStream {
         let id = request.id
-        return BackendEventStream { continuation in
-            let work = Task {
-                await TimepointClient.$onWait.withValue({ line in
-                    continuation.yield(.progress(TaskProgress(taskID: id, phase: "retry", message: line)))
-                }) {
-                    do {
-                        // Accepted at once, before the server is reached: a message here is a
-                        // metered action that depends on the scene in context, so an unreachable
-                        // server is said now and the offline queue (which holds only what failed
-                        // before any event) never replays it later, out of context, at a price.
-                        continuation.yield(.accepted(taskID: id, status: .running))
-                        let event = try await self.answer(request) { continuation.yield($0) }
-                        try Task.checkCancellation()
-                        continuation.yield(event)
-                        continuation.finish()
-                    } catch is CancellationError {
-                        continuation.yield(.failure(TaskFailure(taskID: id, message: "Stopped.", cancelled: true)))
-                        continuation.finish()
-                    } catch let error as TimepointError {
-                        continuation.yield(.failure(TaskFailure(taskID: id, message: error.description)))
-                        continuation.finish()
-                    } catch {
-                        continuation.finish(throwing: error)
-                    }
+        return running.stream(id: id) { continuation in
+            await TimepointClient.$onWait.withValue({ line in
+                continuation.yield(.progress(TaskProgress(taskID: id, phase: "retry", message: line)))
+            }) {
+                do {
+                    // Accepted at once, before the server is reached: a message here is a
+                    // metered action that depends on the scene in context, so an unreachable
+                    // server is said now and the offline queue (which holds only what failed
+                    // before any event) never replays it later, out of context, at a price.
+                    continuation.yield(.accepted(taskID: id, status: .running))
+                    let event = try await self.answer(request) { continuation.yield($0) }
+                    try Task.checkCancellation()
+                    continuation.yield(event)
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.yield(.failure(TaskFailure(taskID: id, message: "Stopped.", cancelled: true)))
+                    continuation.finish()
+                } catch let error as TimepointError {
+                    continuation.yield(.failure(TaskFailure(taskID: id, message: error.description)))
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
                 }
-            }
-            self.state.withLock { $0.running[id] = work }
-            continuation.onTermination = { [weak self] _ in
-                work.cancel()
-                self?.state.withLock { _ = $0.running.removeValue(forKey: id) }
             }
         }
     }
 
     public func cancel(taskID: String) async throws {
-        guard let work = state.withLock({ $0.running[taskID] }) else {
-            throw BackendError.invalidTaskState(taskID: taskID, reason: "nothing of that id is running.")
-        }
-        work.cancel()
+        try running.cancel(taskID, reason: "nothing of that id is running.")
     }
 
     /// Runs one message to its terminal event, reporting progress on the way.
