@@ -53,6 +53,30 @@ struct PipelineTests {
         #expect(box.value == "echo")
     }
 
+    @Test func textAMiddlewareHeldBackIsShownBeforeTheBackendsError() async throws {
+        struct Stalls: Error {}
+        // The backend streams half a word, then its connection stalls and fails.
+        let upstream = ResponseStream { continuation in
+            continuation.yield(ResponseEvent(.textDelta("starting")))
+            continuation.finish(throwing: Stalls())
+        }
+        // A middleware that holds text until the word is complete (as the soul's text stream does).
+        let held = HeldText()
+        let exchange = Exchange(request: ReceptionRequest(text: "x"), events: upstream).mapEvents({ event in
+            if case .textDelta(let text) = event.event { held.value += text; return [] }
+            return [event]
+        }, finish: {
+            held.value.isEmpty ? [] : [ResponseEvent(.textDelta(held.value))]
+        })
+        var shown: [String] = []
+        await #expect(throws: Stalls.self) {
+            for try await event in exchange.events {
+                if case .textDelta(let text) = event.event { shown.append(text) }
+            }
+        }
+        #expect(shown == ["starting"], "the held text reaches the person before the error")
+    }
+
     @Test func backendDefaultsReportUnsupportedOperations() async throws {
         await #expect(throws: BackendError.unsupported(operation: "cancel", backend: "echo")) {
             try await TextEcho().cancel(taskID: "t")
@@ -65,4 +89,8 @@ struct PipelineTests {
 
 private final class Box: @unchecked Sendable {
     var value: String?
+}
+
+private final class HeldText: @unchecked Sendable {
+    var value = ""
 }

@@ -47,7 +47,8 @@ public typealias ResponseStream = AsyncThrowingStream<ResponseEvent, any Error>
 
 extension ResponseStream {
     /// A stream fed by a task that reads `upstream`, yields what `transform` makes of each
-    /// element and then what `finish` adds. Cancelling the consumer cancels the reader.
+    /// element and then what `finish` adds, also when `upstream` fails (then before its error).
+    /// Cancelling the consumer cancels the reader.
     static func forwarding<Upstream: AsyncSequence & Sendable>(
         _ upstream: Upstream,
         transform: @escaping @Sendable (Upstream.Element) async throws -> [ResponseEvent],
@@ -56,7 +57,19 @@ extension ResponseStream {
         ResponseStream { continuation in
             let task = Task {
                 do {
-                    for try await element in upstream {
+                    var elements = upstream.makeAsyncIterator()
+                    while true {
+                        let element: Upstream.Element?
+                        do {
+                            element = try await elements.next()
+                        } catch {
+                            // The backend failed (a stalled or broken stream): what a middleware
+                            // held back, such as a word split across chunks, is still shown before
+                            // the error, so nothing that arrived is lost.
+                            for output in (try? await finish()) ?? [] { continuation.yield(output) }
+                            throw error
+                        }
+                        guard let element else { break }
                         for output in try await transform(element) { continuation.yield(output) }
                     }
                     for output in try await finish() { continuation.yield(output) }
