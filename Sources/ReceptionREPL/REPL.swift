@@ -172,6 +172,8 @@ public actor REPL {
             outcome = .cancelled
         } catch {
             state.failedTasks += 1
+            // A half-streamed answer ends its line before the error, not beside it.
+            if running.midText { console.write("\n"); running.midText = false }
             self.error(describe(error))
             outcome = .failed
         }

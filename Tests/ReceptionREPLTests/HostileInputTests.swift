@@ -86,6 +86,20 @@ struct HostileInputTests {
         #expect(await runREPL(["hello"], backend: fine).status == 0)
     }
 
+    @Test func aStreamThatStallsKeepsWhatArrivedOnItsOwnLineBeforeTheError() async throws {
+        // Half a sentence, then the connection goes quiet until the read timeout.
+        let stalled = ScriptedBackend { _ in
+            [.event(.accepted(taskID: "t", status: .running)), .event(.textDelta("starting...")),
+             .fail(BackendError.timedOut(url: "http://x/chat", reason: "no answer within the read timeout"))]
+        }
+        let (output, _, status) = await runREPL(["hello"], backend: stalled,
+                                                middleware: [PersonalityMiddleware(store: SoulStore(Soul(name: "plain")))])
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasSuffix("starting...") }, "what arrived is shown: \(output)")
+        #expect(!lines.contains { $0.contains("starting...") && $0.contains("read timeout") }, "the error has its own line: \(output)")
+        #expect(status == 1)
+    }
+
     @Test func savedTranscriptsAreReadableByTheirOwnerOnly() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-save-mode-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
