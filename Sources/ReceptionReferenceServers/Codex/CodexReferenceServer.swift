@@ -29,14 +29,8 @@ public struct CodexReferenceServer: Sendable {
 
     /// Serves until the surrounding task is cancelled; `onReady` gets the bound port.
     public func run(onReady: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        precondition(["127.0.0.1", "localhost", "::1"].contains(options.host), "the reference server only binds loopback")
         let server = self
-        let responder = CallbackResponder<BasicRequestContext> { request, _ in await server.respond(request) }
-        let app = Application(
-            responder: responder,
-            configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
-            onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
-            logger: { var l = Logger(label: "codex-reference"); l.logLevel = .critical; return l }())
+        let app = loopbackApplication(host: options.host, port: options.port, label: "codex-reference", onReady: onReady) { await server.respond($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.run() }
             if let tick = options.tick {
