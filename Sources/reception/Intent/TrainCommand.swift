@@ -72,6 +72,9 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .long, help: "Weight of a message with a source (human-written) against one of the project's corpus.")
     var sourceWeight = TrainingOptions().sourceWeight
 
+    @Option(name: .long, help: "Weight of a message with a source in the fit of the calibration temperature.")
+    var calibrationSourceWeight = TrainingOptions().calibrationSourceWeight
+
     @Flag(name: .long, help: "Stop at the first malformed line.")
     var strict = false
 
@@ -124,6 +127,7 @@ struct TrainCommand: ParsableCommand {
         options.balance = balance
         options.folds = folds
         options.sourceWeight = sourceWeight
+        options.calibrationSourceWeight = calibrationSourceWeight
         let start = Date()
         let weights = Trainer.train(messages, lexicon: lexicon, options: options, log: { printError($0) })
         let json = weights.serialized()
