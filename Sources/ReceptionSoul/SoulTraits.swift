@@ -225,7 +225,9 @@ struct TraitDeriver {
     }
 
     static func formalityStatement(_ lowered: String, _ words: [Substring]) -> (String, Bool)? {
-        let formal: Set<Substring> = ["formal", "formally", "courteous", "dignified", "polite", "politely", "diplomatic", "stately", "ceremonious",
+        // Words of register only: "diplomatic" (tact, as in "diplomatic but honest") says how
+        // candid a persona is, not how formally it writes.
+        let formal: Set<Substring> = ["formal", "formally", "courteous", "dignified", "polite", "politely", "stately", "ceremonious",
                                       "förmlich", "höflich", "siezt", "siezen", "sie-form", "formell", "soutenu", "vouvoie"]
         let casual: Set<Substring> = ["casual", "casually", "informal", "slang", "chill", "laid-back", "relaxed", "conversational", "colloquial",
                                       "locker", "lockere", "umgangssprachlich", "duzt", "duzen", "du-form", "tutoie", "familier"]

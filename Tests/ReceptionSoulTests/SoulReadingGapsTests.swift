@@ -23,6 +23,27 @@ struct SoulReadingGapsTests {
         #expect(soul.examples.contains { $0.good && $0.text.contains("build is green") })
     }
 
+    /// Tact is not register: a persona that is "diplomatic but frank" about former colleagues
+    /// does not write formally (a published persona was read as formal for this).
+    @Test func tactIsNotAFormalRegister() throws {
+        let soul = try SoulParser.parse("""
+        # SOUL.md - Quill
+
+        ## Voice
+
+        Energy: measured, seasoned, diplomatic but frank. Talks like a friend at a bar.
+        """, fileName: "SOUL.md")
+        #expect(soul.formality != .formal, "\(soul.formality)")
+        let polite = try SoulParser.parse("""
+        # SOUL.md - Quill
+
+        ## Voice
+
+        Polite and formal, always.
+        """, fileName: "SOUL.md")
+        #expect(polite.formality == .formal)
+    }
+
     @Test func aCrossedOutLineUnderBoundariesIsStillABoundary() throws {
         let soul = try SoulParser.parse("""
         # SOUL.md - Flint
