@@ -20,6 +20,9 @@ struct MarkdownSoulReader {
     var languageLine: Int?
     var summary: String?
     var tone: String?
+    /// The lines the summary and the tone came from (for `soul show --derived`).
+    var summaryLine = 1
+    var toneLine = 1
     var emoji: EmojiPolicy?
     var capitalization: Capitalization?
     var language: String?
@@ -129,7 +132,7 @@ struct MarkdownSoulReader {
                 }
             }
         }
-        summary = firstParagraph(after: headings.first?.index)
+        if let (text, line) = firstParagraph(after: headings.first?.index) { summary = text; summaryLine = line }
 
         // Rules and lists, walking the lines with the section each is in.
         var sectionIndex = -1
@@ -255,8 +258,9 @@ struct MarkdownSoulReader {
                     let items = followingListItems(after: index)
                     value = key == .capitalization ? (items.first ?? "") : items.joined(separator: " ")
                 }
-                let before = (emoji, capitalization, language)
+                let before = (emoji, capitalization, language, tone)
                 apply(rule: key, value: value, sectionHeading: sectionHeading)
+                if before.3 == nil, tone != nil { toneLine = firstLine + index }
                 if before.0 == nil, emoji != nil { emojiLine = firstLine + index }
                 if before.1 == nil, capitalization != nil { capitalizationLine = firstLine + index }
                 if before.2 == nil, language != nil { languageLine = firstLine + index }
@@ -277,7 +281,7 @@ struct MarkdownSoulReader {
                trimmed != "---", trimmed != "***", !trimmed.hasPrefix("**") || !trimmed.hasSuffix(":**") {
                 voiceToneTaken = true
                 let plain = Self.plainText(trimmed)
-                if let sentence = Sentences.firstSentence(plain), sentence.count <= 100 { tone = tone ?? sentence }
+                if tone == nil, let sentence = Sentences.firstSentence(plain), sentence.count <= 100 { tone = sentence; toneLine = firstLine + index }
             }
             // "## Vibe" followed by a list ("- Sharp but friendly"): its first item is the tone
             // when it describes rather than instructs.
@@ -285,6 +289,7 @@ struct MarkdownSoulReader {
                let item = Self.listItem(trimmed), Self.describesATone(Self.plainText(item)) {
                 voiceToneTaken = true
                 tone = Self.plainText(item).trimmedSpaces
+                toneLine = firstLine + index
             }
             guard let item = Self.listItem(trimmed) ?? (trimmed.hasPrefix("❌") ? String(trimmed.dropFirst()) : nil) else { continue }
             if sectionKind != .boundaries, sectionKind != .vocabulary, negativeLevel != nil, sectionKind != .examples {
@@ -769,13 +774,16 @@ struct MarkdownSoulReader {
         return nil
     }
 
-    func firstParagraph(after headingIndex: Int?) -> String? {
+    /// The first sentence of the first paragraph after a heading, and the line it starts on.
+    func firstParagraph(after headingIndex: Int?) -> (String, Int)? {
         let start = (headingIndex ?? -1) + 1
         guard start < lines.count else { return nil }
         var paragraph: [String] = []
-        for line in lines[start...] {
+        var startLine = firstLine + start
+        for (offset, line) in lines[start...].enumerated() {
             let trimmed = line.trimmedSpaces
             if trimmed.isEmpty { if paragraph.isEmpty { continue } else { break } }
+            if paragraph.isEmpty { startLine = firstLine + start + offset }
             if Self.heading(line) != nil || trimmed.hasPrefix("```") || trimmed == "---" || Self.isListItem(trimmed) || trimmed.hasPrefix("|") {
                 if paragraph.isEmpty { return nil } else { break }
             }
@@ -784,7 +792,7 @@ struct MarkdownSoulReader {
         guard !paragraph.isEmpty else { return nil }
         let plain = Self.plainText(paragraph.joined(separator: " "))
         guard let sentence = Sentences.firstSentence(plain), sentence.count <= 200 else { return nil }
-        return sentence
+        return (sentence, startLine)
     }
 
     static func isListItem(_ trimmed: String) -> Bool { listMarkerLength(Substring(trimmed)) != nil }

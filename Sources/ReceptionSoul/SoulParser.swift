@@ -252,8 +252,8 @@ private struct Analysis {
         if companion.examples == nil {
             soul.sections += body.sections
             if nameFrom == "file", let name = body.name { soul.name = name; nameFrom = "heading \(companion.fileName)"; nameLine = body.nameLine }
-            if soul.summary == nil { soul.summary = body.summary }
-            if soul.tone == nil { soul.tone = body.tone }
+            if soul.summary == nil, let summary = body.summary { soul.summary = summary; summaryFromProse = (companion.fileName, body.summaryLine) }
+            if soul.tone == nil, let tone = body.tone { soul.tone = tone; toneFromProse = (companion.fileName, body.toneLine) }
             if !setByFrontMatter.contains("emoji"), emojiFromProse == nil, let emoji = body.emoji { soul.emoji = emoji; emojiFromProse = (companion.fileName, body.emojiLine) }
             if !setByFrontMatter.contains("capitalization"), capitalizationFromProse == nil, let value = body.capitalization {
                 soul.capitalization = value
@@ -287,6 +287,8 @@ private struct Analysis {
 
     var emojiFromProse: (String, Int)?
     var capitalizationFromProse: (String, Int)?
+    var summaryFromProse: (String, Int)?
+    var toneFromProse: (String, Int)?
     var vocabularyFiles: [String: (String, Int)] = [:]
 
     /// Derives the voice traits from every body read, applies those the front matter left
@@ -311,6 +313,12 @@ private struct Analysis {
         if !setByFrontMatter.contains("name"), nameFrom != "file" {
             let file = nameFrom.hasPrefix("heading ") ? String(nameFrom.dropFirst(8)) : fileName
             record("name", soul.name, file, nameLine, "the title", knob: nil)
+        }
+        if let (file, line) = summaryFromProse, let summary = soul.summary {
+            record("description", summary, file, line, evidence(file: file, line: line), knob: nil)
+        }
+        if let (file, line) = toneFromProse, let tone = soul.tone {
+            record("tone", tone, file, line, evidence(file: file, line: line), knob: nil)
         }
         if let (file, line) = languageFromRule ?? languageEvidence() {
             record("language", soul.language, file, line, languageEvidenceText(file: file, line: line), knob: "language")
@@ -861,8 +869,8 @@ private struct Analysis {
             report(.warning, empty.line, 1, "section \"\(empty.heading)\" is empty")
         }
         if !setByFrontMatter.contains("name"), let name = body.name { soul.name = name; nameFrom = "heading"; nameLine = body.nameLine }
-        if soul.summary == nil { soul.summary = body.summary }
-        if soul.tone == nil { soul.tone = body.tone }
+        if soul.summary == nil, let summary = body.summary { soul.summary = summary; summaryFromProse = (fileName, body.summaryLine) }
+        if soul.tone == nil, let tone = body.tone { soul.tone = tone; toneFromProse = (fileName, body.toneLine) }
         if !setByFrontMatter.contains("emoji"), let emoji = body.emoji { soul.emoji = emoji; emojiFromProse = (fileName, body.emojiLine) }
         if !setByFrontMatter.contains("capitalization"), let capitalization = body.capitalization {
             soul.capitalization = capitalization

@@ -44,6 +44,38 @@ struct SoulReadingGapsTests {
         #expect(polite.formality == .formal)
     }
 
+    /// `soul show --derived` lists where the description and the tone came from, like every
+    /// other trait read from the prose; front matter that sets them is not listed.
+    @Test func theDescriptionAndTheToneAreListedWithTheirLines() throws {
+        let soul = try SoulParser.parse("""
+        # SOUL.md - Quill
+
+        A retired lighthouse keeper who answers in few words.
+
+        ## Vibe
+
+        - Dry but kind
+        - Never rushes
+        """, fileName: "SOUL.md", allTraits: true)
+        let description = soul.traits.first { $0.name == "description" }
+        #expect(description?.value == "A retired lighthouse keeper who answers in few words.")
+        #expect(description?.line == 3, "\(String(describing: description))")
+        let tone = soul.traits.first { $0.name == "tone" }
+        #expect(tone?.value == "Dry but kind" && tone?.line == 7, "\(String(describing: tone))")
+        #expect(SoulShow.derived(soul).contains("SOUL.md:7: Dry but kind"), "\(SoulShow.derived(soul))")
+
+        let set = try SoulParser.parse("""
+        ---
+        description: Keeper of the light.
+        tone: dry
+        ---
+        # SOUL.md - Quill
+
+        A retired lighthouse keeper.
+        """, fileName: "SOUL.md", allTraits: true)
+        #expect(!set.traits.contains { $0.name == "description" || $0.name == "tone" }, "\(set.traits.map(\.name))")
+    }
+
     @Test func aCrossedOutLineUnderBoundariesIsStillABoundary() throws {
         let soul = try SoulParser.parse("""
         # SOUL.md - Flint

@@ -122,7 +122,8 @@ public struct SoulPrompts: Sendable {
             personaParts.append("## From \(companion.name)\n\n" + bounded(companion.text, 16_000))
         }
         let persona = personaParts.filter { !$0.isEmpty }.joined(separator: "\n\n")
-        let traits = soul.traits.filter { !$0.overridden && !["name", "words used", "words avoided", "refuses", "signature", "favourite emoji"].contains($0.name) }
+        // Name, description and tone have their own places in the template.
+        let traits = soul.traits.filter { !$0.overridden && !["name", "description", "tone", "words used", "words avoided", "refuses", "signature", "favourite emoji"].contains($0.name) }
             .map { ["name": $0.name, "value": $0.value] }
         func exampleList(_ good: Bool) -> [String] {
             soul.examples.filter { $0.good == good }.prefix(8).map { bounded($0.text, 600).replacingOccurrences(of: "\n", with: "\n  ") }
