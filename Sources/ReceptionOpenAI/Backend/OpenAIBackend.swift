@@ -54,6 +54,9 @@ public final class OpenAIBackend: Backend {
                 // before any event, so the offline queue knows nothing reached it.
                 var accepted = false
                 for try await frame in frames {
+                    // A frame that was already on its way when the answer was cancelled is
+                    // not shown: the byte stream can hand it over before it notices.
+                    try Task.checkCancellation()
                     if !accepted {
                         accepted = true
                         continuation.yield(.accepted(taskID: id, status: .running))
