@@ -89,35 +89,16 @@ public final class OfflineQueue: @unchecked Sendable {
 
     private static func openOrCreate(path: String) throws -> (DatabaseQueue, String?) {
         if path == ":memory:" { return (try open(path: path), nil) }
-        let url = URL(fileURLWithPath: path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        // The directory may predate us with a laxer mode: the queue holds messages.
-        try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.deletingLastPathComponent().path)
-        if !FileManager.default.fileExists(atPath: path) {
-            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-        } else {
-            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        }
+        // The queue holds messages: readable by its owner only.
+        try PrivateFile.prepare(path)
         do {
             return (try open(path: path), nil)
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             // Never lose data: keep the damaged file (and its journal) where a person can find it.
-            let aside = path + ".corrupt-" + stamp()
-            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-                try FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
-            }
-            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            let aside = try PrivateFile.setAside(path)
             return (try open(path: path),
                     "The offline queue \(path) could not be read (\(error.resultCode)); it was kept as \(aside) and a new, empty queue started. Messages queued in it were not sent.")
         }
-    }
-
-    private static func stamp() -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        return formatter.string(from: Date())
     }
 
     private static func open(path: String) throws -> DatabaseQueue {

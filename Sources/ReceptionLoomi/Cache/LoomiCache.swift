@@ -58,35 +58,17 @@ public final class LoomiCache: Sendable {
             problem = nil
             return
         }
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // The cache holds what the person searched for: readable by its owner only.
-        try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
-        if !FileManager.default.fileExists(atPath: path) {
-            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-        } else {
-            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        }
+        try PrivateFile.prepare(path)
         do {
             database = try Self.open(path: path)
             problem = nil
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             // A cache is rebuilt from the server, but the damaged file is kept for whoever wants to look.
-            let aside = path + ".corrupt-" + Self.stamp()
-            for suffix in ["", "-journal", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-                try FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
-            }
-            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            let aside = try PrivateFile.setAside(path)
             database = try Self.open(path: path)
             problem = "The recipe cache \(path) could not be read (\(error.message ?? "SQLite error \(error.resultCode.rawValue)")); it was kept as \(aside) and a new, empty cache started."
         }
-    }
-
-    private static func stamp() -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        return formatter.string(from: Date())
     }
 
     private static func open(path: String) throws -> DatabaseQueue {
