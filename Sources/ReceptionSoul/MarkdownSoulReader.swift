@@ -278,7 +278,8 @@ struct MarkdownSoulReader {
                 capitalizationLine = firstLine + index
             }
             if sectionKind == .voice, !voiceToneTaken, !Self.isListItem(trimmed), !trimmed.hasPrefix(">"), !trimmed.hasPrefix("|"),
-               trimmed != "---", trimmed != "***", !trimmed.hasPrefix("**") || !trimmed.hasSuffix(":**") {
+               trimmed != "---", trimmed != "***", !trimmed.hasPrefix("**") || !trimmed.hasSuffix(":**"),
+               !Self.isAboutTheFiles(trimmed) {
                 voiceToneTaken = true
                 let plain = Self.plainText(trimmed)
                 if tone == nil, let sentence = Sentences.firstSentence(plain), sentence.count <= 100 { tone = sentence; toneLine = firstLine + index }
@@ -531,6 +532,13 @@ struct MarkdownSoulReader {
 
     /// "Sharp but friendly", "Warm, dry, exact": a short description, not a rule ("Use short
     /// sentences", "Never: emoji") or a catch-phrase.
+    /// "Voice rules. Use this file together with `SOUL.md`": a note on how to read the persona's
+    /// files, not a description of its voice (the next paragraph may be one).
+    static func isAboutTheFiles(_ line: String) -> Bool {
+        let lowered = line.lowercased()
+        return lowered.fastContains("this file") || lowered.fastContains(".md")
+    }
+
     static func describesATone(_ text: String) -> Bool {
         let trimmed = text.trimmedSpaces
         guard !trimmed.isEmpty, trimmed.count <= 60, !trimmed.contains(":"), !trimmed.contains("\""), !trimmed.contains("“") else { return false }

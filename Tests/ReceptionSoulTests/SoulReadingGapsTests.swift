@@ -76,6 +76,19 @@ struct SoulReadingGapsTests {
         #expect(!set.traits.contains { $0.name == "description" || $0.name == "tone" }, "\(set.traits.map(\.name))")
     }
 
+    /// A style file that opens with a note on how to use it ("Voice rules. Use this file with
+    /// SOUL.md") takes its tone from the paragraph after the note, not from the note.
+    @Test func aNoteOnTheFilesIsNotTheTone() throws {
+        let soul = try SoulParser.parse("""
+        # STYLE - Quill
+
+        Voice rules. Read this file with `SOUL.md`.
+
+        Dry, unhurried, exact.
+        """, fileName: "STYLE.md", allTraits: true)
+        #expect(soul.tone == "Dry, unhurried, exact.", "\(String(describing: soul.tone))")
+    }
+
     @Test func aCrossedOutLineUnderBoundariesIsStillABoundary() throws {
         let soul = try SoulParser.parse("""
         # SOUL.md - Flint
