@@ -77,15 +77,7 @@ func appendEvents(_ server: RunningCodexServer, worker: String, count: Int, labe
     return last
 }
 
-/// The `CodexError` a call threw, or nil.
+/// The `CodexError` a call threw; an issue is recorded when it throws none or another error.
 func codexError(_ body: () async throws -> Void) async -> CodexError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as CodexError {
-        return error
-    } catch {
-        Issue.record("expected a CodexError, got \(error)")
-        return nil
-    }
+    await #expect(throws: CodexError.self) { try await body() }
 }

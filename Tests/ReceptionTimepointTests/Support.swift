@@ -65,17 +65,9 @@ func progressLines(_ events: [BackendEvent]) -> [String] {
     events.compactMap { if case .progress(let progress) = $0 { progress.message } else { nil } }
 }
 
-/// The `TimepointError` a call threw, or nil.
+/// The `TimepointError` a call threw; an issue is recorded when it throws none or another error.
 func timepointError(_ body: () async throws -> Void) async -> TimepointError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as TimepointError {
-        return error
-    } catch {
-        Issue.record("expected a TimepointError, got \(error)")
-        return nil
-    }
+    await #expect(throws: TimepointError.self) { try await body() }
 }
 
 func fileMode(_ path: String) -> Int? {
