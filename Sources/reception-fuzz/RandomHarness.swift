@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -82,7 +83,7 @@ struct RandomHarness {
         print("#\(executions) corpus replayed")
 
         if seconds != nil || runs != nil {
-            var random = SplitMix64(seed: seed)
+            var random = SeededRandom(seed: seed)
             let pool = corpus.isEmpty ? [[]] : corpus.map { Array($0.prefix(maxLength)) }
             var reported = 1
             while true {
@@ -105,7 +106,7 @@ struct RandomHarness {
 
     /// One libFuzzer-like mutation: flip a bit, set a byte, insert or erase a run, copy a run,
     /// splice another corpus input, or insert a token the parsers care about.
-    static func mutate(_ input: inout [UInt8], pool: [[UInt8]], random: inout SplitMix64) {
+    static func mutate(_ input: inout [UInt8], pool: [[UInt8]], random: inout SeededRandom) {
         let tokens: [[UInt8]] = ["\n", "\r", "\r\n", "\n\n", ":", "data:", "event:", "id:", "---\n", "{", "}", "[", "]", "\"", ",",
                                  "\\u0000", "\\ud800", "null", "1e999", "-", "# ", "```", "**", "\t", "\u{7}", "\u{1B}[", "é", "🙂"]
             .map { Array($0.utf8) }
@@ -134,17 +135,7 @@ struct RandomHarness {
     }
 }
 
-/// A small fast generator whose sequence depends on the seed only (SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+extension SeededRandom {
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
 }
 

@@ -63,7 +63,7 @@ struct ScannerTests {
         let expected = try whole.feed(body)
         #expect(expected.count == 6)
         #expect(try expected.map { try Wire.decode(JSONValue.self, from: Data($0)) } == recipes)
-        var generator = SeededGenerator(seed: 19)
+        var generator = SeededRandom(seed: 19)
         for _ in 0..<300 {
             var scanner = RecipeArrayScanner()
             var found: [[UInt8]] = []
@@ -83,18 +83,5 @@ struct ScannerTests {
             }
             _ = try? scanner.feed(Array("{\"recipes\": [".utf8) + garbage)
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failure can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -30,7 +30,7 @@ actor CodexReferenceState {
     private var workers: [String: Worker]
     private var order: [String]
     private let retention: Int
-    private var random: ReferenceRandom
+    private var random: SeededRandom
     private var dropsLeft: Int
     private var replaysLeft: Int
     private(set) var streamsOpened = 0
@@ -42,7 +42,7 @@ actor CodexReferenceState {
 
     init(options: CodexReferenceOptions) {
         retention = max(1, options.retention)
-        random = ReferenceRandom(seed: options.seed)
+        random = SeededRandom(seed: options.seed)
         dropsLeft = options.drops
         replaysLeft = options.duplicateReplays
         (workers, order) = Self.seeded(retention: retention)
@@ -160,15 +160,3 @@ actor CodexReferenceState {
     func didReplay() { replaysLeft -= 1; streamsReplayed += 1 }
 }
 
-/// SplitMix64: the same cuts for the same seed.
-struct ReferenceRandom: Sendable {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -54,20 +54,13 @@ actor TimepointReferenceState {
     var faults: [TimepointFault] = []
     var calls: [TimepointReceivedCall] = []
     var chatSessions = 0
-    private var random: UInt64 = 0x5EED_7104_E000_0001
+    private var random = SeededRandom(seed: 0x5EED_7104_E000_0001)
 
     init(options: TimepointReferenceOptions) { self.options = options }
 
     // MARK: deterministic ids and tokens
 
-    private func next() -> UInt64 {
-        // SplitMix64.
-        random &+= 0x9E37_79B9_7F4A_7C15
-        var z = random
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private func next() -> UInt64 { random.next() }
 
     func hex(_ count: Int) -> String {
         var text = ""
