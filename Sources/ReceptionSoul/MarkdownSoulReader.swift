@@ -282,7 +282,7 @@ struct MarkdownSoulReader {
                !Self.isAboutTheFiles(trimmed) {
                 voiceToneTaken = true
                 let plain = Self.plainText(trimmed)
-                if tone == nil, let sentence = Sentences.firstSentence(plain), sentence.count <= 100 { tone = sentence; toneLine = firstLine + index }
+                if tone == nil, let sentence = Sentences.toneSentences(plain), sentence.count <= 100 { tone = sentence; toneLine = firstLine + index }
             }
             // "## Vibe" followed by a list ("- Sharp but friendly"): its first item is the tone
             // when it describes rather than instructs.
@@ -843,6 +843,17 @@ struct MarkdownSoulReader {
 }
 
 extension Sentences {
+    /// The tone a voice paragraph opens with: its first sentence, or, when that is a fragment of
+    /// a few words ("Blunt."), the run of such fragments it starts ("Blunt. Specific. Kind
+    /// underneath."), which name the tone together; the first of them alone says a third of it.
+    static func toneSentences(_ text: String) -> String? {
+        guard let first = firstSentence(text) else { return nil }
+        func isFragment(_ sentence: String) -> Bool { sentence.split(separator: " ").count <= 3 }
+        guard isFragment(first) else { return first }
+        let run = split(text).prefix(while: isFragment)
+        return run.count > 1 ? run.joined(separator: " ") : first
+    }
+
     /// The first sentence of a text, or nil for an empty text: the same as `split(text).first`,
     /// without splitting the whole text (long paragraphs are common in soul files).
     static func firstSentence(_ text: String) -> String? {

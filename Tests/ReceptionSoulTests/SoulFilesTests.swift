@@ -57,7 +57,8 @@ struct RealWorldFilesTests {
         #expect(soul.vocabulary.avoid.contains("Going forward"))
         #expect(soul.vocabulary.replace == [VocabularyReplacement(avoid: "utilize", prefer: "use")])
         #expect(soul.boundaries.contains("Never: Three paragraphs before the point"))  // under "Anti-Patterns (Never Do This)"
-        #expect(soul.tone == "Blunt.")
+        // A vibe line of fragments is one tone: its first word alone would drop two thirds of it.
+        #expect(soul.tone == "Blunt. Specific. Kind underneath.")
     }
 
     @Test func styleFileWithUseAndAvoidLines() throws {
