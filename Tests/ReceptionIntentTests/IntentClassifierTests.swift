@@ -259,6 +259,22 @@ struct IntentClassifierTests {
         #expect(shouldI.contains { text.contains($0) })
     }
 
+    /// `classify --features`: every feature the message turns on, weighted or not, by name,
+    /// and the JSON line carries them only when asked (what scripts/intent-replica.py reads).
+    @Test func listsEveryActiveFeatureByName() throws {
+        let text = "should I take the train or fly to Seattle next month?"
+        let names = classifier.extractor.featureNames(text)
+        #expect(names.count == classifier.extractor.features(text).count)
+        #expect(names.contains("struct:either-or") && names.contains("cue:time-later-period"), "\(names)")
+        #expect(Set(names).count == names.count, "each feature once")
+        let c = classifier.classify(text)
+        let plain = try JSONSerialization.jsonObject(with: Data(try c.jsonLine(text: text).utf8)) as? [String: Any]
+        #expect(plain?["features"] == nil)
+        let listed = try JSONSerialization.jsonObject(with: Data(try c.jsonLine(text: text, features: names).utf8)) as? [String: Any]
+        #expect(listed?["features"] as? [String] == names)
+        #expect(classifier.extractor.featureNames(text, goal: "schedule the quarterly review meeting").contains { $0.hasPrefix("goal:") }, "the goal's features too")
+    }
+
     @Test func thePreviousTurnCarriesOverToAShortFollowUp() {
         let alone = classifier.classify("and the blue one?", explain: true)
         let previous = ConversationTurn(query: "should I buy the red or the green jacket right now?", intent: .decision, urgency: .immediate)

@@ -251,6 +251,11 @@ public final class FeatureExtractor: @unchecked Sendable {
         withFeatures(text, goal: goal) { active, _ in Array(active) }
     }
 
+    /// The names of a message's active features, in extraction order (slow; for tools).
+    public func featureNames(_ text: String, goal: String? = nil) -> [String] {
+        features(text, goal: goal).map { names[Int($0)] }
+    }
+
     /// Calls `body` with the active feature ids of a message (each once, in extraction order)
     /// and its token count; both live in scratch memory for the duration of the call.
     @inline(__always)

@@ -11,7 +11,9 @@ struct ClassifyCommand: ParsableCommand {
         discussion: """
         With a MESSAGE argument, classifies it; without, classifies each line of standard input. \
         Prints the intent and urgency with their calibrated confidences; --explain adds, for the \
-        chosen label and the runner-up of each head, the features that contributed and their weights.
+        chosen label and the runner-up of each head, the features that contributed and their weights; \
+        --features lists every feature the message turns on, weighted or not (what a model trained \
+        outside Reception, such as scripts/intent-replica.py, learns from).
         """)
 
     @Argument(help: "The message; omit to read one message per line from standard input.")
@@ -26,22 +28,49 @@ struct ClassifyCommand: ParsableCommand {
     @Flag(name: .long, help: "One JSON object per message (with the explanations).")
     var json = false
 
+    @Flag(name: .long, help: "Also list every feature the message turns on, in extraction order (a \"features\" array with --json).")
+    var features = false
+
+    @Flag(name: .long, help: "Standard input is JSON lines, each an object with a \"text\" string and an optional \"goal\" (a corpus line is one); for messages that span lines. Implies --json.")
+    var jsonlInput = false
+
     @OptionGroup var model: IntentModelOptions
+
+    func validate() throws {
+        if jsonlInput && !message.isEmpty { throw ValidationError("--jsonl-input reads standard input: give no MESSAGE") }
+    }
 
     func run() throws {
         let classifier: IntentClassifier
         do { classifier = try model.classifier() } catch { printError("error: \(error)"); throw ExitCode.failure }
-        func emit(_ text: String) throws {
+        let json = self.json || jsonlInput
+        func emit(_ text: String, goal: String? = self.goal) throws {
             let c = classifier.classify(text, goal: goal, explain: explain || json)
-            if json { print(try c.jsonLine(text: text)) } else { print(ReportText.classification(text, c, explain: explain), terminator: "") }
+            let active = features ? classifier.extractor.featureNames(text, goal: goal) : nil
+            if json { print(try c.jsonLine(text: text, features: active)); return }
+            print(ReportText.classification(text, c, explain: explain), terminator: "")
+            if let active { print("  features: \(active.joined(separator: " "))") }
         }
         if !message.isEmpty {
             try emit(message.joined(separator: " "))
             return
         }
+        struct InputLine: Decodable { var text: String; var goal: String? }
+        var lineNumber = 0, malformed = 0
         while let line = readLine(strippingNewline: true) {
+            lineNumber += 1
             if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
-            try emit(line)
+            guard jsonlInput else { try emit(line); continue }
+            guard let input = try? JSONDecoder().decode(InputLine.self, from: Data(line.utf8)) else {
+                printError("error: standard input line \(lineNumber): not a JSON object with a \"text\" string (skipped)")
+                malformed += 1
+                continue
+            }
+            try emit(input.text, goal: input.goal ?? goal)
+        }
+        if malformed > 0 {
+            printError("skipped \(malformed) malformed line(s)")
+            throw ExitCode.failure
         }
     }
 }

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Reception's trainer mirrored in scikit-learn, for trying a feature family in seconds before
+writing it into the hot path.
+
+A development tool, not part of the package. Needs scikit-learn and a release build of reception:
+
+    swift build -c release --product reception
+    scripts/intent-replica.py                       # the replica alone, on the dev parts
+    scripts/intent-replica.py --family char-grams --family ask-split
+
+The features of every message come from the shipped model's extractor
+(`reception classify --jsonl-input --features`); the regression mirrors `Trainer`: L2 strengths
+per feature kind (by scaling the word columns), class balancing 0.25, human-written messages
+weighing 1.5, the bias unpenalised. It reproduces the shipped model's dev figures to within a
+few messages, so a family that moves the replica is worth porting and one that does not is not.
+
+The shipped vocabulary was built from the training parts, so only the dev (and test) parts of
+the id-hash split are fair to evaluate here: a left-out source would leak through the
+vocabulary. The test parts (--test) are for a family already chosen on dev.
+"""
+import argparse
+import importlib.util
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import zlib
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+_spec = importlib.util.spec_from_file_location("baselines", os.path.join(ROOT, "scripts", "intent-baselines.py"))
+baselines = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(baselines)
+
+# TrainingOptions defaults.
+L2, L2_WORDS, BALANCE, SOURCE_WEIGHT = 0.00025, 0.0001, 0.25, 1.5
+TIME_WORDS = set("""today tonight tomorrow now asap urgent urgently immediately deadline soon quickly hour hours
+minute minutes week weekend morning monday tuesday wednesday thursday friday saturday sunday""".split())
+
+
+def with_features(rows, binary):
+    """Each row with "f": the names of the features the shipped extractor turns on."""
+    payload = "".join(json.dumps({"text": r["text"], "goal": r.get("goal")}, ensure_ascii=False) + "\n" for r in rows)
+    out = subprocess.run([binary, "classify", "--jsonl-input", "--features"], input=payload, capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert len(out) == len(rows), "reception classify skipped lines"
+    return [dict(r, f=json.loads(line)["features"]) for r, line in zip(rows, out)]
+
+
+def words(text):
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def sentences(text):
+    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if re.search(r"[a-z0-9]", s.lower())]
+
+
+def char_grams(row):
+    """Character 3-5-grams of each word with its boundaries ("<word>"), hashed into 2^15 buckets,
+    each worth 1/sqrt(count) so a long message does not outweigh its words."""
+    bounded = ["<" + w + ">" for w in words(row["text"])]
+    grams = {b[i:i + n] for b in bounded for n in (3, 4, 5) for i in range(len(b) - n + 1)}
+    buckets = {"char:%d" % (zlib.crc32(g.encode()) % (1 << 15)) for g in grams}
+    return {b: 1 / math.sqrt(len(buckets)) for b in buckets}
+
+
+def ask_split(row, vocabulary):
+    """For a message of several sentences: its last sentence's words apart ("ask:word"), the
+    number of sentences, and whether a time word stands only in the context before the ask
+    (a quoted "tomorrow" is not the person's deadline)."""
+    parts = sentences(row["text"])
+    if len(parts) < 2:
+        return {}
+    ask, context = words(parts[-1]), words(" ".join(parts[:-1]))
+    features = {"ask:" + w: 1.0 for w in ask if w in vocabulary}
+    features["sentences:%d" % min(len(parts), 4)] = 1.0
+    if any(w in TIME_WORDS for w in ask):
+        features["ask:time"] = 1.0
+    elif any(w in TIME_WORDS for w in context):
+        features["context-only:time"] = 1.0
+    return features
+
+
+def matrix(rows, families, columns, vocabulary, fit):
+    from scipy.sparse import csr_matrix
+    data, indices, pointers = [], [], [0]
+    for row in rows:
+        values = {f: (math.sqrt(L2 / L2_WORDS) if f.startswith("word:") else 1.0) for f in row["f"]}
+        if "char-grams" in families:
+            values.update(char_grams(row))
+        if "ask-split" in families:
+            values.update(ask_split(row, vocabulary))
+        for name, value in sorted(values.items()):
+            if fit:
+                columns.setdefault(name, len(columns))
+            if name in columns:
+                indices.append(columns[name])
+                data.append(value)
+        pointers.append(len(indices))
+    return csr_matrix((data, indices, pointers), shape=(len(rows), max(len(columns), 1)))
+
+
+def sample_weights(rows, head):
+    own = [SOURCE_WEIGHT if r.get("source") else 1.0 for r in rows]
+    counts = {}
+    for r, w in zip(rows, own):
+        counts[r[head]] = counts.get(r[head], 0) + w
+    total = sum(counts.values())
+    balance = {label: (total / (len(counts) * n)) ** BALANCE for label, n in counts.items()}
+    return [balance[r[head]] * w for r, w in zip(rows, own)]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--family", action="append", default=[], choices=["char-grams", "ask-split"],
+                        help="a feature family to add to the replica (repeatable)")
+    parser.add_argument("--test", action="store_true", help="evaluate the test parts instead of the dev parts")
+    parser.add_argument("--reception", default=os.path.join(ROOT, ".build", "release", "reception"))
+    args = parser.parse_args()
+    from sklearn.linear_model import LogisticRegression
+
+    human = baselines.read([baselines.HUMAN])
+    part = "test" if args.test else "dev"
+    project = baselines.read([os.path.join(ROOT, "Tests", "Corpora", "train.jsonl")])
+    train = with_features(project + baselines.select(human, {"train"}), args.reception)
+    sets = {
+        "human " + part: with_features(baselines.select(human, {part}), args.reception),
+        "project " + part: with_features(baselines.read([os.path.join(ROOT, "Tests", "Corpora", part + ".jsonl")]), args.reception),
+    }
+    # The model's single words, as the extractor names them (word:"how").
+    vocabulary = {f[6:-1] for r in train for f in r["f"] if f.startswith('word:"') and " " not in f}
+    rows = []
+    for families in [[]] + ([args.family] if args.family else []):
+        columns = {}
+        x = matrix(train, families, columns, vocabulary, fit=True)
+        scores = {}
+        for head in baselines.HEADS:
+            weights = sample_weights(train, head)
+            model = LogisticRegression(C=1 / (L2 * sum(weights)), max_iter=3000, tol=1e-6)
+            model.fit(x, [r[head] for r in train], sample_weight=weights)
+            for name, evaluation in sets.items():
+                predicted = model.predict(matrix(evaluation, families, columns, vocabulary, fit=False))
+                accuracy = sum(p == r[head] for p, r in zip(predicted, evaluation)) / len(evaluation)
+                scores.setdefault(name, []).append(accuracy)
+        rows.append(("replica" + "".join(" + " + f for f in families), len(columns), scores))
+    names = list(sets)
+    print("| features | columns | " + " | ".join(f"{n} ({len(sets[n])}) intent / urgency" for n in names) + " |")
+    print("|---|---|" + "---|" * len(names))
+    for label, count, scores in rows:
+        print(f"| {label} | {count:,} | " + " | ".join("%.3f / %.3f" % tuple(scores[n]) for n in names) + " |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
