@@ -75,6 +75,12 @@ public struct Lexicon: Sendable, Hashable {
         var phraseFamilies: [String: Set<Int>] = [:]
         for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let lineNumber = offset + 1
+            // Phrases become feature names, which `classify --features` and the explanations
+            // print: a control character in one would reach the terminal as an escape sequence.
+            if let control = rawLine.unicodeScalars.first(where: { $0.properties.generalCategory == .control && $0 != "\t" && $0 != "\r" }) {
+                throw LexiconError(source: source, line: lineNumber,
+                                   message: "control character U+\(String(format: "%04X", control.value)) (a lexicon is plain text)")
+            }
             var line = Substring(rawLine)
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             let trimmed = line.trimmingHorizontalWhitespace

@@ -335,6 +335,14 @@ struct IntentClassifierTests {
         #expect(throws: LexiconError(source: "mine.txt", line: 1, message: "text before any '@rewrite', '@class' or '@cue' header")) {
             try Lexicon(text: "should i\n", source: "mine.txt")
         }
+        // An escape sequence in a phrase or a header would be printed back (as a feature name or in
+        // this very message): refused with its line, the character named, not echoed.
+        #expect(throws: LexiconError(source: "mine.txt", line: 3, message: "control character U+001B (a lexicon is plain text)")) {
+            try Lexicon(text: "@cue choice\nshould i\nzz\u{1B}[31mred\n", source: "mine.txt")
+        }
+        #expect(throws: LexiconError(source: "mine.txt", line: 1, message: "control character U+009B (a lexicon is plain text)")) {
+            try Lexicon(text: "@cue bad\u{9B}name\n", source: "mine.txt")
+        }
         let missing = URL(fileURLWithPath: "/nonexistent/weights.json")
         do {
             _ = try IntentClassifier(lexiconURL: nil, weightsURL: missing)
