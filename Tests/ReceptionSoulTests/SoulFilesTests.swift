@@ -201,6 +201,17 @@ struct ShippedSoulsTests {
         }
     }
 
+    /// Two personas that differ only in what a rewrite uses preview the same: the preview says
+    /// what it left out, so the author knows the file was read.
+    @Test func thePreviewNamesWhatOnlyARewriteShows() throws {
+        let builder = try SoulParser.load(contentsOf: Paths.fixture("builder-STYLE.md"))
+        let note = try #require(SoulPreview.rewriteOnlyNote(builder))
+        #expect(note.contains("the tone \"Blunt. Specific. Kind underneath.\""), "\(note)")
+        #expect(note.contains("words to use") && note.contains("--rewrite PROFILE"), "\(note)")
+        let bare = try SoulParser.parse("---\nname: Bare\n---\n", fileName: "bare.md")
+        #expect(SoulPreview.rewriteOnlyNote(bare) == nil, "a soul with nothing of the kind gets no note")
+    }
+
     @Test func previewCoversEveryOutcomeAndInterventionType() throws {
         let soul = try SoulParser.load(contentsOf: Paths.souls.appendingPathComponent("default.md"))
         let preview = SoulPreview.render(soul, trustLevel: 0)

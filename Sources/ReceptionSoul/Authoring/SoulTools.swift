@@ -46,6 +46,29 @@ public enum SoulPreview {
         }
         return sections.joined(separator: "\n\n")
     }
+
+    /// What the preview above cannot show, or nil when nothing is left out: the deterministic
+    /// renderer applies register, length, capitalisation, emoji and word replacements, while the
+    /// tone, signature phrases, words to use or avoid and examples reach the voice only through
+    /// a rewrite. Without this note two personas that differ only there preview identically
+    /// (Karpathy's and Garry Tan's), and their author cannot tell whether the file was read.
+    public static func rewriteOnlyNote(_ soul: Soul) -> String? {
+        func count(_ n: Int, _ one: String, _ many: String) -> String? { n == 0 ? nil : "\(n) \(n == 1 ? one : many)" }
+        let traits = [
+            soul.tone.map { "the tone \"\(Self.clipped($0))\"" },
+            count(soul.signaturePhrases.count, "signature phrase", "signature phrases"),
+            count(soul.vocabulary.prefer.count, "word to use", "words to use"),
+            count(soul.vocabulary.avoid.count, "word to avoid", "words to avoid"),
+            count(soul.examples.count, "example", "examples"),
+        ].compactMap { $0 }
+        guard !traits.isEmpty else { return nil }
+        let list = traits.count == 1 ? traits[0] : traits.dropLast().joined(separator: ", ") + " and " + traits.last!
+        return "Not in this preview: \(list). They reach the voice through a rewrite: add --rewrite PROFILE."
+    }
+
+    private static func clipped(_ text: String) -> String {
+        text.count <= 60 ? text : String(text.prefix(59)) + "…"
+    }
 }
 
 /// `reception soul diff`: how two souls differ, knob by knob, and side by side.

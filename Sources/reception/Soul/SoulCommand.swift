@@ -63,7 +63,11 @@ struct SoulCommand: ParsableCommand {
         func run() async throws {
             let soul = try SoulCommand.resolveSoul(soul)
             let outcome = outcome.map { Outcome(wire: $0) }
-            guard let rewrite else { return print(SoulPreview.render(soul, outcome: outcome, trustLevel: trust)) }
+            guard let rewrite else {
+                print(SoulPreview.render(soul, outcome: outcome, trustLevel: trust))
+                if let note = SoulPreview.rewriteOnlyNote(soul) { print("\n" + note) }
+                return
+            }
             try await SoulCommand.withRewriter(rewrite) { rewriter in
                 print(await SoulPreview.render(soul, outcome: outcome, trustLevel: trust, rewriter: rewriter))
             }
