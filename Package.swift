@@ -93,6 +93,7 @@ let package = Package(
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 

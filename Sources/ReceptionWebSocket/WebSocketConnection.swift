@@ -2,6 +2,7 @@ import HTTPTypes
 import HummingbirdWSClient
 import Logging
 import NIOCore
+import NIOPosix
 import ReceptionCore
 import Synchronization
 
@@ -96,7 +97,15 @@ public final class WebSocketConnection: Sendable {
         await connection.value
     }
 
+    /// A connection failure in plain words, as the HTTP transport says it ("connection refused
+    /// (nothing listens there)"), never NIO's `SingleConnectionFailure(target: …)` dump.
     static func describe(_ error: any Error) -> String {
+        if let error = error as? NIOConnectionError {
+            if error.dnsAError != nil || error.dnsAAAAError != nil, error.connectionErrors.isEmpty { return "the host name does not resolve" }
+            if let first = error.connectionErrors.first { return describe(first.error) }
+        }
+        if let error = error as? IOError { return SocketErrorText.describe(errno: error.errnoCode) }
+        if let error = error as? ChannelError, case .connectTimeout = error { return "connection timed out" }
         let text = String(describing: error)
         return text.count > 300 ? String(text.prefix(300)) + "…" : text
     }

@@ -82,8 +82,10 @@ struct WebSocketConnectionTests {
             _ = try await WebSocketConnection.open(url: "ws://127.0.0.1:9/ws", connectTimeout: .seconds(5))
             Issue.record("nothing listens on port 9")
         } catch let error as BackendError {
-            guard case .unreachable(let url, _) = error else { Issue.record("\(error)"); return }
+            guard case .unreachable(let url, let reason) = error else { Issue.record("\(error)"); return }
             #expect(url == "ws://127.0.0.1:9/ws")
+            // In the words the HTTP engines use, not NIO's SingleConnectionFailure dump.
+            #expect(reason == "connection refused (nothing listens there)", "\(reason)")
         }
     }
 }

@@ -246,20 +246,10 @@ public final class HTTPTransport: Sendable {
             if error.dnsAError != nil || error.dnsAAAAError != nil, error.connectionErrors.isEmpty { return "the host name does not resolve" }
             if let first = error.connectionErrors.first { return describe(first.error) }
         }
-        if let error = error as? IOError { return describe(errno: error.errnoCode) }
+        if let error = error as? IOError { return SocketErrorText.describe(errno: error.errnoCode) }
         if let error = error as? NIOTooManyBytesError { return "the answer is larger than \(error.maxBytes.map(String.init) ?? "the limit") bytes" }
         if let error = error as? ChannelError, case .connectTimeout = error { return "connection timed out" }
         return String(describing: error)
-    }
-
-    static func describe(errno code: Int32) -> String {
-        switch code {
-        case ECONNREFUSED: "connection refused (nothing listens there)"
-        case ECONNRESET: "the connection was reset"
-        case ETIMEDOUT: "connection timed out"
-        case EHOSTUNREACH, ENETUNREACH: "the host cannot be reached"
-        default: String(cString: strerror(code)).lowercased()
-        }
     }
 
     static func describeDecoding(_ error: any Error) -> String {
