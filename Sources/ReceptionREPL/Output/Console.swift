@@ -1,5 +1,6 @@
 import CReadline
 import Foundation
+import ReceptionCore
 import Synchronization
 
 /// How the REPL writes: styled for a terminal, plain for pipes, or JSON lines for machines.

@@ -1,3 +1,4 @@
+import ReceptionCore
 /// Draws Markdown for a terminal (bold, italics, code, headings, lists, fenced code) or
 /// strips it to plain text. Deliberately small: results are short prose, not documents.
 public enum MarkdownText {

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionCore
 
 /// The conversation as a Markdown document for `/save`.
 enum TranscriptWriter {

@@ -1,4 +1,5 @@
-/// Makes text that came from elsewhere (a server, a soul file, a corpus) safe to print.
+/// Makes text that came from elsewhere (a server, a soul file, a corpus) safe to print. In core
+/// because every front end prints such text: the REPL, and the `classify`, `eval` and `soul` tools.
 ///
 /// A terminal obeys escape sequences in whatever it is given: a summary holding `ESC [2J`
 /// clears the screen, `ESC ] 52` writes the clipboard, `ESC ] 8` plants a hyperlink whose
