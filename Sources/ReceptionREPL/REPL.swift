@@ -442,7 +442,8 @@ public actor REPL {
         }
         guard console.mode == .styled || isInteractiveInput else { return }
         if let greeting = souls?.greeting { console.line(MarkdownText.render(greeting, styled: console.mode == .styled)) }
-        let soul = souls.map { " · soul \($0.currentName)" } ?? ""
+        // The name comes from the soul file: foreign text, cleaned like everything else it says.
+        let soul = souls.map { " · soul \(TerminalText.clean($0.currentName, singleLine: true))" } ?? ""
         console.line(style(dim: "Reception · backend \(backendName)\(soul) · trust \(state.trustLevel) · /help for commands, Ctrl-D to leave"))
     }
 
@@ -461,6 +462,13 @@ public actor REPL {
         } else {
             console.errorLine(console.mode == .styled ? Style.red("✗ ") + text : "error: \(text)")
         }
+    }
+
+    /// Text shown as it is (a file, a list), not rendered as Markdown; cleaned, as it may come
+    /// from a file.
+    func verbatim(_ text: String) {
+        let text = TerminalText.clean(text)
+        if console.mode == .json { console.line(EventJSON.message("output", text).line) } else { console.line(text) }
     }
 
     func say(_ markdown: String) {

@@ -5,6 +5,8 @@ import Synchronization
 /// are stored or parsed.
 public protocol SoulControl: Sendable {
     var currentName: String { get }
+    /// The id `names()` lists the current soul under, if it is listed.
+    var currentID: String? { get }
     var greeting: String? { get }
     func names() -> [String]
     /// Switches to a soul by name or path; returns a confirmation line.

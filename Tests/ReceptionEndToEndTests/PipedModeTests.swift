@@ -23,6 +23,19 @@ struct PipedModeTests {
         #expect(output.contains("Reception"), "the answer is on standard output: \(output)")
     }
 
+    /// `/soul list` marks the soul in use by its id; `/soul show` prints the file as it is on
+    /// disk (its `#` lines and front matter intact, so it can be pasted back); a file that is
+    /// not Markdown is not a soul.
+    @Test func soulCommandsListShowAndRefuseWhatIsNotASoul() throws {
+        let (output, errors, status) = try PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],
+                                                         input: "/soul list\n/soul show\n/soul /etc/hostname\n", separateErrors: true)
+        #expect(status == 0)
+        #expect(output.contains("* default (current)"), "output: \(output)")
+        #expect(output.contains("# The soul Reception starts with"), "the comment keeps its #: \(output)")
+        #expect(output.contains("\n  max_sentences: 4"), "the front matter keeps its indentation: \(output)")
+        #expect(errors.contains("/etc/hostname is not a soul"), "errors: \(errors)")
+    }
+
     @Test func jsonModePrintsOneObjectPerEvent() throws {
         let (output, status) = try PipedREPL.run(["--json", "--trust", "1", "--local-step-ms", "1"], input: "what can reception do?\n")
         #expect(status == 0)

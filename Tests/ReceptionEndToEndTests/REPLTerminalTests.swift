@@ -20,6 +20,20 @@ struct REPLTerminalTests {
         try await terminal.waitFor(Self.prompt, after: at)
     }
 
+    /// A soul's name is the file's text: the start-up line shows it without the escape
+    /// sequences a YAML string can spell (`\e`), which would retitle the window or clear it.
+    @Test func theStartUpLineShowsASoulsNameWithoutItsEscapeSequences() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let soul = folder.appendingPathComponent("evil.md")
+        try "---\nname: \"Evil \\e]0;pwned\\a \\e[2J Name\"\n---\n\nShort and warm.\n".write(to: soul, atomically: true, encoding: .utf8)
+        let terminal = try TerminalSession(arguments: ["--soul", soul.path, "--trust", "1", "--local-step-ms", "10"])
+        let at = try await terminal.waitFor(Self.prompt)
+        let banner = terminal.rawOutput
+        #expect(terminal.screen[..<at].contains("soul Evil"), "\(terminal.screen)")
+        #expect(!banner.contains("\u{1B}]0;") && !banner.contains("\u{1B}[2J"), "\(banner.debugDescription)")
+    }
+
     @Test func atTrustZeroAPlanWaitsAndApproveRunsIt() async throws {
         let terminal = try TerminalSession(arguments: ["--trust", "0", "--local-step-ms", "10"])
         var at = try await terminal.waitFor(Self.prompt)

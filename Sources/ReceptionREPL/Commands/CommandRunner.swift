@@ -141,9 +141,12 @@ extension REPL {
         switch arguments.first {
         case nil, "list":
             let names = souls.names()
-            let listed = names.map { $0 == souls.currentName ? "* \($0) (current)" : "  \($0)" }
-            say(listed.isEmpty ? "No soul files found. Using \(souls.currentName)." : listed.joined(separator: "\n"))
-        case "show": say(souls.show())
+            let current = souls.currentID
+            let listed = names.map { $0 == current ? "* \($0) (current)" : "  \($0)" }
+            verbatim(listed.isEmpty ? "No soul files found. Using \(souls.currentName)." : listed.joined(separator: "\n"))
+        // The file as it is on disk: rendered as Markdown, its headings lost their `#` and its
+        // front matter its indentation, and what was shown could not be pasted back.
+        case "show": verbatim(souls.show())
         case "reload": note(souls.reload())
         case "why": say(souls.why())
         case let name?:

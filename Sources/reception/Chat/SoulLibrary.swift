@@ -34,7 +34,13 @@ final class SoulLibrary: SoulControl {
     private static func resolve(_ nameOrPath: String, in catalog: SoulCatalog) throws -> (Soul, URL?) {
         if nameOrPath.contains("/") || nameOrPath.lowercased().hasSuffix(".md") || (nameOrPath.hasPrefix("~") || FileManager.default.fileExists(atPath: nameOrPath)) && catalog.entry(nameOrPath) == nil {
             let url = URL(fileURLWithPath: (nameOrPath as NSString).expandingTildeInPath)
-            guard FileManager.default.fileExists(atPath: url.path) else { throw SoulLibraryError.noFile(url.path) }
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { throw SoulLibraryError.noFile(url.path) }
+            // Any readable file parses as prose, so /etc/passwd would become a "soul" with a
+            // voice guessed from its lines: only Markdown files and soul folders are souls.
+            guard isFolder.boolValue || ["md", "markdown"].contains(url.pathExtension.lowercased()) else {
+                throw SoulLibraryError.notMarkdown(url.path)
+            }
             return (try SoulParser.load(contentsOf: url), url)
         }
         guard let entry = catalog.entry(nameOrPath) else {
@@ -44,6 +50,15 @@ final class SoulLibrary: SoulControl {
     }
 
     var currentName: String { store.current.name }
+    /// The catalog id of the current soul: the entry read from its file, or the built-in one
+    /// of its name (ids and names differ: "default" is "Default").
+    var currentID: String? {
+        let path = file.withLock { $0.url?.standardizedFileURL.path }
+        return catalog.entries().first { entry in
+            if let path { return entry.path.map { URL(fileURLWithPath: $0).standardizedFileURL.path } == path }
+            return entry.path == nil && entry.name == store.current.name
+        }?.id
+    }
     var greeting: String? { store.current.greeting }
     func names() -> [String] { catalog.entries().map(\.id) }
 
@@ -56,12 +71,12 @@ final class SoulLibrary: SoulControl {
 
     func show() -> String {
         if let url = file.withLock({ $0.url }), let text = try? String(contentsOf: url, encoding: .utf8) {
-            return "`\(url.path)`\n\n" + text
+            return "── \(url.path) ──\n" + text
         }
         if let url = file.withLock({ $0.url }) {
             // A soul folder: its files, main one first.
             let soul = store.current
-            return (["`\(url.path)`", soul.body] + soul.companions.map { "`\($0.name)`\n\n\($0.text)" }).joined(separator: "\n\n")
+            return (["── \(url.path) ──\n" + soul.body] + soul.companions.map { "── \($0.name) ──\n\($0.text)" }).joined(separator: "\n\n")
         }
         return "\(store.current.name) is built into Reception (no file to edit). `reception soul new NAME` starts one of your own.\n\n" + store.current.body
     }
@@ -104,6 +119,7 @@ final class SoulLibrary: SoulControl {
 enum SoulLibraryError: Error, CustomStringConvertible {
     case notFound(String, known: [String])
     case noFile(String)
+    case notMarkdown(String)
 
     var description: String {
         switch self {
@@ -111,6 +127,8 @@ enum SoulLibraryError: Error, CustomStringConvertible {
             "No soul named \"\(name)\"." + (known.isEmpty ? "" : " Known: \(known.joined(separator: ", ")).") + " A path to a .md file works too."
         case .noFile(let path):
             "No soul file at \(path)."
+        case .notMarkdown(let path):
+            "\(path) is not a soul: a soul is a .md file, or a folder holding SOUL.md."
         }
     }
 }
