@@ -3,7 +3,13 @@ import ReceptionCore
 
 /// Plain-text renderings for the terminal: `reception eval` and `classify --explain`.
 public enum ReportText {
+    /// Corpus text (messages, ids, the skipped lines' descriptions) is foreign: the report is
+    /// cleaned of escape sequences as a whole, and each message is shown on one clipped line.
     public static func evaluation(_ report: EvaluationReport) -> String {
+        TerminalText.clean(evaluationText(report))
+    }
+
+    private static func evaluationText(_ report: EvaluationReport) -> String {
         var out = ""
         out += "Evaluated \(report.count) messages from \(report.files.isEmpty ? "memory" : report.files.joined(separator: ", "))"
         out += " in \(String(format: "%.3f", report.seconds)) s"
@@ -31,7 +37,7 @@ public enum ReportText {
             out += "\n== most confident errors ==\n"
             for error in report.worstErrors {
                 let c = error.classification
-                out += "\n\(error.location)\(error.id.map { " [\($0)]" } ?? ""): \(error.text)\n"
+                out += "\n\(error.location)\(error.id.map { " [\($0)]" } ?? ""): \(TerminalText.line(error.text, limit: messageLimit))\n"
                 out += "  expected \(error.expectedIntent)/\(error.expectedUrgency), got \(c.intent.rawValue) \(f2(c.intentConfidence)) / \(c.urgency.rawValue) \(f2(c.urgencyConfidence))\n"
                 if c.intent.rawValue != error.expectedIntent, let e = c.intentExplanation { out += explanation(e, indent: "    ") }
                 if c.urgency.rawValue != error.expectedUrgency, let e = c.urgencyExplanation { out += explanation(e, indent: "    ") }
@@ -61,9 +67,14 @@ public enum ReportText {
         return out
     }
 
-    /// One classified message, as `classify` prints it (with `--explain`, the features).
+    /// How much of a message a report line shows: the labels stay on one screen line's worth,
+    /// and a pasted 200 KB message is not echoed whole (`--json` has it all).
+    static let messageLimit = 240
+
+    /// One classified message, as `classify` prints it (with `--explain`, the features). The
+    /// message is the user's or a corpus's text: cleaned of escape sequences, on one line.
     public static func classification(_ text: String, _ c: IntentClassification, explain: Bool) -> String {
-        var out = "\(c.intent.rawValue) (\(f2(c.intentConfidence)))  \(c.urgency.rawValue) (\(f2(c.urgencyConfidence)))  \(text)\n"
+        var out = "\(c.intent.rawValue) (\(f2(c.intentConfidence)))  \(c.urgency.rawValue) (\(f2(c.urgencyConfidence)))  \(TerminalText.line(text, limit: messageLimit))\n"
         if explain {
             if let e = c.intentExplanation { out += "  intent:\n" + explanation(e, indent: "    ") }
             if let e = c.urgencyExplanation { out += "  urgency:\n" + explanation(e, indent: "    ") }

@@ -242,7 +242,7 @@ struct ReportTests {
     @Test func theHTMLReportIsSelfContainedWithCharts() throws {
         let messages = [
             LabelledMessage(id: "1", text: "should I take the train or fly <tomorrow>?", intent: .decision, urgency: .soon, location: "t.jsonl:1"),
-            LabelledMessage(id: "2", text: "why is the sky blue", intent: .research, urgency: .exploratory, location: "t.jsonl:2"),
+            LabelledMessage(id: "2", text: "why is the sky blue\u{1B}]0;pwned\u{07}", intent: .research, urgency: .exploratory, location: "t.jsonl:2"),
             LabelledMessage(id: "3", text: "book a table for two tonight", intent: .action, urgency: .soon, location: "t.jsonl:3"),
         ]
         let report = EvaluationReport.evaluate(messages, classifier: IntentClassifier(), files: ["t.jsonl"],
@@ -262,6 +262,8 @@ struct ReportTests {
         let text = ReportText.evaluation(report)
         #expect(text.contains("skipped 1 malformed line(s)"))
         #expect(text.contains("confusion (rows: truth, columns: predicted)"))
+        // The misclassified message is listed, without the escape sequence it carried.
+        #expect(text.contains("why is the sky blue") && !text.contains("\u{1B}") && !text.contains("pwned"), "\(text)")
         let json = try report.json()
         let decoded = try JSONDecoder().decode(EvaluationReport.self, from: Data(json.utf8))
         #expect(decoded.count == 3 && decoded.intent.confusion == report.intent.confusion)

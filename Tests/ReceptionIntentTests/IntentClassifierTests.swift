@@ -259,6 +259,18 @@ struct IntentClassifierTests {
         #expect(shouldI.contains { text.contains($0) })
     }
 
+    /// `classify` echoes the message: its escape sequences are not, and a pasted 200 KB line is
+    /// shown clipped on one line.
+    @Test func theEchoedMessageIsCleanedAndClipped() {
+        let hostile = "hi \u{1B}]0;pwned\u{07} \u{1B}[2J there\nsecond line"
+        let line = ReportText.classification(hostile, classifier.classify(hostile), explain: false)
+        #expect(!line.contains("\u{1B}") && !line.contains("\u{07}"), "\(line.debugDescription)")
+        #expect(line.contains("hi") && line.contains("there second line"), "\(line)")
+        let long = String(repeating: "why is the sky blue ", count: 10_000)
+        let clipped = ReportText.classification(long, classifier.classify(long), explain: false)
+        #expect(clipped.count < 400 && clipped.hasSuffix("…\n"), "\(clipped.count) characters")
+    }
+
     /// `classify --features`: every feature the message turns on, weighted or not, by name,
     /// and the JSON line carries them only when asked (what scripts/intent-replica.py reads).
     @Test func listsEveryActiveFeatureByName() throws {
