@@ -19,7 +19,9 @@ enum ResourceLocator {
                 if FileManager.default.fileExists(atPath: knowledge.path) { return knowledge }
             }
         }
-        throw LocalBackendError.builtInKnowledgeMissing(searched: candidates.map(\.path))
+        // The executable's folder and the main bundle's are usually one: name each once.
+        let searched = candidates.map(\.standardizedFileURL.path).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        throw LocalBackendError.builtInKnowledgeMissing(searched: searched)
     }
 }
 
@@ -33,7 +35,7 @@ public enum LocalBackendError: Error, CustomStringConvertible, Sendable, Equatab
         case .knowledgeFolderMissing(let path): "Knowledge folder not found: \(path)"
         case .knowledgeFolderEmpty(let path): "No Markdown (.md) files with text in the knowledge folder \(path)"
         case .builtInKnowledgeMissing(let searched):
-            "Reception's built-in knowledge (*\("_ReceptionLocal.resources")/Knowledge) is not next to the binary; looked in \(searched.joined(separator: ", ")). Pass --knowledge DIR."
+            "Reception's built-in knowledge (*\("_ReceptionLocal.resources")/Knowledge) is not next to the binary; looked in \(searched.joined(separator: ", ")). A copied binary needs that folder copied beside it; or pass --knowledge DIR."
         }
     }
 }
