@@ -106,6 +106,12 @@ public struct CorpusReader: Sendable {
 
     public func read(path: String, format: CorpusFormat? = nil) throws -> Result {
         guard let format = format ?? CorpusFormat(path: path) else {
+            // A folder or a missing file is that, whatever its name says.
+            var isDirectory: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+                throw CorpusIssue(file: path, line: 0, message: "no such file")
+            }
+            if isDirectory.boolValue { throw CorpusIssue(file: path, line: 0, message: "is a directory; name the corpus files in it") }
             throw CorpusIssue(file: path, line: 0, message: "unknown corpus format (use .jsonl, .csv or .tsv)")
         }
         let data: Data

@@ -8,11 +8,30 @@ public enum ReportHTML {
     /// Writes `index.html` into `directory` (created if needed) and returns its URL.
     @discardableResult
     public static func write(_ report: EvaluationReport, to directory: URL) throws -> URL {
+        let file = try checkedTarget(directory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("index.html")
         try render(report).write(to: file, atomically: true, encoding: .utf8)
         return file
     }
+
+    /// The `index.html` a report goes to, or why it must not: the directory is a file, or holds
+    /// an index.html that an earlier `eval --report` did not write (a report replaces only its
+    /// own kind, so re-running an evaluation updates it and nothing else is lost). Checked
+    /// before the evaluation runs, so a wrong path costs no time and prints no half result.
+    public static func checkedTarget(_ directory: URL) throws -> URL {
+        var isDirectory: ObjCBool = false
+        let file = directory.appendingPathComponent("index.html")
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else { return file }
+        guard isDirectory.boolValue else { throw ReportTargetError("\(directory.path) is a file; --report takes a directory to write index.html into") }
+        guard let existing = FileManager.default.contents(atPath: file.path) else { return file }
+        guard String(decoding: existing.prefix(2_048), as: UTF8.self).contains(generator) else {
+            throw ReportTargetError("\(file.path) exists and is not a report of reception eval; choose another directory")
+        }
+        return file
+    }
+
+    /// Marks a page as an evaluation report, so a later one may replace it.
+    static let generator = "<meta name=\"generator\" content=\"reception eval\">"
 
     public static func render(_ report: EvaluationReport) -> String {
         var body = ""
@@ -59,6 +78,7 @@ public enum ReportHTML {
         <html lang="en">
         <head>
         <meta charset="utf-8">
+        \(generator)
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>Intent classifier evaluation</title>
         <style>
@@ -168,4 +188,9 @@ public enum ReportHTML {
     static func f1(_ v: Double) -> String { String(format: "%.1f", v) }
     static func f2(_ v: Double) -> String { String(format: "%.2f", v) }
     static func f3(_ v: Double) -> String { String(format: "%.3f", v) }
+}
+
+public struct ReportTargetError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }

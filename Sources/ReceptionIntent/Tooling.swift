@@ -23,11 +23,13 @@ extension EvaluationReport {
 extension IntentClassification {
     /// One JSON object on one line (`classify --json`); `features`, the message's active
     /// feature names (`classify --features`), are left out when nil.
-    public func jsonLine(text: String, features: [String]? = nil) throws -> String {
-        struct Line: Encodable { var text: String; var classification: IntentClassification; var features: [String]? }
+    /// `id`, the input line's own id (`classify --jsonl-input`), is echoed when given, so a
+    /// script joins answers to questions by id rather than by position.
+    public func jsonLine(text: String, features: [String]? = nil, id: String? = nil) throws -> String {
+        struct Line: Encodable { var id: String?; var text: String; var classification: IntentClassification; var features: [String]? }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(Line(text: text, classification: self, features: features)), as: UTF8.self)
+        return String(decoding: try encoder.encode(Line(id: id, text: text, classification: self, features: features)), as: UTF8.self)
     }
 }
 

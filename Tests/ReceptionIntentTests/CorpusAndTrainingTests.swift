@@ -259,6 +259,17 @@ struct ReportTests {
         // the research message is classified curiosity: it is listed among the errors, with its explanation
         #expect(report.worstErrors.contains { $0.id == "2" })
         #expect(html.contains("why is the sky blue"))
+        // --report replaces its own earlier report, never a page it did not write, and is a directory.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)")
+        let written = try ReportHTML.write(report, to: folder)
+        #expect(try ReportHTML.write(report, to: folder) == written, "a second evaluation updates the report")
+        try "<html>my page</html>".write(to: written, atomically: true, encoding: .utf8)
+        #expect(throws: ReportTargetError.self) { try ReportHTML.write(report, to: folder) }
+        #expect(try String(contentsOf: written, encoding: .utf8) == "<html>my page</html>", "nothing lost")
+        #expect(throws: ReportTargetError.self) { try ReportHTML.checkedTarget(written) }
+        #expect(throws: CorpusIssue(file: folder.path, line: 0, message: "is a directory; name the corpus files in it")) {
+            try CorpusReader().read(path: folder.path)
+        }
         let text = ReportText.evaluation(report)
         #expect(text.contains("skipped 1 malformed line(s)"))
         #expect(text.contains("confusion (rows: truth, columns: predicted)"))

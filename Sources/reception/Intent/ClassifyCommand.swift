@@ -31,7 +31,7 @@ struct ClassifyCommand: ParsableCommand {
     @Flag(name: .long, help: "Also list every feature the message turns on, in extraction order (a \"features\" array with --json).")
     var features = false
 
-    @Flag(name: .long, help: "Standard input is JSON lines, each an object with a \"text\" string and an optional \"goal\" (a corpus line is one); for messages that span lines. Implies --json.")
+    @Flag(name: .long, help: "Standard input is JSON lines, each an object with a \"text\" string, an optional \"goal\" and an optional \"id\" (echoed in the answer); a corpus line is one. For messages that span lines. Implies --json.")
     var jsonlInput = false
 
     @OptionGroup var model: IntentModelOptions
@@ -44,10 +44,10 @@ struct ClassifyCommand: ParsableCommand {
         let classifier: IntentClassifier
         do { classifier = try model.classifier() } catch { printError("error: \(error)"); throw ExitCode.failure }
         let json = self.json || jsonlInput
-        func emit(_ text: String, goal: String? = self.goal) throws {
+        func emit(_ text: String, goal: String? = self.goal, id: String? = nil) throws {
             let c = classifier.classify(text, goal: goal, explain: explain || json)
             let active = features ? classifier.extractor.featureNames(text, goal: goal) : nil
-            if json { print(try c.jsonLine(text: text, features: active)); return }
+            if json { print(try c.jsonLine(text: text, features: active, id: id)); return }
             print(ReportText.classification(text, c, explain: explain), terminator: "")
             if let active { print("  features: \(active.joined(separator: " "))") }
         }
@@ -55,18 +55,34 @@ struct ClassifyCommand: ParsableCommand {
             try emit(message.joined(separator: " "))
             return
         }
-        struct InputLine: Decodable { var text: String; var goal: String? }
+        struct InputLine: Decodable {
+            var id: String?, text: String, goal: String?
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                text = try container.decode(String.self, forKey: .text)
+                goal = try container.decodeIfPresent(String.self, forKey: .goal)
+                // Corpora number their lines as often as they name them: an id is either.
+                id = try (try? container.decodeIfPresent(String.self, forKey: .id))
+                    ?? container.decodeIfPresent(Int.self, forKey: .id).map(String.init)
+            }
+            enum CodingKeys: String, CodingKey { case id, text, goal }
+        }
         var lineNumber = 0, malformed = 0
         while let line = readLine(strippingNewline: true) {
             lineNumber += 1
             if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
             guard jsonlInput else { try emit(line); continue }
             guard let input = try? JSONDecoder().decode(InputLine.self, from: Data(line.utf8)) else {
-                printError("error: standard input line \(lineNumber): not a JSON object with a \"text\" string (skipped)")
+                printError("error: standard input line \(lineNumber): not a JSON object with a \"text\" string (and an \"id\" string or number, if any) (skipped)")
                 malformed += 1
                 continue
             }
-            try emit(input.text, goal: input.goal ?? goal)
+            guard !input.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                printError("error: standard input line \(lineNumber): the \"text\" is empty (skipped)")
+                malformed += 1
+                continue
+            }
+            try emit(input.text, goal: input.goal ?? goal, id: input.id)
         }
         if malformed > 0 {
             printError("skipped \(malformed) malformed line(s)")

@@ -47,6 +47,9 @@ struct EvalCommand: ParsableCommand {
     func run() throws {
         let classifier: IntentClassifier
         do { classifier = try model.classifier() } catch { printError("error: \(error)"); throw ExitCode.failure }
+        if let report {
+            do { _ = try ReportHTML.checkedTarget(URL(fileURLWithPath: report)) } catch { printError("error: \(error)"); throw ExitCode.failure }
+        }
         let readBar = ProgressBar(label: "reading   ")
         let reader = CorpusReader(strict: strict, progress: { done, total in readBar.update(done, total) })
         var corpus: CorpusReader.Result
@@ -75,12 +78,26 @@ struct EvalCommand: ParsableCommand {
         bar.finish()
         if json { print(try result.json()) } else { print(ReportText.evaluation(result), terminator: "") }
         if let report {
-            let file = try ReportHTML.write(result, to: URL(fileURLWithPath: report))
-            printError("report written to \(file.path)")
+            do {
+                let file = try ReportHTML.write(result, to: URL(fileURLWithPath: report))
+                printError("report written to \(file.path)")
+            } catch {
+                printError("error: cannot write the report into \(report): \(describeFileError(error))")
+                throw ExitCode.failure
+            }
         }
         if let minAccuracy, !result.meets(minAccuracy: minAccuracy) {
             printError("error: accuracy below \(minAccuracy): intent \(String(format: "%.3f", result.intent.accuracy)), urgency \(String(format: "%.3f", result.urgency.accuracy))")
             throw ExitCode.failure
         }
     }
+}
+
+/// A write failure in plain words: the POSIX reason under Foundation's wrapper ("permission
+/// denied", "no space left on device"), never `Error Domain=NSCocoaErrorDomain Code=513 …`.
+private func describeFileError(_ error: any Error) -> String {
+    if let error = error as? ReportTargetError { return error.description }
+    let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+    if let underlying, underlying.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(underlying.code))).lowercased() }
+    return (error as NSError).localizedDescription
 }
