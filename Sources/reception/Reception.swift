@@ -8,7 +8,8 @@ struct Reception: AsyncParsableCommand {
         abstract: "A personality and intent layer between you and problem-solving backends.",
         discussion: """
         With no subcommand, starts the interactive REPL on the embedded `local` backend with \
-        the `default` soul: no server, no API key. Type /help inside it for its commands.
+        the `default` soul: no server, no API key. Type /help inside it for its commands; \
+        `reception chat --help` lists its options (--backend, --soul, --trust, --knowledge, …).
         """,
         version: "0.1.0",
         subcommands: [ChatCommand.self, ClassifyCommand.self, EvalCommand.self, TrainCommand.self,

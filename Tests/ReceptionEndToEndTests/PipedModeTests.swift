@@ -36,6 +36,17 @@ struct PipedModeTests {
         #expect(errors.contains("/etc/hostname is not a soul"), "errors: \(errors)")
     }
 
+    /// `/followups N` sends follow-up N (it used to list them and ignore the number); `/cancel`
+    /// at the prompt, after the task finished, says nothing runs rather than the backend's reply.
+    @Test func followupsByNumberAndCancelWhenNothingRuns() throws {
+        let (output, errors, status) = try PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],
+                                                         input: "what can reception do?\n/followups 1\n/cancel\n", separateErrors: true)
+        #expect(status == 0)
+        #expect(output.components(separatedBy: "searched 23 passages").count - 1 == 2, "two answers: \(output)")
+        #expect(output.contains("→ Tell me more about"), "the follow-up was sent: \(output)")
+        #expect(errors.contains("Nothing is running: the last task"), "errors: \(errors)")
+    }
+
     @Test func jsonModePrintsOneObjectPerEvent() throws {
         let (output, status) = try PipedREPL.run(["--json", "--trust", "1", "--local-step-ms", "1"], input: "what can reception do?\n")
         #expect(status == 0)

@@ -22,7 +22,7 @@ extension REPL {
         case "/approve": await approve()
         case "/reject": await reject()
         case "/cancel": await cancel(arguments)
-        case "/followups": followups()
+        case "/followups": await followups(arguments)
         case "/goal": goal(arguments)
         case "/request": request()
         case "/raw": raw()
@@ -252,13 +252,21 @@ extension REPL {
         do {
             try await session.backend.cancel(taskID: taskID)
             note("Asked the backend to cancel \(taskID).")
+        } catch BackendError.invalidTaskState where arguments.isEmpty {
+            // At the prompt the last task has usually finished: say so, not the backend's terse reply.
+            self.error("Nothing is running: the last task (\(taskID)) has finished. While a task runs, Ctrl-C cancels it.")
         } catch {
             self.error(describe(error))
         }
     }
 
-    private func followups() {
+    private func followups(_ arguments: [String]) async {
         guard !state.lastFollowups.isEmpty else { return note("The last result had no follow-up suggestions.") }
+        if let first = arguments.first {
+            // `/followups 2` does what typing 2 does, rather than ignoring the number.
+            guard arguments.count == 1, let number = Int(first) else { return error("Usage: /followups [N]") }
+            return await sendFollowup(number)
+        }
         let lines = state.lastFollowups.enumerated().map { "  \($0.offset + 1). \($0.element)" }
         say((lines + ["", "Type a number to send that question."]).joined(separator: "\n"))
     }

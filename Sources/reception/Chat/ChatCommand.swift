@@ -34,7 +34,7 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Longest wait for one rewrite, in seconds (default: the profile's rewrite_timeout_s, else 30).", valueName: "seconds"))
     var rewriteTimeout: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Folder of Markdown files for the local backend to answer from.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Folder of Markdown files for the local backend to answer from (default: Reception's built-in knowledge, which knows Reception itself).", valueName: "dir"))
     var knowledge: String?
 
     @Option(name: .long, help: ArgumentHelp("Trust level: 0 plan first, 1 semi-autonomous, 2 autonomous (default: the backend profile's, else 0).", valueName: "0|1|2"))
