@@ -22,6 +22,23 @@ enum Answerer {
     static let strongCoverage = 0.5
     static let relevantCoverage = 0.25
 
+    /// "continue", "keep going" and the like, alone: a request to go on with the last answer.
+    static func asksToContinue(_ query: String) -> Bool {
+        let words = query.lowercased().split { !$0.isLetter }.joined(separator: " ")
+        return ["continue", "keep going", "go on", "carry on", "more", "go ahead", "please continue", "continue please",
+                "yes continue", "yes please continue", "yes keep going"].contains(words)
+    }
+
+    /// The answer to "continue" after an answer that found nothing: the search covered every
+    /// file already, so there is no more to give (saturated, not another bounded answer that
+    /// invites "continue" again).
+    static func nothingMore() -> Composed {
+        Composed(outcome: .saturated,
+                 summary: "There is nothing more on that in my knowledge: I searched all of it. The local backend only knows " +
+                     "its Markdown knowledge files; connect a real backend with /backend for questions like that one.",
+                 findings: [], confidence: 0.9, discrepancy: nil, followups: ["What can Reception do?"], usedPassages: [])
+    }
+
     static func compose(query: String, matches: [KnowledgeBase.Match], alreadySaid: Set<String>,
                         sections: (String) -> [String] = { _ in [] }) -> Composed {
         let strong = matches.filter { $0.coverage >= strongCoverage }

@@ -61,9 +61,13 @@ actor LocalEngine {
 
     func answer(_ request: ReceptionRequest, matches: [KnowledgeBase.Match], durationMS: Int) -> BackendResult {
         let knowledge = knowledge
-        let composed = Answerer.compose(query: request.text, matches: matches, alreadySaid: memory.saidPassages) { file in
-            knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading)
-        }
+        // A bounded answer's note invites "continue"; after one that found nothing, going on
+        // would search the same files again and give the same answer, so say there is no more.
+        let composed = memory.lastWasUnanswered && Answerer.asksToContinue(request.text)
+            ? Answerer.nothingMore()
+            : Answerer.compose(query: request.text, matches: matches, alreadySaid: memory.saidPassages) { file in
+                knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading)
+            }
         let interventions = InterventionRules.evaluate(
             query: request.text, matches: matches, outcome: composed.outcome, memory: &memory,
             usesBuiltInKnowledge: usesBuiltInKnowledge
@@ -102,7 +106,11 @@ struct SessionMemory {
     var tipsGiven: Set<String> = []
     var proactiveTopics: [Set<String>] = []
 
+    /// Whether the last answer found nothing (a bounded one).
+    var lastWasUnanswered = false
+
     mutating func record(query: String, answered: Bool) {
         if !answered { unansweredTopics.append(Set(KnowledgeBase.terms(query))) }
+        lastWasUnanswered = !answered
     }
 }

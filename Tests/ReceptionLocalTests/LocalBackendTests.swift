@@ -60,6 +60,9 @@ struct LocalBackendTests {
         let bounded = try await ask("should I take the train or fly to Seattle?")
         #expect(bounded.outcome == .bounded)
         #expect(bounded.text.contains("connect a real backend"))
+        // The bounded note invites "continue": it gets a plain "no more", not the same answer again.
+        let more = try await ask("continue")
+        #expect(more.outcome == .saturated && more.text.contains("nothing more on that"), "\(more.text)")
         let again = try await ask("train or flight to Seattle, which one?")
         #expect(again.followups.interventions.contains { $0.type == .proactive }, "the same unanswered topic came back")
     }
