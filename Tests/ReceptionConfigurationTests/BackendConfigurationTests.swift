@@ -119,6 +119,17 @@ struct BackendConfigurationTests {
         #expect(messages.contains { $0.contains("needs a \"name\" and a \"kind\"") })
     }
 
+    /// The file is foreign text and the messages quote it: a name or a kind spelled with JSON
+    /// escapes of ESC is shown without them, so printing the errors cannot retitle the window.
+    @Test func escapeSequencesInTheFileDoNotReachTheMessages() {
+        let found = issues(#"{"profiles": [{"name": "ev\u001b]0;pwned\u0007il", "kind": "echo"}, {"name": "x", "kind": "bogus\u001b[2J"}]}"#)
+        #expect(found.count == 2, "\(found)")
+        for issue in found {
+            #expect(!issue.description.contains("\u{1B}") && !issue.description.contains("\u{07}"), "\(issue.description.debugDescription)")
+        }
+        #expect(found.contains { $0.description.contains("profile \"evil\"") || $0.description.contains("profile \"ev") }, "\(found)")
+    }
+
     @Test func anAbsentFileIsNoProfilesAndADirectoryIsAnError() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-config-\(UUID().uuidString)")
         #expect(try BackendConfiguration(path: directory.path + "/backends.json", plugins: [plugin]).load().isEmpty)

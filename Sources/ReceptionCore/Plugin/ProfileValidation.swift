@@ -12,12 +12,13 @@ public struct ConfigurationIssue: Error, Sendable, Hashable, CustomStringConvert
         self.message = message
     }
 
-    /// `backends.json:12:5: ...`, the form compilers and editors understand.
+    /// `backends.json:12:5: ...`, the form compilers and editors understand. The message quotes
+    /// the file (a profile's name, a value), which is foreign text: cleaned of escape sequences.
     public var description: String {
         var location = file
         if let line { location += ":\(line)" }
         if let line, line > 0, let column { location += ":\(column)" }
-        return "\(location): \(message)"
+        return TerminalText.clean("\(location): \(message)", singleLine: true)
     }
 }
 

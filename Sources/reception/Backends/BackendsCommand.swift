@@ -34,7 +34,8 @@ struct BackendsCommand: ParsableCommand {
             lines.append("Profiles (\(FileManager.default.fileExists(atPath: path) ? path : "no file at \(path); built-in ones only")):")
             for entry in catalog.entries {
                 let origin = entry.profile.origin.map { " [\($0)]" } ?? " [built in]"
-                lines.append("  \(entry.profile.name) (\(entry.plugin.kind))\(entry.profile.values.isEmpty ? "" : ": " + entry.profile.summary)\(origin)")
+                // Names and values come from the configuration file: cleaned before printing.
+                lines.append(TerminalText.clean("  \(entry.profile.name) (\(entry.plugin.kind))\(entry.profile.values.isEmpty ? "" : ": " + entry.profile.summary)\(origin)", singleLine: true))
             }
             print(lines.joined(separator: "\n"))
         } catch {
