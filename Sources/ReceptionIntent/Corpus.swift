@@ -48,8 +48,11 @@ public struct CorpusIssue: Error, Sendable, Hashable, Codable, CustomStringConve
     public var line: Int
     public var message: String
 
-    /// `file:line: message`, or `file: message` for the file as a whole.
-    public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+    /// `file:line: message`, or `file: message` for the file as a whole. The message quotes the
+    /// corpus (a label it did not know): cleaned of escape sequences, on one line.
+    public var description: String {
+        TerminalText.clean(line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)", singleLine: true)
+    }
 }
 
 public enum CorpusFormat: String, Sendable, CaseIterable {

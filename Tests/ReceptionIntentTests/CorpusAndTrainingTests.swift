@@ -58,14 +58,17 @@ struct CorpusReadingTests {
         {"text": "why is the sky blue", "intent": "curiosity", "urgency": "exploratory"}
         {"text": "broken line", "intent": "curiosity"
         {"text": "what is love", "intent": "feelings", "urgency": "exploratory"}
+        {"text": "why", "intent": "curiosity", "urgency": "soon\\u001b[2J"}
 
         {"id": "x-1", "text": "book a table for two tonight", "intent": "action", "urgency": "soon", "goal": "date night"}
         """
         let result = try CorpusReader().read(text: text, name: "c.jsonl", format: .jsonl)
         #expect(result.messages.count == 2)
-        #expect(result.messages[1].location == "c.jsonl:5")
+        #expect(result.messages[1].location == "c.jsonl:6")
         #expect(result.messages[1].goal == "date night")
-        #expect(result.issues.map(\.line) == [2, 3])
+        #expect(result.issues.map(\.line) == [2, 3, 4])
+        // The label quoted back is the corpus's text: without the escape sequence it carried.
+        #expect(result.issues[2].description == "c.jsonl:4: unknown urgency \"soon\" (expected immediate, soon, planning, exploratory)")
         #expect(result.issues[0].description.hasPrefix("c.jsonl:2: malformed JSON"))
         #expect(result.issues[1].description == "c.jsonl:3: unknown intent \"feelings\" (expected decision, research, action, curiosity, validation)")
         #expect(throws: CorpusIssue.self) { try CorpusReader(strict: true).read(text: text, name: "c.jsonl", format: .jsonl) }
