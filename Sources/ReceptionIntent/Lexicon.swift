@@ -179,5 +179,8 @@ public struct LexiconError: Error, CustomStringConvertible, Sendable, Equatable 
     public var line: Int
     public var message: String
 
-    public var description: String { line > 0 ? "\(source):\(line): \(message)" : "\(source): \(message)" }
+    /// The message may quote the file (a weights file's feature name): cleaned of escape sequences.
+    public var description: String {
+        TerminalText.clean(line > 0 ? "\(source):\(line): \(message)" : "\(source): \(message)", singleLine: true)
+    }
 }

@@ -363,6 +363,15 @@ struct IntentClassifierTests {
             #expect(error.source == missing.path)
         }
         #expect(throws: LexiconError.self) { try IntentWeights(json: "{\"format\": \"other\"}", source: "w.json") }
+        // A weights file's feature name is quoted back without the escape sequence it carried.
+        let shipped = try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/ReceptionIntent/Model/weights.json"), encoding: .utf8)
+        let hostile = shipped.replacingOccurrences(of: "\"features\": {", with: "\"features\": {\"cue:\\u001b]0;pwn\\u0007\": [1, 2],")
+        do {
+            _ = try IntentWeights(json: hostile, source: "w.json")
+            Issue.record("a feature with two numbers must be refused")
+        } catch {
+            #expect(!"\(error)".contains("\u{1B}") && "\(error)".contains("expected 9 numbers"), "\("\(error)".debugDescription)")
+        }
     }
 
     @Test func theEmbeddedModelIsTheModelFiles() throws {
