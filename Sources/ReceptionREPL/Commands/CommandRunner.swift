@@ -301,9 +301,13 @@ extension REPL {
         guard !state.turns.isEmpty else { return note("No messages yet in this session.") }
         let lines = state.turns.enumerated().map { index, turn in
             let labels = [turn.intent?.rawValue, turn.urgency?.rawValue].compactMap { $0 }.joined(separator: "/")
-            return "\(index + 1). \(turn.query)" + (labels.isEmpty ? "" : "  [\(labels)]") + (turn.outcome.map { " → \($0.rawValue)" } ?? "")
+            // Each message as typed (not read as Markdown; a message of several lines keeps
+            // them), a pasted page clipped.
+            let query = TerminalText.clean(turn.query)
+            let shown = query.count > 300 ? String(query.prefix(299)) + "…" : query
+            return "\(index + 1). \(shown)" + (labels.isEmpty ? "" : "  [\(labels)]") + (turn.outcome.map { " → \($0.rawValue)" } ?? "")
         }
-        say(lines.joined(separator: "\n"))
+        verbatim(lines.joined(separator: "\n"))
     }
 
     private func save(_ arguments: [String]) {
