@@ -1,3 +1,6 @@
+import Foundation
+import ReceptionCore
+
 /// A problem found in a soul file, located by line and column (both 1-based).
 public struct SoulDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public enum Severity: String, Sendable, Hashable, Comparable {
@@ -22,7 +25,10 @@ public struct SoulDiagnostic: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `file:line:column: severity: message`, the format compilers use (editors can jump to it).
-    public var description: String { "\(file):\(line):\(column): \(severity.rawValue): \(message)" }
+    /// Printable as it is: a file name is foreign text too.
+    public var description: String {
+        "\(TerminalText.clean(file, singleLine: true)):\(line):\(column): \(severity.rawValue): \(TerminalText.clean(message, singleLine: true))"
+    }
 }
 
 extension Array where Element == SoulDiagnostic {
@@ -54,5 +60,3 @@ public enum SoulLinter {
         }
     }
 }
-
-import Foundation

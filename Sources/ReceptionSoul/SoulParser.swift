@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionCore
 import Yams
 
 /// Reads soul.md: optional YAML front matter between `---` lines, then a Markdown body.
@@ -7,6 +8,11 @@ import Yams
 /// front matter at all: those are lint warnings), and strict where the file is plainly
 /// broken (invalid YAML, a knob with an invalid value): those throw, with every error
 /// located by line and column.
+///
+/// A soul file is foreign text: every string it yields (front matter values, whatever the
+/// YAML escapes spell, and the prose) is taken without escape sequences or control
+/// characters (`TerminalText.clean`), so nothing read from it can drive the terminal it is
+/// printed on; lint warns where some were removed.
 public enum SoulParser {
     public struct ParseError: Error, CustomStringConvertible, Sendable {
         public var file: String
@@ -176,7 +182,7 @@ private struct Analysis {
 
     init(fileName: String) {
         self.fileName = fileName
-        soul = Soul(name: Self.fileNameStem(fileName))
+        soul = Soul(name: TerminalText.clean(Self.fileNameStem(fileName), singleLine: true))
     }
 
     /// The file name without extension; for a generic name (`SOUL.md`, `soul.md`, `STYLE.md`)
@@ -191,7 +197,33 @@ private struct Analysis {
     }
 
     mutating func report(_ severity: SoulDiagnostic.Severity, _ line: Int, _ column: Int, _ message: String, file: String? = nil) {
-        diagnostics.append(SoulDiagnostic(severity, file: file ?? fileName, line: line, column: column, message: message))
+        // Messages quote the file's words (keys, values, headings): cleaned like them.
+        diagnostics.append(SoulDiagnostic(severity, file: file ?? fileName, line: line, column: column, message: TerminalText.clean(message, singleLine: true)))
+    }
+
+    /// Drops escape sequences and control characters from prose lines (a line's tabs stay),
+    /// with a warning for each line that had some; true when any line changed.
+    mutating func cleanProse(_ lines: inout [Substring], firstLine: Int, file: String? = nil) -> Bool {
+        var changed = false
+        for index in lines.indices {
+            let line = String(lines[index])
+            let cleaned = TerminalText.clean(line)
+            guard cleaned != line else { continue }
+            // A carriage return inside a line (not a line ending) becomes a newline: keep one line.
+            lines[index] = Substring(String(cleaned.map { $0 == "\n" ? " " : $0 }))
+            report(.warning, firstLine + index, 1, "control characters and escape sequences removed from this line", file: file)
+            changed = true
+        }
+        return changed
+    }
+
+    /// Front-matter text without escape sequences or control characters (a YAML escape such as
+    /// `\e`, `\x1b` or `\u009b` spells them), with a warning at the value when some were removed.
+    /// `what` names the value in the warning: "`greeting`", "a key in front matter".
+    mutating func cleaned(_ text: String, what: String, line: Int, column: Int, singleLine: Bool = false) -> String {
+        let cleaned = TerminalText.clean(text, singleLine: singleLine)
+        if cleaned != text { report(.warning, line, column, "\(what): control characters and escape sequences removed") }
+        return cleaned
     }
 
     mutating func run(_ rawText: String) -> Soul {
@@ -214,8 +246,13 @@ private struct Analysis {
                 bodyStart = lines.count
             }
         }
-        soul.body = bodyStart < lines.count ? String(text[lines[bodyStart].startIndex...]) : ""
-        markdownBody(Array(lines[bodyStart...]), firstLine: bodyStart + 1)
+        var body = Array(lines[bodyStart...])
+        if cleanProse(&body, firstLine: bodyStart + 1) {
+            soul.body = body.joined(separator: "\n")
+        } else {
+            soul.body = bodyStart < lines.count ? String(text[lines[bodyStart].startIndex...]) : ""
+        }
+        markdownBody(body, firstLine: bodyStart + 1)
         return soul
     }
 
@@ -239,13 +276,15 @@ private struct Analysis {
            let end = allLines.indices.dropFirst().first(where: { allLines[$0].trimmedSpaces == "---" }) {
             start = end + 1
         }
-        let lines = Array(allLines[start...])
+        var lines = Array(allLines[start...])
+        let cleanedLines = cleanProse(&lines, firstLine: start + 1, file: companion.fileName)
         var body = MarkdownSoulReader(lines: lines, firstLine: start + 1)
         body.fileName = companion.fileName
         body.documentExamples = companion.examples
         body.detectsLanguage = false
         body.read()
-        soul.companions.append(SoulDocument(name: (companion.fileName as NSString).lastPathComponent, text: start < allLines.count ? String(text[allLines[start].startIndex...]) : ""))
+        let companionText = cleanedLines ? lines.joined(separator: "\n") : start < allLines.count ? String(text[allLines[start].startIndex...]) : ""
+        soul.companions.append(SoulDocument(name: TerminalText.clean((companion.fileName as NSString).lastPathComponent, singleLine: true), text: companionText))
         for empty in body.emptySections where companion.examples == nil {
             report(.warning, empty.line, 1, "section \"\(empty.heading)\" is empty", file: companion.fileName)
         }
@@ -475,10 +514,11 @@ private struct Analysis {
         var pairs: [(String, Node)] = []
         for (keyNode, value) in mapping {
             let (line, column) = location(keyNode)
-            guard let key = keyNode.scalar?.string else {
+            guard let rawKey = keyNode.scalar?.string else {
                 report(.error, line, column, "keys must be plain words")
                 continue
             }
+            let key = cleaned(rawKey, what: "a key in \(context)", line: line, column: column, singleLine: true)
             if !seen.insert(key).inserted {
                 report(.error, line, column, "`\(key)` is set twice in \(context)")
                 continue
@@ -504,7 +544,7 @@ private struct Analysis {
         setByFrontMatter.insert(key)
         switch key {
         case "name":
-            if let name = string(value, key: key, allowEmpty: false) { soul.name = name }
+            if let name = string(value, key: key, allowEmpty: false, singleLine: true) { soul.name = name }
         case "description": soul.summary = string(value, key: key)
         case "language":
             if let language = string(value, key: key, allowEmpty: false) {
@@ -569,7 +609,7 @@ private struct Analysis {
     }
 
     mutating func remember(_ key: String, _ node: Node) {
-        if let text = node.scalar?.string, !text.isEmpty {
+        if let text = node.scalar.map({ TerminalText.clean($0.string) }), !text.isEmpty {
             let (line, column) = location(node)
             stringLocations[key] = (line, column, text)
         }
@@ -686,7 +726,8 @@ private struct Analysis {
                 var seen: Set<String> = []
                 for (keyNode, valueNode) in inner {
                     let (line, column) = location(keyNode)
-                    guard let avoid = keyNode.scalar?.string, !avoid.trimmedSpaces.isEmpty else {
+                    guard let avoid = keyNode.scalar.map({ cleaned($0.string, what: "a key of `vocabulary.replace`", line: line, column: column, singleLine: true) }),
+                          !avoid.trimmedSpaces.isEmpty else {
                         report(.error, line, column, "vocabulary.replace: each key is a word or phrase to avoid")
                         continue
                     }
@@ -716,7 +757,9 @@ private struct Analysis {
         return (mark.line + 1, mark.column)
     }
 
-    mutating func string(_ node: Node, key: String, allowEmpty: Bool = true) -> String? {
+    /// A text value, without escape sequences or control characters; `singleLine` for values
+    /// that must stay on one line (the name), whose newlines and tabs become spaces.
+    mutating func string(_ node: Node, key: String, allowEmpty: Bool = true, singleLine: Bool = false) -> String? {
         let (line, column) = location(node)
         guard let scalar = node.scalar else {
             report(.error, line, column, "`\(key)` must be text, not a \(node.mapping != nil ? "mapping" : "list")")
@@ -726,11 +769,12 @@ private struct Analysis {
             report(.warning, line, column, "`\(key)` is empty; remove it or give it a value")
             return nil
         }
-        if !allowEmpty, scalar.string.trimmedSpaces.isEmpty {
+        let text = cleaned(scalar.string, what: "`\(key)`", line: line, column: column, singleLine: singleLine)
+        if !allowEmpty, text.trimmedSpaces.isEmpty {
             report(.error, line, column, "`\(key)` must not be blank")
             return nil
         }
-        return scalar.string
+        return text
     }
 
     mutating func stringList(_ node: Node, key: String) -> [String]? {

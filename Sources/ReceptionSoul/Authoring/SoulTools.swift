@@ -265,7 +265,7 @@ public enum SoulShow {
         if soul.traits.isEmpty { lines.append("  (nothing derived: the renderer uses the front matter and its defaults)") }
         for trait in soul.traits {
             lines.append("  \(trait.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(trait.value)\(trait.overridden ? "   [overridden by front matter]" : "")")
-            lines.append("    \(trait.file):\(trait.line): \(trait.evidence)")
+            lines.append("    \(TerminalText.clean(trait.file, singleLine: true)):\(trait.line): \(trait.evidence)")
         }
         let good = soul.examples.filter(\.good).count, bad = soul.examples.count - good
         if good + bad > 0 { lines.append("  examples         \(good) in the voice, \(bad) of what it must not sound like") }
