@@ -49,14 +49,15 @@ public enum SoulLinter {
         SoulAnalyzer.analyze(text: text, fileName: fileName).diagnostics
     }
 
-    /// Reads and lints a file; an unreadable file is one error diagnostic.
+    /// Reads and lints a file or a soul folder; a file that cannot be read as a soul (see
+    /// `SoulParser.text(contentsOf:)`) is one error diagnostic.
     public static func lint(contentsOf url: URL) -> [SoulDiagnostic] {
         do {
             return try SoulAnalyzer.analyze(contentsOf: url).diagnostics
         } catch let error as SoulParser.ParseError {
             return error.diagnostics
         } catch {
-            return [SoulDiagnostic(.error, file: url.path, line: 1, message: "cannot read the file: \(error.localizedDescription)")]
+            return [SoulDiagnostic(.error, file: url.path, line: 1, message: "cannot read the file")]
         }
     }
 }

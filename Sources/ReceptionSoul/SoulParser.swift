@@ -1,6 +1,11 @@
 import Foundation
 import ReceptionCore
 import Yams
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads soul.md: optional YAML front matter between `---` lines, then a Markdown body.
 ///
@@ -52,6 +57,13 @@ public enum SoulParser {
 
     /// Files larger than this are refused (soul files are a few kilobytes).
     public static let maxFileBytes = 1 << 20
+
+    /// The text of a soul file, or a `ParseError` saying in plain words why it cannot be one:
+    /// not found, not readable, not a regular file, too large, not UTF-8 text (with the
+    /// offset and line of the first invalid byte). Every soul file is read here.
+    public static func text(contentsOf url: URL) throws -> String {
+        try SoulAnalyzer.text(of: url)
+    }
 
     public static func parse(_ text: String, fileName: String = "soul.md", allTraits: Bool = false) throws -> Soul {
         let (soul, diagnostics) = SoulAnalyzer.analyze(text: text, fileName: fileName, allTraits: allTraits)
@@ -115,12 +127,87 @@ enum SoulAnalyzer {
         return Folder(main: url.appendingPathComponent(mainName), companions: Array(companions.prefix(12)))
     }
 
-    static func read(_ url: URL) throws -> String {
-        let size = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= SoulParser.maxFileBytes else {
-            throw SoulParser.ParseError(file: url.path, line: 1, message: "the file is \(size) bytes; a soul file may be at most \(SoulParser.maxFileBytes)")
+    /// The one place soul files are read (see `SoulParser.text(contentsOf:)`). POSIX calls
+    /// rather than `String(contentsOf:)`, whose errors are Foundation's ("You don't have
+    /// permission." for a device), and which would block on a FIFO or read /dev/zero forever.
+    static func text(of url: URL) throws -> String {
+        let path = url.path
+        func failure(_ message: String, line: Int = 1) -> SoulParser.ParseError {
+            SoulParser.ParseError(file: path, line: line, message: message)
         }
-        return try String(contentsOf: url, encoding: .utf8)
+        // Non-blocking, so that opening a FIFO does not wait for a writer (it is refused below).
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("cannot open the file: \(systemError(errno))") }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw failure("cannot read the file: \(systemError(errno))") }
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFREG else { throw failure("not a regular file (\(fileKind(kind))); a soul is a Markdown file or a folder") }
+        let tooLarge = "the file is \(info.st_size) bytes; a soul file may be at most \(SoulParser.maxFileBytes)"
+        guard Int(info.st_size) <= SoulParser.maxFileBytes else { throw failure(tooLarge) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size))
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                #if canImport(Glibc)
+                Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+                #else
+                Darwin.read(descriptor, buffer.baseAddress, buffer.count)
+                #endif
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("cannot read the file: \(systemError(errno))")
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+            guard bytes.count <= SoulParser.maxFileBytes else { throw failure(tooLarge) }
+        }
+        func line(at offset: Int) -> Int { bytes[..<offset].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 } }
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            throw failure("not UTF-8 text (UTF-16, by its byte-order mark); save the file as UTF-8")
+        }
+        let invalid = firstInvalidUTF8(bytes)
+        if let offset = bytes.firstIndex(of: 0), offset < invalid ?? .max {
+            throw failure("not a text file (a NUL byte at offset \(offset))", line: line(at: offset))
+        }
+        if let offset = invalid {
+            throw failure("not UTF-8 text (first invalid byte, 0x\(String(bytes[offset], radix: 16, uppercase: true)), at offset \(offset)); save the file as UTF-8",
+                          line: line(at: offset))
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The offset of the first byte that does not belong to a valid UTF-8 sequence, nil when all do.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        var iterator = bytes.makeIterator()
+        var decoder = Unicode.UTF8()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
+    /// `strerror`'s words, starting in lowercase ("no such file or directory").
+    static func systemError(_ code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        return text.prefix(1).lowercased() + text.dropFirst()
+    }
+
+    static func fileKind(_ kind: mode_t) -> String {
+        switch kind {
+        case S_IFDIR: "a directory"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFIFO: "a pipe"
+        case S_IFSOCK: "a socket"
+        default: "not a file"
+        }
     }
 
     /// A file or a folder, parsed and linted; the soul's `sourcePath` is what was given.
@@ -133,18 +220,18 @@ enum SoulAnalyzer {
             var diagnostics: [SoulDiagnostic] = []
             for (companionURL, examples) in folder.companions {
                 do {
-                    companions.append(Companion(fileName: companionURL.path, text: try read(companionURL), examples: examples))
+                    companions.append(Companion(fileName: companionURL.path, text: try text(of: companionURL), examples: examples))
                 } catch let error as SoulParser.ParseError {
                     diagnostics.append(SoulDiagnostic(.warning, file: companionURL.path, line: 1, message: error.message + "; skipped"))
                 } catch {
                     diagnostics.append(SoulDiagnostic(.warning, file: companionURL.path, line: 1, message: "cannot read the file; skipped"))
                 }
             }
-            var (soul, found) = analyze(text: try read(folder.main), fileName: folder.main.path, companions: companions, allTraits: allTraits)
+            var (soul, found) = analyze(text: try text(of: folder.main), fileName: folder.main.path, companions: companions, allTraits: allTraits)
             soul.sourcePath = url.path
             return (soul, (found + diagnostics).sorted { ($0.file, $0.line, $0.column) < ($1.file, $1.line, $1.column) })
         }
-        var (soul, diagnostics) = analyze(text: try read(url), fileName: url.path, allTraits: allTraits)
+        var (soul, diagnostics) = analyze(text: try text(of: url), fileName: url.path, allTraits: allTraits)
         soul.sourcePath = url.path
         return (soul, diagnostics)
     }

@@ -246,7 +246,13 @@ struct SoulCommand: ParsableCommand {
             #if DEBUG
             SoulCommand.printError("warning: this is a debug build; figures are only meaningful with `swift build -c release`")
             #endif
-            let text = try soul.map { try String(contentsOf: URL(fileURLWithPath: $0), encoding: .utf8) }
+            let text: String?
+            do {
+                text = try soul.map { try SoulParser.text(contentsOf: URL(fileURLWithPath: $0)) }
+            } catch let error as SoulParser.ParseError {
+                SoulCommand.printError(error.description)
+                throw ExitCode(1)
+            }
             print(SoulBenchmark.run(iterations: iterations, soulText: text))
         }
     }
