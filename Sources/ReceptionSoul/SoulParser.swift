@@ -939,7 +939,13 @@ private struct Analysis {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
             let prefix = context.map { "\($0.text) (line \($0.mark.line + 1)): " } ?? ""
             return (mark.line, mark.column, prefix + problem)
-        case .reader(let problem, _, _, _): return (1, 1, problem)
+        case .reader(let problem, let offset, let value, let yaml):
+            // A character the YAML reader refuses (a raw control character): its own line and column.
+            guard let offset, let index = yaml.index(yaml.startIndex, offsetBy: offset, limitedBy: yaml.endIndex) else { return (1, 1, problem) }
+            let before = yaml[..<index]
+            let lineStart = before.lastIndex(where: \.isNewline).map { before.index(after: $0) } ?? before.startIndex
+            let character = value >= 0 ? Unicode.Scalar(UInt32(value)).map { " (U+\(SoulTemplate.hex($0)))" } ?? "" : ""
+            return (before.reduce(1) { $1.isNewline ? $0 + 1 : $0 }, before[lineStart...].count + 1, problem + character)
         case .duplicatedKeysInMapping(let duplicates, let context):
             return (context.mark.line, context.mark.column, "duplicated keys \(duplicates.joined(separator: ", "))")
         default: return (1, 1, "\(error)")

@@ -77,7 +77,7 @@ struct SoulCommand: ParsableCommand {
     struct New: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Write a commented starting soul file.")
 
-        @Argument(help: "The personality's name.")
+        @Argument(help: "The personality's name: one line of text, not blank, quoted in the file as it is (after -- if it starts with -).")
         var name: String
 
         @Option(name: .shortAndLong, help: "Where to write it (default: ./NAME.md, NAME in lowercase with dashes).")
@@ -93,27 +93,32 @@ struct SoulCommand: ParsableCommand {
         var force = false
 
         func run() throws {
-            let text = SoulTemplate.newSoul(name: name)
-            if stdout { print(text, terminator: ""); return }
-            let slug = name.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }.reduce(into: "") { result, character in
-                if character == "-", result.last == "-" { return }
-                result.append(character)
-            }.trimmingCharacters(in: CharacterSet(charactersIn: "-"))
-            let fileName = (slug.isEmpty ? "soul" : slug) + ".md"
+            // Spaces around the name are a slip of the shell, not part of it.
+            let name = name.trimmingCharacters(in: .whitespaces)
             let url: URL
-            if let output {
-                url = URL(fileURLWithPath: output)
-            } else if user {
-                let directory = SoulCatalog.userDirectory()
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                url = directory.appendingPathComponent(fileName)
-            } else {
-                url = URL(fileURLWithPath: fileName)
+            do {
+                try SoulTemplate.check(name: name)
+                if stdout { print(SoulTemplate.newSoul(name: name), terminator: ""); return }
+                let fileName = SoulTemplate.fileName(for: name)
+                if let output {
+                    url = URL(fileURLWithPath: output)
+                } else if user {
+                    let directory = SoulCatalog.userDirectory()
+                    do {
+                        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                    } catch {
+                        throw SoulTemplate.Refusal("cannot create \(directory.path)")
+                    }
+                    url = directory.appendingPathComponent(fileName)
+                } else {
+                    url = URL(fileURLWithPath: fileName)
+                }
+                try SoulTemplate.write(name: name, to: url, force: force)
+            } catch let refusal as SoulTemplate.Refusal {
+                // Not a usage error: the message alone, without the usage text.
+                SoulCommand.printError("error: \(refusal)")
+                throw ExitCode(1)
             }
-            if FileManager.default.fileExists(atPath: url.path), !force {
-                throw ValidationError("\(url.path) exists; pass --force to replace it")
-            }
-            try text.write(to: url, atomically: true, encoding: .utf8)
             print("wrote \(url.path)")
             print("next: edit it, then `reception soul lint \(url.path)` and `reception soul preview \(url.path)`")
         }
