@@ -262,6 +262,8 @@ private struct Analysis {
     var nameLine = 1
     /// The bodies read so far, for deriving traits at the end.
     var sources: [TraitDeriver.Source] = []
+    /// The main file's lines up to the body (the front matter), for the evidence of what it sets.
+    var frontMatterLines: [Substring] = []
     var signature: [(String, String, Int)] = []
     var languageFromRule: (String, Int)?
     /// Derive the traits the front matter overrides too (for `soul show --derived`).
@@ -333,6 +335,7 @@ private struct Analysis {
                 bodyStart = lines.count
             }
         }
+        frontMatterLines = Array(lines[..<bodyStart])
         var body = Array(lines[bodyStart...])
         if cleanProse(&body, firstLine: bodyStart + 1) {
             soul.body = body.joined(separator: "\n")
@@ -507,7 +510,8 @@ private struct Analysis {
         if !soul.boundaries.isEmpty, let line = boundaryLine {
             record("refuses", "\(soul.boundaries.count) boundar\(soul.boundaries.count == 1 ? "y" : "ies"), e.g. \(soul.boundaries[0].prefix(60))", line.0, line.1, evidence(file: line.0, line: line.1), knob: "boundaries")
         }
-        soul.traits = traits
+        // A trait without evidence cannot be checked by its author: never listed.
+        soul.traits = traits.filter { !$0.evidence.trimmedSpaces.isEmpty }
         crossChecks()
         return soul
     }
@@ -515,8 +519,13 @@ private struct Analysis {
     /// Where the first boundary was read (prose), nil when there is none or the front matter set them.
     var boundaryLine: (String, Int)?
 
-    /// The text of a line of one of the bodies, shortened, as evidence.
+    /// The text of a line of one of the bodies, or of the front matter (words lists set there),
+    /// shortened, as evidence.
     func evidence(file: String, line: Int) -> String {
+        if file == fileName, line >= 1, line <= frontMatterLines.count {
+            let text = TerminalText.clean(frontMatterLines[line - 1].trimmedSpaces, singleLine: true)
+            return text.count <= 80 ? text : String(text.prefix(79)) + "…"
+        }
         guard let source = sources.first(where: { $0.file == file }) else { return "" }
         let index = line - source.firstLine
         guard index >= 0, index < source.lines.count else { return "" }
