@@ -11,7 +11,7 @@ import Synchronization
 /// ```
 public struct SoulCatalog: Sendable {
     public struct Entry: Sendable, Hashable {
-        /// The file name without `.md`: what `/soul switch` takes.
+        /// The file name without `.md`: what `/soul NAME` and `--soul NAME` take.
         public var id: String
         /// The soul's name (front matter, first heading, or the id).
         public var name: String
