@@ -49,6 +49,20 @@ public enum SoulLinter {
         SoulAnalyzer.analyze(text: text, fileName: fileName).diagnostics
     }
 
+    /// Lints what the other soul tools take: a file or folder path, else the id or name of a
+    /// soul in `catalog` (its file, or a built-in soul's embedded text). Anything else is one
+    /// error naming the known souls.
+    public static func lint(_ argument: String, catalog: SoulCatalog) -> [SoulDiagnostic] {
+        if FileManager.default.fileExists(atPath: argument) { return lint(contentsOf: URL(fileURLWithPath: argument)) }
+        if let entry = catalog.entry(argument) {
+            if let path = entry.path { return lint(contentsOf: URL(fileURLWithPath: path)) }
+            if let text = SoulCatalog.builtInText(entry.id) { return lint(text: text, fileName: entry.id + ".md") }
+            return []  // `plain`: built in, without a file
+        }
+        let known = catalog.entries().map(\.id).joined(separator: ", ")
+        return [SoulDiagnostic(.error, file: argument, line: 1, message: "no such file or known soul (known: \(known))")]
+    }
+
     /// Reads and lints a file or a soul folder; a file that cannot be read as a soul (see
     /// `SoulParser.text(contentsOf:)`) is one error diagnostic.
     public static func lint(contentsOf url: URL) -> [SoulDiagnostic] {

@@ -8,14 +8,17 @@ struct SoulCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soul",
         abstract: "Write, check and compare soul.md personalities.",
-        discussion: "SOUL is a file path or the id or name of a known soul (see `reception soul list`). Format: Souls/README.md.",
+        discussion: """
+            lint, preview, diff, prompt and show take SOUL as a file or folder path, or the id or name of a known soul \
+            (see `reception soul list`); new takes a NAME; bench takes a file path. Format: Souls/README.md.
+            """,
         subcommands: [Lint.self, Preview.self, New.self, Diff.self, Prompt.self, List.self, Bench.self, Show.self])
 
     struct Lint: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Report errors and warnings with line and column; exit 1 if there are errors.")
 
-        @Argument(help: "soul.md files to check.")
+        @Argument(help: ArgumentHelp("soul.md files or folders, or the ids or names of known souls.", valueName: "soul"))
         var files: [String]
 
         @Flag(name: .long, help: "Show only errors.")
@@ -23,8 +26,9 @@ struct SoulCommand: ParsableCommand {
 
         func run() throws {
             var errors = 0, warnings = 0
+            let catalog = SoulCatalog(directories: SoulCatalog.standardDirectories())
             for file in files {
-                let diagnostics = SoulLinter.lint(contentsOf: URL(fileURLWithPath: file))
+                let diagnostics = SoulLinter.lint(file, catalog: catalog)
                 for diagnostic in diagnostics where !errorsOnly || diagnostic.severity == .error {
                     print(diagnostic)
                 }
@@ -244,7 +248,7 @@ struct SoulCommand: ParsableCommand {
         @Option(help: "Runs per measurement.")
         var iterations: Int = 5000
 
-        @Argument(help: "A soul file to parse (default: the built-in default soul).")
+        @Argument(help: "A soul file path to parse (default: the built-in default soul).")
         var soul: String?
 
         func run() throws {
@@ -302,6 +306,10 @@ extension SoulCommand {
             return try catalog.load(argument)
         } catch let error as SoulParser.ParseError {
             SoulCommand.printError(error.description)
+            throw ExitCode(1)
+        } catch SoulCatalog.LookupError.notFound(_, let known) {
+            // Not a usage error: the message alone, in the words `soul lint` uses.
+            SoulCommand.printError("error: \(argument): no such file or known soul (known: \(known.joined(separator: ", ")))")
             throw ExitCode(1)
         } catch {
             throw ValidationError("\(error)")
