@@ -11,7 +11,7 @@ import Synchronization
 /// ```
 public struct SoulCatalog: Sendable {
     public struct Entry: Sendable, Hashable {
-        /// The file name without `.md`: what `/soul switch` takes.
+        /// The file name without `.md`: what `/soul NAME` and `--soul NAME` take.
         public var id: String
         /// The soul's name (front matter, first heading, or the id).
         public var name: String
@@ -98,24 +98,16 @@ public struct SoulCatalog: Sendable {
                 guard (file.hasSuffix(".md") && file != "README.md") || (isFolder && SoulAnalyzer.folder(url) != nil) else { continue }
                 let id = isFolder ? file : (file as NSString).deletingPathExtension
                 guard wanted(id) else { continue }
-                if isFolder {
-                    do {
-                        let (soul, diagnostics) = try SoulAnalyzer.analyze(contentsOf: url)
-                        byID[id] = Entry(id: id, name: soul.name, summary: soul.summary, path: url.path, errors: diagnostics.errors)
-                    } catch let error as SoulParser.ParseError {
-                        byID[id] = Entry(id: id, name: id, summary: nil, path: url.path, errors: error.diagnostics)
-                    } catch {
-                        byID[id] = Entry(id: id, name: id, summary: nil, path: url.path, errors: [SoulDiagnostic(.error, file: url.path, line: 1, message: "cannot read the folder")])
-                    }
-                    continue
-                }
-                guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+                // Read as `soul lint` reads it: a file that cannot be a soul says why, in the same words.
+                do {
+                    let (soul, diagnostics) = try SoulAnalyzer.analyze(contentsOf: url)
+                    byID[id] = Entry(id: id, name: soul.name, summary: soul.summary, path: url.path, errors: diagnostics.errors)
+                } catch let error as SoulParser.ParseError {
+                    byID[id] = Entry(id: id, name: id, summary: nil, path: url.path, errors: error.diagnostics)
+                } catch {
                     byID[id] = Entry(id: id, name: id, summary: nil, path: url.path,
-                                     errors: [SoulDiagnostic(.error, file: url.path, line: 1, message: "cannot read the file")])
-                    continue
+                                     errors: [SoulDiagnostic(.error, file: url.path, line: 1, message: "cannot read the \(isFolder ? "folder" : "file")")])
                 }
-                let (soul, diagnostics) = SoulAnalyzer.analyze(text: text, fileName: url.path)
-                byID[id] = Entry(id: id, name: soul.name, summary: soul.summary, path: url.path, errors: diagnostics.errors)
             }
         }
         return byID.values.sorted { $0.id < $1.id }
@@ -182,12 +174,17 @@ public final class SoulReloader: Sendable {
     public init(store: SoulStore, url: URL) {
         self.store = store
         self.url = url
-        lastText = Mutex(try? String(contentsOf: url, encoding: .utf8))
+        lastText = Mutex(try? SoulParser.text(contentsOf: url))
     }
 
     /// Reads, lints and (when there are no errors) installs the soul.
     public func reload() -> Event {
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+        let text: String
+        do {
+            text = try SoulParser.text(contentsOf: url)
+        } catch let error as SoulParser.ParseError {
+            return .failed(error.diagnostics)
+        } catch {
             return .failed([SoulDiagnostic(.error, file: url.path, line: 1, message: "cannot read the file")])
         }
         lastText.withLock { $0 = text }
@@ -196,7 +193,7 @@ public final class SoulReloader: Sendable {
 
     /// An event when the file's text changed since the last look, nil otherwise.
     public func checkForChanges() -> Event? {
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }  // mid-save: look again later
+        guard let text = try? SoulParser.text(contentsOf: url) else { return nil }  // mid-save: look again later
         let changed = lastText.withLock { last -> Bool in
             defer { last = text }
             return last != text

@@ -1,3 +1,6 @@
+import Foundation
+import ReceptionCore
+
 /// A problem found in a soul file, located by line and column (both 1-based).
 public struct SoulDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public enum Severity: String, Sendable, Hashable, Comparable {
@@ -22,7 +25,10 @@ public struct SoulDiagnostic: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `file:line:column: severity: message`, the format compilers use (editors can jump to it).
-    public var description: String { "\(file):\(line):\(column): \(severity.rawValue): \(message)" }
+    /// Printable as it is: a file name is foreign text too.
+    public var description: String {
+        "\(TerminalText.clean(file, singleLine: true)):\(line):\(column): \(severity.rawValue): \(TerminalText.clean(message, singleLine: true))"
+    }
 }
 
 extension Array where Element == SoulDiagnostic {
@@ -43,16 +49,29 @@ public enum SoulLinter {
         SoulAnalyzer.analyze(text: text, fileName: fileName).diagnostics
     }
 
-    /// Reads and lints a file; an unreadable file is one error diagnostic.
+    /// Lints what the other soul tools take: a file or folder path, else the id or name of a
+    /// soul in `catalog` (its file, or a built-in soul's embedded text). Anything else is one
+    /// error naming the known souls.
+    public static func lint(_ argument: String, catalog: SoulCatalog) -> [SoulDiagnostic] {
+        if FileManager.default.fileExists(atPath: argument) { return lint(contentsOf: URL(fileURLWithPath: argument)) }
+        if let entry = catalog.entry(argument) {
+            if let path = entry.path { return lint(contentsOf: URL(fileURLWithPath: path)) }
+            if let text = SoulCatalog.builtInText(entry.id) { return lint(text: text, fileName: entry.id + ".md") }
+            return []  // `plain`: built in, without a file
+        }
+        let known = catalog.entries().map(\.id).joined(separator: ", ")
+        return [SoulDiagnostic(.error, file: argument, line: 1, message: "no such file or known soul (known: \(known))")]
+    }
+
+    /// Reads and lints a file or a soul folder; a file that cannot be read as a soul (see
+    /// `SoulParser.text(contentsOf:)`) is one error diagnostic.
     public static func lint(contentsOf url: URL) -> [SoulDiagnostic] {
         do {
             return try SoulAnalyzer.analyze(contentsOf: url).diagnostics
         } catch let error as SoulParser.ParseError {
             return error.diagnostics
         } catch {
-            return [SoulDiagnostic(.error, file: url.path, line: 1, message: "cannot read the file: \(error.localizedDescription)")]
+            return [SoulDiagnostic(.error, file: url.path, line: 1, message: "cannot read the file")]
         }
     }
 }
-
-import Foundation

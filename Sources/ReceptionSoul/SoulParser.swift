@@ -1,5 +1,11 @@
 import Foundation
+import ReceptionCore
 import Yams
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads soul.md: optional YAML front matter between `---` lines, then a Markdown body.
 ///
@@ -7,6 +13,11 @@ import Yams
 /// front matter at all: those are lint warnings), and strict where the file is plainly
 /// broken (invalid YAML, a knob with an invalid value): those throw, with every error
 /// located by line and column.
+///
+/// A soul file is foreign text: every string it yields (front matter values, whatever the
+/// YAML escapes spell, and the prose) is taken without escape sequences or control
+/// characters (`TerminalText.clean`), so nothing read from it can drive the terminal it is
+/// printed on; lint warns where some were removed.
 public enum SoulParser {
     public struct ParseError: Error, CustomStringConvertible, Sendable {
         public var file: String
@@ -46,6 +57,13 @@ public enum SoulParser {
 
     /// Files larger than this are refused (soul files are a few kilobytes).
     public static let maxFileBytes = 1 << 20
+
+    /// The text of a soul file, or a `ParseError` saying in plain words why it cannot be one:
+    /// not found, not readable, not a regular file, too large, not UTF-8 text (with the
+    /// offset and line of the first invalid byte). Every soul file is read here.
+    public static func text(contentsOf url: URL) throws -> String {
+        try SoulAnalyzer.text(of: url)
+    }
 
     public static func parse(_ text: String, fileName: String = "soul.md", allTraits: Bool = false) throws -> Soul {
         let (soul, diagnostics) = SoulAnalyzer.analyze(text: text, fileName: fileName, allTraits: allTraits)
@@ -109,12 +127,87 @@ enum SoulAnalyzer {
         return Folder(main: url.appendingPathComponent(mainName), companions: Array(companions.prefix(12)))
     }
 
-    static func read(_ url: URL) throws -> String {
-        let size = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= SoulParser.maxFileBytes else {
-            throw SoulParser.ParseError(file: url.path, line: 1, message: "the file is \(size) bytes; a soul file may be at most \(SoulParser.maxFileBytes)")
+    /// The one place soul files are read (see `SoulParser.text(contentsOf:)`). POSIX calls
+    /// rather than `String(contentsOf:)`, whose errors are Foundation's ("You don't have
+    /// permission." for a device), and which would block on a FIFO or read /dev/zero forever.
+    static func text(of url: URL) throws -> String {
+        let path = url.path
+        func failure(_ message: String, line: Int = 1) -> SoulParser.ParseError {
+            SoulParser.ParseError(file: path, line: line, message: message)
         }
-        return try String(contentsOf: url, encoding: .utf8)
+        // Non-blocking, so that opening a FIFO does not wait for a writer (it is refused below).
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("cannot open the file: \(systemError(errno))") }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw failure("cannot read the file: \(systemError(errno))") }
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFREG else { throw failure("not a regular file (\(fileKind(kind))); a soul is a Markdown file or a folder") }
+        let tooLarge = "the file is \(info.st_size) bytes; a soul file may be at most \(SoulParser.maxFileBytes)"
+        guard Int(info.st_size) <= SoulParser.maxFileBytes else { throw failure(tooLarge) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size))
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                #if canImport(Glibc)
+                Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+                #else
+                Darwin.read(descriptor, buffer.baseAddress, buffer.count)
+                #endif
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("cannot read the file: \(systemError(errno))")
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+            guard bytes.count <= SoulParser.maxFileBytes else { throw failure(tooLarge) }
+        }
+        func line(at offset: Int) -> Int { bytes[..<offset].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 } }
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            throw failure("not UTF-8 text (UTF-16, by its byte-order mark); save the file as UTF-8")
+        }
+        let invalid = firstInvalidUTF8(bytes)
+        if let offset = bytes.firstIndex(of: 0), offset < invalid ?? .max {
+            throw failure("not a text file (a NUL byte at offset \(offset))", line: line(at: offset))
+        }
+        if let offset = invalid {
+            throw failure("not UTF-8 text (first invalid byte, 0x\(String(bytes[offset], radix: 16, uppercase: true)), at offset \(offset)); save the file as UTF-8",
+                          line: line(at: offset))
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The offset of the first byte that does not belong to a valid UTF-8 sequence, nil when all do.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        var iterator = bytes.makeIterator()
+        var decoder = Unicode.UTF8()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
+    /// `strerror`'s words, starting in lowercase ("no such file or directory").
+    static func systemError(_ code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        return text.prefix(1).lowercased() + text.dropFirst()
+    }
+
+    static func fileKind(_ kind: mode_t) -> String {
+        switch kind {
+        case S_IFDIR: "a directory"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFIFO: "a pipe"
+        case S_IFSOCK: "a socket"
+        default: "not a file"
+        }
     }
 
     /// A file or a folder, parsed and linted; the soul's `sourcePath` is what was given.
@@ -127,18 +220,18 @@ enum SoulAnalyzer {
             var diagnostics: [SoulDiagnostic] = []
             for (companionURL, examples) in folder.companions {
                 do {
-                    companions.append(Companion(fileName: companionURL.path, text: try read(companionURL), examples: examples))
+                    companions.append(Companion(fileName: companionURL.path, text: try text(of: companionURL), examples: examples))
                 } catch let error as SoulParser.ParseError {
                     diagnostics.append(SoulDiagnostic(.warning, file: companionURL.path, line: 1, message: error.message + "; skipped"))
                 } catch {
                     diagnostics.append(SoulDiagnostic(.warning, file: companionURL.path, line: 1, message: "cannot read the file; skipped"))
                 }
             }
-            var (soul, found) = analyze(text: try read(folder.main), fileName: folder.main.path, companions: companions, allTraits: allTraits)
+            var (soul, found) = analyze(text: try text(of: folder.main), fileName: folder.main.path, companions: companions, allTraits: allTraits)
             soul.sourcePath = url.path
             return (soul, (found + diagnostics).sorted { ($0.file, $0.line, $0.column) < ($1.file, $1.line, $1.column) })
         }
-        var (soul, diagnostics) = analyze(text: try read(url), fileName: url.path, allTraits: allTraits)
+        var (soul, diagnostics) = analyze(text: try text(of: url), fileName: url.path, allTraits: allTraits)
         soul.sourcePath = url.path
         return (soul, diagnostics)
     }
@@ -169,6 +262,8 @@ private struct Analysis {
     var nameLine = 1
     /// The bodies read so far, for deriving traits at the end.
     var sources: [TraitDeriver.Source] = []
+    /// The main file's lines up to the body (the front matter), for the evidence of what it sets.
+    var frontMatterLines: [Substring] = []
     var signature: [(String, String, Int)] = []
     var languageFromRule: (String, Int)?
     /// Derive the traits the front matter overrides too (for `soul show --derived`).
@@ -176,7 +271,7 @@ private struct Analysis {
 
     init(fileName: String) {
         self.fileName = fileName
-        soul = Soul(name: Self.fileNameStem(fileName))
+        soul = Soul(name: TerminalText.clean(Self.fileNameStem(fileName), singleLine: true))
     }
 
     /// The file name without extension; for a generic name (`SOUL.md`, `soul.md`, `STYLE.md`)
@@ -191,7 +286,33 @@ private struct Analysis {
     }
 
     mutating func report(_ severity: SoulDiagnostic.Severity, _ line: Int, _ column: Int, _ message: String, file: String? = nil) {
-        diagnostics.append(SoulDiagnostic(severity, file: file ?? fileName, line: line, column: column, message: message))
+        // Messages quote the file's words (keys, values, headings): cleaned like them.
+        diagnostics.append(SoulDiagnostic(severity, file: file ?? fileName, line: line, column: column, message: TerminalText.clean(message, singleLine: true)))
+    }
+
+    /// Drops escape sequences and control characters from prose lines (a line's tabs stay),
+    /// with a warning for each line that had some; true when any line changed.
+    mutating func cleanProse(_ lines: inout [Substring], firstLine: Int, file: String? = nil) -> Bool {
+        var changed = false
+        for index in lines.indices {
+            let line = String(lines[index])
+            let cleaned = TerminalText.clean(line)
+            guard cleaned != line else { continue }
+            // A carriage return inside a line (not a line ending) becomes a newline: keep one line.
+            lines[index] = Substring(String(cleaned.map { $0 == "\n" ? " " : $0 }))
+            report(.warning, firstLine + index, 1, "control characters and escape sequences removed from this line", file: file)
+            changed = true
+        }
+        return changed
+    }
+
+    /// Front-matter text without escape sequences or control characters (a YAML escape such as
+    /// `\e`, `\x1b` or `\u009b` spells them), with a warning at the value when some were removed.
+    /// `what` names the value in the warning: "`greeting`", "a key in front matter".
+    mutating func cleaned(_ text: String, what: String, line: Int, column: Int, singleLine: Bool = false) -> String {
+        let cleaned = TerminalText.clean(text, singleLine: singleLine)
+        if cleaned != text { report(.warning, line, column, "\(what): control characters and escape sequences removed") }
+        return cleaned
     }
 
     mutating func run(_ rawText: String) -> Soul {
@@ -214,8 +335,14 @@ private struct Analysis {
                 bodyStart = lines.count
             }
         }
-        soul.body = bodyStart < lines.count ? String(text[lines[bodyStart].startIndex...]) : ""
-        markdownBody(Array(lines[bodyStart...]), firstLine: bodyStart + 1)
+        frontMatterLines = Array(lines[..<bodyStart])
+        var body = Array(lines[bodyStart...])
+        if cleanProse(&body, firstLine: bodyStart + 1) {
+            soul.body = body.joined(separator: "\n")
+        } else {
+            soul.body = bodyStart < lines.count ? String(text[lines[bodyStart].startIndex...]) : ""
+        }
+        markdownBody(body, firstLine: bodyStart + 1)
         return soul
     }
 
@@ -239,13 +366,15 @@ private struct Analysis {
            let end = allLines.indices.dropFirst().first(where: { allLines[$0].trimmedSpaces == "---" }) {
             start = end + 1
         }
-        let lines = Array(allLines[start...])
+        var lines = Array(allLines[start...])
+        let cleanedLines = cleanProse(&lines, firstLine: start + 1, file: companion.fileName)
         var body = MarkdownSoulReader(lines: lines, firstLine: start + 1)
         body.fileName = companion.fileName
         body.documentExamples = companion.examples
         body.detectsLanguage = false
         body.read()
-        soul.companions.append(SoulDocument(name: (companion.fileName as NSString).lastPathComponent, text: start < allLines.count ? String(text[allLines[start].startIndex...]) : ""))
+        let companionText = cleanedLines ? lines.joined(separator: "\n") : start < allLines.count ? String(text[allLines[start].startIndex...]) : ""
+        soul.companions.append(SoulDocument(name: TerminalText.clean((companion.fileName as NSString).lastPathComponent, singleLine: true), text: companionText))
         for empty in body.emptySections where companion.examples == nil {
             report(.warning, empty.line, 1, "section \"\(empty.heading)\" is empty", file: companion.fileName)
         }
@@ -381,7 +510,8 @@ private struct Analysis {
         if !soul.boundaries.isEmpty, let line = boundaryLine {
             record("refuses", "\(soul.boundaries.count) boundar\(soul.boundaries.count == 1 ? "y" : "ies"), e.g. \(soul.boundaries[0].prefix(60))", line.0, line.1, evidence(file: line.0, line: line.1), knob: "boundaries")
         }
-        soul.traits = traits
+        // A trait without evidence cannot be checked by its author: never listed.
+        soul.traits = traits.filter { !$0.evidence.trimmedSpaces.isEmpty }
         crossChecks()
         return soul
     }
@@ -389,8 +519,13 @@ private struct Analysis {
     /// Where the first boundary was read (prose), nil when there is none or the front matter set them.
     var boundaryLine: (String, Int)?
 
-    /// The text of a line of one of the bodies, shortened, as evidence.
+    /// The text of a line of one of the bodies, or of the front matter (words lists set there),
+    /// shortened, as evidence.
     func evidence(file: String, line: Int) -> String {
+        if file == fileName, line >= 1, line <= frontMatterLines.count {
+            let text = TerminalText.clean(frontMatterLines[line - 1].trimmedSpaces, singleLine: true)
+            return text.count <= 80 ? text : String(text.prefix(79)) + "…"
+        }
         guard let source = sources.first(where: { $0.file == file }) else { return "" }
         let index = line - source.firstLine
         guard index >= 0, index < source.lines.count else { return "" }
@@ -475,10 +610,11 @@ private struct Analysis {
         var pairs: [(String, Node)] = []
         for (keyNode, value) in mapping {
             let (line, column) = location(keyNode)
-            guard let key = keyNode.scalar?.string else {
+            guard let rawKey = keyNode.scalar?.string else {
                 report(.error, line, column, "keys must be plain words")
                 continue
             }
+            let key = cleaned(rawKey, what: "a key in \(context)", line: line, column: column, singleLine: true)
             if !seen.insert(key).inserted {
                 report(.error, line, column, "`\(key)` is set twice in \(context)")
                 continue
@@ -504,7 +640,7 @@ private struct Analysis {
         setByFrontMatter.insert(key)
         switch key {
         case "name":
-            if let name = string(value, key: key, allowEmpty: false) { soul.name = name }
+            if let name = string(value, key: key, allowEmpty: false, singleLine: true) { soul.name = name }
         case "description": soul.summary = string(value, key: key)
         case "language":
             if let language = string(value, key: key, allowEmpty: false) {
@@ -569,7 +705,7 @@ private struct Analysis {
     }
 
     mutating func remember(_ key: String, _ node: Node) {
-        if let text = node.scalar?.string, !text.isEmpty {
+        if let text = node.scalar.map({ TerminalText.clean($0.string) }), !text.isEmpty {
             let (line, column) = location(node)
             stringLocations[key] = (line, column, text)
         }
@@ -686,7 +822,8 @@ private struct Analysis {
                 var seen: Set<String> = []
                 for (keyNode, valueNode) in inner {
                     let (line, column) = location(keyNode)
-                    guard let avoid = keyNode.scalar?.string, !avoid.trimmedSpaces.isEmpty else {
+                    guard let avoid = keyNode.scalar.map({ cleaned($0.string, what: "a key of `vocabulary.replace`", line: line, column: column, singleLine: true) }),
+                          !avoid.trimmedSpaces.isEmpty else {
                         report(.error, line, column, "vocabulary.replace: each key is a word or phrase to avoid")
                         continue
                     }
@@ -716,7 +853,9 @@ private struct Analysis {
         return (mark.line + 1, mark.column)
     }
 
-    mutating func string(_ node: Node, key: String, allowEmpty: Bool = true) -> String? {
+    /// A text value, without escape sequences or control characters; `singleLine` for values
+    /// that must stay on one line (the name), whose newlines and tabs become spaces.
+    mutating func string(_ node: Node, key: String, allowEmpty: Bool = true, singleLine: Bool = false) -> String? {
         let (line, column) = location(node)
         guard let scalar = node.scalar else {
             report(.error, line, column, "`\(key)` must be text, not a \(node.mapping != nil ? "mapping" : "list")")
@@ -726,11 +865,12 @@ private struct Analysis {
             report(.warning, line, column, "`\(key)` is empty; remove it or give it a value")
             return nil
         }
-        if !allowEmpty, scalar.string.trimmedSpaces.isEmpty {
+        let text = cleaned(scalar.string, what: "`\(key)`", line: line, column: column, singleLine: singleLine)
+        if !allowEmpty, text.trimmedSpaces.isEmpty {
             report(.error, line, column, "`\(key)` must not be blank")
             return nil
         }
-        return scalar.string
+        return text
     }
 
     mutating func stringList(_ node: Node, key: String) -> [String]? {
@@ -808,7 +948,13 @@ private struct Analysis {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
             let prefix = context.map { "\($0.text) (line \($0.mark.line + 1)): " } ?? ""
             return (mark.line, mark.column, prefix + problem)
-        case .reader(let problem, _, _, _): return (1, 1, problem)
+        case .reader(let problem, let offset, let value, let yaml):
+            // A character the YAML reader refuses (a raw control character): its own line and column.
+            guard let offset, let index = yaml.index(yaml.startIndex, offsetBy: offset, limitedBy: yaml.endIndex) else { return (1, 1, problem) }
+            let before = yaml[..<index]
+            let lineStart = before.lastIndex(where: \.isNewline).map { before.index(after: $0) } ?? before.startIndex
+            let character = value >= 0 ? Unicode.Scalar(UInt32(value)).map { " (U+\(SoulTemplate.hex($0)))" } ?? "" : ""
+            return (before.reduce(1) { $1.isNewline ? $0 + 1 : $0 }, before[lineStart...].count + 1, problem + character)
         case .duplicatedKeysInMapping(let duplicates, let context):
             return (context.mark.line, context.mark.column, "duplicated keys \(duplicates.joined(separator: ", "))")
         default: return (1, 1, "\(error)")

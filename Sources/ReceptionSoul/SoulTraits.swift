@@ -186,12 +186,18 @@ struct TraitDeriver {
         lowered.split { !($0.isLetter || $0.isNumber || $0 == "'" || $0 == "’" || $0 == "-") }
     }
 
-    /// A negation in the few words before `index` ("not formal", "never hedges", "no slang").
+    static let negations: Set<Substring> = ["not", "never", "no", "don't", "don’t", "doesn't", "doesn’t", "isn't", "without", "avoid", "avoids",
+                                            "zero", "nor", "nicht", "nie", "kein", "keine", "niemals", "statt", "anstatt", "pas", "jamais", "nunca"]
+
+    /// A negation or a contrast in the few words before `index` ("not formal", "never hedges",
+    /// "no slang", "instead of hedging", "rather than formal"): the word is named to be put aside.
     static func negated(_ words: [Substring], before index: Int) -> Bool {
-        let negations: Set<Substring> = ["not", "never", "no", "don't", "don’t", "doesn't", "doesn’t", "isn't", "without", "avoid", "avoids",
-                                         "zero", "nor", "nicht", "nie", "kein", "keine", "niemals", "pas", "jamais", "nunca"]
         let start = max(0, index - 3)
-        return words[start..<index].contains { negations.contains($0) }
+        if words[start..<index].contains(where: { negations.contains($0) }) { return true }
+        for i in start..<index where i + 1 < index {
+            if (words[i] == "instead" && words[i + 1] == "of") || (words[i] == "rather" && words[i + 1] == "than") { return true }
+        }
+        return false
     }
 
     static func firstIndex(_ words: [Substring], of set: Set<Substring>) -> Int? {
@@ -337,10 +343,13 @@ struct TraitDeriver {
         MarkdownSoulReader.rule(trimmed) != nil
     }
 
+    /// The line's words, as plain text (at most 80 characters); the line as written when
+    /// nothing is left of it as plain text (a trait is never shown without its evidence).
     static func evidence(_ trimmed: String) -> String {
         let plain = MarkdownSoulReader.plainText(trimmed)
         var text = plain.hasPrefix("> ") ? String(plain.dropFirst(2)) : plain
         if let marker = MarkdownSoulReader.listMarkerLength(Substring(text)) { text = String(text.dropFirst(marker)) }
+        if text.trimmedSpaces.isEmpty { text = trimmed }
         return text.count <= 80 ? text : String(text.prefix(79)) + "…"
     }
 

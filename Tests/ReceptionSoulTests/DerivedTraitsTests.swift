@@ -218,6 +218,56 @@ struct DerivedTraitsTests {
         }
     }
 
+    /// `soul show --derived` never lists a trait with nothing after its location: a trait
+    /// read from the front matter (words used, at `vocabulary.prefer`) quotes that line.
+    @Test func everyListedTraitQuotesItsEvidence() throws {
+        var souls = try Self.personas.map { ($0, try SoulParser.load(contentsOf: Self.styles.appendingPathComponent($0), allTraits: true)) }
+        souls += try Paths.shippedSouls.map { ($0.lastPathComponent, try SoulParser.load(contentsOf: $0, allTraits: true)) }
+        souls += try RealWorldFilesTests.wildFiles.map { ($0, try SoulParser.load(contentsOf: Paths.fixture($0), allTraits: true)) }
+        for (name, soul) in souls {
+            for trait in soul.traits {
+                #expect(!trait.evidence.trimmingCharacters(in: .whitespaces).isEmpty, "\(name): \(trait.name) has no evidence")
+            }
+            for line in SoulShow.derived(soul).split(separator: "\n") where line.hasPrefix("    ") {
+                #expect(!line.hasSuffix(": "), "\(name): \(line)")
+            }
+        }
+        let defaultSoul = try SoulParser.load(contentsOf: Paths.souls.appendingPathComponent("default.md"), allTraits: true)
+        let words = try #require(Self.trait(defaultSoul, "words used"))
+        #expect(words.line == 53 && words.evidence.contains("help"), "\(words)")
+    }
+
+    /// A trait word inside a negation or a contrast says the opposite: "instead of hedging
+    /// every sentence" does not make a persona cautious (Souls/default.md was read so).
+    @Test(arguments: [
+        "When the evidence is thin I say so once, plainly, instead of hedging every sentence.",
+        "Say it once rather than hedging every line.",
+        "I don't hedge.",
+        "Never hedges.",
+        "Avoid hedging.",
+        "Not tentative, not vague.",
+    ])
+    func aNegatedOrContrastedMentionDoesNotSetTheTrait(_ sentence: String) throws {
+        let soul = try SoulParser.parse("# Vox\n\n## Voice\n\nWarm and clear. \(sentence)\n", fileName: "vox.md", allTraits: true)
+        #expect(Self.trait(soul, "hedging")?.value != "cautious", "\(sentence): \(soul.traits)")
+        #expect(soul.hedging != .cautious)
+    }
+
+    @Test func aContrastCountsTheOtherWayForEveryStatement() throws {
+        let warm = try SoulParser.parse("# Vox\n\n## Voice\n\nWarm and direct rather than formal.\n", fileName: "vox.md")
+        #expect(warm.formality != .formal)
+        let plain = try SoulParser.parse("# Vox\n\n## Voice\n\nPlain words instead of long, detailed answers.\n", fileName: "vox.md")
+        #expect(plain.verbosity != .detailed)
+        // Still read the right way round when there is no contrast.
+        #expect(try SoulParser.parse("# Vox\n\n## Voice\n\nCareful and tentative; hedges often.\n", fileName: "vox.md").hedging == .cautious)
+        #expect(try SoulParser.parse("# Vox\n\n## Voice\n\nInstead, formal and polite.\n", fileName: "vox.md").formality == .formal)
+    }
+
+    @Test func theDefaultSoulIsNotReadAsCautious() throws {
+        let soul = try SoulParser.load(contentsOf: Paths.souls.appendingPathComponent("default.md"), allTraits: true)
+        #expect(Self.trait(soul, "hedging")?.value != "cautious", "\(soul.traits)")
+    }
+
     @Test func plainIsABuiltInSoul() throws {
         let catalog = SoulCatalog(directories: [], includeBuiltIn: true)
         #expect(try catalog.load("plain") == Soul.plain)

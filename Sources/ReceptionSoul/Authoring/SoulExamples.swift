@@ -13,7 +13,7 @@ public enum SoulExamples {
         "[proactive] You have asked about flight delays three times this month; I can watch your bookings and warn you.",
         "[pushback] \"Everything about Japan\" is broad; a city or a week would give a sharper answer.",
         "[scoping] This has 3 parts (route, budget, visas); we could take them one at a time.",
-        "[education] You can pin a soul with `/soul switch butler` to change how I talk.",
+        "[education] You can switch to another soul with `/soul butler` to change how I talk.",
     ]
 
     public static let all: [Example] = [

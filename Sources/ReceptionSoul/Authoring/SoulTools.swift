@@ -172,13 +172,89 @@ public enum SoulDiff {
 
 /// `reception soul new NAME`: a commented starting file that lints clean.
 public enum SoulTemplate {
+    /// Why `soul new` writes nothing, in words for the person.
+    public struct Refusal: Error, CustomStringConvertible, Sendable {
+        public var description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    /// Throws when `name` cannot name a soul: blank, or holding a control character (a
+    /// newline, a tab, an escape sequence), which the parser would drop from the name.
+    public static func check(name: String) throws {
+        if name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw Refusal("the name must not be blank")
+        }
+        // A tab too: `clean(_:singleLine:)` leaves a tab alone when nothing else needs cleaning.
+        func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar == "\t" || TerminalText.clean(String(scalar), singleLine: true) != String(scalar) }
+        guard let offending = name.unicodeScalars.first(where: isControl) else { return }
+        throw Refusal("the name must not contain control characters or escape sequences (it has U+\(hex(offending))); a soul's name is one line of text")
+    }
+
+    /// At least four upper-case hex digits: `001B`.
+    static func hex(_ scalar: Unicode.Scalar) -> String {
+        let digits = String(scalar.value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// The file `soul new` writes: the name in lowercase with dashes, at most 64 characters.
+    public static func fileName(for name: String) -> String {
+        var slug = ""
+        for character in name.lowercased() {
+            let kept: Character = character.isLetter || character.isNumber ? character : "-"
+            if kept == "-", slug.isEmpty || slug.last == "-" { continue }
+            slug.append(kept)
+        }
+        slug = String(slug.prefix(64))
+        while slug.last == "-" { slug.removeLast() }
+        return (slug.isEmpty ? "soul" : slug) + ".md"
+    }
+
+    /// Writes the starting file for `name` to `url`: refused for a name `check` refuses, and
+    /// for an existing file unless `force`.
+    public static func write(name: String, to url: URL, force: Bool) throws {
+        try check(name: name)
+        if FileManager.default.fileExists(atPath: url.path), !force {
+            throw Refusal("\(url.path) exists; pass --force to replace it")
+        }
+        let directory = url.deletingLastPathComponent()
+        guard FileManager.default.fileExists(atPath: directory.path) else {
+            throw Refusal("cannot write \(url.path): the folder \(directory.path) does not exist")
+        }
+        do {
+            try newSoul(name: name).write(to: url, atomically: true, encoding: .utf8)
+        } catch {
+            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+            let reason = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? SoulAnalyzer.systemError(Int32($0.code)) : nil } ?? error.localizedDescription
+            throw Refusal("cannot write \(url.path): \(reason)")
+        }
+    }
+
+    /// `text` as a YAML double-quoted scalar: quotes and backslashes escaped, and every
+    /// character YAML does not take as it is (C0, C1, line separators, byte-order marks) as `\u`.
+    static func yamlQuoted(_ text: String) -> String {
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x22: quoted += "\\\""
+            case 0x5C: quoted += "\\\\"
+            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0xFEFF, 0xFFFE, 0xFFFF:
+                quoted += "\\u" + hex(scalar)
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
+    }
+
+    /// The commented starting file; its name is quoted, so any name `check` accepts gives a
+    /// file that parses, keeps the name and lints clean.
     public static func newSoul(name: String) -> String {
-        let safe = name.replacingOccurrences(of: "\"", with: "'")
+        // The heading is for tools that read only the prose; one line, whatever the name holds.
+        let heading = TerminalText.clean(name, singleLine: true)
         return """
         ---
         # A soul for Reception. Every knob is optional: delete a line to get the default.
         # Format: Souls/README.md. Check it: reception soul lint FILE. See it: reception soul preview FILE.
-        name: "\(safe)"
+        name: \(yamlQuoted(name))
         description: Say in one line what this personality is like.
         language: en                  # a language tag: en, en-GB, fr, zh-TW...
         tone: friendly, clear         # free words, used in prompts for language models
@@ -229,7 +305,7 @@ public enum SoulTemplate {
           - I never change the facts I was given.
         ---
 
-        # \(safe)
+        # \(heading)
 
         ## Who I am
 
@@ -265,7 +341,7 @@ public enum SoulShow {
         if soul.traits.isEmpty { lines.append("  (nothing derived: the renderer uses the front matter and its defaults)") }
         for trait in soul.traits {
             lines.append("  \(trait.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(trait.value)\(trait.overridden ? "   [overridden by front matter]" : "")")
-            lines.append("    \(trait.file):\(trait.line): \(trait.evidence)")
+            lines.append("    \(TerminalText.clean(trait.file, singleLine: true)):\(trait.line): \(trait.evidence)")
         }
         let good = soul.examples.filter(\.good).count, bad = soul.examples.count - good
         if good + bad > 0 { lines.append("  examples         \(good) in the voice, \(bad) of what it must not sound like") }

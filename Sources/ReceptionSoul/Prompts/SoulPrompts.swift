@@ -130,11 +130,15 @@ public struct SoulPrompts: Sendable {
         }
         let goodExamples = exampleList(true), badExamples = exampleList(false)
         let phrases = Array(soul.signaturePhrases.prefix(12))
+        // The templates end the tone's line with their own period ("- Tone: {{soul.tone}}."):
+        // a tone that ends in a mark of its own ("Short and warm.") loses it, not doubles it.
+        var tone = soul.tone ?? ""
+        while let last = tone.last, ".!?…;:, ".contains(last) { tone.removeLast() }
         return [
             "soul": [
                 "name": soul.name,
                 "has_description": soul.summary != nil, "description": soul.summary ?? "",
-                "has_tone": soul.tone != nil, "tone": soul.tone ?? "",
+                "has_tone": !tone.isEmpty, "tone": tone,
                 "language": soul.language,
                 "formality": soul.formality.rawValue,
                 "verbosity": soul.verbosity.rawValue,

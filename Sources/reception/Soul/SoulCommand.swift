@@ -8,14 +8,17 @@ struct SoulCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soul",
         abstract: "Write, check and compare soul.md personalities.",
-        discussion: "SOUL is a file path or the id or name of a known soul (see `reception soul list`). Format: Souls/README.md.",
+        discussion: """
+            lint, preview, diff, prompt and show take SOUL as a file or folder path, or the id or name of a known soul \
+            (see `reception soul list`); new takes a NAME; bench takes a file path. Format: Souls/README.md.
+            """,
         subcommands: [Lint.self, Preview.self, New.self, Diff.self, Prompt.self, List.self, Bench.self, Show.self])
 
     struct Lint: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Report errors and warnings with line and column; exit 1 if there are errors.")
 
-        @Argument(help: "soul.md files to check.")
+        @Argument(help: ArgumentHelp("soul.md files or folders, or the ids or names of known souls.", valueName: "soul"))
         var files: [String]
 
         @Flag(name: .long, help: "Show only errors.")
@@ -23,8 +26,9 @@ struct SoulCommand: ParsableCommand {
 
         func run() throws {
             var errors = 0, warnings = 0
+            let catalog = SoulCatalog(directories: SoulCatalog.standardDirectories())
             for file in files {
-                let diagnostics = SoulLinter.lint(contentsOf: URL(fileURLWithPath: file))
+                let diagnostics = SoulLinter.lint(file, catalog: catalog)
                 for diagnostic in diagnostics where !errorsOnly || diagnostic.severity == .error {
                     print(diagnostic)
                 }
@@ -77,7 +81,7 @@ struct SoulCommand: ParsableCommand {
     struct New: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Write a commented starting soul file.")
 
-        @Argument(help: "The personality's name.")
+        @Argument(help: "The personality's name: one line of text, not blank, quoted in the file as it is (after -- if it starts with -).")
         var name: String
 
         @Option(name: .shortAndLong, help: "Where to write it (default: ./NAME.md, NAME in lowercase with dashes).")
@@ -93,27 +97,32 @@ struct SoulCommand: ParsableCommand {
         var force = false
 
         func run() throws {
-            let text = SoulTemplate.newSoul(name: name)
-            if stdout { print(text, terminator: ""); return }
-            let slug = name.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }.reduce(into: "") { result, character in
-                if character == "-", result.last == "-" { return }
-                result.append(character)
-            }.trimmingCharacters(in: CharacterSet(charactersIn: "-"))
-            let fileName = (slug.isEmpty ? "soul" : slug) + ".md"
+            // Spaces around the name are a slip of the shell, not part of it.
+            let name = name.trimmingCharacters(in: .whitespaces)
             let url: URL
-            if let output {
-                url = URL(fileURLWithPath: output)
-            } else if user {
-                let directory = SoulCatalog.userDirectory()
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                url = directory.appendingPathComponent(fileName)
-            } else {
-                url = URL(fileURLWithPath: fileName)
+            do {
+                try SoulTemplate.check(name: name)
+                if stdout { print(SoulTemplate.newSoul(name: name), terminator: ""); return }
+                let fileName = SoulTemplate.fileName(for: name)
+                if let output {
+                    url = URL(fileURLWithPath: output)
+                } else if user {
+                    let directory = SoulCatalog.userDirectory()
+                    do {
+                        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                    } catch {
+                        throw SoulTemplate.Refusal("cannot create \(directory.path)")
+                    }
+                    url = directory.appendingPathComponent(fileName)
+                } else {
+                    url = URL(fileURLWithPath: fileName)
+                }
+                try SoulTemplate.write(name: name, to: url, force: force)
+            } catch let refusal as SoulTemplate.Refusal {
+                // Not a usage error: the message alone, without the usage text.
+                SoulCommand.printError("error: \(refusal)")
+                throw ExitCode(1)
             }
-            if FileManager.default.fileExists(atPath: url.path), !force {
-                throw ValidationError("\(url.path) exists; pass --force to replace it")
-            }
-            try text.write(to: url, atomically: true, encoding: .utf8)
             print("wrote \(url.path)")
             print("next: edit it, then `reception soul lint \(url.path)` and `reception soul preview \(url.path)`")
         }
@@ -239,14 +248,20 @@ struct SoulCommand: ParsableCommand {
         @Option(help: "Runs per measurement.")
         var iterations: Int = 5000
 
-        @Argument(help: "A soul file to parse (default: the built-in default soul).")
+        @Argument(help: "A soul file path to parse (default: the built-in default soul).")
         var soul: String?
 
         func run() throws {
             #if DEBUG
             SoulCommand.printError("warning: this is a debug build; figures are only meaningful with `swift build -c release`")
             #endif
-            let text = try soul.map { try String(contentsOf: URL(fileURLWithPath: $0), encoding: .utf8) }
+            let text: String?
+            do {
+                text = try soul.map { try SoulParser.text(contentsOf: URL(fileURLWithPath: $0)) }
+            } catch let error as SoulParser.ParseError {
+                SoulCommand.printError(error.description)
+                throw ExitCode(1)
+            }
             print(SoulBenchmark.run(iterations: iterations, soulText: text))
         }
     }
@@ -291,6 +306,10 @@ extension SoulCommand {
             return try catalog.load(argument)
         } catch let error as SoulParser.ParseError {
             SoulCommand.printError(error.description)
+            throw ExitCode(1)
+        } catch SoulCatalog.LookupError.notFound(_, let known) {
+            // Not a usage error: the message alone, in the words `soul lint` uses.
+            SoulCommand.printError("error: \(argument): no such file or known soul (known: \(known.joined(separator: ", ")))")
             throw ExitCode(1)
         } catch {
             throw ValidationError("\(error)")

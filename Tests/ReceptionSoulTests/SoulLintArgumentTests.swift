@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+@testable import ReceptionSoul
+
+/// `reception soul lint SOUL` takes what the other soul tools take: a file, a folder, or the
+/// id or name of a known soul.
+@Suite("soul lint by id or name")
+struct SoulLintArgumentTests {
+    @Test func aKnownSoulIsLintedByIdOrName() {
+        let catalog = SoulCatalog(directories: [])
+        for argument in ["butler", "Ambrose", "default", "plain"] {
+            let diagnostics = SoulLinter.lint(argument, catalog: catalog)
+            #expect(diagnostics.errors.isEmpty, "\(argument): \(diagnostics)")
+        }
+        #expect(SoulLinter.lint("butler", catalog: catalog) == SoulLinter.lint(text: SoulCatalog.builtInText("butler")!, fileName: "butler.md"))
+    }
+
+    @Test func aSoulInADirectoryIsLintedAtItsPath() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soul-lint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("mine.md")
+        try "---\nname: Mine\nemoji: lots\n---\n".write(to: url, atomically: true, encoding: .utf8)
+        let diagnostics = SoulLinter.lint("mine", catalog: SoulCatalog(directories: [directory]))
+        #expect(diagnostics.errors.contains { $0.file == url.path && $0.line == 3 }, "\(diagnostics)")
+    }
+
+    @Test func anUnknownArgumentSaysWhatIsKnown() {
+        let diagnostics = SoulLinter.lint("no-such-soul", catalog: SoulCatalog(directories: []))
+        let error = diagnostics.first
+        #expect(diagnostics.count == 1 && error?.severity == .error)
+        #expect(error?.message.contains("no such file or known soul") == true && error?.message.contains("butler") == true, "\(diagnostics)")
+    }
+}

@@ -1,0 +1,14 @@
+import Foundation
+import Testing
+@testable import ReceptionSoul
+
+/// The sample results `soul preview` and `soul diff` render.
+@Suite("Preview sample text")
+struct SoulSampleTextTests {
+    /// The REPL switches souls with `/soul NAME`; there is no `/soul switch`.
+    @Test func theSampleNamesTheREPLCommandThatExists() throws {
+        let preview = SoulPreview.render(try #require(SoulCatalog.builtIn("default")))
+        #expect(preview.contains("`/soul butler`"), "\(preview)")
+        #expect(!preview.contains("/soul switch"))
+    }
+}
