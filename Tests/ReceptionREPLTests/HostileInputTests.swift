@@ -26,6 +26,7 @@ struct HostileInputTests {
         #expect(TerminalText.clean("bell\u{07} nul\u{00} del\u{7F}") == "bell nul del")
         #expect(TerminalText.clean("two\nlines\tand tab") == "two\nlines\tand tab")
         #expect(TerminalText.clean("two\r\nlines", singleLine: true) == "two  lines")
+        #expect(TerminalText.clean("a\ttab", singleLine: true) == "a tab", "one line: a tab becomes a space, as a newline does, even with nothing else to clean")
         #expect(TerminalText.clean("café ✓ 日本") == "café ✓ 日本")
         #expect(TerminalText.line(String(repeating: "x", count: 5_000), limit: 100).count == 100)
     }

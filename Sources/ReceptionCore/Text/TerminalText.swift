@@ -12,7 +12,7 @@ public enum TerminalText {
     /// unless `singleLine`, which turns them into spaces.
     public static func clean(_ text: String, singleLine: Bool = false) -> String {
         // The common case, plain printable text, is returned as it is.
-        if !text.unicodeScalars.contains(where: { needsCleaning($0) || (singleLine && ($0 == "\n" || $0 == "\r")) }) { return text }
+        if !text.unicodeScalars.contains(where: { needsCleaning($0) || (singleLine && ($0 == "\n" || $0 == "\r" || $0 == "\t")) }) { return text }
         var output = String.UnicodeScalarView()
         var scalars = text.unicodeScalars.makeIterator()
         while let scalar = scalars.next() {
