@@ -1,11 +1,6 @@
 import Foundation
 import ReceptionCore
 import Yams
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads soul.md: optional YAML front matter between `---` lines, then a Markdown body.
 ///
@@ -127,48 +122,29 @@ enum SoulAnalyzer {
         return Folder(main: url.appendingPathComponent(mainName), companions: Array(companions.prefix(12)))
     }
 
-    /// The one place soul files are read (see `SoulParser.text(contentsOf:)`). POSIX calls
-    /// rather than `String(contentsOf:)`, whose errors are Foundation's ("You don't have
-    /// permission." for a device), and which would block on a FIFO or read /dev/zero forever.
+    /// The one place soul files are read (see `SoulParser.text(contentsOf:)`). The bytes come
+    /// from `PlainFile`, which refuses a directory, a FIFO or a device before any read (a FIFO
+    /// would block, /dev/zero never end) and words its errors plainly; what makes the bytes a
+    /// soul's text (UTF-8, no NUL, located by line) is checked here.
     static func text(of url: URL) throws -> String {
         let path = url.path
         func failure(_ message: String, line: Int = 1) -> SoulParser.ParseError {
             SoulParser.ParseError(file: path, line: line, message: message)
         }
-        // Non-blocking, so that opening a FIFO does not wait for a writer (it is refused below).
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure("cannot open the file: \(systemError(errno))") }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw failure("cannot read the file: \(systemError(errno))") }
-        let kind = info.st_mode & S_IFMT
-        guard kind == S_IFREG else { throw failure("not a regular file (\(fileKind(kind))); a soul is a Markdown file or a folder") }
-        let tooLarge = "the file is \(info.st_size) bytes; a soul file may be at most \(SoulParser.maxFileBytes)"
-        guard Int(info.st_size) <= SoulParser.maxFileBytes else { throw failure(tooLarge) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(info.st_size))
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                #if canImport(Glibc)
-                Glibc.read(descriptor, buffer.baseAddress, buffer.count)
-                #else
-                Darwin.read(descriptor, buffer.baseAddress, buffer.count)
-                #endif
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("cannot read the file: \(systemError(errno))")
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[..<count])
-            guard bytes.count <= SoulParser.maxFileBytes else { throw failure(tooLarge) }
+        let bytes: [UInt8]
+        do {
+            bytes = [UInt8](try PlainFile.read(path, limit: SoulParser.maxFileBytes))
+        } catch let problem as PlainFile.Problem {
+            throw failure(problem.reason + (problem.reason.hasSuffix("not a regular file") ? "; a soul is a Markdown file or a folder" : ""))
+        }
+        guard bytes.count <= SoulParser.maxFileBytes else {
+            throw failure("the file is larger than \(SoulParser.maxFileBytes) bytes, the most a soul file may be")
         }
         func line(at offset: Int) -> Int { bytes[..<offset].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 } }
         if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
             throw failure("not UTF-8 text (UTF-16, by its byte-order mark); save the file as UTF-8")
         }
-        let invalid = firstInvalidUTF8(bytes)
+        let invalid = PlainFile.firstInvalidUTF8Offset(Data(bytes))
         if let offset = bytes.firstIndex(of: 0), offset < invalid ?? .max {
             throw failure("not a text file (a NUL byte at offset \(offset))", line: line(at: offset))
         }
@@ -177,37 +153,6 @@ enum SoulAnalyzer {
                           line: line(at: offset))
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// The offset of the first byte that does not belong to a valid UTF-8 sequence, nil when all do.
-    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
-        var iterator = bytes.makeIterator()
-        var decoder = Unicode.UTF8()
-        var offset = 0
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): offset += UTF8.width(scalar)
-            case .emptyInput: return nil
-            case .error: return offset
-            }
-        }
-    }
-
-    /// `strerror`'s words, starting in lowercase ("no such file or directory").
-    static func systemError(_ code: Int32) -> String {
-        let text = String(cString: strerror(code))
-        return text.prefix(1).lowercased() + text.dropFirst()
-    }
-
-    static func fileKind(_ kind: mode_t) -> String {
-        switch kind {
-        case S_IFDIR: "a directory"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFIFO: "a pipe"
-        case S_IFSOCK: "a socket"
-        default: "not a file"
-        }
     }
 
     /// A file or a folder, parsed and linted; the soul's `sourcePath` is what was given.

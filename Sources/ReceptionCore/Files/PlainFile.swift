@@ -45,6 +45,14 @@ public enum PlainFile {
         return text
     }
 
+    /// Why a Foundation file operation failed, in the same plain words: the POSIX reason under
+    /// Foundation's wrapper ("permission denied"), never `Error Domain=NSCocoaErrorDomain Code=513`.
+    public static func reason(of error: any Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let underlying, underlying.domain == NSPOSIXErrorDomain { return reason(errno: Int32(underlying.code)) }
+        return (error as NSError).localizedDescription
+    }
+
     static func reason(errno code: Int32) -> String {
         switch code {
         case ENOENT: "no such file"
@@ -56,7 +64,8 @@ public enum PlainFile {
         }
     }
 
-    static func firstInvalidUTF8Offset(_ data: Data) -> Int? {
+    /// The offset of the first byte that is not part of valid UTF-8, nil when every byte is.
+    public static func firstInvalidUTF8Offset(_ data: Data) -> Int? {
         var parser = Unicode.UTF8.ForwardParser()
         var iterator = data.makeIterator()
         var offset = 0

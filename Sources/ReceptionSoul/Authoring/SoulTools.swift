@@ -223,9 +223,7 @@ public enum SoulTemplate {
         do {
             try newSoul(name: name).write(to: url, atomically: true, encoding: .utf8)
         } catch {
-            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-            let reason = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? SoulAnalyzer.systemError(Int32($0.code)) : nil } ?? error.localizedDescription
-            throw Refusal("cannot write \(url.path): \(reason)")
+            throw Refusal("cannot write \(url.path): \(PlainFile.reason(of: error))")
         }
     }
 

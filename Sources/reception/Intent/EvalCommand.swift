@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReceptionCore
 import ReceptionIntent
 
 /// `reception eval FILE...`: accuracy, macro-F1, per-label scores, confusion matrices,
@@ -82,7 +83,7 @@ struct EvalCommand: ParsableCommand {
                 let file = try ReportHTML.write(result, to: URL(fileURLWithPath: report))
                 printError("report written to \(file.path)")
             } catch {
-                printError("error: cannot write the report into \(report): \(describeFileError(error))")
+                printError("error: cannot write the report into \(report): \(error is ReportTargetError ? "\(error)" : PlainFile.reason(of: error))")
                 throw ExitCode.failure
             }
         }
@@ -93,11 +94,3 @@ struct EvalCommand: ParsableCommand {
     }
 }
 
-/// A write failure in plain words: the POSIX reason under Foundation's wrapper ("permission
-/// denied", "no space left on device"), never `Error Domain=NSCocoaErrorDomain Code=513 …`.
-private func describeFileError(_ error: any Error) -> String {
-    if let error = error as? ReportTargetError { return error.description }
-    let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-    if let underlying, underlying.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(underlying.code))).lowercased() }
-    return (error as NSError).localizedDescription
-}
