@@ -1,4 +1,5 @@
 import ReceptionCore
+
 /// Draws Markdown for a terminal (bold, italics, code, headings, lists, fenced code) or
 /// strips it to plain text. Deliberately small: results are short prose, not documents.
 public enum MarkdownText {
