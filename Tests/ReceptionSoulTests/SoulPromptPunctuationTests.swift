@@ -7,8 +7,8 @@ import Testing
 struct SoulPromptPunctuationTests {
     @Test(arguments: [("Short and warm.", "- Tone: Short and warm.\n"), ("warm, clear", "- Tone: warm, clear.\n"),
                       ("Blunt. Specific. Kind underneath.", "- Tone: Blunt. Specific. Kind underneath.\n"),
-                      // The template ends the line with its own period, which replaces the tone's mark.
-                      ("Lively!", "- Tone: Lively.\n"), ("Curious?", "- Tone: Curious.\n"), ("Dry…", "- Tone: Dry.\n")])
+                      // The tone's own closing mark is kept; a period is added only where there is none.
+                      ("Lively!", "- Tone: Lively!\n"), ("Curious?", "- Tone: Curious?\n"), ("Dry…", "- Tone: Dry…\n"), ("calm;", "- Tone: calm.\n")])
     func aToneThatEndsASentenceGetsNoSecondMark(_ tone: String, _ expected: String) throws {
         let soul = try SoulParser.parse("---\nname: T\ntone: \"\(tone)\"\n---\n", fileName: "t.md")
         let prompt = SoulPrompts().systemPrompt(soul: soul)

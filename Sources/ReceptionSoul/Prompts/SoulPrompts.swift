@@ -130,15 +130,18 @@ public struct SoulPrompts: Sendable {
         }
         let goodExamples = exampleList(true), badExamples = exampleList(false)
         let phrases = Array(soul.signaturePhrases.prefix(12))
-        // The templates end the tone's line with their own period ("- Tone: {{soul.tone}}."):
-        // a tone that ends in a mark of its own ("Short and warm.") loses it, not doubles it.
+        // `tone` is the words without a closing mark, to sit inside a sentence ("the voice of
+        // Pip (short and warm), …"); `tone_sentence` ends as a sentence, with the tone's own
+        // mark when it has one ("Lively!", not "Lively.") and a period when it has none.
         var tone = soul.tone ?? ""
         while let last = tone.last, ".!?…;:, ".contains(last) { tone.removeLast() }
+        let written = (soul.tone ?? "").trimmingCharacters(in: .whitespaces)
+        let toneSentence = tone.isEmpty ? "" : written.last.map { ".!?…".contains($0) } == true ? written : tone + "."
         return [
             "soul": [
                 "name": soul.name,
                 "has_description": soul.summary != nil, "description": soul.summary ?? "",
-                "has_tone": !tone.isEmpty, "tone": tone,
+                "has_tone": !tone.isEmpty, "tone": tone, "tone_sentence": toneSentence,
                 "language": soul.language,
                 "formality": soul.formality.rawValue,
                 "verbosity": soul.verbosity.rawValue,
