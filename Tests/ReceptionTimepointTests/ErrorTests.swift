@@ -67,7 +67,7 @@ struct ErrorTests {
             await rig.reference.inject(TimepointFault(path: "/api/v1/credits/balance", status: 429, retryAfter: "1", times: 1))
             let waits = WaitLog()
             let started = ContinuousClock.now
-            let balance = try await TimepointClient.$onWait.withValue({ waits.add($0) }) { try await rig.client.balance() }
+            let balance = try await TimepointClient.$onWait.withValue(TimepointClient.WaitListener { waits.add($0) }) { try await rig.client.balance() }
             let elapsed = started.duration(to: .now)
             #expect(balance.balance == 50)
             #expect(elapsed >= .seconds(1), "Retry-After: 1 was honoured (\(elapsed))")
@@ -81,7 +81,7 @@ struct ErrorTests {
             await rig.reference.inject(TimepointFault(path: "/api/v1/timepoints/generate/sync", status: 429, times: 2))
             let waits = WaitLog()
             let started = ContinuousClock.now
-            let scene = try await TimepointClient.$onWait.withValue({ waits.add($0) }) {
+            let scene = try await TimepointClient.$onWait.withValue(TimepointClient.WaitListener { waits.add($0) }) {
                 try await rig.client.generate(GenerateRequest(query: "Vienna 1815"), mode: .sync)
             }
             let elapsed = started.duration(to: .now)

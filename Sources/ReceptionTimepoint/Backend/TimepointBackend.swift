@@ -65,7 +65,7 @@ public final class TimepointBackend: Backend {
     public func submit(_ request: ReceptionRequest) -> BackendEventStream {
         let id = request.id
         return running.stream(id: id) { continuation in
-            await TimepointClient.$onWait.withValue({ line in
+            await TimepointClient.$onWait.withValue(TimepointClient.WaitListener { line in
                 continuation.yield(.progress(TaskProgress(taskID: id, phase: "retry", message: line)))
             }) {
                 do {

@@ -31,7 +31,17 @@ public final class TimepointClient: Sendable {
     }
 
     /// Hears why a call is late (a 429 backoff, a retried 500), for a front end's status line.
-    @TaskLocal public static var onWait: (@Sendable (String) -> Void)?
+    ///
+    /// A class, not the closure itself: a task-local whose value is an optional function type
+    /// crashed the optimised build (`swift_task_localValuePush` was handed bad type metadata
+    /// by the specialised `withValue`; Swift 6.3.1, release only), on every typed message.
+    @TaskLocal public static var onWait: WaitListener?
+
+    public final class WaitListener: Sendable {
+        private let hear: @Sendable (String) -> Void
+        public init(_ hear: @escaping @Sendable (String) -> Void) { self.hear = hear }
+        public func callAsFunction(_ line: String) { hear(line) }
+    }
 
     public init(configuration: TimepointConfiguration, beforeTokenWrite: @escaping @Sendable () -> Void = {}) {
         self.configuration = configuration
