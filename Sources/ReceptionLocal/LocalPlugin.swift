@@ -16,7 +16,7 @@ public enum LocalPlugin {
             let directory = profile.string("knowledge")
             let knowledge: KnowledgeBase
             if let directory {
-                knowledge = try KnowledgeBase(directory: URL(fileURLWithPath: (directory as NSString).expandingTildeInPath))
+                knowledge = try KnowledgeBase(directory: URL(fileURLWithPath: UserPath.expand(directory)))
             } else {
                 knowledge = try KnowledgeBase.builtIn()
             }

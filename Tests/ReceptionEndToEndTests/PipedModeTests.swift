@@ -85,6 +85,20 @@ struct PipedModeTests {
         #expect(saved.contains("## You\n\nwhat can reception do?"))
         #expect(saved.contains("## Reception"))
     }
+
+    /// `~` is $HOME (the one the person is using, not the account's); an unquoted name with a
+    /// space is one file; a folder or a missing folder is said plainly.
+    @Test func saveExpandsTildeFromHomeKeepsSpacesAndExplainsFailures() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-home-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let input = "what can reception do?\n/save ~/my notes.md\n/save ~\n/save ~/no/such/folder/x.md\n"
+        let (output, errors, _) = try PipedREPL.run(["--trust", "1", "--local-step-ms", "1"], input: input, home: home, separateErrors: true)
+        let saved = home.appendingPathComponent("my notes.md")
+        #expect(FileManager.default.fileExists(atPath: saved.path), "output: \(output) errors: \(errors)")
+        #expect(errors.contains("is a folder; /save takes a file name"), "errors: \(errors)")
+        #expect(errors.contains("the folder \(home.path)/no/such/folder does not exist"), "errors: \(errors)")
+        #expect(!errors.contains("NSCocoaErrorDomain"), "errors: \(errors)")
+    }
 }
 
 @Suite("Subcommands outside the repository")

@@ -312,10 +312,15 @@ extension REPL {
 
     private func save(_ arguments: [String]) {
         let force = arguments.contains("--force")
-        guard let path = arguments.first(where: { $0 != "--force" }) else { return error("Usage: /save FILE [--force]") }
-        let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
-        if FileManager.default.fileExists(atPath: url.path) && !force {
-            return error("\(url.path) already exists; /save \(path) --force replaces it.")
+        let words = arguments.filter { $0 != "--force" }
+        // An unquoted name with spaces is one file name, not a name and ignored words.
+        guard !words.isEmpty else { return error("Usage: /save FILE [--force]") }
+        let path = words.joined(separator: " ")
+        let url = URL(fileURLWithPath: UserPath.expand(path))
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { return error("\(url.path) is a folder; /save takes a file name, such as \(url.appendingPathComponent("session.md").path).") }
+            if !force { return error("\(url.path) already exists; /save \(path) --force replaces it.") }
         }
         let markdown = TranscriptWriter.markdown(state.transcript, sessionID: state.sessionID, backend: backendName,
                                                  soul: souls?.currentName)
@@ -323,7 +328,7 @@ extension REPL {
             try PrivateFile.write(Data(markdown.utf8), to: url)
             note("Saved \(state.transcript.count) entries to \(url.path).")
         } catch {
-            self.error("Cannot write \(url.path): \(error.localizedDescription)")
+            self.error("Cannot write \(url.path): \(error)")
         }
     }
 }

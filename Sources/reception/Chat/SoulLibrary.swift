@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionCore
 import ReceptionREPL
 import ReceptionSoul
 import Synchronization
@@ -33,7 +34,7 @@ final class SoulLibrary: SoulControl {
 
     private static func resolve(_ nameOrPath: String, in catalog: SoulCatalog) throws -> (Soul, URL?) {
         if nameOrPath.contains("/") || nameOrPath.lowercased().hasSuffix(".md") || (nameOrPath.hasPrefix("~") || FileManager.default.fileExists(atPath: nameOrPath)) && catalog.entry(nameOrPath) == nil {
-            let url = URL(fileURLWithPath: (nameOrPath as NSString).expandingTildeInPath)
+            let url = URL(fileURLWithPath: UserPath.expand(nameOrPath))
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { throw SoulLibraryError.noFile(url.path) }
             // Any readable file parses as prose, so /etc/passwd would become a "soul" with a

@@ -1,0 +1,13 @@
+import Foundation
+
+/// A path a person typed, with `~` as their home: `$HOME` when it is set to an absolute path,
+/// else the account's home directory. Foundation's `expandingTildeInPath` reads the account's
+/// entry only, so with HOME pointing elsewhere (a test, a sandbox, a second profile) `/save
+/// ~/t.md` wrote into the account's home, not the one the person is using.
+public enum UserPath {
+    public static func expand(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        return home + String(path.dropFirst())
+    }
+}
