@@ -130,6 +130,20 @@ struct BackendConfigurationTests {
         #expect(found.contains { $0.description.contains("profile \"evil\"") || $0.description.contains("profile \"ev") }, "\(found)")
     }
 
+    /// A built-in profile comes from environment variables, not the checked file: its URL is
+    /// checked when it is used, so a typo is a clear error, not an "unreachable" server that
+    /// queues messages for ever.
+    @Test func aBuiltInProfilesURLFromTheEnvironmentIsChecked() async throws {
+        let fromEnvironment = BackendPlugin(kind: "echo", summary: "test", options: plugin.options,
+                                            builtInProfile: { _ in BackendProfile(name: "echo", kind: "echo", values: ["url": .string("htp:/127.0.0.1")],
+                                                                                  origin: "the ECHO_URL environment variable") },
+                                            connect: { _, _ in throw BackendCatalogError(description: "connected") })
+        let catalog = BackendCatalog(plugins: [fromEnvironment], environment: PluginEnvironment.standard([:]))
+        await #expect(throws: BackendCatalogError(description: "url must be a URL (http, https, ws or wss); got \"htp:/127.0.0.1\" (from the ECHO_URL environment variable).")) {
+            _ = try await catalog.connect("echo")
+        }
+    }
+
     @Test func anAbsentFileIsNoProfilesAndADirectoryIsAnError() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-config-\(UUID().uuidString)")
         #expect(try BackendConfiguration(path: directory.path + "/backends.json", plugins: [plugin]).load().isEmpty)

@@ -41,6 +41,15 @@ public struct BackendCatalog: Sendable {
     /// Connects the named backend.
     public func connect(_ name: String) async throws -> BackendConnection {
         let (profile, plugin) = try entry(named: name)
+        // A file's profiles were checked when the file was read; a built-in one comes from
+        // environment variables and is checked here, or `LOOP_SYMPHONY_URL=htp:/host` would be
+        // "unreachable" and queue messages for a server that cannot exist.
+        for option in plugin.options where option.type == .url {
+            if case .string(let text)? = profile.values[option.name], !PluginOption.isURL(text) {
+                let source = profile.origin.map { " (from \($0))" } ?? ""
+                throw BackendCatalogError(description: "\(option.name) must be \(option.expectation); got \"\(text)\"\(source).")
+            }
+        }
         return try await plugin.connect(profile, environment)
     }
 }

@@ -101,17 +101,21 @@ extension BackendPlugin {
 }
 
 extension PluginOption {
+    /// Whether `text` is a URL an option of type `.url` takes: http, https, ws or wss, a host,
+    /// no whitespace.
+    public static func isURL(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return ["http://", "https://", "ws://", "wss://"].contains(where: lower.hasPrefix) && text.count > 8
+            && !text.contains(where: { $0.isWhitespace })
+    }
+
     fileprivate func typed(_ entry: RawProfile.Entry) -> Result<ProfileValue, Mismatch> {
         let wrong = "\(entry.key) must be \(expectation)"
         switch (type, entry.value) {
         case (.string, .string(let text)):
             return .success(.string(text))
         case (.url, .string(let text)):
-            let lower = text.lowercased()
-            guard ["http://", "https://", "ws://", "wss://"].contains(where: lower.hasPrefix), text.count > 8,
-                  !text.contains(where: { $0.isWhitespace }) else {
-                return .failure(Mismatch("\(wrong); got \"\(text)\"."))
-            }
+            guard Self.isURL(text) else { return .failure(Mismatch("\(wrong); got \"\(text)\".")) }
             return .success(.string(text))
         case (.integer(let range), .number(let number)):
             guard number.rounded() == number, let value = Int(exactly: number) else { return .failure(Mismatch("\(wrong); got \(number).")) }
