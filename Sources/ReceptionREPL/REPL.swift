@@ -269,6 +269,9 @@ public actor REPL {
         }
         if running.midText { console.write("\n"); running.midText = false }
         if !sawTerminal {
+            // A stream that ended because Ctrl-C (or SIGTERM) cancelled it broke no promise:
+            // the cancel notice says what happened, not an error line before it.
+            try Task.checkCancellation()
             // The contract promises a terminal event; a backend that broke it still must not
             // lose what it already said (`execute` records the partial answer).
             error("The \(backendName) backend ended its answer without a result.")
