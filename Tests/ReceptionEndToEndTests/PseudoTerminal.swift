@@ -43,9 +43,14 @@ final class TerminalSession: Sendable {
         self.master = master
         let fd = master
         // The program writes to the terminal; read everything it shows on a thread.
+        // It polls rather than blocking in read: a read in progress would keep the terminal
+        // open after `hangUp` closes it, and the program would never see the hang-up.
         Thread.detachNewThread { [self] in
             var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
+            while !hangingUp.withLock({ $0 }) {
+                var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, 50) >= 0 || errno == EINTR else { break }
+                if ready.revents == 0 { continue }
                 let count = read(fd, &buffer, buffer.count)
                 if count <= 0 { break }
                 received.withLock { $0 += buffer[0..<count] }
@@ -99,7 +104,9 @@ final class TerminalSession: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { return (status >> 8) & 0xff }
+            // A process a signal ended reads as 128 + the signal, as a shell shows it (a crash
+            // is then 132 or 139, not 0).
+            if waitpid(pid, &status, WNOHANG) == pid { return status & 0x7f != 0 ? 128 + (status & 0x7f) : (status >> 8) & 0xff }
             try await Task.sleep(for: .milliseconds(20))
         }
         return nil
@@ -113,11 +120,26 @@ final class TerminalSession: Sendable {
         return text.split(separator: " ").compactMap { pid_t($0) }
     }
 
+    /// Closes the terminal, as closing its window does: the program gets SIGHUP, and every
+    /// write to the terminal fails from then on.
+    func hangUp() {
+        hangingUp.withLock { $0 = true }
+        // The reader stops within one poll interval; only then is the terminal really closed.
+        for _ in 0..<100 where !closed.withLock({ $0 }) { usleep(10_000) }
+        masterOpen.withLock { open in
+            if open { close(master) }
+            open = false
+        }
+    }
+
+    private let masterOpen = Mutex(true)
+    private let hangingUp = Mutex(false)
+
     deinit {
         kill(pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
-        close(master)
+        hangUp()
     }
 
     /// Removes escape sequences and applies backspaces, as the terminal would show it

@@ -25,7 +25,7 @@ public final class Console: Sendable {
     /// `sink` receives every write (standard output by default; a buffer in tests), and
     /// `errorSink` error lines (standard error by default; the same buffer when only `sink`
     /// is given).
-    public init(mode: OutputMode, sink: @escaping @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) },
+    public init(mode: OutputMode, sink: @escaping @Sendable (String) -> Void = { StandardStreams.write($0) },
                 errorSink: (@Sendable (String) -> Void)? = nil) {
         self.mode = mode
         self.sink = sink
@@ -34,8 +34,8 @@ public final class Console: Sendable {
 
     /// The standard console: output to stdout, errors to stderr.
     public static func standard(mode: OutputMode) -> Console {
-        Console(mode: mode, sink: { FileHandle.standardOutput.write(Data($0.utf8)) },
-                errorSink: { FileHandle.standardError.write(Data($0.utf8)) })
+        Console(mode: mode, sink: { StandardStreams.write($0) },
+                errorSink: { StandardStreams.writeError($0) })
     }
 
     /// An error line: on standard error, so a script's output holds only answers, except in

@@ -1,5 +1,6 @@
 import CReadline
 import Foundation
+import ReceptionCore
 import Synchronization
 
 /// GNU readline in callback mode: line editing, persistent history, tab completion and
@@ -83,12 +84,12 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
                 if signals.contains(SIGINT), InterruptMonitor.shared.terminationSignal != nil {
                     // SIGTERM/SIGHUP: leave as on Ctrl-D; the deferred handler removal gives
                     // the terminal its settings back.
-                    FileHandle.standardOutput.write(Data("\n".utf8))
+                    StandardStreams.write("\n")
                     return .endOfInput
                 }
                 if signals.contains(SIGINT) {
                     reception_rl_discard_line()
-                    FileHandle.standardOutput.write(Data("^C\n".utf8))
+                    StandardStreams.write("^C\n")
                     return .interrupt
                 }
             }
@@ -108,7 +109,7 @@ enum ReadlineGlobals {
 private let readlineLineHandler: @convention(c) (UnsafeMutablePointer<CChar>?) -> Void = { line in
     guard let line else {
         ReadlineGlobals.delivered.withLock { $0 = .endOfInput }
-        FileHandle.standardOutput.write(Data("\n".utf8))
+        StandardStreams.write("\n")
         return
     }
     ReadlineGlobals.delivered.withLock { $0 = .line(String(cString: line)) }

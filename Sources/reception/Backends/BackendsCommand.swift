@@ -40,7 +40,7 @@ struct BackendsCommand: ParsableCommand {
             print(lines.joined(separator: "\n"))
         } catch {
             print(lines.joined(separator: "\n"))
-            FileHandle.standardError.write(Data("error: the configuration has problems:\n\(error)\n".utf8))
+            StandardStreams.writeError("error: the configuration has problems:\n\(error)\n")
             throw ExitCode(1)
         }
     }

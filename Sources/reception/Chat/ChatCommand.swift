@@ -81,7 +81,7 @@ struct ChatCommand: AsyncParsableCommand {
             catalog = try BackendSetup.catalog(environment: environment, localKnowledge: knowledge, localStepMilliseconds: localStepMs)
         } catch {
             // A broken configuration is shown where it is, never skipped silently.
-            FileHandle.standardError.write(Data("error: the backend configuration has problems:\n\(error)\n".utf8))
+            StandardStreams.writeError("error: the backend configuration has problems:\n\(error)\n")
             throw ExitCode(1)
         }
         if let model {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReceptionCore
 import ReceptionIntent
 
 /// `--lexicon` and `--weights`, shared by classify, eval and bench.
@@ -28,5 +29,5 @@ struct IntentCommandError: Error, CustomStringConvertible {
 }
 
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    StandardStreams.writeError(message + "\n")
 }

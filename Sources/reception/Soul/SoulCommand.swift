@@ -317,6 +317,6 @@ extension SoulCommand {
     }
 
     static func printError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStreams.writeError(text + "\n")
     }
 }
