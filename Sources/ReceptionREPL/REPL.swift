@@ -369,7 +369,12 @@ public actor REPL {
         // An offer of a level below the session's is no upgrade: a yes would lower it (issue
         // 21, point 3). One at the session's level still raises the server's record.
         if let level = question.trustLevel, level < state.trustLevel { return }
-        guard await ask(question.text, answerCommand: question.answerCommand) else {
+        // At the session's own level the question would read as if the mode were off: say
+        // what a yes still does.
+        let text = question.trustLevel == state.trustLevel
+            ? question.text + " (This session already runs at that level; a yes makes the server remember it for your next sessions.)"
+            : question.text
+        guard await ask(text, answerCommand: question.answerCommand) else {
             if reader.isInteractive { note("Keeping the current setting.") }
             return
         }

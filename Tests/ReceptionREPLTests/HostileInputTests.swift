@@ -76,6 +76,7 @@ struct HostileInputTests {
         #expect(stateAtTwo.trustLevel == 2)
         let (atOne, _, _) = await runREPL(["hello"], backend: backend, afterTask: offer)
         #expect(atOne.contains("Enable semi-autonomous mode?"), "at the session's level it still raises the server's record:\n\(atOne)")
+        #expect(atOne.contains("This session already runs at that level; a yes makes the server remember it"), "and says so:\n\(atOne)")
     }
 
     @Test func aScriptWhoseTaskFailedExitsWithStatusOne() async throws {
