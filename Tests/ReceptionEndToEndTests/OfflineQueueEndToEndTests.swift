@@ -34,6 +34,20 @@ struct OfflineQueueEndToEndTests {
         return home
     }
 
+    /// While the engine stays unreachable, each new message first tries the older ones again;
+    /// the transcript holds each message once, as typed, not once per attempt.
+    @Test func theTranscriptHoldsEachQueuedMessageOnce() throws {
+        let home = try home(url: "http://127.0.0.1:\(try unusedPort())")
+        let file = home.appendingPathComponent("session.md")
+        let input = Self.messages.joined(separator: "\n") + "\n/save \(file.path)\n"
+        let (output, status) = try PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: input, home: home)
+        #expect(status == 0, "\(output)")
+        let saved = try String(contentsOf: file, encoding: .utf8)
+        for message in Self.messages {
+            #expect(saved.components(separatedBy: "## You\n\n\(message)").count - 1 == 1, "\(message) once in:\n\(saved)")
+        }
+    }
+
     @Test func tasksQueuedWhenTheREPLIsKilledAreDeliveredExactlyOnceAfterRestart() async throws {
         let port = try unusedPort()
         let url = "http://127.0.0.1:\(port)"

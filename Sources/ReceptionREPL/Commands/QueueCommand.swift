@@ -77,8 +77,12 @@ extension REPL {
             if console.mode != .json {
                 console.line(style(dim: "→ queued \(Self.age(since: item.createdAt)) ago: \(TerminalText.line(item.request.text, limit: 200))"))
             }
+            let mark = state.transcript.count
             state.transcript.append(TranscriptEntry(speaker: .person, markdown: item.request.text))
             let outcome = await execute(item.request, context: queue.context(forSending: item, force: force))
+            // Still unreachable: the message waits on, and the transcript already holds it from
+            // when it was typed; an attempt per flush must not write it (and "queued") again.
+            if outcome == .queued, mark <= state.transcript.count { state.transcript.removeSubrange(mark...) }
             guard outcome == .answered else { return outcome == .queued }
         }
         return false
