@@ -126,6 +126,8 @@ struct LoopSymphonyTerminalTests {
             at = try await terminal.waitFor("Reference note answer to: hello number \(n)", after: at)
         }
         at = try await terminal.waitFor("5 successful tasks in a row. Enable semi-autonomous mode?", after: at)
+        // The session already runs at 1 (/trust 1 above): the question says what a yes still does.
+        at = try await terminal.waitFor("a yes makes the server remember it for your next sessions.)", after: at)
         // The question is a line of its own and readline's prompt only "[y/N] ": a long question
         // as the prompt wrapped, and its redraw left the tail on screen (issue 21, point 8).
         let prompt = try await terminal.waitFor("[y/N] ", after: at)
