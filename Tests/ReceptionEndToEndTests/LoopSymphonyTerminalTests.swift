@@ -34,43 +34,36 @@ struct LoopSymphonyTerminalTests {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// A session at its prompt whose room the server lists; `leave` ends it, and the room must
+    /// be gone afterwards, with the exit status `leave` expects.
+    func roomIsDeregistered(when leave: (TerminalSession) -> Void, exitStatus expected: Int32) async throws {
+        let (server, url) = try startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: url))
+        try await terminal.waitFor(Self.prompt)
+        let room = "-\(terminal.pid)-"
+        var registered = false
+        for _ in 0..<100 where !registered {
+            registered = try await rooms(at: url).contains(room)
+            if !registered { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(registered, "the session registered its room")
+        leave(terminal)
+        let status = try await terminal.exitStatus()
+        #expect(status == expected, "exit status \(status.map(String.init) ?? "none: still running")")
+        #expect(try await !rooms(at: url).contains(room), "the room was deregistered on the way out")
+    }
+
     /// Closing the window: SIGHUP, and every write to the terminal fails with EIO. The REPL
     /// crashed on its first such write (Foundation's FileHandle.write traps), so the room was
     /// left registered and the exit status was a signal's; it now leaves as SIGHUP says.
     @Test func closingTheTerminalDeregistersTheRoomAndExits() async throws {
-        let (server, url) = try startServer()
-        defer { server.terminate(); server.waitUntilExit() }
-        let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: url))
-        try await terminal.waitFor(Self.prompt)
-        let room = "-\(terminal.pid)-"
-        var registered = false
-        for _ in 0..<100 where !registered {
-            registered = try await rooms(at: url).contains(room)
-            if !registered { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        #expect(registered, "the session registered its room")
-        terminal.hangUp()
-        let status = try await terminal.exitStatus()
-        #expect(status == 129, "exit status \(status.map(String.init) ?? "none: still running")")
-        #expect(try await !rooms(at: url).contains(room), "the room was deregistered on the way out")
+        try await roomIsDeregistered(when: { $0.hangUp() }, exitStatus: 129)
     }
 
     /// Issue 20, point 7: SIGTERM at the prompt still deregisters the session's room.
     @Test func sigtermDeregistersTheRoomAndExits() async throws {
-        let (server, url) = try startServer()
-        defer { server.terminate(); server.waitUntilExit() }
-        let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: url))
-        try await terminal.waitFor(Self.prompt)
-        let room = "-\(terminal.pid)-"
-        var registered = false
-        for _ in 0..<100 where !registered {
-            registered = try await rooms(at: url).contains(room)
-            if !registered { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        #expect(registered, "the session registered its room")
-        kill(terminal.pid, SIGTERM)
-        #expect(try await terminal.exitStatus() == 143)
-        #expect(try await !rooms(at: url).contains(room), "the room was deregistered on the way out")
+        try await roomIsDeregistered(when: { kill($0.pid, SIGTERM) }, exitStatus: 143)
     }
 
     /// Issue 21, point 4: a slow slash command gives the prompt back on Ctrl-C, and says so.
