@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionCore
 import GRDB
 
 /// Local SQLite cache of the knowledge a Loop Symphony server pushes to a room through
@@ -36,15 +37,9 @@ public final class KnowledgeCache: Sendable {
         self.path = path
         if path != ":memory:" {
             // The cache holds what the server knows about the person: readable by its owner
-            // only. SQLite gives its journal files the database file's mode.
-            try FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(),
-                                                    withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            if !FileManager.default.fileExists(atPath: path) {
-                _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-            } else {
-                // A cache written by an older Reception may be world-readable.
-                try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-            }
+            // only (a cache written by an older Reception is tightened). SQLite gives its
+            // journal files the database file's mode.
+            try PrivateFile.prepare(path)
         }
         // Two REPLs on the same profile share this file: wait for the other's write instead of
         // failing with "database is locked" at once.
