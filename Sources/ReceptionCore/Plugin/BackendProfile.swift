@@ -84,8 +84,7 @@ public struct BackendProfile: Sendable, Hashable {
     }
 
     static func expandingTilde(_ path: String, environment: PluginEnvironment) -> String {
-        guard path.hasPrefix("~/") else { return path }
-        return (environment[variable: "HOME"] ?? NSHomeDirectory()) + String(path.dropFirst())
+        UserPath.expand(path, environment: environment.variables)
     }
 }
 

@@ -42,9 +42,7 @@ public enum TimepointPlugin {
     public static func configuration(for profile: BackendProfile, environment: PluginEnvironment) throws -> TimepointConfiguration {
         guard let url = profile.string("url") else { throw ProfileError(profile: profile, "it has no url.") }
         let safeName = String(profile.name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(64))
-        let tokenFile = profile.string("token_file").map { path in
-            path.hasPrefix("~/") ? (environment[variable: "HOME"] ?? NSHomeDirectory()) + String(path.dropFirst()) : path
-        } ?? "\(environment.stateDirectory)/timepoint/\(safeName.isEmpty ? kind : safeName).json"
+        let tokenFile = profile.string("token_file").map { UserPath.expand($0, environment: environment.variables) } ?? "\(environment.stateDirectory)/timepoint/\(safeName.isEmpty ? kind : safeName).json"
         var configuration = TimepointConfiguration(baseURL: url, tokenFile: tokenFile,
                                                    adminKey: try profile.secret("admin_key", environment: environment).map(SecretToken.init))
         if let mode = profile.string("generation").flatMap(TimepointConfiguration.GenerationMode.init(rawValue:)) { configuration.generation = mode }
