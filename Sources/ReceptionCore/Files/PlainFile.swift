@@ -50,6 +50,8 @@ public enum PlainFile {
     public static func reason(of error: any Error) -> String {
         let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
         if let underlying, underlying.domain == NSPOSIXErrorDomain { return reason(errno: Int32(underlying.code)) }
+        // Our own errors say themselves; bridged they would read "The operation could not be completed".
+        if !(error is CocoaError), let described = error as? CustomStringConvertible { return described.description }
         return (error as NSError).localizedDescription
     }
 

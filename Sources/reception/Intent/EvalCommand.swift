@@ -83,7 +83,7 @@ struct EvalCommand: ParsableCommand {
                 let file = try ReportHTML.write(result, to: URL(fileURLWithPath: report))
                 printError("report written to \(file.path)")
             } catch {
-                printError("error: cannot write the report into \(report): \(error is ReportTargetError ? "\(error)" : PlainFile.reason(of: error))")
+                printError("error: cannot write the report into \(report): \(PlainFile.reason(of: error))")
                 throw ExitCode.failure
             }
         }
