@@ -194,6 +194,8 @@ struct TraitDeriver {
     static func negated(_ words: [Substring], before index: Int) -> Bool {
         let start = max(0, index - 3)
         if words[start..<index].contains(where: { negations.contains($0) }) { return true }
+        // "opinion over hedge", "concrete over abstract": the word after "over" is the one put aside.
+        if index > 0 && words[index - 1] == "over" { return true }
         for i in start..<index where i + 1 < index {
             if (words[i] == "instead" && words[i + 1] == "of") || (words[i] == "rather" && words[i + 1] == "than") { return true }
         }

@@ -246,6 +246,8 @@ struct DerivedTraitsTests {
         "Never hedges.",
         "Avoid hedging.",
         "Not tentative, not vague.",
+        // steipete's STYLE.md: "He prefers concrete over abstract, opinion over hedge".
+        "He prefers concrete over abstract, opinion over hedge.",
     ])
     func aNegatedOrContrastedMentionDoesNotSetTheTrait(_ sentence: String) throws {
         let soul = try SoulParser.parse("# Vox\n\n## Voice\n\nWarm and clear. \(sentence)\n", fileName: "vox.md", allTraits: true)
