@@ -181,7 +181,7 @@ import Testing
             let cancelledAt = ContinuousClock.now
             consumer.cancel()
             _ = await consumer.result
-            #expect(cancelledAt.duration(to: .now) < .seconds(2), "the consumer stops at once")
+            #expect(cancelledAt.duration(to: .now) < .seconds(10), "the consumer stops at once, not after the task's 30 s")
             // And the backend lets go of the server's event stream, not only the consumer: well
             // before the task's 30 s of work would end it.
             let deadline = ContinuousClock.now.advanced(by: .seconds(10))

@@ -199,10 +199,14 @@ struct HTTPTransportTests {
             #expect(String(decoding: count.body, as: UTF8.self) == "1", "a POST is sent once")
             await transport.shutdown()
         }
-        let nowhere = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: "http://127.0.0.1:1"))
+        // A 10 s first retry delay: a retried refusal would take at least that long, so the
+        // bound can be wide enough for a loaded machine and still tell the two apart.
+        var nowhereConfiguration = HTTPTransportConfiguration(baseURL: "http://127.0.0.1:1")
+        nowhereConfiguration.retry.baseDelay = .seconds(10)
+        let nowhere = HTTPTransport(configuration: nowhereConfiguration)
         let start = ContinuousClock.now
         await #expect(throws: BackendError.self) { _ = try await nowhere.send(.GET, "/x", auth: .none) }
-        #expect(start.duration(to: .now) < .seconds(2), "refused at once, not retried")
+        #expect(start.duration(to: .now) < .seconds(8), "refused at once, not retried")
         await nowhere.shutdown()
     }
 
