@@ -258,7 +258,8 @@ let package = Package(
         .testTarget(name: "ReceptionTimepointTests", dependencies: [
             "ReceptionTimepoint", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionSoul", "ReceptionCore", "ReceptionTransport",
         ]),
-        .testTarget(name: "ReceptionQueueTests", dependencies: ["ReceptionQueue", "ReceptionCore", "ReceptionTesting"]),
+        .testTarget(name: "ReceptionQueueTests", dependencies: ["ReceptionQueue", "ReceptionCore", "ReceptionTesting",
+                                                             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.
         .testTarget(name: "ReceptionEndToEndTests", dependencies: ["CPseudoTerminal", "ReceptionSoul"]),

@@ -38,6 +38,10 @@ public final class OfflineQueue: @unchecked Sendable {
         public var sequence: Int64
         /// The backend profile it was sent to (it is only ever sent to that one).
         public var backend: String
+        /// The server that profile pointed at then (`BackendDescriptor.endpoint`); it is only
+        /// ever sent to that server. Nil for an embedded backend, and for entries queued
+        /// before the queue recorded it (those follow the name alone, as they did then).
+        public var destination: String?
         public var kind: Kind
         public var request: ReceptionRequest
         public var createdAt: Date
@@ -139,22 +143,32 @@ public final class OfflineQueue: @unchecked Sendable {
                 return .commit
             }
         }
+        if version < 2 {
+            try database.inTransaction(.immediate) { db in
+                if try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 < 2 {
+                    try db.execute(sql: "ALTER TABLE queue_entries ADD COLUMN destination TEXT")
+                    try db.execute(sql: "PRAGMA user_version = 2")
+                }
+                return .commit
+            }
+        }
         return database
     }
 
     // MARK: - Writing
 
-    /// Queues a request for `backend` (committed when this returns). Queueing the same request
-    /// id twice keeps the first row. Returns how many entries now wait for that backend.
+    /// Queues a request for `backend` at `destination` (committed when this returns).
+    /// Queueing the same request id twice keeps the first row. Returns how many entries now
+    /// wait for that backend.
     @discardableResult
-    public func enqueue(_ request: ReceptionRequest, backend: String, kind: Kind = .task, reason: String? = nil,
-                        at date: Date = Date()) throws -> Int {
+    public func enqueue(_ request: ReceptionRequest, backend: String, destination: String? = nil, kind: Kind = .task,
+                        reason: String? = nil, at date: Date = Date()) throws -> Int {
         let json = String(decoding: try Wire.encode(StoredRequest(request)), as: UTF8.self)
         return try writableDatabase().write { db in
             try db.execute(sql: """
-                INSERT INTO queue_entries (id, backend, kind, request, created_at, state, last_error)
-                VALUES (?, ?, ?, ?, ?, 'queued', ?) ON CONFLICT(id) DO NOTHING
-                """, arguments: [request.id, backend, kind.rawValue, json, date.timeIntervalSince1970, reason])
+                INSERT INTO queue_entries (id, backend, destination, kind, request, created_at, state, last_error)
+                VALUES (?, ?, ?, ?, ?, ?, 'queued', ?) ON CONFLICT(id) DO NOTHING
+                """, arguments: [request.id, backend, destination, kind.rawValue, json, date.timeIntervalSince1970, reason])
             return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM queue_entries WHERE backend = ?", arguments: [backend]) ?? 0
         }
     }
@@ -236,11 +250,17 @@ public final class OfflineQueue: @unchecked Sendable {
     private static func entry(_ row: Row) throws -> Entry {
         let json: String = row["request"]
         let stored = try Wire.decode(StoredRequest.self, from: Data(json.utf8))
-        return Entry(id: row["id"], sequence: row["seq"], backend: row["backend"],
+        return Entry(id: row["id"], sequence: row["seq"], backend: row["backend"], destination: row["destination"],
                      kind: Kind(rawValue: row["kind"]) ?? .task, request: stored.request,
                      createdAt: Date(timeIntervalSince1970: row["created_at"]),
                      state: State(rawValue: row["state"]) ?? .queued, ownerPID: row["owner_pid"],
                      attempts: row["attempts"], lastError: row["last_error"])
+    }
+
+    /// True when `entry` may go to `backend` at `destination`: the same name and, when the
+    /// entry recorded its server, the same server.
+    public static func belongs(_ entry: Entry, to backend: String, at destination: String?) -> Bool {
+        entry.backend == backend && (entry.destination == nil || entry.destination == destination)
     }
 
     /// True when a process with this id exists (ours or another user's).

@@ -57,38 +57,44 @@ public struct OfflineQueueMiddleware: Middleware {
         guard case .submit = request.action, let backend = context.backend?.name else {
             return try await next(request, context)
         }
+        let destination = context.backend?.endpoint
         if let entryID = context.values[Self.entryKey] {
-            return try await resend(entryID, request: request, context: context, backend: backend, next: next)
+            return try await resend(entryID, request: request, context: context, backend: backend, destination: destination, next: next)
         }
         let queue = queue
         if context.values[Self.holdKey] == "1" {
             let reason = BackendError.unreachable(url: backend, reason: "queued messages for it could not be delivered just now")
-            return Exchange(request: request, events: Self.single(try Self.enqueue(request, backend: backend, reason: reason, queue: queue)))
+            return Exchange(request: request, events: Self.single(try Self.enqueue(request, backend: backend, destination: destination,
+                                                                                   reason: reason, queue: queue)))
         }
         let exchange: Exchange
         do {
             exchange = try await next(request, context)
         } catch let error as BackendError where error.isUnreachable {
-            return Exchange(request: request, events: Self.single(try Self.enqueue(request, backend: backend, reason: error, queue: queue)))
+            return Exchange(request: request, events: Self.single(try Self.enqueue(request, backend: backend, destination: destination,
+                                                                                   reason: error, queue: queue)))
         }
         let sent = exchange.request
         let events = Self.watch(exchange.events) { _ in
         } onTerminal: {
         } onError: { error, sawEvent in
             guard !sawEvent, let unreachable = error as? BackendError, unreachable.isUnreachable else { return nil }
-            return try Self.enqueue(sent, backend: backend, reason: unreachable, queue: queue)
+            return try Self.enqueue(sent, backend: backend, destination: destination, reason: unreachable, queue: queue)
         }
         return Exchange(request: exchange.request, events: events)
     }
 
     private func resend(_ entryID: String, request: ReceptionRequest, context: ReceptionContext, backend: String,
-                        next: MiddlewareNext) async throws -> Exchange {
+                        destination: String?, next: MiddlewareNext) async throws -> Exchange {
         let queue = queue
         guard let before = try queue.entry(entryID) else {
             throw OfflineQueueError(description: "Queued message \(entryID) is no longer in the queue (sent or dropped elsewhere).")
         }
         guard before.backend == backend else {
             throw OfflineQueueError(description: "Queued message \(entryID) belongs to the backend \(before.backend), not \(backend); it is only sent there.")
+        }
+        guard OfflineQueue.belongs(before, to: backend, at: destination) else {
+            throw OfflineQueueError(description: "Queued message \(entryID) was queued for \(backend) at \(before.destination ?? "?"), and \(backend) now points at \(destination ?? "no server"); it is only sent to the server it was written for.")
         }
         let lookup = context.backend?.capabilities.contains(.taskLookup) ?? false
         let forced = context.values[Self.forceKey] == "1"
@@ -136,9 +142,10 @@ public struct OfflineQueueMiddleware: Middleware {
 
     // MARK: - Helpers
 
-    static func enqueue(_ request: ReceptionRequest, backend: String, reason: BackendError, queue: OfflineQueue) throws -> QueuedNotice {
+    static func enqueue(_ request: ReceptionRequest, backend: String, destination: String?, reason: BackendError,
+                        queue: OfflineQueue) throws -> QueuedNotice {
         do {
-            let waiting = try queue.enqueue(request, backend: backend, reason: reason.description)
+            let waiting = try queue.enqueue(request, backend: backend, destination: destination, reason: reason.description)
             return QueuedNotice(requestID: request.id, waiting: waiting, reason: reason.description,
                                 message: "The backend is unreachable; your message is queued (\(waiting) waiting) and will be sent when it answers.")
         } catch {

@@ -27,11 +27,86 @@ struct OfflineQueueEndToEndTests {
 
     func home(url: String) throws -> URL {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-queue-e2e-\(UUID().uuidString)")
+        try point(home, at: url)
+        return home
+    }
+
+    /// Writes (or rewrites) the `ls-queue` profile in `home`'s backends.json.
+    func point(_ home: URL, at url: String) throws {
         let config = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         let profiles = #"{"profiles":[{"name":"ls-queue","kind":"loop-symphony","url":"\#(url)","user_id":"e2e","trust_level":1}]}"#
         try profiles.write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
-        return home
+    }
+
+    /// A session sends queued messages as it starts, before anything can be typed:
+    /// `reception queue` shows and drops them first, without a session and without sending.
+    @Test func theQueueIsReadAndDroppedWithoutStartingASession() throws {
+        let url = "http://127.0.0.1:\(try unusedPort())"
+        let home = try home(url: url)
+        let arguments = ["--backend", "ls-queue", "--trust", "1"]
+        _ = try PipedREPL.run(arguments, input: "keep this one\nregret this one\n", home: home)
+
+        let (listed, listStatus, _) = try run(["queue"], home: home)
+        #expect(listStatus == 0)
+        #expect(listed.contains("2 queued messages, oldest first:"), "\(listed)")
+        #expect(listed.contains("1. ") && listed.contains("ls-queue · keep this one · for \(url)"), "\(listed)")
+        #expect(listed.contains("2. ") && listed.contains("ls-queue · regret this one"), "\(listed)")
+
+        let (_, missingStatus, missing) = try run(["queue", "drop", "3"], home: home)
+        #expect(missingStatus == 1 && missing.contains("There is no queued message 3; the queue holds 2"), "\(missing)")
+        let (dropped, dropStatus, _) = try run(["queue", "drop", "2"], home: home)
+        #expect(dropStatus == 0 && dropped.contains("Dropped 1 queued message; 1 left."), "\(dropped)")
+
+        let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#,
+                                                           port: Int(url.split(separator: ":").last!)!)
+        defer { server.terminate(); server.waitUntilExit() }
+        let (restarted, _) = try PipedREPL.run(arguments, input: "/tasks recent\n", home: home)
+        #expect(restarted.contains("Sending 1 queued message to ls-queue"), "\(restarted)")
+        #expect(restarted.contains("ago: keep this one"), "\(restarted)")
+        #expect(!restarted.contains("regret this one"), "the dropped one never left: \(restarted)")
+
+        // Nothing queued, no file: reading an empty queue leaves nothing behind.
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("reception-queue-empty-\(UUID().uuidString)")
+        let (none, noneStatus, _) = try run(["queue"], home: empty)
+        #expect(noneStatus == 0 && none.contains("The offline queue is empty."), "\(none)")
+        #expect(!FileManager.default.fileExists(atPath: empty.path + "/state/reception/queue.sqlite"))
+    }
+
+    func run(_ arguments: [String], home: URL) throws -> (output: String, status: Int32, errors: String) {
+        let (output, errors, status) = try PipedREPL.run(arguments, input: "", home: home, separateErrors: true)
+        return (output, status, errors)
+    }
+
+    /// A message queued for a profile goes to the server the profile named then: pointed at
+    /// another server before it was sent, the profile does not deliver it there, says so, and
+    /// delivers it once pointed back.
+    @Test func aQueuedMessageIsNeverSentToAServerTheProfileNamesLater() throws {
+        let first = "http://127.0.0.1:\(try unusedPort())"
+        let home = try home(url: first)
+        let arguments = ["--backend", "ls-queue", "--trust", "1"]
+        let (queued, _) = try PipedREPL.run(arguments, input: "private note for the first server\n", home: home)
+        #expect(queued.contains("your message is queued (1 waiting)"), "\(queued)")
+
+        let (other, otherURL) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
+        defer { other.terminate(); other.waitUntilExit() }
+        try point(home, at: otherURL)
+        let (elsewhere, status) = try PipedREPL.run(arguments, input: "/queue\n/tasks recent\n", home: home)
+        #expect(status == 0, "\(elsewhere)")
+        #expect(elsewhere.contains("1 queued message for ls-queue was written for \(first); ls-queue now points at \(otherURL), so it is not sent here."),
+                "\(elsewhere)")
+        #expect(elsewhere.contains("written for \(first), not sent to \(otherURL)"), "/queue says why it waits: \(elsewhere)")
+        #expect(!elsewhere.contains("Sending"), "\(elsewhere)")
+        #expect(!elsewhere.split(separator: "\n").contains { $0.hasSuffix("private note for the first server") && !$0.contains("·") },
+                "the other server never got it: \(elsewhere)")
+
+        let (own, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#,
+                                                        port: Int(first.split(separator: ":").last!)!)
+        defer { own.terminate(); own.waitUntilExit() }
+        try point(home, at: first)
+        let (delivered, _) = try PipedREPL.run(arguments, input: "/queue\n", home: home)
+        #expect(delivered.contains("Sending 1 queued message to ls-queue"), "\(delivered)")
+        #expect(delivered.contains("The offline queue is empty."), "\(delivered)")
     }
 
     /// While the engine stays unreachable, each new message first tries the older ones again;

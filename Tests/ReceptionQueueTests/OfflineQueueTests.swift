@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ReceptionCore
 import ReceptionQueue
 import Synchronization
@@ -10,12 +11,16 @@ import Testing
 final class FlakyEngine: Backend, Sendable {
     let online = Mutex(false)
     let lookup: Bool
+    let endpoint: String?
     private let log = Mutex<(started: [String], lookedUp: [String])>(([], []))
 
-    init(lookup: Bool) { self.lookup = lookup }
+    init(lookup: Bool, endpoint: String? = nil) {
+        self.lookup = lookup
+        self.endpoint = endpoint
+    }
 
     var descriptor: BackendDescriptor {
-        BackendDescriptor(name: "engine", summary: "test", capabilities: lookup ? [.taskLookup] : [])
+        BackendDescriptor(name: "engine", summary: "test", capabilities: lookup ? [.taskLookup] : [], endpoint: endpoint)
     }
 
     /// Task ids the engine started, in order (a duplicate would show twice).
@@ -276,6 +281,60 @@ struct OfflineQueueTests {
         let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: backend)
         await #expect(throws: BackendError.self) { _ = try await run(pipeline, ReceptionRequest(text: "x")) }
         #expect(try queue.count() == 0)
+    }
+
+    @Test func anEntryIsOnlySentToTheServerItWasWrittenFor() async throws {
+        let queue = try OfflineQueue(path: temporaryQueuePath())
+        let first = FlakyEngine(lookup: true, endpoint: "http://first.example:8765/")
+        _ = try await run(Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: first),
+                          ReceptionRequest(id: "q1", text: "for the first server"))
+        let entry = try #require(try queue.entry("q1"))
+        #expect(entry.destination == "http://first.example:8765", "one spelling per server")
+
+        // The same profile name, pointed at another server since: it does not get the message.
+        let second = FlakyEngine(lookup: true, endpoint: "http://second.example:8765")
+        second.online.withLock { $0 = true }
+        let error = await #expect(throws: OfflineQueueError.self) {
+            _ = try await run(Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: second), entry.request,
+                              context: OfflineQueueMiddleware.replayContext(for: entry))
+        }
+        #expect(String(describing: error).contains("queued for engine at http://first.example:8765, and engine now points at http://second.example:8765"),
+                "\(String(describing: error))")
+        #expect(second.started.isEmpty)
+        #expect(try queue.entry("q1")?.state == .queued, "still waiting, untouched")
+
+        // Back at its own server, it is delivered.
+        first.online.withLock { $0 = true }
+        _ = try await run(Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: first), entry.request,
+                          context: OfflineQueueMiddleware.replayContext(for: entry))
+        #expect(first.started == ["q1"])
+        #expect(try queue.entry("q1") == nil)
+    }
+
+    @Test func aQueueFileFromBeforeServersWereRecordedStillOpensAndFollowsTheName() throws {
+        let path = temporaryQueuePath()
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        // The first schema, as sessions before this one wrote it, with one waiting message.
+        let old = try DatabaseQueue(path: path)
+        let stored = #"{"attachments":[],"conversation":[],"extensions":{},"id":"old","sessionID":"s","text":"written last week","trustLevel":1}"#
+        try old.write { db in
+            try db.execute(sql: """
+                CREATE TABLE queue_entries (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, backend TEXT NOT NULL,
+                    kind TEXT NOT NULL DEFAULT 'task', request TEXT NOT NULL, created_at REAL NOT NULL,
+                    state TEXT NOT NULL DEFAULT 'queued', owner_pid INTEGER, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT)
+                """)
+            try db.execute(sql: "INSERT INTO queue_entries (id, backend, request, created_at) VALUES ('old', 'engine', ?, 0)", arguments: [stored])
+            try db.execute(sql: "PRAGMA user_version = 1")
+        }
+        try old.close()
+        let queue = try OfflineQueue(path: path)
+        #expect(queue.problem == nil)
+        let entry = try #require(try queue.entry("old"))
+        #expect(entry.request.text == "written last week")
+        #expect(entry.destination == nil)
+        #expect(OfflineQueue.belongs(entry, to: "engine", at: "http://anywhere:1"), "as before: by name")
+        try queue.enqueue(ReceptionRequest(id: "new", text: "today"), backend: "engine", destination: "http://here:1")
+        #expect(try queue.entry("new")?.destination == "http://here:1")
     }
 
     @Test func aDamagedFileIsKeptAsideNotDeleted() throws {

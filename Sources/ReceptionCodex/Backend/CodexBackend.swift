@@ -15,7 +15,8 @@ public final class CodexBackend: Backend {
     public init(client: CodexClient, name: String = "codex") {
         self.client = client
         descriptor = BackendDescriptor(name: name, summary: "OpenAgents Codex workers at \(RedactedURL.display(client.configuration.baseURL))",
-                                       capabilities: [])
+                                       capabilities: [],
+                                       endpoint: client.configuration.baseURL)
     }
 
     /// The worker typed messages go to (set by `/worker ID`).

@@ -75,11 +75,24 @@ public struct BackendDescriptor: Sendable, Hashable, Codable {
     /// One line for `/backend`: where it lives and how we reach it.
     public var summary: String
     public var capabilities: BackendCapabilities
+    /// The server requests go to, as shown (a password in it masked, no trailing `/`); nil
+    /// for a backend with no server. A message queued while the server was unreachable waits
+    /// for this server, not only for the name: a profile pointed elsewhere before the message
+    /// was sent must not deliver it to a server it was never meant for.
+    public var endpoint: String?
 
-    public init(name: String, summary: String, capabilities: BackendCapabilities) {
+    public init(name: String, summary: String, capabilities: BackendCapabilities, endpoint: String? = nil) {
         self.name = name
         self.summary = summary
         self.capabilities = capabilities
+        self.endpoint = endpoint.map(Self.endpointKey)
+    }
+
+    /// One spelling per server, so `http://h:1/v1/` and `http://h:1/v1` are the same one.
+    static func endpointKey(_ url: String) -> String {
+        var shown = RedactedURL.display(url.trimmingCharacters(in: .whitespaces))
+        while shown.hasSuffix("/") { shown.removeLast() }
+        return shown
     }
 }
 

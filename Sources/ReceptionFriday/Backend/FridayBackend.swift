@@ -18,7 +18,8 @@ public struct FridayBackend: Backend {
         self.configuration = configuration
         channel = FridayChannel(configuration: configuration)
         descriptor = BackendDescriptor(name: name, summary: "Friday at \(RedactedURL.display(configuration.url)) (WebSocket)",
-                                       capabilities: [.textStreaming, .permissionRequests])
+                                       capabilities: [.textStreaming, .permissionRequests],
+                                       endpoint: configuration.url)
     }
 
     /// The id of the conversation on the server, once it gave one.

@@ -48,7 +48,8 @@ public final class LoomiBackend: Backend {
         self.cache = cache
         descriptor = BackendDescriptor(
             name: name, summary: "Loomi recipe agent at \(RedactedURL.display(client.configuration.baseURL)) (answer first, recipe cards as they arrive)",
-            capabilities: [.textStreaming, .cancellation])
+            capabilities: [.textStreaming, .cancellation],
+            endpoint: client.configuration.baseURL)
     }
 
     /// The last answer's choices, if any.

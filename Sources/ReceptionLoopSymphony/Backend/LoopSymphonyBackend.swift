@@ -33,7 +33,8 @@ public final class LoopSymphonyBackend: Backend, Sendable {
 
     public var descriptor: BackendDescriptor {
         BackendDescriptor(name: name, summary: "Loop Symphony at \(RedactedURL.display(client.configuration.baseURL)) (HTTP + SSE)",
-                          capabilities: [.planApproval, .cancellation, .progress, .intentAware, .interventions, .taskLookup])
+                          capabilities: [.planApproval, .cancellation, .progress, .intentAware, .interventions, .taskLookup],
+                          endpoint: client.configuration.baseURL)
     }
 
     /// A request that `mayAlreadyExist` (the offline queue sends it again) is looked up first

@@ -25,7 +25,8 @@ public final class OpenAIBackend: Backend {
         state = Mutex(State(model: model))
         descriptor = BackendDescriptor(
             name: name, summary: "\(model) at \(RedactedURL.display(client.configuration.baseURL)) (OpenAI-compatible, streamed)",
-            capabilities: [.textStreaming, .systemPrompt, .conversationMessages, .cancellation, .intentAware])
+            capabilities: [.textStreaming, .systemPrompt, .conversationMessages, .cancellation, .intentAware],
+            endpoint: client.configuration.baseURL)
     }
 
     /// The model the next message goes to (`/model NAME` changes it).

@@ -23,19 +23,35 @@ public struct QueuedItem: Sendable {
     public var id: String
     /// The backend profile it was sent to; it is only ever sent there.
     public var backend: String
+    /// The server that profile pointed at when it was queued (`BackendDescriptor.endpoint`);
+    /// nil when none was recorded.
+    public var destination: String?
     public var createdAt: Date
     public var request: ReceptionRequest
     /// True while a session sends it (or one that died did: it may have reached the engine).
     public var sending: Bool
     public var lastError: String?
 
-    public init(id: String, backend: String, createdAt: Date, request: ReceptionRequest, sending: Bool, lastError: String?) {
+    public init(id: String, backend: String, destination: String? = nil, createdAt: Date, request: ReceptionRequest,
+                sending: Bool, lastError: String?) {
         self.id = id
         self.backend = backend
+        self.destination = destination
         self.createdAt = createdAt
         self.request = request
         self.sending = sending
         self.lastError = lastError
+    }
+
+    /// True when it may be sent to this backend: the name it was queued for and, when it
+    /// recorded one, the same server (a profile pointed elsewhere since does not get it).
+    public func isFor(_ backend: BackendDescriptor) -> Bool {
+        self.backend == backend.name && (destination == nil || destination == backend.endpoint)
+    }
+
+    /// Queued for this backend's name while it pointed at another server.
+    func isForAnotherServer(of backend: BackendDescriptor) -> Bool {
+        self.backend == backend.name && !isFor(backend)
     }
 }
 
@@ -57,13 +73,21 @@ extension REPL {
     @discardableResult
     func flushQueue(only: QueuedItem? = nil, force: Bool = false) async -> Bool {
         guard let queue, let session else { return false }
-        let backend = session.backend.descriptor.name
+        let descriptor = session.backend.descriptor
+        let backend = descriptor.name
         let items: [QueuedItem]
         if let only {
             items = [only]
         } else {
             do {
-                items = try queue.items().filter { $0.backend == backend }
+                let all = try queue.items()
+                items = all.filter { $0.isFor(descriptor) }
+                let elsewhere = all.filter { $0.isForAnotherServer(of: descriptor) }
+                if let first = elsewhere.first, !state.queueElsewhereNoted.contains(backend) {
+                    state.queueElsewhereNoted.insert(backend)
+                    let count = elsewhere.count == 1 ? "1 queued message" : "\(elsewhere.count) queued messages"
+                    note("\(count) for \(backend) \(elsewhere.count == 1 ? "was" : "were") written for \(QueueListing.server(first.destination)); \(backend) now points at \(QueueListing.server(descriptor.endpoint)), so \(elsewhere.count == 1 ? "it is not sent here. /queue lists it; /queue drop N forgets it." : "they are not sent here. /queue lists them; /queue drop N forgets one, /queue drop all every queued message.")")
+                }
             } catch {
                 self.error("The offline queue cannot be read: \(describe(error))")
                 return false
@@ -75,7 +99,7 @@ extension REPL {
         }
         for item in items {
             if console.mode != .json {
-                console.line(style(dim: "→ queued \(Self.age(since: item.createdAt)) ago: \(TerminalText.line(item.request.text, limit: 200))"))
+                console.line(style(dim: "→ queued \(QueueListing.age(since: item.createdAt)) ago: \(TerminalText.line(item.request.text, limit: 200))"))
             }
             let mark = state.transcript.count
             state.transcript.append(TranscriptEntry(speaker: .person, markdown: item.request.text))
@@ -93,38 +117,28 @@ extension REPL {
         guard let queue else { return error("This session has no offline queue.") }
         let items: [QueuedItem]
         do { items = try queue.items() } catch { return self.error("The offline queue cannot be read: \(describe(error))") }
-        let current = session?.backend.descriptor.name
+        let descriptor = session?.backend.descriptor
+        let current = descriptor?.name
         switch arguments.first?.lowercased() {
         case nil, "list":
             guard !items.isEmpty else { return say("The offline queue is empty.") }
-            var lines = ["\(items.count) queued message\(items.count == 1 ? "" : "s"), oldest first:"]
-            for (index, item) in items.enumerated() {
-                var line = "\(index + 1). \(Self.age(since: item.createdAt)) ago · \(item.backend) · \(TerminalText.line(Self.firstWords(item.request.text), limit: 80))"
-                if item.sending { line += " · being sent (or was, when a session stopped)" }
-                if item.backend != current { line += " · waits for \(item.backend)" }
-                if let error = item.lastError { line += "\n   last attempt: \(TerminalText.line(error, limit: 160))" }
-                lines.append(line)
-            }
-            lines.append("/queue drop N|all forgets entries; /queue flush sends this backend's now.")
-            console.line(lines.joined(separator: "\n"))
+            console.line(QueueListing.render(items, current: descriptor)
+                         + "\n/queue drop N|all forgets entries; /queue flush sends this backend's now.")
         case "drop":
             guard let which = arguments.dropFirst().first else { return error("Usage: /queue drop N|all") }
-            let chosen: [QueuedItem]
-            if which.lowercased() == "all" {
-                chosen = items
-            } else if let number = Int(which), items.indices.contains(number - 1) {
-                chosen = [items[number - 1]]
-            } else {
+            guard let chosen = QueueListing.choose(which, in: items) else {
                 return error("There is no queued message \(which); /queue lists \(items.count).")
             }
             do {
                 let dropped = try queue.drop(chosen.map(\.id))
-                note("Dropped \(dropped) queued message\(dropped == 1 ? "" : "s"); \(items.count - dropped) left.")
+                note(QueueListing.dropped(dropped, of: items.count))
             } catch {
                 self.error("The offline queue cannot be changed: \(describe(error))")
             }
         case "flush":
-            if !items.contains(where: { $0.backend == current }) { return note("Nothing is queued for \(current ?? "this backend").") }
+            guard let descriptor, items.contains(where: { $0.isFor(descriptor) }) else {
+                return note("Nothing is queued for \(current ?? "this backend")\(descriptor?.endpoint.map { " at " + TerminalText.line($0, limit: 120) } ?? "").")
+            }
             await flushQueue()
         case "resend":
             guard let which = arguments.dropFirst().first, let number = Int(which), items.indices.contains(number - 1) else {
@@ -132,24 +146,12 @@ extension REPL {
             }
             let item = items[number - 1]
             guard item.backend == current else { return error("That message belongs to \(item.backend); switch with /backend \(item.backend) first.") }
+            if let descriptor, item.isForAnotherServer(of: descriptor) {
+                return error("That message was written for \(QueueListing.server(item.destination)), and \(item.backend) now points at \(QueueListing.server(descriptor.endpoint)); it is only sent to the server it was written for. /queue drop \(which) forgets it.")
+            }
             await flushQueue(only: item, force: true)
         default:
             error("Usage: /queue [list | drop N|all | flush | resend N]")
-        }
-    }
-
-    static func firstWords(_ text: String, count: Int = 8) -> String {
-        let words = text.split(whereSeparator: \.isWhitespace)
-        return words.prefix(count).joined(separator: " ") + (words.count > count ? " …" : "")
-    }
-
-    static func age(since date: Date, now: Date = Date()) -> String {
-        let seconds = max(0, Int(now.timeIntervalSince(date)))
-        switch seconds {
-        case ..<60: return "\(seconds) s"
-        case ..<3600: return "\(seconds / 60) min"
-        case ..<86400: return "\(seconds / 3600) h"
-        default: return "\(seconds / 86400) d"
         }
     }
 }

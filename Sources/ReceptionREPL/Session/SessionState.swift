@@ -25,6 +25,9 @@ public struct SessionState: Sendable {
     public var commandsUsed: Set<String> = []
     /// Tasks that failed (not cancelled) or could not be sent: a script's exit status says so.
     public var failedTasks = 0
+    /// Backends whose queued messages for another server were already pointed out, so the
+    /// note comes once per backend, not before every message.
+    public var queueElsewhereNoted: Set<String> = []
 
     public init(sessionID: String, trustLevel: Int) {
         self.sessionID = sessionID

@@ -24,7 +24,8 @@ public final class TimepointBackend: Backend {
         self.client = client
         descriptor = BackendDescriptor(
             name: name, summary: "TIMEPOINT Flash at \(RedactedURL.display(client.configuration.baseURL)): historical scenes, character chat, time travel",
-            capabilities: [.progress, .cancellation])
+            capabilities: [.progress, .cancellation],
+            endpoint: client.configuration.baseURL)
     }
 
     /// The scene the conversation is about.

@@ -14,7 +14,7 @@ struct OfflineQueueControl: QueueControl {
 
     func items() throws -> [QueuedItem] {
         try queue.entries().map { entry in
-            QueuedItem(id: entry.id, backend: entry.backend, createdAt: entry.createdAt, request: entry.request,
+            QueuedItem(id: entry.id, backend: entry.backend, destination: entry.destination, createdAt: entry.createdAt, request: entry.request,
                        sending: entry.state == .sending, lastError: entry.lastError)
         }
     }

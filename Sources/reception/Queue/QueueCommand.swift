@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import ReceptionCore
+import ReceptionQueue
+import ReceptionREPL
+
+/// `reception queue`: the offline queue without a session. A chat session sends a backend's
+/// queued messages as soon as it starts, before anything can be typed; this is the way to
+/// read them, or drop one, first. It never sends anything and never creates the queue file.
+struct QueueCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queue",
+        abstract: "List or drop messages queued while a backend was unreachable, without sending them.",
+        discussion: """
+        A chat session sends a backend's queued messages, oldest first, when it starts or switches to that \
+        backend; run this first to see what waits, or to drop messages that should not go. Entries are \
+        numbered as in the REPL's /queue. The queue is $XDG_STATE_HOME/reception/queue.sqlite \
+        (default ~/.local/state/reception/queue.sqlite).
+        """)
+
+    @Argument(help: ArgumentHelp("list (the default), or drop N|all.", valueName: "action"))
+    var action: [String] = []
+
+    func validate() throws {
+        switch action.first?.lowercased() {
+        case nil, "list": guard action.count <= 1 else { throw ValidationError("list takes no arguments.") }
+        case "drop": guard action.count == 2 else { throw ValidationError("Usage: reception queue drop N|all") }
+        default: throw ValidationError("Unknown action \(TerminalText.line(action[0], limit: 40)): use list or drop N|all.")
+        }
+    }
+
+    func run() throws {
+        let path = OfflineQueueControl.path(environment: PluginEnvironment.standard())
+        let queue: OfflineQueue
+        do { queue = try OfflineQueue(path: path) } catch {
+            return try fail("The offline queue \(path) cannot be opened: \(PlainFile.reason(of: error))")
+        }
+        if let problem = queue.problem { StandardStreams.writeError("warning: \(problem)\n") }
+        let items = try OfflineQueueControl(queue: queue).items()
+        guard action.first?.lowercased() == "drop" else {
+            StandardStreams.write(items.isEmpty ? "The offline queue is empty.\n"
+                                                : QueueListing.render(items, current: nil) + "\nreception queue drop N|all forgets entries.\n")
+            return
+        }
+        guard let chosen = QueueListing.choose(action[1], in: items) else {
+            return try fail("There is no queued message \(TerminalText.line(action[1], limit: 40)); the queue holds \(items.count) (reception queue lists them).")
+        }
+        let dropped = try OfflineQueueControl(queue: queue).drop(chosen.map(\.id))
+        StandardStreams.write(QueueListing.dropped(dropped, of: items.count) + "\n")
+    }
+
+    /// A problem found while running: said on stderr, exit status 1 (usage errors are 64).
+    private func fail(_ message: String) throws {
+        StandardStreams.writeError("error: \(message)\n")
+        throw ExitCode(1)
+    }
+}
