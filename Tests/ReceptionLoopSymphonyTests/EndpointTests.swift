@@ -50,6 +50,34 @@ import Testing
         }
     }
 
+    /// The task tables show ids cut to 8 characters: `/tasks get` and `checkpoints` take such a
+    /// prefix, and one that names no task, or several, says so.
+    @Test func tasksGetTakesTheShortIDTheTablesShow() async throws {
+        try await withServer { _, client in
+            let commands = LoopSymphonyCommands(client: client, cache: nil, cacheProblem: nil,
+                                                presence: RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil),
+                                                log: RoomLog())
+            let task = try await client.tasks.submit(request("research tide tables", trust: 1))
+            for try await _ in client.tasks.events(task.taskID) {}
+            let recent = try await commands.tasks(["recent"])
+            let short = String(task.taskID.prefix(8))
+            #expect(recent.contains("`\(short)`"), "\(recent)")
+            let answer = try await commands.tasks(["get", short])
+            #expect(answer.contains("Reference research answer to: research tide tables"), "\(answer)")
+            #expect(try await commands.tasks(["get", short.uppercased()]) == answer, "case does not matter")
+            let checkpoints = try await commands.tasks(["checkpoints", short])
+            #expect(checkpoints.hasPrefix("| # | phase"), "\(checkpoints)")
+            await #expect { _ = try await commands.tasks(["get", "zzzzzzzz"]) } throws: { error in
+                String(describing: error).contains("No active or recent task id starts with `zzzzzzzz`")
+            }
+            let other = try await client.tasks.submit(request("research tide clocks", trust: 1))
+            for try await _ in client.tasks.events(other.taskID) {}
+            await #expect { _ = try await commands.tasks(["get", ""]) } throws: { error in
+                String(describing: error).contains("starts 2 task ids")
+            }
+        }
+    }
+
     /// Issue 21, point 5: the server keys user knowledge by its internal id; with no argument
     /// the command finds the person's own through /trust/metrics instead of showing zeros.
     @Test func knowledgeUserWithoutAnIDShowsThePersonsOwn() async throws {
