@@ -78,6 +78,18 @@ import Testing
         }
     }
 
+    /// Before any room synced, the sync status is one line, not a header over an empty list.
+    @Test func knowledgeSyncWithNoRoomsIsOneLine() async throws {
+        try await withServer { _, client in
+            let commands = LoopSymphonyCommands(client: client, cache: nil, cacheProblem: nil,
+                                                presence: RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil),
+                                                log: RoomLog())
+            let text = try await commands.knowledge(["sync"])
+            #expect(text.hasPrefix("Server knowledge version **") && text.hasSuffix("No room has synced yet."), "\(text)")
+            #expect(!text.contains("\n"), "\(text)")
+        }
+    }
+
     /// Issue 21, point 5: the server keys user knowledge by its internal id; with no argument
     /// the command finds the person's own through /trust/metrics instead of showing zeros.
     @Test func knowledgeUserWithoutAnIDShowsThePersonsOwn() async throws {

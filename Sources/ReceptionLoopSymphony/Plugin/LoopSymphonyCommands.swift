@@ -204,8 +204,10 @@ public struct LoopSymphonyCommands: Sendable {
         case "sync":
             let status = try await client.knowledge.syncStatus()
             let local = try cache?.serverVersion()
-            return "Server knowledge version **\(status.serverVersion)**; local cache at version \(local.map(String.init) ?? "none").\n\n"
-                + status.rooms.map { "- \($0.roomID): synced to \($0.lastSyncedVersion) at \($0.lastSyncAt ?? "?")" }.joined(separator: "\n")
+            let head = "Server knowledge version **\(status.serverVersion)**; local cache at version \(local.map(String.init) ?? "none")."
+            // No rooms: the header alone, not followed by an empty list (two blank lines).
+            guard !status.rooms.isEmpty else { return head + " No room has synced yet." }
+            return head + "\n\n" + status.rooms.map { "- \($0.roomID): synced to \($0.lastSyncedVersion) at \($0.lastSyncAt ?? "?")" }.joined(separator: "\n")
         case "cached":
             guard let cache else { return cacheProblem ?? "There is no local knowledge cache in this session." }
             let text = args.dropFirst().joined(separator: " ")
