@@ -133,8 +133,8 @@ struct SessionTests {
             await rig.reference.expireAccessTokens()
             let error = await timepointError { _ = try await rig.client.balance() }
             guard case .signInAgain(let reason)? = error else { Issue.record("got \(String(describing: error))"); return }
-            #expect(reason.contains("could not be renewed"), "\(reason)")
-            #expect(reason.contains("No row was found"), "the server's words: \(reason)")
+            #expect(reason.hasPrefix("Your saved sign-in could not be renewed: the server failed while renewing it (HTTP 500, in its words: “No row was found"), "\(reason)")
+            #expect(reason.contains("It is kept in case the server recovers"), "\(reason)")
             #expect(rig.savedToken() == saved, "nothing is lost: the token the server still honours stays")
             // The 500 was retried once, and the call itself was not repeated in a loop.
             let refreshes = await rig.reference.receivedCalls().filter { $0.path == "/api/v1/auth/refresh" }.count
@@ -146,6 +146,17 @@ struct SessionTests {
             // Signing in again works.
             _ = try await rig.client.signInDev(email: rig.email)
             #expect(try await rig.client.balance().balance == 50)
+        }
+    }
+
+    @Test func signingOutAfterAFailedRenewalSaysWhatBecameOfTheSavedSignIn() async throws {
+        try await withTimepoint(TimepointReferenceOptions(port: 0, refreshAnswers500: true)) { rig in
+            await rig.reference.expireAccessTokens()
+            _ = await timepointError { _ = try await rig.client.balance() }
+            let words = await rig.client.signOut()
+            #expect(words == "Signed out: the saved sign-in, which the server could not renew, was revoked there and forgotten here.", "\(words)")
+            #expect(!FileManager.default.fileExists(atPath: rig.tokenFile))
+            #expect(await rig.reference.liveRefreshTokens(of: rig.email) == 0)
         }
     }
 

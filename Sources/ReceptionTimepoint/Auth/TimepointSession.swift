@@ -87,6 +87,22 @@ public actor TimepointSession {
         loadedFile = true
     }
 
+    /// True when a saved sign-in is kept although the server could not renew it (a 500, no
+    /// answer): signing out then revokes a sign-in the person could not use.
+    public var renewalFailed: Bool { refresh != nil && signedOutReason != nil }
+
+    /// A failed renewal in a person's words: whose fault, then the server's own words.
+    static func why(_ error: any Error) -> String {
+        switch error {
+        case BackendError.http(let status, let detail) where status >= 500:
+            return "the server failed while renewing it (HTTP \(status)\(detail.isEmpty ? "" : ", in its words: “\(TerminalText.line(detail, limit: 160))”"))"
+        case BackendError.http(let status, let detail):
+            return "the server refused to renew it (HTTP \(status)\(detail.isEmpty ? "" : ", in its words: “\(TerminalText.line(detail, limit: 160))”"))"
+        default:
+            return "\(error)"
+        }
+    }
+
     /// The refresh token, for logout.
     public func currentRefreshToken() -> SecretToken? {
         loadFileOnce()
@@ -143,7 +159,7 @@ public actor TimepointSession {
             // nothing is lost, and say what happened.
             access = nil
             failedRefreshAt = .now
-            signedOutReason = "Your sign-in could not be renewed: \(error). Sign in again with /signin (or try again later)."
+            signedOutReason = "Your saved sign-in could not be renewed: \(Self.why(error)). It is kept in case the server recovers; sign in again with /signin, or try again later."
             return false
         }
     }

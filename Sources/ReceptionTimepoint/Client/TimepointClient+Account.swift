@@ -31,6 +31,8 @@ extension TimepointClient {
             await session.forget(reason: TimepointSession.notSignedIn)
             return "You were not signed in."
         }
+        // The person was told to sign in again: say what this sign-out did with that sign-in.
+        let unusable = await session.renewalFailed
         var note = ""
         do {
             let body = try Wire.encode(RefreshRequest(refreshToken: token.reveal()))
@@ -40,6 +42,9 @@ extension TimepointClient {
             note = " (the server could not be told: \(error); the sign-in is forgotten here anyway)"
         }
         await session.forget(reason: TimepointSession.notSignedIn)
+        if unusable {
+            return "Signed out: the saved sign-in, which the server could not renew, was \(note.isEmpty ? "revoked there and " : "")forgotten here\(note)."
+        }
         return "Signed out\(note)."
     }
 
