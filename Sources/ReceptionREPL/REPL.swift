@@ -180,6 +180,13 @@ public actor REPL {
         InterruptMonitor.shared.restore(previous)
         if running.queued { outcome = .queued }
         if running.midText { console.write("\n") }
+        let sent = state.lastRequest?.id == request.id ? state.lastRequest ?? request : request
+        switch outcome {
+        case .answered: state.recordMessage(sent, status: running.ending ?? "answered")
+        case .queued: state.recordMessage(sent, status: "queued")
+        case .failed: state.recordMessage(sent, status: "failed")
+        case .cancelled: state.recordMessage(sent, status: "cancelled")
+        }
         // An answer stopped half-way (Ctrl-C, a failure, a lost connection) was still seen:
         // history and /save keep what was shown, once.
         if let sent = state.lastRequest { recordPartial(running, request: sent) }
@@ -225,6 +232,7 @@ public actor REPL {
             case .planAwaitingApproval(let plan):
                 sawTerminal = true
                 state.pendingPlan = PendingPlan(plan: plan, request: exchange.request)
+                running.ending = "plan waiting for /approve"
                 show(event, fallback: [DisplayBlock(role: .plan, title: "Plan", markdown: plan.summary)])
                 if console.mode != .json {
                     console.line(style(dim: "Type /approve to run this plan, or /reject to drop it."))
@@ -251,6 +259,7 @@ public actor REPL {
                 console.stopSpinner(running.spinner)
                 show(event, fallback: result.textWasStreamed ? [] : [DisplayBlock(role: .summary, markdown: result.text)])
                 record(result, request: exchange.request, streamed: running.takeStreamed().shown)
+                running.ending = result.outcome?.rawValue ?? "answered"
                 await askAfterTask(result)
             case .queued(let notice):
                 sawTerminal = true
@@ -261,6 +270,7 @@ public actor REPL {
             case .failure(let failure):
                 sawTerminal = true
                 if !failure.cancelled { state.failedTasks += 1 }
+                running.ending = failure.cancelled ? "cancelled" : "failed"
                 console.stopSpinner(running.spinner)
                 recordPartial(running, request: exchange.request)
                 show(event, fallback: [DisplayBlock(role: .error, markdown: failure.message)])
@@ -495,6 +505,13 @@ final class RunningTask: Sendable {
     private let streamed = Mutex<(raw: String, shown: String)>(("", ""))
     private let cursorMidLine = Mutex(false)
     private let wasQueued = Mutex(false)
+    private let end = Mutex<String?>(nil)
+
+    /// How the answer ended, in `/history`'s words (`SentMessage.status`), once it did.
+    var ending: String? {
+        get { end.withLock { $0 } }
+        set { end.withLock { $0 = newValue } }
+    }
 
     /// True when the request was queued for later instead of sent.
     var queued: Bool {

@@ -80,6 +80,32 @@ struct REPLSessionTests {
         #expect(state.turns.count == 1)
     }
 
+    /// `/history` lists every message sent, however it ended, not only the answered ones.
+    @Test func historyListsMessagesThatWereNotAnsweredToo() async throws {
+        let backend = ScriptedBackend(capabilities: [.planApproval]) { request in
+            if case .approve = request.action { return [.event(.result(BackendResult(outcome: .bounded, text: "ran the plan")))] }
+            switch request.text {
+            case "answer me": return [.event(.result(BackendResult(outcome: .complete, text: "here")))]
+            case "break the transport": return [.fail(BackendError.http(status: 502, detail: "Bad Gateway"))]
+            case "fail the task": return [.event(.failure(TaskFailure(message: "the engine gave up")))]
+            default: return [.event(.planAwaitingApproval(Plan(taskID: request.id, summary: "Plan for \(request.text)")))]
+            }
+        }
+        let lines = ["answer me", "break the transport", "fail the task", "/trust 0", "plan one", "/reject", "plan two", "/history",
+                     "/approve", "/history"]
+        let (output, state, _) = await runREPL(lines, backend: backend)
+        #expect(state.turns.count == 2, "the conversation engines see holds the answered ones only")
+        let listed = output.split(separator: "\n").filter { $0.first?.isNumber == true && $0.contains(" → ") }
+        #expect(listed.count == 10, "two listings of five:\n\(output)")
+        #expect(listed.prefix(5).map { $0.components(separatedBy: " → ").last! } ==
+                ["complete", "failed", "failed", "plan rejected", "plan waiting for /approve"], "\(listed)")
+        #expect(listed.prefix(5).map { $0.prefix(while: { $0 != " " }) } == ["1.", "2.", "3.", "4.", "5."], "\(listed)")
+        #expect(listed[1].hasPrefix("2. break the transport"), "\(listed)")
+        #expect(listed[9].hasPrefix("5. plan two") && listed[9].hasSuffix("→ bounded"), "\(listed)")
+        #expect(state.messages.map(\.status) == ["complete", "failed", "failed", "plan rejected", "bounded"], "approving updates the same entry")
+        #expect(state.messages.count == 5)
+    }
+
     @Test func cancelOnAPlanPointsToReject() async throws {
         let backend = ScriptedBackend(capabilities: [.planApproval, .cancellation]) { request in
             [.event(.accepted(taskID: request.id, status: .awaitingApproval)),

@@ -233,6 +233,7 @@ extension REPL {
     private func reject() async {
         guard let pending = state.pendingPlan, let session else { return error("No plan is waiting for approval.") }
         state.pendingPlan = nil
+        state.recordMessage(pending.request, status: "plan rejected")
         do {
             try await session.backend.reject(taskID: pending.plan.taskID)
             note("Plan dropped; nothing ran.")
@@ -298,14 +299,14 @@ extension REPL {
     }
 
     private func history() {
-        guard !state.turns.isEmpty else { return note("No messages yet in this session.") }
-        let lines = state.turns.enumerated().map { index, turn in
-            let labels = [turn.intent?.rawValue, turn.urgency?.rawValue].compactMap { $0 }.joined(separator: "/")
+        guard !state.messages.isEmpty else { return note("No messages yet in this session.") }
+        let lines = state.messages.enumerated().map { index, message in
+            let labels = [message.intent?.rawValue, message.urgency?.rawValue].compactMap { $0 }.joined(separator: "/")
             // Each message as typed (not read as Markdown; a message of several lines keeps
             // them), a pasted page clipped.
-            let query = TerminalText.clean(turn.query)
+            let query = TerminalText.clean(message.text)
             let shown = query.count > 300 ? String(query.prefix(299)) + "…" : query
-            return "\(index + 1). \(shown)" + (labels.isEmpty ? "" : "  [\(labels)]") + (turn.outcome.map { " → \($0.rawValue)" } ?? "")
+            return "\(index + 1). \(shown)" + (labels.isEmpty ? "" : "  [\(labels)]") + " → \(message.status)"
         }
         verbatim(lines.joined(separator: "\n"))
     }

@@ -29,7 +29,7 @@ public struct SlashCommand: Sendable, Hashable {
                      details: "Prints the last request exactly as the backend received it, after every middleware (intent, context)."),
         SlashCommand(name: "/raw", arguments: "", summary: "show the engine's own text of the last answer",
                      details: "Prints the last answer as the engine wrote it, before the soul's rendering or rewrite (control characters removed)."),
-        SlashCommand(name: "/history", arguments: "", summary: "list this session's messages", details: "Each message with its classification and outcome."),
+        SlashCommand(name: "/history", arguments: "", summary: "list this session's messages", details: "Each message sent this session, as typed, with its classification and how it ended: an outcome (complete, bounded, …), cancelled, failed, queued, or a plan waiting for /approve or rejected."),
         SlashCommand(name: "/save", arguments: "FILE [--force]", summary: "save the conversation as Markdown",
                      details: "Writes the transcript to FILE. An existing file is never overwritten unless you add --force."),
         SlashCommand(name: "/queue", arguments: "[list | drop N|all | flush | resend N]", summary: "messages queued while a backend was unreachable",

@@ -12,6 +12,8 @@ public struct SessionState: Sendable {
     /// Labels set with `/intent set`, used for the next message only.
     public var pendingOverride: IntentOverride?
     public var turns: [ConversationTurn] = []
+    /// Every message sent, however it ended, for `/history` (see `SentMessage`).
+    public var messages: [SentMessage] = []
     /// What was shown, for `/save` (Markdown, in order).
     public var transcript: [TranscriptEntry] = []
     /// The last request as the backend received it (after every middleware).
