@@ -86,6 +86,24 @@ struct TimepointTerminalTests {
         #expect((try FileManager.default.attributesOfItem(atPath: tokenFile)[.posixPermissions] as? Int) == 0o600)
     }
 
+    /// `/chat` is a turn of the conversation: `/save` keeps it and the character's answer
+    /// (before, a session of scene and chats saved the scene alone, or "0 entries").
+    @Test func aChatWithACharacterIsInTheSavedTranscript() throws {
+        let (server, url) = try Self.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try Self.home(for: url)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let file = home.appendingPathComponent("chat.md").path
+        let input = "/signin dev cy@example.com\nOppenheimer at Trinity, 1945\n/chat Oppenheimer what are you thinking\n/credits\n/save \(file)\n"
+        let (output, status) = try PipedREPL.run(["--backend", "tp"], input: input, home: home)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("Saved 4 entries"), "the scene's message and answer, the chat and its answer: \(output)")
+        let saved = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(saved.contains("/chat Oppenheimer what are you thinking"), "\(saved)")
+        #expect(saved.contains("I am thinking about what comes next."), "\(saved)")
+        #expect(!saved.contains("/credits") && !saved.contains("/signin"), "status commands are not the conversation: \(saved)")
+    }
+
     @Test func pipedInputIsNeverAskedToConfirmADeletion() throws {
         let (server, url) = try Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }

@@ -44,6 +44,10 @@ public struct BackendCommand: Sendable {
     /// a front end that can print while it runs calls this instead of `run`, and cancels the
     /// task on Ctrl-C. Nil for ordinary commands.
     public var live: (@Sendable (_ arguments: [String], _ output: CommandOutput) async throws -> String)?
+    /// True for a command that is itself a turn of the conversation (TIMEPOINT's `/chat`): a
+    /// front end keeps what was typed and the answer in the transcript a person saves, as it
+    /// does for messages. Status and listing commands (`/tasks`, `/credits`) are not kept.
+    public var inTranscript = false
 
     public init(name: String, summary: String, usage: String,
                 completions: @escaping @Sendable ([String]) -> [String] = { _ in [] },
@@ -64,6 +68,13 @@ public struct BackendCommand: Sendable {
             try await live(arguments, CommandOutput(interactive: false) { _ in })
         }
         self.live = live
+    }
+
+    /// The same command, kept in the transcript (see `inTranscript`).
+    public func keptInTranscript() -> BackendCommand {
+        var command = self
+        command.inTranscript = true
+        return command
     }
 }
 

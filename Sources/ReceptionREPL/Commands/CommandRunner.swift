@@ -71,6 +71,11 @@ extension REPL {
         do {
             let text = try await work.value
             if command.live == nil || !text.isEmpty { say(text) }
+            if command.inTranscript {
+                // Typed as one line: kept as typed, then the answer as it was shown.
+                state.transcript.append(TranscriptEntry(speaker: .person, markdown: ([command.name] + arguments).joined(separator: " ")))
+                state.transcript.append(TranscriptEntry(speaker: .reception, markdown: text))
+            }
             // A live view ends on Ctrl-C with its own summary; the person still hears where they are.
             if command.live != nil, interrupted.withLock({ $0 }) { note("Stopped \(command.name) (Ctrl-C). Back at the prompt.") }
         } catch {

@@ -37,17 +37,21 @@ public struct TimepointCommands: Sendable {
             BackendCommand(name: "/jump", summary: "travel in time from the current scene (costs credits)",
                            usage: "/jump next|prior [N [UNIT]]   UNIT: second, minute, hour, day (default), week, month, year",
                            completions: { arguments in arguments.isEmpty ? ["next", "prior"] : arguments.count == 2 ? ["second", "minute", "hour", "day", "week", "month", "year"] : [] }) { try await jump($0) }
-                .statingCostFirst { try await jump($0, before: $1) },
+                .statingCostFirst { try await jump($0, before: $1) }
+                .keptInTranscript(),
             BackendCommand(name: "/timeline", summary: "the scenes linked before and after the current one",
                            usage: "/timeline") { _ in try await timeline() },
             BackendCommand(name: "/chat", summary: "say something to one character of the scene",
                            usage: "/chat NAME MESSAGE   (or just write “ask NAME …”)",
                            completions: { [backend] arguments in arguments.isEmpty ? (backend.scene?.cast.map { SceneText.shortName($0.name) } ?? []) : [] }) { try await chat($0) }
-                .statingCostFirst { try await chat($0, before: $1) },
+                .statingCostFirst { try await chat($0, before: $1) }
+                .keptInTranscript(),
             BackendCommand(name: "/dialog", summary: "more dialog among the scene's characters",
-                           usage: "/dialog [DIRECTION]") { try await dialog($0) },
+                           usage: "/dialog [DIRECTION]") { try await dialog($0) }
+                .keptInTranscript(),
             BackendCommand(name: "/survey", summary: "ask every character the same question",
-                           usage: "/survey QUESTION") { try await survey($0) },
+                           usage: "/survey QUESTION") { try await survey($0) }
+                .keptInTranscript(),
         ]
     }
 
