@@ -150,8 +150,9 @@ struct RewriteStageTests {
             let why = run.log.explanation()
             #expect(why.contains("reference did not answer within 0.5 s"), "\(why)")
             #expect(why.contains("the rest of the answer was not sent"), "\(why)")
-            // Only the first part went to the model; the parts after it were never asked for.
-            #expect(await run.server.server.receivedBodies().count == 1)
+            // At most the first part reached the model (on a loaded machine the limit can pass
+            // before even that arrives); the parts after it were never asked for.
+            #expect(await run.server.server.receivedBodies().count <= 1)
         }
     }
 
