@@ -77,7 +77,12 @@ public final class WebSocketConnection: Sendable {
                 inbound.finish()
             } catch {
                 let failure = BackendError.unreachable(url: url, reason: Self.describe(error))
-                opened.finish(throwing: failure)
+                // Before the upgrade: nothing answering there is "unreachable" (an offline
+                // queue may keep the message for later); something that answered but refused
+                // the upgrade (a wrong path, not a WebSocket server) is not, since waiting
+                // would never deliver the message.
+                opened.finish(throwing: Self.isConnectionFailure(error) ? failure
+                              : BackendError.protocolViolation("\(url) did not accept a WebSocket connection (\(Self.describe(error)))"))
                 inbound.finish(throwing: failure)
             }
         }
@@ -95,6 +100,13 @@ public final class WebSocketConnection: Sendable {
         outgoing.finish()
         connection.cancel()
         await connection.value
+    }
+
+    /// True for a failure to reach anything at all (refused, no route, DNS, timed out).
+    static func isConnectionFailure(_ error: any Error) -> Bool {
+        if error is NIOConnectionError || error is IOError { return true }
+        if let error = error as? ChannelError, case .connectTimeout = error { return true }
+        return false
     }
 
     /// A connection failure in plain words, as the HTTP transport says it ("connection refused

@@ -21,6 +21,28 @@ struct FridayTerminalTests {
         #expect(!output.contains("utilize"))
     }
 
+    /// Friday down at start: the REPL starts offline, queues the question, and a later start
+    /// with the server up delivers it once, before anything new.
+    @Test func aQuestionAskedWhileFridayIsDownIsDeliveredWhenItIsUp() throws {
+        let (probe, probeURL) = try startServer()
+        probe.terminate(); probe.waitUntilExit()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
+        let environment = ["FRIDAY_URL": probeURL]
+        let (offline, offlineStatus) = try PipedREPL.run(["--backend", "friday"], input: "hello while you sleep\n", home: home, environment: environment)
+        #expect(offlineStatus == 0, "a queued message is not a failure: \(offline)")
+        #expect(offline.contains("Friday at \(probeURL) cannot be reached"), "\(offline)")
+        #expect(offline.contains("your message is queued (1 waiting)"), "\(offline)")
+
+        let port = Int(probeURL.split(separator: ":").last!.split(separator: "/").first!)!
+        let (server, _) = try ReferenceServerProcess.start(["friday", "--step-ms", "10"], url: #"ws://127\.0\.0\.1:\d+/ws"#, port: port)
+        defer { server.terminate(); server.waitUntilExit() }
+        let (online, status) = try PipedREPL.run(["--backend", "friday"], input: "/queue\n", home: home, environment: environment)
+        #expect(status == 0, "\(online)")
+        #expect(online.contains("Sending 1 queued message to friday"), "\(online)")
+        #expect(online.contains("You asked: \"hello while you sleep\""), "\(online)")
+        #expect(online.contains("The offline queue is empty."), "\(online)")
+    }
+
     @Test func theFirstChunkIsOnScreenBeforeTheLastIsSent() async throws {
         let (server, url) = try startServer(slowMilliseconds: 400)
         defer { server.terminate(); server.waitUntilExit() }

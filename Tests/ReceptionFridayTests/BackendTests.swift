@@ -105,10 +105,36 @@ struct BackendTests {
         }
     }
 
-    @Test func aServerThatIsNotThereIsSaidAtConnect() async throws {
+    /// Nothing listening: the session starts offline and says so (messages wait in the
+    /// offline queue); each question tries again and is unreachable before any event, which
+    /// is what the queue keeps.
+    @Test func aServerThatIsNotThereStartsOfflineAndSaysSo() async throws {
         let catalog = BackendCatalog(plugins: [FridayPlugin.plugin],
                                      environment: .standard(["HOME": "/nonexistent", "FRIDAY_URL": "ws://127.0.0.1:9/ws"]))
-        await #expect(throws: BackendError.self) { _ = try await catalog.connect("friday") }
+        let connection = try await catalog.connect("friday")
+        let notice = try #require(connection.notice)
+        #expect(notice.hasPrefix("Friday at ws://127.0.0.1:9/ws cannot be reached (connection refused"), "\(notice)")
+        #expect(notice.contains("Messages you send now are queued"))
+        var sawEvent = false
+        await #expect { for try await _ in connection.backend.submit(ReceptionRequest(text: "hello")) { sawEvent = true } } throws: { error in
+            guard case BackendError.unreachable = error else { return false }
+            return true
+        }
+        #expect(!sawEvent)
+        await connection.shutdown()
+    }
+
+    /// Something answers there but not as Friday's WebSocket (a wrong path): waiting would
+    /// never deliver a message, so it is an error at once, not an offline start.
+    @Test func aURLThatIsNotAWebSocketIsAnErrorAtConnect() async throws {
+        try await withFridayServer { server in
+            let wrong = server.url.replacingOccurrences(of: "/ws", with: "/not-the-socket")
+            let catalog = BackendCatalog(plugins: [FridayPlugin.plugin], environment: .standard(["HOME": "/nonexistent", "FRIDAY_URL": wrong]))
+            await #expect { _ = try await catalog.connect("friday") } throws: { error in
+                guard case BackendError.protocolViolation(let what) = error else { return false }
+                return what.contains("did not accept a WebSocket connection")
+            }
+        }
     }
 
     @Test func theBuiltInProfileReadsFridayURLWithTheWsPathByDefault() throws {

@@ -50,11 +50,19 @@ public enum FridayPlugin {
     }
 
     /// The connection: the backend, `/new`, and closing the socket when the front end leaves.
-    /// The socket opens at once, so a server that is not there is said before the first question.
+    /// The socket opens at once, so a server that is not there is said before the first
+    /// question. Nothing listening there is not the end: the session starts offline with a
+    /// notice, and each question tries the socket again (the offline queue keeps what cannot
+    /// be sent). Something that answers but is not Friday's WebSocket is an error at once.
     public static func connect(_ configuration: FridayConfiguration, name: String) async throws -> BackendConnection {
         let backend = FridayBackend(configuration: configuration, name: name)
-        try await backend.open()
-        return BackendConnection(backend: backend, commands: FridayCommands(backend: backend).all,
+        var notice: String?
+        do {
+            try await backend.open()
+        } catch BackendError.unreachable(_, let reason) {
+            notice = "Friday at \(RedactedURL.display(configuration.url)) cannot be reached (\(reason)). Messages you send now are queued and sent when it answers."
+        }
+        return BackendConnection(backend: backend, commands: FridayCommands(backend: backend).all, notice: notice,
                                  shutdown: { await backend.close() })
     }
 }
