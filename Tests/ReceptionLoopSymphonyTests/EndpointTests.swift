@@ -4,6 +4,7 @@ import ReceptionCore
 import NIOHTTP1
 import ReceptionReferenceServers
 import ReceptionTesting
+import Synchronization
 import Testing
 
 @Suite struct EndpointTests {
@@ -357,3 +358,75 @@ extension HeartbeatCreate {
     }
 }
 
+
+/// Issue 20, point 1: "learnings reported while offline are queued the same way".
+@Suite("Learnings made while the server cannot be reached")
+struct PendingLearningTests {
+    func commands(_ client: LoopSymphonyClient, cache: KnowledgeCache, presence: RoomPresence) -> LoopSymphonyCommands {
+        LoopSymphonyCommands(client: client, cache: cache, cacheProblem: nil, presence: presence, log: RoomLog())
+    }
+
+    @Test func aLearningMadeOfflineIsKeptAndReportedAtTheNextHeartbeat() async throws {
+        let cache = try KnowledgeCache(path: ":memory:")
+        let nowhere = LoopSymphonyClient(configuration: LoopSymphonyConfiguration(baseURL: "http://127.0.0.1:9", apiKey: "dev-key", userID: "tester"))
+        let offline = commands(nowhere, cache: cache, presence: RoomPresence(client: nowhere, registration: RoomPresence.defaultRegistration(), cache: cache))
+        let kept = try await offline.knowledge(["learn", "Prefers", "tables", "--", "Likes", "answers", "as", "tables"])
+        #expect(kept.hasPrefix("Loop Symphony cannot be reached (connection refused"), "\(kept)")
+        #expect(kept.contains("The learning is kept here (1 waiting)"), "\(kept)")
+        _ = try await offline.knowledge(["learn", "Mornings", "--", "Asks", "for", "news", "at", "seven"])
+        #expect(try cache.pendingLearnings().map(\.title) == ["Prefers tables", "Mornings"])
+        await nowhere.shutdown()
+
+        try await withServer { _, client in
+            let presence = RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: cache)
+            _ = try await client.rooms.register(presence.registration)
+            try await presence.beat()
+            #expect(try cache.pendingLearnings().isEmpty, "reported once the server answered")
+            let aggregated = try await commands(client, cache: cache, presence: presence).knowledge(["aggregate"])
+            #expect(aggregated.contains("Aggregated 2 learning(s)"), "both reached the server, once: \(aggregated)")
+        }
+    }
+
+    @Test func theNextLearnReportsTheKeptOnesFirst() async throws {
+        let cache = try KnowledgeCache(path: ":memory:")
+        try cache.keepLearning(category: "patterns", title: "Kept earlier", content: "Made offline", observedAt: "2026-11-26T10:00:00Z")
+        try await withServer { _, client in
+            let presence = RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: cache)
+            let text = try await commands(client, cache: cache, presence: presence).knowledge(["learn", "Now", "--", "Made", "online"])
+            #expect(text.contains("accepted 1 learning(s)") && text.contains("It also accepted 1 kept while it could not be reached."), "\(text)")
+            #expect(try cache.pendingLearnings().isEmpty)
+        }
+    }
+}
+
+@Suite("Room presence after an offline start")
+struct OfflineRoomPresenceTests {
+    /// A session that started while the server could not be reached joins as a room once it
+    /// answers (before, the room loop gave up at the first failed registration).
+    @Test func theRoomRegistersOnceTheServerAnswers() async throws {
+        let probe = try await RunningLoopSymphonyServer.start(.fast())
+        let port = probe.port
+        await probe.stop()
+        let client = LoopSymphonyClient(configuration: LoopSymphonyConfiguration(baseURL: "http://127.0.0.1:\(port)", apiKey: "dev-key", userID: "tester"))
+        let events = Mutex<[RoomPresence.Event]>([])
+        let presence = RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil,
+                                    interval: .milliseconds(50)) { event in events.withLock { $0.append(event) } }
+        let room = Task { try await presence.run() }
+        for _ in 0..<200 where !events.withLock({ $0.contains { if case .registrationFailed = $0 { true } else { false } } }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        var options = LoopSymphonyReferenceOptions.fast()
+        options.port = port
+        let server = try await RunningLoopSymphonyServer.start(options)
+        for _ in 0..<250 where !events.withLock({ $0.contains(.registered(roomID: presence.registration.roomID)) }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let seen = events.withLock { $0 }
+        #expect(seen.contains { if case .registrationFailed(let why) = $0 { why.contains("connection refused") } else { false } }, "\(seen)")
+        #expect(seen.contains(.registered(roomID: presence.registration.roomID)), "\(seen)")
+        room.cancel()
+        _ = try? await room.value
+        await client.shutdown()
+        await server.stop()
+    }
+}

@@ -191,10 +191,21 @@ public struct LoopSymphonyCommands: Sendable {
             let (head, content) = split(Array(args.dropFirst()))
             guard !head.isEmpty, !content.isEmpty else { throw usage("/knowledge learn TITLE -- CONTENT") }
             let roomID = presence.registration.roomID
-            let accepted = try await client.knowledge.reportLearnings(LearningsReport(roomID: roomID, learnings: [
-                RoomLearning(category: "patterns", title: head.joined(separator: " "), content: content, roomID: roomID, observedAt: Wire.timestamp()),
-            ]))
-            return "The server accepted \(accepted.accepted) learning(s) from \(accepted.roomID)."
+            let title = head.joined(separator: " ")
+            let observed = Wire.timestamp()
+            do {
+                // Learnings kept while the server could not be reached go first, in order.
+                let earlier = try await cache?.reportPendingLearnings(with: client, roomID: roomID) ?? 0
+                let accepted = try await client.knowledge.reportLearnings(LearningsReport(roomID: roomID, learnings: [
+                    RoomLearning(category: "patterns", title: title, content: content, roomID: roomID, observedAt: observed),
+                ]))
+                return "The server accepted \(accepted.accepted) learning(s) from \(accepted.roomID)."
+                    + (earlier > 0 ? " It also accepted \(earlier) kept while it could not be reached." : "")
+            } catch BackendError.unreachable(let url, let reason) {
+                guard let cache else { throw BackendError.unreachable(url: url, reason: reason) }
+                let waiting = try cache.keepLearning(category: "patterns", title: title, content: content, observedAt: observed)
+                return "Loop Symphony cannot be reached (\(reason)). The learning is kept here (\(waiting) waiting) and reported when the server answers: at the next heartbeat or `/knowledge learn`."
+            }
         case "refresh":
             let r = try await client.knowledge.refresh()
             return "Refreshed from \(r.sourcesRefreshed.joined(separator: ", ")): \(r.entriesCreated) created, \(r.entriesUpdated) updated, \(r.entriesRemoved) removed."
@@ -258,6 +269,8 @@ public struct LoopSymphonyCommands: Sendable {
         case .reregistered(let id): "registered \(id) again (the server had forgotten it)"
         case .heartbeat(_, let version, let up, let removed): "heartbeat" + (version.map { ", knowledge v\($0): \(up) updated, \(removed) removed" } ?? "")
         case .failed(let why): "heartbeat failed: \(why)"
+        case .registrationFailed(let why): "registering failed (tried again at the next beat): \(why)"
+        case .learningsReported(let count): "reported \(count) learning(s) kept while the server could not be reached"
         case .deregistered(let id, let status): "deregistered \(id) (\(status))"
         }
     }

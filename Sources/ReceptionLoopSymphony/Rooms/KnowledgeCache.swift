@@ -29,7 +29,7 @@ public final class KnowledgeCache: Sendable {
         public var tagList: [String] { (try? JSONDecoder().decode([String].self, from: Data(tags.utf8))) ?? [] }
     }
 
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
     public let path: String
 
     /// Opens (creating if needed) the cache at `path`; `":memory:"` for a throwaway cache.
@@ -50,7 +50,7 @@ public final class KnowledgeCache: Sendable {
         // Most opens find the schema in place: check with a read, so a session's start does
         // not queue for the write lock behind another session's sync.
         let schemaVersion = try database.read { try Int.fetchOne($0, sql: "PRAGMA user_version") ?? 0 }
-        guard schemaVersion < 1 else { return }
+        guard schemaVersion < 2 else { return }
         try database.inTransaction(.immediate) { db in
             // The schema check and its creation in one IMMEDIATE transaction: two sessions
             // opening a new cache at once would otherwise both see no tables and both create
@@ -74,6 +74,17 @@ public final class KnowledgeCache: Sendable {
                     t.column("value", .text).notNull()
                 }
                 try db.execute(sql: "PRAGMA user_version = 1")
+            }
+            if try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 < 2 {
+                // Learnings made while the server could not be reached (see +PendingLearnings).
+                try db.create(table: "pending_learnings", ifNotExists: true) { t in
+                    t.autoIncrementedPrimaryKey("seq")
+                    t.column("category", .text).notNull()
+                    t.column("title", .text).notNull()
+                    t.column("content", .text).notNull()
+                    t.column("observed_at", .text).notNull()
+                }
+                try db.execute(sql: "PRAGMA user_version = 2")
             }
             return .commit
         }

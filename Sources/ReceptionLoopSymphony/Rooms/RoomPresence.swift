@@ -14,6 +14,9 @@ public struct RoomPresence: Sendable {
         case heartbeat(roomID: String, serverVersion: Int?, upserted: Int, removed: Int)
         case reregistered(roomID: String)
         case failed(String)
+        case registrationFailed(String)
+        /// Learnings kept while the server could not be reached were reported.
+        case learningsReported(Int)
         case deregistered(roomID: String, status: String)
     }
 
@@ -89,12 +92,29 @@ public struct RoomPresence: Sendable {
         }
         onEvent(.heartbeat(roomID: registration.roomID, serverVersion: response.knowledgeUpdates?.serverVersion,
                            upserted: applied.upserted, removed: applied.removed))
+        // The server answers again: what was learnt while it could not be reached goes now.
+        // A failure keeps them for the next beat; the heartbeat itself went through.
+        if let cache, let reported = try? await cache.reportPendingLearnings(with: client, roomID: registration.roomID), reported > 0 {
+            onEvent(.learningsReported(reported))
+        }
         return response
     }
 
-    /// Registers, beats until cancelled, then deregisters.
+    /// Registers, beats until cancelled, then deregisters. A registration that fails (the
+    /// session started while the server could not be reached) is tried again every
+    /// `interval`, so the room joins once the server answers.
     public func run() async throws {
-        _ = try await client.rooms.register(registration)
+        while true {
+            do {
+                _ = try await client.rooms.register(registration)
+                break
+            } catch is CancellationError {
+                return
+            } catch {
+                onEvent(.registrationFailed(String(describing: error)))
+            }
+            do { try await Task.sleep(for: interval) } catch { return }
+        }
         onEvent(.registered(roomID: registration.roomID))
         while !Task.isCancelled {
             do {
