@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ReceptionCore
+import ReceptionTransport
 import Synchronization
 
 /// A text WebSocket to an engine (Friday's `/ws`, for one): messages in as an async stream,
@@ -58,7 +59,8 @@ public final class WebSocketConnection: Sendable {
         logger.logLevel = .critical
         connection = Task { [configuration, logger] in
             do {
-                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inboundFrames, outbound, _ in
+                try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: ConnectionFailure.tlsConfiguration(),
+                                                  logger: logger) { inboundFrames, outbound, _ in
                     opened.yield()
                     opened.finish()
                     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -81,8 +83,14 @@ public final class WebSocketConnection: Sendable {
                 // queue may keep the message for later); something that answered but refused
                 // the upgrade (a wrong path, not a WebSocket server) is not, since waiting
                 // would never deliver the message.
-                opened.finish(throwing: Self.isConnectionFailure(error) ? failure
-                              : BackendError.protocolViolation("\(url) did not accept a WebSocket connection (\(Self.describe(error)))"))
+                let beforeUpgrade: BackendError = if ConnectionFailure.isTLSFailure(error) {
+                    .untrusted(url: RedactedURL.display(url), reason: Self.describe(error))
+                } else if Self.isConnectionFailure(error) {
+                    failure
+                } else {
+                    .protocolViolation("\(url) did not accept a WebSocket connection (\(Self.describe(error)))")
+                }
+                opened.finish(throwing: beforeUpgrade)
                 inbound.finish(throwing: failure)
             }
         }
@@ -109,16 +117,6 @@ public final class WebSocketConnection: Sendable {
         return false
     }
 
-    /// A connection failure in plain words, as the HTTP transport says it ("connection refused
-    /// (nothing listens there)"), never NIO's `SingleConnectionFailure(target: …)` dump.
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? NIOConnectionError {
-            if error.dnsAError != nil || error.dnsAAAAError != nil, error.connectionErrors.isEmpty { return "the host name does not resolve" }
-            if let first = error.connectionErrors.first { return describe(first.error) }
-        }
-        if let error = error as? IOError { return SocketErrorText.describe(errno: error.errnoCode) }
-        if let error = error as? ChannelError, case .connectTimeout = error { return "connection timed out" }
-        let text = String(describing: error)
-        return text.count > 300 ? String(text.prefix(300)) + "…" : text
-    }
+    /// A connection failure in plain words, as the HTTP transport says it.
+    static func describe(_ error: any Error) -> String { ConnectionFailure.describe(error) }
 }

@@ -242,7 +242,10 @@ import Testing
         let client = LoopSymphonyClient(configuration: configuration)
         let start = ContinuousClock.now
         let events = try await collect(LoopSymphonyBackend(client: client).submit(request("research stuckresult", trust: 1)))
-        #expect(start.duration(to: .now) < .seconds(10))
+        // Not a speed bound: "for ever" against a 300 ms grace, with room for a loaded machine
+        // (10 s was exceeded once while builds ran beside the suite). The notice below is the
+        // real evidence that the wait was bounded.
+        #expect(start.duration(to: .now) < .seconds(60))
         #expect(result(in: events)?.text == "Reference research answer to: research stuckresult", "\(events)")
         #expect(progress(in: events).contains { $0.message.contains("still reports the task as running 300 ms after its stream said complete") },
                 "\(progress(in: events).map(\.message))")

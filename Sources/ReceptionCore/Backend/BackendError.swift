@@ -12,6 +12,9 @@ public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
     case timedOut(url: String, reason: String)
     /// The server sent something that does not follow the contract.
     case protocolViolation(String)
+    /// The server was reached but could not be trusted (its TLS certificate did not verify):
+    /// not a reason to wait and try again, as "unreachable" is.
+    case untrusted(url: String, reason: String)
 
     public var description: String {
         switch self {
@@ -21,6 +24,7 @@ public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unreachable(let url, let reason): "Cannot reach \(url): \(reason)"
         case .timedOut(let url, let reason): "No answer from \(url) in time: \(reason)"
         case .protocolViolation(let what): "The backend broke its contract: \(what)"
+        case .untrusted(let url, let reason): "Cannot trust \(url): \(reason)"
         }
     }
 }

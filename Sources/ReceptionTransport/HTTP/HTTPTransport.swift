@@ -31,6 +31,8 @@ public final class HTTPTransport: Sendable {
             // with a backoff until the connect timeout, so "nothing listens there" took 5 s to
             // say (issue 20, point 2). Retries are ours to decide (`send`, `eventStream`).
             config.connectionPool.retryConnectionEstablishment = false
+            // Verified unless the person said --insecure (one switch for every transport).
+            if let tls = ConnectionFailure.tlsConfiguration() { config.tlsConfiguration = tls }
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
             ownsClient = true
         }
@@ -149,6 +151,9 @@ public final class HTTPTransport: Sendable {
         if let error = error as? HTTPClientError, [.deadlineExceeded, .readTimeout].contains(error) {
             return BackendError.timedOut(url: url, reason: Self.describe(error))
         }
+        if ConnectionFailure.isTLSFailure(error) {
+            return BackendError.untrusted(url: url, reason: Self.describe(error))
+        }
         return BackendError.unreachable(url: url, reason: Self.describe(error))
     }
 
@@ -228,28 +233,9 @@ public final class HTTPTransport: Sendable {
         return HTTPResponseStatus(statusCode: status).reasonPhrase
     }
 
-    /// A transport failure in plain words ("connection refused", "connection timed out"),
-    /// never NIO's internal description (`connection reset (error set): Connection refused)
-    /// (errno: 111)`).
+    /// A transport failure in plain words (see `ConnectionFailure.describe`).
     public static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .connectTimeout: return "connection timed out"
-            case .readTimeout: return "no answer within the read timeout"
-            case .deadlineExceeded: return "no answer within the request timeout"
-            case .remoteConnectionClosed: return "the server closed the connection"
-            case .bodyLengthMismatch: return "the answer was cut short"
-            default: break
-            }
-        }
-        if let error = error as? NIOConnectionError {
-            if error.dnsAError != nil || error.dnsAAAAError != nil, error.connectionErrors.isEmpty { return "the host name does not resolve" }
-            if let first = error.connectionErrors.first { return describe(first.error) }
-        }
-        if let error = error as? IOError { return SocketErrorText.describe(errno: error.errnoCode) }
-        if let error = error as? NIOTooManyBytesError { return "the answer is larger than \(error.maxBytes.map(String.init) ?? "the limit") bytes" }
-        if let error = error as? ChannelError, case .connectTimeout = error { return "connection timed out" }
-        return String(describing: error)
+        ConnectionFailure.describe(error)
     }
 
     static func describeDecoding(_ error: any Error) -> String {

@@ -55,6 +55,9 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Pause between the local backend's steps, in milliseconds (default 120; demos, tests).", valueName: "ms"))
     var localStepMs: Int?
 
+    @Flag(name: .long, help: "Do not verify servers' TLS certificates (your own development server with a self-signed certificate). Anyone on the network path could then read and change the session, API keys included.")
+    var insecure = false
+
     func validate() throws {
         if let trust, !(0...2).contains(trust) { throw ValidationError("--trust must be 0, 1 or 2.") }
         if let localStepMs, !(0...60_000).contains(localStepMs) { throw ValidationError("--local-step-ms must be 0...60000.") }
@@ -67,6 +70,11 @@ struct ChatCommand: AsyncParsableCommand {
             && ProcessInfo.processInfo.environment["NO_COLOR"] == nil && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         let mode: OutputMode = json ? .json : (colour ? .styled : .plain)
         let console = Console.standard(mode: mode)
+        // Before any connection: every transport reads this one switch.
+        TLSVerification.bootstrap(verifyingCertificates: !insecure)
+        if insecure {
+            console.errorLine("warning: --insecure: servers' TLS certificates are not verified; anyone on the network path could read and change this session, API keys included.")
+        }
         let environment = PluginEnvironment.standard()
 
         let library: SoulLibrary
