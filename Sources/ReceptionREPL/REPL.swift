@@ -14,11 +14,16 @@ public actor REPL {
         /// The level the person asked for; nil lets the backend's configuration decide (else 0).
         public var trustLevel: Int?
         public var initialBackend: String
+        /// While the person sits at the prompt with messages queued for the current backend,
+        /// they are tried again this often (quietly: nothing is printed unless one goes).
+        public var queueRetryInterval: Duration
 
-        public init(mode: OutputMode, trustLevel: Int? = nil, initialBackend: String = "local") {
+        public init(mode: OutputMode, trustLevel: Int? = nil, initialBackend: String = "local",
+                    queueRetryInterval: Duration = .seconds(30)) {
             self.mode = mode
             self.trustLevel = trustLevel
             self.initialBackend = initialBackend
+            self.queueRetryInterval = queueRetryInterval
         }
     }
 
@@ -66,8 +71,13 @@ public actor REPL {
         var pending = ""
         while true {
             if let message = souls?.reloadIfChanged() { note(message) }
+            let retry = pending.isEmpty ? retryQueueWhileIdle() : nil
             let input = await reader.readLine(prompt: pending.isEmpty ? prompt : continuationPrompt)
+            retry?.cancel()
             switch input {
+            case .idle:
+                await flushQueue(quiet: true)
+                continue
             case .endOfInput:
                 await leave()
                 return exitStatus
@@ -218,6 +228,8 @@ public actor REPL {
         var sawTerminal = false
         for try await event in exchange.events {
             try Task.checkCancellation()
+            // A quiet retry of the queue speaks once the backend answers (see `flushQueue`).
+            if case .queued = event.event {} else if console.isHolding { console.release() }
             if console.mode == .json { console.line(EventJSON(event).line) }
             if case .textDelta = event.event {} else if running.midText { console.write("\n"); running.midText = false }
             switch event.event {

@@ -39,6 +39,37 @@ struct OfflineQueueEndToEndTests {
         try profiles.write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
     }
 
+    /// At the prompt, with a message queued: the REPL tries it again while the person is idle
+    /// (saying nothing while the server stays down), never while a line is half typed, and
+    /// sends it once the server answers, without the person typing anything.
+    @Test func aQueuedMessageGoesWhileThePersonIsIdleOnceTheServerAnswers() async throws {
+        let port = try unusedPort()
+        let home = try home(url: "http://127.0.0.1:\(port)")
+        let terminal = try TerminalSession(arguments: ["--backend", "ls-queue", "--trust", "1", "--queue-retry", "1"], home: home)
+        var at = try await terminal.waitFor("› ")
+        terminal.enter("idle retry note")
+        at = try await terminal.waitFor("queued (1 waiting)", after: at)
+        at = try await terminal.waitFor("› ", after: at)
+        // Three retries while the server is down: not a word.
+        try await Task.sleep(for: .milliseconds(3500))
+        #expect(!terminal.screen[at...].contains("Sending") && !terminal.screen[at...].contains("unreachable"), "\(terminal.screen[at...])")
+
+        let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
+        defer { server.terminate(); server.waitUntilExit() }
+        // A half-typed line is never interrupted, even with the server back.
+        terminal.type("half typed")
+        try await Task.sleep(for: .milliseconds(3000))
+        #expect(!terminal.screen[at...].contains("Sending"), "a line being typed was interrupted: \(terminal.screen[at...])")
+        terminal.type("\u{15}")  // Ctrl-U: the line is empty again
+        at = try await terminal.waitFor("Sending 1 queued message to ls-queue", after: at, timeout: .seconds(20))
+        at = try await terminal.waitFor("answer to: idle retry note", after: at)
+        at = try await terminal.waitFor("› ", after: at)
+        terminal.enter("/queue")
+        try await terminal.waitFor("The offline queue is empty.", after: at)
+        terminal.enter("/quit")
+        #expect(try await terminal.exitStatus() == 0)
+    }
+
     /// A session sends queued messages as it starts, before anything can be typed:
     /// `reception queue` shows and drops them first, without a session and without sending.
     @Test func theQueueIsReadAndDroppedWithoutStartingASession() throws {

@@ -70,8 +70,10 @@ extension REPL {
     /// the message it answers; stops at the first one that is not delivered (still
     /// unreachable, an error, Ctrl-C), so the order holds.
     /// Returns true when messages for the current backend still wait because it is unreachable.
+    /// With `quiet` (a retry while the person is idle), nothing is printed unless the first
+    /// message reaches the backend: one still unreachable stays queued without a word.
     @discardableResult
-    func flushQueue(only: QueuedItem? = nil, force: Bool = false) async -> Bool {
+    func flushQueue(only: QueuedItem? = nil, force: Bool = false, quiet: Bool = false) async -> Bool {
         guard let queue, let session else { return false }
         let descriptor = session.backend.descriptor
         let backend = descriptor.name
@@ -94,6 +96,10 @@ extension REPL {
             }
         }
         guard !items.isEmpty else { return false }
+        // Held until the backend answers the first one (`consume` releases it at its first
+        // event that is not "still queued"), dropped if it does not.
+        if quiet { console.hold() }
+        defer { console.release() }
         if only == nil {
             note("Sending \(items.count) queued message\(items.count == 1 ? "" : "s") to \(backend), oldest first.")
         }
@@ -102,14 +108,33 @@ extension REPL {
                 console.line(style(dim: "→ queued \(QueueListing.age(since: item.createdAt)) ago: \(TerminalText.line(item.request.text, limit: 200))"))
             }
             let mark = state.transcript.count
+            let known = state.messages.contains { $0.id == item.request.id }
             state.transcript.append(TranscriptEntry(speaker: .person, markdown: item.request.text))
             let outcome = await execute(item.request, context: queue.context(forSending: item, force: force))
+            // Still waiting, and not typed in this session: not part of its /history yet.
+            if outcome == .queued, !known { state.messages.removeAll { $0.id == item.request.id } }
+            if console.isHolding { outcome == .queued ? console.discard() : console.release() }
             // Still unreachable: the message waits on, and the transcript already holds it from
             // when it was typed; an attempt per flush must not write it (and "queued") again.
             if outcome == .queued, mark <= state.transcript.count { state.transcript.removeSubrange(mark...) }
             guard outcome == .answered else { return outcome == .queued }
         }
         return false
+    }
+
+    /// While the prompt waits: when messages for the current backend are queued, asks the
+    /// reader for the prompt back every `queueRetryInterval` (only if nothing is typed), so
+    /// `run` can try them again. Nil when there is nothing to retry or nobody at a terminal.
+    func retryQueueWhileIdle() -> Task<Void, Never>? {
+        guard reader.isInteractive, let queue, let descriptor = session?.backend.descriptor,
+              (try? queue.items().contains { $0.isFor(descriptor) }) == true else { return nil }
+        let reader = reader, interval = configuration.queueRetryInterval
+        return Task {
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: interval) } catch { return }
+                reader.wakeIfIdle()
+            }
+        }
     }
 
     /// `/queue`, `/queue drop N|all`, `/queue flush`, `/queue resend N`.

@@ -20,7 +20,34 @@ public final class Console: Sendable {
         var label: String?
         var frame = 0
         var visible = false
+        /// While holding (`hold()`): what would have been written, in order (true: an error line).
+        var held: [(error: Bool, text: String)]?
     }
+
+    // MARK: holding output back
+
+    /// Keeps what is written from now on instead of showing it, and draws no spinner, until
+    /// `release()` shows it or `discard()` drops it: a quiet retry in the background says
+    /// nothing when nothing changed.
+    public func hold() {
+        state.withLock { $0.held = $0.held ?? [] }
+    }
+
+    /// Shows what was held, in order, and writes through again.
+    public func release() {
+        state.withLock { spinner in
+            guard let held = spinner.held else { return }
+            spinner.held = nil
+            for (error, text) in held { (error ? errorSink : sink)(text) }
+        }
+    }
+
+    /// Drops what was held, and writes through again.
+    public func discard() {
+        state.withLock { $0.held = nil }
+    }
+
+    public var isHolding: Bool { state.withLock { $0.held != nil } }
 
     /// `sink` receives every write (standard output by default; a buffer in tests), and
     /// `errorSink` error lines (standard error by default; the same buffer when only `sink`
@@ -45,6 +72,7 @@ public final class Console: Sendable {
         let columns = Int(reception_terminal_columns(STDERR_FILENO))
         let wrapped = (columns > 0 ? TextWrap.wrap(text, width: columns - 1) : text) + "\n"
         state.withLock { spinner in
+            if spinner.held != nil { spinner.held?.append((true, wrapped)); return }
             if spinner.visible { sink("\r\u{1B}[2K"); spinner.visible = false }
             errorSink(wrapped)
         }
@@ -59,6 +87,7 @@ public final class Console: Sendable {
 
     public func write(_ text: String) {
         state.withLock { spinner in
+            if spinner.held != nil { spinner.held?.append((false, text)); return }
             if spinner.visible { sink("\r\u{1B}[2K"); spinner.visible = false }
             sink(text)
         }
@@ -75,7 +104,7 @@ public final class Console: Sendable {
         return Task { [self] in
             while !Task.isCancelled {
                 state.withLock { spinner in
-                    guard let label = spinner.label else { return }
+                    guard let label = spinner.label, spinner.held == nil else { return }
                     spinner.frame = (spinner.frame + 1) % Self.frames.count
                     let columns = Int(reception_terminal_columns(STDOUT_FILENO))
                     sink("\r\u{1B}[2K" + Style.dim(Self.spinnerLine(frame: Self.frames[spinner.frame], label: label, columns: columns)))

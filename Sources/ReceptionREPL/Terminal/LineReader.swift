@@ -6,11 +6,17 @@ public protocol LineReader: Sendable {
     func remember(_ line: String)
     /// True when a person types the lines (a terminal): only then does the REPL ask questions.
     var isInteractive: Bool { get }
+    /// Asks a waiting `readLine` to return `.idle` if nothing has been typed on its line, so
+    /// the REPL can do work of its own (send queued messages) and then prompt again. A line
+    /// being typed is never disturbed: the call is then ignored.
+    func wakeIfIdle()
 }
 
 extension LineReader {
     /// Scripts, pipes and tests are not asked questions unless they say otherwise.
     public var isInteractive: Bool { false }
+    /// Readers of scripts and pipes are never idle in that sense: the next line is there.
+    public func wakeIfIdle() {}
 }
 
 public enum LineInput: Sendable, Equatable {
@@ -19,6 +25,8 @@ public enum LineInput: Sendable, Equatable {
     case interrupt
     /// Ctrl-D or end of the input stream.
     case endOfInput
+    /// Nothing typed, and `wakeIfIdle()` asked for the prompt back; the prompt was erased.
+    case idle
 }
 
 /// Reads lines from standard input without any terminal handling: for pipes and scripts.

@@ -58,6 +58,11 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
         }
     }
 
+    /// Not a signal: the REPL's request for the prompt back (`wakeIfIdle`).
+    private static let idleRequest: Int32 = -1
+
+    public func wakeIfIdle() { wake(with: Self.idleRequest) }
+
     private func wake(with signal: Int32) {
         lock.withLock { pendingSignals.append(signal) }
         var byte: UInt8 = 1
@@ -91,6 +96,12 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
                     reception_rl_discard_line()
                     StandardStreams.write("^C\n")
                     return .interrupt
+                }
+                if signals.contains(Self.idleRequest), (reception_rl_line_buffer().map { $0.pointee == 0 } ?? true) {
+                    // Nothing typed: erase the prompt; the REPL prints what it has to say
+                    // and prompts again.
+                    StandardStreams.write("\r\u{1B}[2K")
+                    return .idle
                 }
             }
             if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {

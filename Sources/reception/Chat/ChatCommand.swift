@@ -55,12 +55,16 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Pause between the local backend's steps, in milliseconds (default 120; demos, tests).", valueName: "ms"))
     var localStepMs: Int?
 
+    @Option(name: .long, help: ArgumentHelp("While you are idle at the prompt, how often messages queued for an unreachable backend are tried again, in seconds (default 30).", valueName: "seconds"))
+    var queueRetry: Int = 30
+
     @Flag(name: .long, help: "Do not verify servers' TLS certificates (your own development server with a self-signed certificate). Anyone on the network path could then read and change the session, API keys included.")
     var insecure = false
 
     func validate() throws {
         if let trust, !(0...2).contains(trust) { throw ValidationError("--trust must be 0, 1 or 2.") }
         if let localStepMs, !(0...60_000).contains(localStepMs) { throw ValidationError("--local-step-ms must be 0...60000.") }
+        guard (1...3600).contains(queueRetry) else { throw ValidationError("--queue-retry must be 1...3600 seconds.") }
         if let rewriteTimeout, !(1...600).contains(rewriteTimeout) { throw ValidationError("--rewrite-timeout must be 1...600 seconds.") }
     }
 
@@ -140,7 +144,7 @@ struct ChatCommand: AsyncParsableCommand {
             console.errorLine("warning: the offline queue \(queuePath) cannot be opened (\(error)); messages sent while a backend is unreachable will not be queued.")
         }
         let repl = REPL(
-            configuration: .init(mode: mode, trustLevel: trust, initialBackend: backend),
+            configuration: .init(mode: mode, trustLevel: trust, initialBackend: backend, queueRetryInterval: .seconds(queueRetry)),
             reader: reader, console: console,
             middleware: middleware,
             catalog: catalog, souls: library, completionWords: completionWords, queue: queueControl)
