@@ -7,6 +7,13 @@ import ReceptionTesting
 import Synchronization
 import Testing
 
+/// The slash commands of a session on `client`, with no knowledge cache.
+func sessionCommands(for client: LoopSymphonyClient) -> LoopSymphonyCommands {
+    LoopSymphonyCommands(client: client, cache: nil, cacheProblem: nil,
+                         presence: RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil),
+                         log: RoomLog())
+}
+
 @Suite struct EndpointTests {
     @Test func threeHealthEndpoints() async throws {
         try await withServer { _, client in
@@ -36,9 +43,7 @@ import Testing
     /// command says what happened to the task instead of showing the raw error.
     @Test func tasksGetSaysAFailedOrCancelledTaskPlainly() async throws {
         try await withServer { _, client in
-            let commands = LoopSymphonyCommands(client: client, cache: nil, cacheProblem: nil,
-                                                presence: RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil),
-                                                log: RoomLog())
+            let commands = sessionCommands(for: client)
             let failed = try await client.tasks.submit(request("please fail now", trust: 1))
             for try await _ in client.tasks.events(failed.taskID) {}
             let text = try await commands.tasks(["get", failed.taskID])
@@ -55,9 +60,7 @@ import Testing
     /// prefix, and one that names no task, or several, says so.
     @Test func tasksGetTakesTheShortIDTheTablesShow() async throws {
         try await withServer { _, client in
-            let commands = LoopSymphonyCommands(client: client, cache: nil, cacheProblem: nil,
-                                                presence: RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil),
-                                                log: RoomLog())
+            let commands = sessionCommands(for: client)
             let task = try await client.tasks.submit(request("research tide tables", trust: 1))
             for try await _ in client.tasks.events(task.taskID) {}
             let recent = try await commands.tasks(["recent"])
@@ -82,9 +85,7 @@ import Testing
     /// Before any room synced, the sync status is one line, not a header over an empty list.
     @Test func knowledgeSyncWithNoRoomsIsOneLine() async throws {
         try await withServer { _, client in
-            let commands = LoopSymphonyCommands(client: client, cache: nil, cacheProblem: nil,
-                                                presence: RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil),
-                                                log: RoomLog())
+            let commands = sessionCommands(for: client)
             let text = try await commands.knowledge(["sync"])
             #expect(text.hasPrefix("Server knowledge version **") && text.hasSuffix("No room has synced yet."), "\(text)")
             #expect(!text.contains("\n"), "\(text)")
@@ -95,9 +96,7 @@ import Testing
     /// the command finds the person's own through /trust/metrics instead of showing zeros.
     @Test func knowledgeUserWithoutAnIDShowsThePersonsOwn() async throws {
         try await withServer { _, client in
-            let commands = LoopSymphonyCommands(client: client, cache: nil, cacheProblem: nil,
-                                                presence: RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil),
-                                                log: RoomLog())
+            let commands = sessionCommands(for: client)
             for n in 1...2 {
                 let task = try await client.tasks.submit(request("hello number \(n)", trust: 1))
                 for try await _ in client.tasks.events(task.taskID) {}
@@ -113,9 +112,7 @@ import Testing
     /// the command says so and where to look instead of showing a raw 404.
     @Test func roomsStatusExplainsTheShadowedRoute() async throws {
         try await withServer { _, client in
-            let commands = LoopSymphonyCommands(client: client, cache: nil, cacheProblem: nil,
-                                                presence: RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil),
-                                                log: RoomLog())
+            let commands = sessionCommands(for: client)
             let text = try await commands.rooms(["status"])
             #expect(text.contains("cannot answer /rooms/status") && text.contains("/rooms list"), "\(text)")
         }

@@ -47,15 +47,10 @@ private func withTLSServer(_ body: @escaping @Sendable (Int) async throws -> Voi
     let tls = TLSConfiguration.makeServerConfiguration(
         certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(LoopbackIdentity.certificate.utf8)).map { .certificate($0) },
         privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(LoopbackIdentity.privateKey.utf8), format: .pem)))
-    let (ports, continuation) = AsyncStream<Int>.makeStream()
-    let app = Application(router: http, server: try .tls(.http1WebSocketUpgrade(webSocketRouter: sockets), tlsConfiguration: tls),
-                          configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                          onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
-    let server = Task { try await app.run() }
-    var iterator = ports.makeAsyncIterator()
-    let port = try #require(await iterator.next())
-    defer { server.cancel() }
-    try await body(port)
+    try await withLoopbackServer({ running in
+        Application(router: http, server: try .tls(.http1WebSocketUpgrade(webSocketRouter: sockets), tlsConfiguration: tls),
+                    configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: running)
+    }, body)
 }
 
 /// Issue 20, point 5: "TLS verification is on unless --insecure is given explicitly". One

@@ -24,15 +24,10 @@ private func withServer(_ body: @escaping @Sendable (Int) async throws -> Void) 
         try await outbound.write(.text(String(repeating: "x", count: 200_000)))
         try await Task.sleep(for: .seconds(5))
     }
-    let (ports, continuation) = AsyncStream<Int>.makeStream()
-    let app = Application(router: Router(), server: .http1WebSocketUpgrade(webSocketRouter: router),
-                          configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                          onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
-    let server = Task { try await app.run() }
-    var iterator = ports.makeAsyncIterator()
-    let port = try #require(await iterator.next())
-    defer { server.cancel() }
-    try await body(port)
+    try await withLoopbackServer({ running in
+        Application(router: Router(), server: .http1WebSocketUpgrade(webSocketRouter: router),
+                    configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: running)
+    }, body)
 }
 
 @Suite("Shared WebSocket transport")
