@@ -159,7 +159,8 @@ public final class TimepointBackend: Backend {
 
     func survey(_ question: String, in current: Timepoint?, id: String, note: @escaping @Sendable (String, String) -> Void) async throws -> BackendEvent {
         guard let current else { return .failure(TaskFailure(taskID: id, message: "No scene yet.")) }
-        note("cost", await client.costNotice("Asking everyone", cost: await costs().chat))
+        // No cost line: the cost table names no price for a survey, and the server does not
+        // charge one (upstream-contracts §3.3), as `/survey` says nothing either.
         let survey = try await client.survey(scene: current.id, question: question)
         let text = survey.answers.isEmpty ? "Nobody answered." : SceneText.lines(survey.answers)
         return .result(BackendResult(taskID: current.id, outcome: .complete, text: text))

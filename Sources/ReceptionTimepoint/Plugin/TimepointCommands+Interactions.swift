@@ -17,7 +17,11 @@ extension TimepointCommands {
             }
         }
         let message = arguments.dropFirst(used).joined(separator: " ")
-        let name = character ?? arguments[0]
+        // Nobody of that name in the scene: said here, before a cost is announced for a call
+        // the server would refuse.
+        guard let name = character else {
+            throw TimepointError.unavailable("Nobody called “\(TerminalText.line(arguments[0], limit: 60))” is in this scene: \(SceneText.cast(scene.cast)).")
+        }
         let cost = await stateCost("Asking \(name)", cost: await backend.costs().chat, before: output)
         let reply = try await client.chat(scene: scene.id, character: name, message: message)
         return cost + SceneText.reply(reply)
