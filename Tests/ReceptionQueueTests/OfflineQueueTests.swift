@@ -337,6 +337,23 @@ struct OfflineQueueTests {
         #expect(try queue.entry("new")?.destination == "http://here:1")
     }
 
+    /// Two damaged files in the same second: both kept, under two names, and the queue opens.
+    @Test func aSecondDamagedFileInTheSameSecondIsKeptToo() throws {
+        let path = temporaryQueuePath()
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for byte: UInt8 in [0x41, 0x42] {
+            try Data(repeating: byte, count: 4096).write(to: URL(fileURLWithPath: path))
+            let queue = try OfflineQueue(path: path)
+            #expect(queue.problem != nil)
+            #expect(try queue.count() == 0)
+        }
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("queue.sqlite.corrupt-") }.sorted()
+        #expect(aside.count == 2, "\(aside)")
+        let kept = try aside.map { try Data(contentsOf: URL(fileURLWithPath: directory + "/" + $0)) }
+        #expect(Set(kept) == [Data(repeating: 0x41, count: 4096), Data(repeating: 0x42, count: 4096)])
+    }
+
     @Test func aDamagedFileIsKeptAsideNotDeleted() throws {
         let path = temporaryQueuePath()
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -49,7 +49,15 @@ public enum PrivateFile {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyyMMdd-HHmmss"
-        let aside = path + ".corrupt-" + formatter.string(from: Date())
+        let stamp = path + ".corrupt-" + formatter.string(from: Date())
+        // Two damaged files in the same second must not collide: a rename onto an existing
+        // name fails, and the second file would be neither kept aside nor replaced.
+        var aside = stamp
+        var number = 2
+        while ["", "-journal", "-wal", "-shm"].contains(where: { FileManager.default.fileExists(atPath: aside + $0) }) {
+            aside = "\(stamp)-\(number)"
+            number += 1
+        }
         for suffix in ["", "-journal", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
             try FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
         }
