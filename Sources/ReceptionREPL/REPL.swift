@@ -136,7 +136,9 @@ public actor REPL {
     func send(_ text: String) async {
         // What waited in the offline queue goes before the new message, in order; while the
         // backend is still unreachable the new one joins them without another attempt.
-        let hold = await flushQueue()
+        // Quiet: a backend still down says nothing more here than the new message's own
+        // "queued" line (it joins the older ones without another word).
+        let hold = await flushQueue(quiet: true)
         let request = ReceptionRequest(text: text, conversation: state.turns, trustLevel: state.trustLevel, goal: state.goal,
                                        sessionID: state.sessionID)
         var context = ReceptionContext(intentOverride: state.pendingOverride)
@@ -243,6 +245,11 @@ public actor REPL {
                 console.updateSpinner(text)
             case .planAwaitingApproval(let plan):
                 sawTerminal = true
+                if let earlier = state.pendingPlan, earlier.request.id != exchange.request.id {
+                    // One plan waits at a time: the earlier one will not run, and says so.
+                    state.recordMessage(earlier.request, status: "plan replaced, not run")
+                    note("The plan for “\(TerminalText.line(earlier.request.text, limit: 80))” was not approved and is replaced by this one; it will not run.")
+                }
                 state.pendingPlan = PendingPlan(plan: plan, request: exchange.request)
                 running.ending = "plan waiting for /approve"
                 show(event, fallback: [DisplayBlock(role: .plan, title: "Plan", markdown: plan.summary)])

@@ -70,6 +70,46 @@ struct OfflineQueueEndToEndTests {
         #expect(try await terminal.exitStatus() == 0)
     }
 
+    /// While the server stays down, each new message joins the queue without the older ones
+    /// being tried again aloud; `/queue` in JSON mode is JSON like every other line.
+    @Test func offlineMessagesQueueQuietlyAndJSONModeStaysJSON() throws {
+        let home = try home(url: "http://127.0.0.1:\(try unusedPort())")
+        let (output, status) = try PipedREPL.run(["--backend", "ls-queue", "--trust", "1"],
+                                                  input: "first offline note\nsecond offline note\nthird offline note\n", home: home)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("queued (3 waiting)"), "\(output)")
+        #expect(!output.contains("Sending") && !output.contains("still unreachable"), "no retry noise between messages: \(output)")
+        let (json, _) = try PipedREPL.run(["--backend", "ls-queue", "--json"], input: "/queue\n", home: home)
+        let lines = json.split(separator: "\n").filter { !$0.isEmpty }
+        #expect(!lines.isEmpty)
+        for line in lines {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)")
+        }
+        #expect(json.contains("3 queued messages, oldest first"), "\(json)")
+    }
+
+    /// Ctrl-C on a queued message being sent is "not this one": it leaves the queue, and the
+    /// person hears how many still wait.
+    @Test func aQueuedMessageCancelledWhileSentLeavesTheQueue() async throws {
+        let port = try unusedPort()
+        let home = try home(url: "http://127.0.0.1:\(port)")
+        _ = try PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: "slow research of rivers\nwhat is two plus two\n", home: home)
+        let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "2000"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
+        defer { server.terminate(); server.waitUntilExit() }
+        let terminal = try TerminalSession(arguments: ["--backend", "ls-queue", "--trust", "1"], home: home)
+        var at = try await terminal.waitFor("ago: slow research of rivers")
+        try await terminal.waitUntil("the spinner") { _ in terminal.rawOutput.contains("(Ctrl-C cancels)") }
+        terminal.type("\u{03}")
+        at = try await terminal.waitFor("Dropped from the queue, since you cancelled it. 1 more waits; /queue flush sends it.", after: at)
+        at = try await terminal.waitFor("› ", after: at)
+        terminal.enter("/queue")
+        at = try await terminal.waitFor("1 queued message, oldest first:", after: at)
+        terminal.enter("/quit")
+        #expect(try await terminal.exitStatus() == 0)
+        let (listed, _) = try PipedREPL.run(["queue"], input: "", home: home)
+        #expect(listed.contains("what is two plus two") && !listed.contains("slow research of rivers"), "\(listed)")
+    }
+
     /// A session sends queued messages as it starts, before anything can be typed:
     /// `reception queue` shows and drops them first, without a session and without sending.
     @Test func theQueueIsReadAndDroppedWithoutStartingASession() throws {

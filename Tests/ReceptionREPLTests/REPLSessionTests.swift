@@ -106,6 +106,19 @@ struct REPLSessionTests {
         #expect(state.messages.count == 5)
     }
 
+    /// One plan waits at a time: a second replaces the first, which is said, and /history
+    /// does not go on calling the first one waiting.
+    @Test func aSecondPlanReplacesTheFirstAndSaysSo() async throws {
+        let backend = ScriptedBackend(capabilities: [.planApproval]) { request in
+            if case .approve = request.action { return [.event(.result(BackendResult(outcome: .complete, text: "ran \(request.text)")))] }
+            return [.event(.planAwaitingApproval(Plan(taskID: request.id, summary: "Plan for \(request.text)")))]
+        }
+        let (output, state, _) = await runREPL(["/trust 0", "first idea", "second idea", "/approve", "/approve"], backend: backend)
+        #expect(output.contains("The plan for “first idea” was not approved and is replaced by this one; it will not run."), "\(output)")
+        #expect(output.contains("ran second idea") && !output.contains("ran first idea"), "\(output)")
+        #expect(state.messages.map(\.status) == ["plan replaced, not run", "complete"])
+    }
+
     @Test func cancelOnAPlanPointsToReject() async throws {
         let backend = ScriptedBackend(capabilities: [.planApproval, .cancellation]) { request in
             [.event(.accepted(taskID: request.id, status: .awaitingApproval)),

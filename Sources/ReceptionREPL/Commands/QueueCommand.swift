@@ -75,6 +75,8 @@ extension REPL {
     @discardableResult
     func flushQueue(only: QueuedItem? = nil, force: Bool = false, quiet: Bool = false) async -> Bool {
         guard let queue, let session else { return false }
+        // A plan waiting for /approve goes first: a queued message's plan would replace it.
+        if state.pendingPlan != nil, only == nil { return false }
         let descriptor = session.backend.descriptor
         let backend = descriptor.name
         let items: [QueuedItem]
@@ -117,7 +119,20 @@ extension REPL {
             // Still unreachable: the message waits on, and the transcript already holds it from
             // when it was typed; an attempt per flush must not write it (and "queued") again.
             if outcome == .queued, mark <= state.transcript.count { state.transcript.removeSubrange(mark...) }
+            let left = items.count - 1 - (items.firstIndex { $0.id == item.id } ?? 0)
+            if outcome == .cancelled, InterruptMonitor.shared.terminationSignal == nil {
+                // Ctrl-C on a queued message is the person saying "not this one": it leaves
+                // the queue (a closed terminal or SIGTERM is not, and it stays for later).
+                _ = try? queue.drop([item.id])
+                note("Dropped from the queue, since you cancelled it." + (left > 0 ? " \(left) more wait\(left == 1 ? "s" : ""); /queue flush sends \(left == 1 ? "it" : "them")." : ""))
+            }
             guard outcome == .answered else { return outcome == .queued }
+            // A plan waits for /approve: the next queued message would replace it, so the rest
+            // wait until it is approved or rejected.
+            if state.pendingPlan != nil, left > 0 {
+                note("\(left) more queued message\(left == 1 ? " waits" : "s wait") until this plan is approved or rejected.")
+                return false
+            }
         }
         return false
     }
@@ -147,8 +162,8 @@ extension REPL {
         switch arguments.first?.lowercased() {
         case nil, "list":
             guard !items.isEmpty else { return say("The offline queue is empty.") }
-            console.line(QueueListing.render(items, current: descriptor)
-                         + "\n/queue drop N|all forgets entries; /queue flush sends this backend's now.")
+            verbatim(QueueListing.render(items, current: descriptor)
+                     + "\n/queue drop N|all forgets entries; /queue flush sends this backend's now.")
         case "drop":
             guard let which = arguments.dropFirst().first else { return error("Usage: /queue drop N|all") }
             guard let chosen = QueueListing.choose(which, in: items) else {
