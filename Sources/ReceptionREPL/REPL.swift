@@ -253,7 +253,9 @@ public actor REPL {
                 state.pendingPlan = PendingPlan(plan: plan, request: exchange.request)
                 running.ending = "plan waiting for /approve"
                 show(event, fallback: [DisplayBlock(role: .plan, title: "Plan", markdown: plan.summary)])
-                if console.mode != .json {
+                // Said once: a soul's rendering of the plan may already say how to approve it.
+                let said = event.display.contains { $0.markdown.contains("/approve") || $0.items.contains { $0.contains("/approve") } }
+                if console.mode != .json, !said {
                     console.line(style(dim: "Type /approve to run this plan, or /reject to drop it."))
                 }
             case .progress(let progress):

@@ -154,7 +154,7 @@ struct LoopSymphonyCommandTests {
         #expect(fromServer.contains("Reference note answer to: hello profile"), "trust 1 from the server runs at once: \(fromServer)")
         #expect(fromServer.contains("Trust level 1"))
         let chosen = try PipedREPL.run(["--backend", "ls-e2e", "--trust", "0"], input: "hello profile\n/trust\n", home: home).output
-        #expect(chosen.contains("Type /approve to run this plan"), "--trust 0 wins over the profile: a plan first")
+        #expect(chosen.contains("/approve to run it, /reject to drop it") && !chosen.contains("Type /approve"), "--trust 0 wins over the profile: a plan first, its instructions said once")
         #expect(!chosen.contains("Reference note answer to: hello profile"))
     }
 

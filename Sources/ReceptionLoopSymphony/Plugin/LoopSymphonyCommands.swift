@@ -33,7 +33,7 @@ public struct LoopSymphonyCommands: Sendable {
     public var all: [BackendCommand] {
         [
             BackendCommand(name: "/tasks", summary: "server tasks: active, recent, stats, get, checkpoints",
-                          usage: "/tasks [active | recent [N] | stats | get ID | checkpoints ID]") { try await tasks($0) },
+                          usage: "/tasks [active | recent [N] | stats | get ID | checkpoints ID]\n\nID may be the 8 characters the task tables show, or any start of the id that names one task.") { try await tasks($0) },
             BackendCommand(name: "/trust-metrics", summary: "trust metrics and upgrade suggestion from the server",
                           usage: "/trust-metrics            metrics and any upgrade suggestion\n/trust-metrics set LEVEL  set the server-side trust level (0, 1 or 2)") { try await trust($0) },
             BackendCommand(name: "/knowledge", summary: "server knowledge files, entries, learnings and the local cache",

@@ -118,9 +118,9 @@ extension REPL {
     private func help(_ arguments: [String]) {
         if let topic = arguments.first {
             if let command = SlashCommand.named(topic) {
-                say("**\(command.name)** \(command.arguments)\n\n\(command.details)")
+                say("**\(command.name)**\(command.arguments.isEmpty ? "" : " " + command.arguments)\n\n\(command.details)")
             } else if let extensionCommand = session?.commands.first(where: { $0.name == (topic.hasPrefix("/") ? topic : "/" + topic) }) {
-                say("**\(extensionCommand.name)**\n\n\(extensionCommand.usage)")
+                say("**\(extensionCommand.name)**: \(extensionCommand.summary)\n\n\(extensionCommand.usage)")
             } else {
                 error("No command \(topic). /help lists them.")
             }

@@ -5,12 +5,12 @@ extension TimepointCommands {
     func signIn(_ arguments: [String]) async throws -> String {
         switch arguments.first {
         case "dev":
-            guard arguments.count >= 2, arguments[1].contains("@") else { return "Usage: /signin dev EMAIL [DISPLAY NAME]" }
+            guard arguments.count >= 2, arguments[1].contains("@") else { throw CommandUsage("Usage: /signin dev EMAIL [DISPLAY NAME]") }
             let name = arguments.count > 2 ? arguments.dropFirst(2).joined(separator: " ") : nil
             let user = try await client.signInDev(email: arguments[1], displayName: name)
             return await signedIn(user)
         case "apple":
-            guard arguments.count == 2 else { return "Usage: /signin apple FILE (a file holding the identity token; never type the token itself)" }
+            guard arguments.count == 2 else { throw CommandUsage("Usage: /signin apple FILE (a file holding the identity token; never type the token itself)") }
             let path = arguments[1].hasPrefix("~/") ? NSHomeDirectory() + arguments[1].dropFirst() : arguments[1]
             let text = try PlainFile.readText(path, limit: 64 << 10).trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty, text.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
@@ -19,7 +19,7 @@ extension TimepointCommands {
             let user = try await client.signInApple(identityToken: SecretToken(text))
             return await signedIn(user)
         default:
-            return "Usage: /signin dev EMAIL [DISPLAY NAME] | /signin apple FILE"
+            throw CommandUsage("Usage: /signin dev EMAIL [DISPLAY NAME] | /signin apple FILE")
         }
     }
 

@@ -11,7 +11,7 @@ extension TimepointCommands {
             return costTable(try await client.costs())
         case "history":
             let page = arguments.count > 1 ? Int(arguments[1]) ?? 0 : 1
-            guard page >= 1 else { return "Usage: /credits history [PAGE] (PAGE from 1)" }
+            guard page >= 1 else { throw CommandUsage("Usage: /credits history [PAGE] (PAGE from 1)") }
             let rows = try await client.history(limit: 20, offset: (page - 1) * 20)
             guard !rows.isEmpty else { return page == 1 ? "No credit movements yet." : "No page \(page): the ledger is shorter." }
             let lines = rows.map { row in
@@ -21,7 +21,7 @@ extension TimepointCommands {
             let more = rows.count == 20 ? "\n\n/credits history \(page + 1) shows older ones." : ""
             return "| when | amount | balance | kind | what |\n|---|---|---|---|---|\n" + lines.joined(separator: "\n") + more
         default:
-            return "Usage: /credits | /credits history [PAGE] | /credits costs"
+            throw CommandUsage("Usage: /credits | /credits history [PAGE] | /credits costs")
         }
     }
 

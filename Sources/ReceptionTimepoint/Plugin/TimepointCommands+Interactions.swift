@@ -3,7 +3,7 @@ import ReceptionCore
 extension TimepointCommands {
     func chat(_ arguments: [String], before output: CommandOutput? = nil) async throws -> String {
         let scene = try currentScene()
-        guard arguments.count >= 2 else { return "Usage: /chat NAME MESSAGE (in this scene: \(SceneText.cast(scene.cast)))" }
+        guard arguments.count >= 2 else { throw CommandUsage("Usage: /chat NAME MESSAGE (in this scene: \(SceneText.cast(scene.cast)))") }
         // The longest run of leading words that names someone in the cast.
         let cast = scene.cast
         var character: String?
@@ -35,7 +35,7 @@ extension TimepointCommands {
 
     func survey(_ arguments: [String]) async throws -> String {
         let scene = try currentScene()
-        guard !arguments.isEmpty else { return "Usage: /survey QUESTION" }
+        guard !arguments.isEmpty else { throw CommandUsage("Usage: /survey QUESTION") }
         let reply = try await client.survey(scene: scene.id, question: arguments.joined(separator: " "))
         var text = reply.answers.isEmpty ? "Nobody answered." : SceneText.lines(reply.answers)
         if let summary = reply.summary { text += "\n\n" + SceneText.clip(summary, 2000) }

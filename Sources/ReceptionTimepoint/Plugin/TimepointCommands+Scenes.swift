@@ -8,7 +8,7 @@ extension TimepointCommands {
             return SceneText.summary(try currentScene())
         case "new":
             let query = arguments.dropFirst().joined(separator: " ")
-            guard !query.isEmpty else { return "Usage: /scene new QUERY" }
+            guard !query.isEmpty else { throw CommandUsage("Usage: /scene new QUERY") }
             let configuration = client.configuration
             let cost = await stateCost("Generating a scene", cost: await backend.costs().generation(preset: configuration.preset), before: output)
             let scene = try await client.generate(GenerateRequest(query: query, generateImage: configuration.generateImage,
@@ -22,7 +22,7 @@ extension TimepointCommands {
             var page = 1
             for word in arguments.dropFirst() {
                 if let value = SceneVisibility(rawValue: word) { visibility = value } else if let number = Int(word), number >= 1 { page = number } else {
-                    return "Usage: /scene list [public|private] [PAGE]"
+                    throw CommandUsage("Usage: /scene list [public|private] [PAGE]")
                 }
             }
             let list = try await client.scenes(page: page, pageSize: 20, visibility: visibility)
@@ -45,7 +45,7 @@ extension TimepointCommands {
             let size = scene.imageBase64.map { " (\($0.count * 3 / 4 / 1024) KB as base64)" } ?? ""
             return "This scene has an image\(size)\(scene.imageURL.map { url in url.hasPrefix("data:") ? "" : " at \(url)" } ?? "")."
         default:
-            guard arguments.count == 1 else { return "Usage: /scene [ID] | /scene new QUERY | /scene list [public|private] [PAGE] | /scene private|public" }
+            guard arguments.count == 1 else { throw CommandUsage("Usage: /scene [ID] | /scene new QUERY | /scene list [public|private] [PAGE] | /scene private|public") }
             let scene = try await client.scene(arguments[0], full: true)
             backend.setScene(scene)
             return SceneText.summary(scene)
@@ -54,13 +54,13 @@ extension TimepointCommands {
 
     func jump(_ arguments: [String], before output: CommandOutput? = nil) async throws -> String {
         guard let direction = arguments.first.flatMap(JumpDirection.init(rawValue:)), arguments.count <= 3 else {
-            return "Usage: /jump next|prior [N [UNIT]]"
+            throw CommandUsage("Usage: /jump next|prior [N [UNIT]]")
         }
         let units = arguments.count > 1 ? Int(arguments[1]) : 1
         let unit = arguments.count > 2 ? arguments[2].lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "s")) : "day"
         guard let units, (1...365).contains(units),
               ["second", "minute", "hour", "day", "week", "month", "year"].contains(unit) else {
-            return "Usage: /jump next|prior [N [UNIT]] with N from 1 to 365 and UNIT second, minute, hour, day, week, month or year."
+            throw CommandUsage("Usage: /jump next|prior [N [UNIT]] with N from 1 to 365 and UNIT second, minute, hour, day, week, month or year.")
         }
         let scene = try currentScene()
         let cost = await stateCost("A jump in time", cost: await backend.costs().temporalJump, before: output)

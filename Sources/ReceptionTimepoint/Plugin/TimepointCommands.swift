@@ -83,3 +83,10 @@ extension BackendCommand {
         return command
     }
 }
+
+/// A command typed wrongly: said as an error (on stderr, `error: Usage: …`), like every
+/// other backend's, not printed as if it were an answer (nor kept in a saved transcript).
+struct CommandUsage: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -37,7 +37,7 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Folder of Markdown files for the local backend to answer from (default: Reception's built-in knowledge, which knows Reception itself).", valueName: "dir"))
     var knowledge: String?
 
-    @Option(name: .long, help: ArgumentHelp("Trust level: 0 plan first, 1 semi-autonomous, 2 autonomous (default: the backend profile's, else 0).", valueName: "0|1|2"))
+    @Option(name: .long, help: ArgumentHelp("Trust level: 0 plan first, 1 semi-autonomous, 2 autonomous (default: what the backend asks for: its profile's trust_level, a Loop Symphony server's own level, 1 for local; else 0).", valueName: "0|1|2"))
     var trust: Int?
 
     @Flag(name: .long, help: "Print one JSON object per event instead of text.")

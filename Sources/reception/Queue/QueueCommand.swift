@@ -24,7 +24,10 @@ struct QueueCommand: ParsableCommand {
     func validate() throws {
         switch action.first?.lowercased() {
         case nil, "list": guard action.count <= 1 else { throw ValidationError("list takes no arguments.") }
-        case "drop": guard action.count == 2 else { throw ValidationError("Usage: reception queue drop N|all") }
+        case "drop":
+            guard action.count == 2, action[1].lowercased() == "all" || Int(action[1]).map({ $0 >= 1 }) == true else {
+                throw ValidationError("Usage: reception queue drop N|all (N as reception queue numbers them).")
+            }
         default: throw ValidationError("Unknown action \(TerminalText.line(action[0], limit: 40)): use list or drop N|all.")
         }
     }
@@ -40,6 +43,10 @@ struct QueueCommand: ParsableCommand {
         guard action.first?.lowercased() == "drop" else {
             StandardStreams.write(items.isEmpty ? "The offline queue is empty.\n"
                                                 : QueueListing.render(items, current: nil) + "\nreception queue drop N|all forgets entries.\n")
+            return
+        }
+        guard !items.isEmpty else {
+            StandardStreams.write("The offline queue is empty; there is nothing to drop.\n")
             return
         }
         guard let chosen = QueueListing.choose(action[1], in: items) else {
