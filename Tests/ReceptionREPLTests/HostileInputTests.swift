@@ -54,6 +54,31 @@ struct HostileInputTests {
         }
     }
 
+    /// The events the test above does not carry: thinking, tool use, a permission question, a
+    /// plan and a failure, each with escape sequences in every text it has, in every mode.
+    @Test func everyOtherEventIsCleanedToo() async throws {
+        let evil = Self.clearScreen + Self.clipboard + Self.title + Self.c1
+        let backend = ScriptedBackend(capabilities: [.planApproval, .permissionRequests]) { request in
+            if request.text == "plan" {
+                return [.event(.planAwaitingApproval(Plan(taskID: "p", summary: "plan \(evil)", steps: [PlanStep("step \(evil)", detail: "detail \(evil)")])))]
+            }
+            if request.text == "fail" { return [.event(.failure(TaskFailure(taskID: "t", message: "failed \(evil)")))] }
+            return [.event(.thinking("thinking \(evil)")),
+                    .event(.toolUse(ToolUse(name: "tool \(evil)", input: .object(["path": .string("in \(evil)")])))),
+                    .event(.permissionRequest(PermissionRequest(id: "1", tool: "rm \(evil)", description: "may I \(evil)")))]
+        }
+        for mode in [OutputMode.plain, .styled, .json] {
+            let (output, _, _) = await runREPL(["work", "fail", "/trust 0", "plan"], backend: backend, mode: mode,
+                                               middleware: [PersonalityMiddleware(store: SoulStore(Soul(name: "plain")))])
+            for sequence in ["\u{1B}[2J", "\u{1B}]52", "\u{1B}]0", "\u{9B}", "\u{07}"] {
+                #expect(!output.contains(sequence), "\(mode): \(sequence.debugDescription) reached the terminal:\n\(output)")
+            }
+            #expect(output.contains("failed"), "\(mode): \(output)")
+            #expect(output.contains("plan"), "\(mode): \(output)")
+            if mode == .plain { #expect(!output.contains("\u{1B}"), "plain output has no escape at all:\n\(output)") }
+        }
+    }
+
     @Test func aScriptIsNeverAskedAndItsNextLineIsStillSent() async throws {
         let backend = ScriptedBackend { request in [.event(.result(BackendResult(outcome: .complete, text: "done: \(request.text)")))] }
         let (output, _, status) = await runREPL(["first message", "second message"], backend: backend, afterTask: { _ in

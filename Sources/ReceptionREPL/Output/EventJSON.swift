@@ -51,5 +51,19 @@ struct EventJSON: Encodable {
         return json
     }
 
-    var line: String { Wire.jsonString(self) }
+    /// One line of JSON with the server's text exact, and safe on a terminal too: JSON escapes
+    /// the C0 controls (ESC, BEL) but not the C1 ones (U+0080–U+009F, U+009B being CSI),
+    /// which are written as `\u009b` here. They only occur inside strings, so the value read
+    /// back is the same.
+    var line: String {
+        var out = ""
+        for scalar in Wire.jsonString(self).unicodeScalars {
+            if (0x80...0x9F).contains(scalar.value) {
+                out += String(format: "\\u%04x", scalar.value)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
 }
