@@ -100,6 +100,21 @@ struct REPLTerminalTests {
         try await second.waitUntil("/fol completed to /followups") { $0.hasSuffix("/followups ") }
     }
 
+    /// The prompt is drawn when Reception waits for a line, and only then: not flashed under
+    /// each line typed before the answer overwrites it, nor drawn again after Ctrl-D.
+    @Test func thePromptIsDrawnOnlyWhenALineIsAwaited() async throws {
+        let terminal = try TerminalSession(arguments: [])
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("/trust")
+        at = try await terminal.waitFor("Trust level 1", after: at)
+        try await terminal.waitFor(Self.prompt, after: at)
+        terminal.type("\u{04}")
+        #expect(try await terminal.exitStatus() == 0)
+        let raw = terminal.rawOutput
+        #expect(raw.components(separatedBy: "›").count - 1 == 2, "one prompt at start, one after the answer: \(raw.debugDescription)")
+        #expect(!raw.hasSuffix("\r\n\r\n"), "Ctrl-D leaves no blank line: \(raw.suffix(40).debugDescription)")
+    }
+
     @Test func aTrailingBackslashContinuesTheMessageOnTheNextLine() async throws {
         let terminal = try TerminalSession(arguments: ["--trust", "1", "--local-step-ms", "1"])
         var at = try await terminal.waitFor(Self.prompt)

@@ -72,7 +72,9 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
     private func readBlocking(prompt: String) -> LineInput {
         ReadlineGlobals.delivered.withLock { $0 = nil }
         rl_callback_handler_install(prompt, readlineLineHandler)
-        defer { rl_callback_handler_remove() }
+        // The line handler removes itself once a line (or the end) is in; otherwise (Ctrl-C,
+        // a signal, an idle wake) it is removed here.
+        defer { if ReadlineGlobals.delivered.withLock({ $0 }) == nil { rl_callback_handler_remove() } }
         var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
         while true {
@@ -118,9 +120,13 @@ enum ReadlineGlobals {
 }
 
 private let readlineLineHandler: @convention(c) (UnsafeMutablePointer<CChar>?) -> Void = { line in
+    // Removed here, inside the callback: left installed, readline draws the prompt again for
+    // the next line as soon as this returns, which flashed a prompt under every line typed
+    // (and a second one after Ctrl-D) before the answer overwrote it.
+    rl_callback_handler_remove()
     guard let line else {
+        // readline has already moved to a new line; another would leave a blank one.
         ReadlineGlobals.delivered.withLock { $0 = .endOfInput }
-        StandardStreams.write("\n")
         return
     }
     ReadlineGlobals.delivered.withLock { $0 = .line(String(cString: line)) }
