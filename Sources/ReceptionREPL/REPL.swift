@@ -470,6 +470,12 @@ public actor REPL {
     }
 
     func leave() async {
+        if let plan = state.pendingPlan {
+            // The plan lives in this session only: say so rather than leave it to be wondered about.
+            note("The plan for “\(TerminalText.line(plan.request.text, limit: 80))” was not approved; it will not run.")
+            state.recordMessage(plan.request, status: "plan not approved, not run")
+            state.pendingPlan = nil
+        }
         if let session { await session.shutdown() }
         session = nil
     }

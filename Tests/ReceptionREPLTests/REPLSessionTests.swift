@@ -117,6 +117,10 @@ struct REPLSessionTests {
         #expect(output.contains("The plan for “first idea” was not approved and is replaced by this one; it will not run."), "\(output)")
         #expect(output.contains("ran second idea") && !output.contains("ran first idea"), "\(output)")
         #expect(state.messages.map(\.status) == ["plan replaced, not run", "complete"])
+        // Leaving with a plan still waiting says it will not run.
+        let (left, leftState, _) = await runREPL(["/trust 0", "third idea"], backend: backend)
+        #expect(left.contains("The plan for “third idea” was not approved; it will not run."), "\(left)")
+        #expect(leftState.messages.map(\.status) == ["plan not approved, not run"])
     }
 
     @Test func cancelOnAPlanPointsToReject() async throws {
