@@ -264,7 +264,7 @@ public final class OfflineQueue: @unchecked Sendable {
     }
 
     /// True when a process with this id exists (ours or another user's).
-    static func isAlive(_ pid: Int32) -> Bool {
+    public static func isAlive(_ pid: Int32) -> Bool {
         kill(pid, 0) == 0 || errno == EPERM
     }
 }

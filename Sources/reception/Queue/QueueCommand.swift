@@ -52,6 +52,13 @@ struct QueueCommand: ParsableCommand {
         guard let chosen = QueueListing.choose(action[1], in: items) else {
             return try fail("There is no queued message \(TerminalText.line(action[1], limit: 40)); the queue holds \(items.count) (reception queue lists them).")
         }
+        // One a running session is sending now may already be with the engine: dropping it
+        // here forgets it, it does not stop it.
+        for entry in try queue.entries() where chosen.contains(where: { $0.id == entry.id }) && entry.state == .sending {
+            if let owner = entry.ownerPID, OfflineQueue.isAlive(owner) {
+                StandardStreams.writeError("warning: “\(TerminalText.line(entry.request.text, limit: 60))” is being sent by a running Reception (process \(owner)); dropping it here does not stop it on the server.\n")
+            }
+        }
         let dropped = try OfflineQueueControl(queue: queue).drop(chosen.map(\.id))
         StandardStreams.write(QueueListing.dropped(dropped, of: items.count) + "\n")
     }
