@@ -110,6 +110,26 @@ struct OfflineQueueEndToEndTests {
         #expect(listed.contains("what is two plus two") && !listed.contains("slow research of rivers"), "\(listed)")
     }
 
+    /// Dropping, from the shell, a message a running session is sending: allowed, with a warning
+    /// that it may already be with the engine.
+    @Test func droppingAMessageARunningSessionSendsWarns() async throws {
+        let port = try unusedPort()
+        let home = try home(url: "http://127.0.0.1:\(port)")
+        _ = try PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: "slow research of tides\n", home: home)
+        let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "2000"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
+        defer { server.terminate(); server.waitUntilExit() }
+        let terminal = try TerminalSession(arguments: ["--backend", "ls-queue", "--trust", "1"], home: home)
+        _ = try await terminal.waitFor("ago: slow research of tides")
+        try await terminal.waitUntil("the spinner") { _ in terminal.rawOutput.contains("(Ctrl-C cancels)") }
+        let (dropped, errors, status) = try PipedREPL.run(["queue", "drop", "1"], input: "", home: home, separateErrors: true)
+        #expect(status == 0 && dropped.contains("Dropped 1 queued message; 0 left."), "\(dropped)\(errors)")
+        #expect(errors.contains("warning: “slow research of tides” is being sent by a running Reception (process \(terminal.pid)); dropping it here does not stop it on the server."),
+                "\(errors)")
+        terminal.type("\u{03}")
+        terminal.enter("/quit")
+        _ = try await terminal.exitStatus()
+    }
+
     /// A session sends queued messages as it starts, before anything can be typed:
     /// `reception queue` shows and drops them first, without a session and without sending.
     @Test func theQueueIsReadAndDroppedWithoutStartingASession() throws {
