@@ -76,8 +76,9 @@ public struct TimepointReferenceServer: Sendable {
     }
 
     /// SSE frames, `data:` only, each after a pause; `cutAfter` closes the connection in the
-    /// middle of the frame after that many (a dropped connection).
-    static func stream(_ frames: [JSONValue], pause: Duration, cutAfter: Int? = nil) -> Response {
+    /// middle of the frame after that many (a dropped connection); `stallAfter` goes silent
+    /// after that many, the connection left open (a pipeline step that hangs).
+    static func stream(_ frames: [JSONValue], pause: Duration, cutAfter: Int? = nil, stallAfter: Int? = nil) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-cache"
@@ -85,6 +86,9 @@ public struct TimepointReferenceServer: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             for (index, frame) in frames.enumerated() {
                 try await Task.sleep(for: pause)
+                if let stallAfter, index == stallAfter {
+                    try await Task.sleep(for: .seconds(3600))
+                }
                 if let cutAfter, index == cutAfter {
                     try await writer.write(ByteBuffer(string: "data: {\"event\": \"step_comp"))
                     throw CancellationError()  // ends the response without its last chunk
