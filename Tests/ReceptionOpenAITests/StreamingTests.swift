@@ -148,6 +148,18 @@ struct OpenAIStreamingTests {
         }
     }
 
+    /// llama.cpp answers 503 "Loading model" for a while after it starts: asked again, with
+    /// the person told, and then answered.
+    @Test func aServerStillLoadingItsModelIsAskedAgainUntilItAnswers() async throws {
+        try await withOpenAIServer { _, backend in
+            let events = try await collect(backend.submit(ReceptionRequest(text: "loading please", trustLevel: 1)))
+            let notices = events.compactMap { if case .progress(let p) = $0 { p.message } else { nil } }
+            #expect(notices.count == 2, "\(notices)")
+            #expect(notices.allSatisfy { $0.contains("HTTP 503: Loading model") }, "\(notices)")
+            #expect(result(in: events)?.text.contains("You said: loading please") == true, "\(events)")
+        }
+    }
+
     @Test func aBusyServerIsAskedAgainAfterItsRetryAfterAndThePersonIsTold() async throws {
         try await withOpenAIServer { _, backend in
             let start = ContinuousClock.now

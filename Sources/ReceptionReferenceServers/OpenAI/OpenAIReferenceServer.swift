@@ -103,6 +103,12 @@ public struct OpenAIReferenceServer: Sendable {
             response.headers[.retryAfter] = "1"
             return response
         }
+        if script.has("loading"), await state.times(script.lastUser) <= 2 {
+            // llama.cpp's server while it loads its model: 503 with its own error type, and no
+            // Retry-After; twice, then it answers.
+            return Self.json(503, .object(["error": .object(["message": .string("Loading model"), "type": .string("unavailable_error"),
+                                                             "code": .number(503)])]))
+        }
         guard body["stream"]?.boolValue == true else {
             return Self.json(200, script.completion())
         }
@@ -153,6 +159,7 @@ actor OpenAIReferenceState {
     private(set) var abandoned = 0
     private(set) var written = 0
     private var seen: Set<String> = []
+    private var counts: [String: Int] = [:]
 
     func record(_ body: JSONValue) {
         bodies.append(body)
@@ -164,6 +171,12 @@ actor OpenAIReferenceState {
 
     /// True the first time this text is seen (a 429 once, then a normal answer).
     func firstTime(_ text: String) -> Bool { seen.insert(text).inserted }
+
+    /// How many times this text has been seen, this one included.
+    func times(_ text: String) -> Int {
+        counts[text, default: 0] += 1
+        return counts[text]!
+    }
 }
 
 /// An OpenAI-compatible reference server running in the background (tests).
