@@ -72,7 +72,7 @@ func sessionCommands(for client: LoopSymphonyClient) -> LoopSymphonyCommands {
             let checkpoints = try await commands.tasks(["checkpoints", short])
             #expect(checkpoints.hasPrefix("| # | phase"), "\(checkpoints)")
             await #expect { _ = try await commands.tasks(["get", "zzzzzzzz"]) } throws: { error in
-                String(describing: error).contains("No active or recent task id starts with `zzzzzzzz`")
+                String(describing: error).contains("Task zzzzzzzz: no active or recent task id starts with it")
             }
             let other = try await client.tasks.submit(request("research tide clocks", trust: 1))
             for try await _ in client.tasks.events(other.taskID) {}
@@ -80,6 +80,17 @@ func sessionCommands(for client: LoopSymphonyClient) -> LoopSymphonyCommands {
                 String(describing: error).contains("starts 2 task ids")
             }
         }
+    }
+
+    /// `/cancel ID` goes to the backend's cancel: it takes the short id too.
+    @Test func cancelTakesTheShortIDTheTablesShow() async throws {
+        try await withServer(.fast(), { _, client in
+            let slow = try await client.tasks.submit(request("slow research to cancel by its short id", trust: 1))
+            try await LoopSymphonyBackend(client: client).cancel(taskID: String(slow.taskID.prefix(8)))
+            try await Task.sleep(for: .milliseconds(300))
+            let state = try await sessionCommands(for: client).tasks(["get", String(slow.taskID.prefix(8))])
+            #expect(state.contains("was cancelled"), "\(state)")
+        })
     }
 
     /// Before any room synced, the sync status is one line, not a header over an empty list.

@@ -123,8 +123,9 @@ public final class LoopSymphonyBackend: Backend, Sendable {
     /// True when `reject(taskID:)` discarded this plan.
     public func isRejected(_ taskID: String) -> Bool { rejected.contains(taskID) }
 
+    /// `taskID` may be the short id the task tables show (see `TaskService.fullID`).
     public func cancel(taskID: String) async throws {
-        _ = try await client.tasks.cancel(taskID)
+        _ = try await client.tasks.cancel(try await client.tasks.fullID(taskID))
     }
 
     public func wirePayload(for request: ReceptionRequest) -> JSONValue? {

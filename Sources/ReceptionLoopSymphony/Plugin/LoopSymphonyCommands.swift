@@ -81,7 +81,7 @@ public struct LoopSymphonyCommands: Sendable {
             let stats = try await client.tasks.stats()
             return "**\(stats.activeCount)** active, **\(stats.totalCount)** in total."
         case "get":
-            let id = try await taskID(try argument(args, 1, "a task id"))
+            let id = try await client.tasks.fullID(try argument(args, 1, "a task id"))
             let answer: TaskState
             do {
                 answer = try await client.tasks.get(id)
@@ -98,27 +98,13 @@ public struct LoopSymphonyCommands: Sendable {
                 return "Task `\(p.taskID)`: \(p.status) — \(p.progress ?? "")"
             }
         case "checkpoints":
-            let list = try await client.tasks.checkpoints(try await taskID(try argument(args, 1, "a task id")))
+            let list = try await client.tasks.checkpoints(try await client.tasks.fullID(try argument(args, 1, "a task id")))
             guard !list.isEmpty else { return "No checkpoints (the task has not iterated)." }
             return "| # | phase | ms | output |\n|---|---|---|---|\n" + list.map {
                 "| \($0.iterationNum) | \($0.phase) | \($0.durationMS.map(String.init) ?? "") | \(compact($0.output)) |"
             }.joined(separator: "\n")
         default:
             throw usage("/tasks [active | recent [N] | stats | get ID | checkpoints ID]")
-        }
-    }
-
-    /// The full id for what was typed: the task tables show ids cut to 8 characters, so a
-    /// shorter id is looked up among the server's active and recent tasks and must name one.
-    func taskID(_ typed: String) async throws -> String {
-        // A whole UUID (the server's ids are UUIDs) needs no lookup.
-        guard typed.count < 36 else { return typed }
-        let known = try await client.tasks.active() + (try await client.tasks.recent(limit: 200))
-        let matching = Set(known.map(\.taskID).filter { $0.lowercased().hasPrefix(typed.lowercased()) })
-        switch matching.count {
-        case 1: return matching.first!
-        case 0: throw UsageError(description: "No active or recent task id starts with `\(typed)`; `/tasks recent` lists them.")
-        default: throw UsageError(description: "`\(typed)` starts \(matching.count) task ids (\(matching.sorted().map { "`\($0)`" }.joined(separator: ", "))); type more of it.")
         }
     }
 
