@@ -95,15 +95,19 @@ struct TimepointTerminalTests {
         defer { try? FileManager.default.removeItem(at: home) }
         let file = home.appendingPathComponent("chat.md").path
         let input = "/signin dev cy@example.com\nOppenheimer at Trinity, 1945\n/chat Oppenheimer what are you thinking\n/chat Nobody hello\n"
-            + "ask everyone how the morning feels\n/credits\n/save \(file)\n"
+            + "ask everyone how the morning feels\n/credits\n/save \(file)\n/signout\n/chat Oppenheimer still there?\nask Oppenheimer are you there\n"
         let (output, status) = try PipedREPL.run(["--backend", "tp"], input: input, home: home)
-        #expect(status == 0, "\(output)")
+        #expect(status == 1, "the last message failed (signed out), and a script says so: \(output)")
         #expect(output.contains("Saved 6 entries"), "the scene, the chat and the survey, each with its answer: \(output)")
         // Nobody of that name: said at once, with no cost announced for a call that would fail.
         #expect(output.contains("Nobody called “Nobody” is in this scene: Oppenheimer"), "\(output)")
         #expect(!output.contains("Asking Nobody costs"), "\(output)")
         // A survey is not charged: no cost line claims it is.
         #expect(!output.contains("Asking everyone costs"), "\(output)")
+        // Signed out: no cost is announced for calls the server will refuse; they say why.
+        let afterSignOut = try #require(output.range(of: "Signed out")).upperBound
+        #expect(!output[afterSignOut...].contains("costs 1 credit"), "\(output[afterSignOut...])")
+        #expect(output[afterSignOut...].components(separatedBy: "not signed in").count - 1 == 2, "\(output[afterSignOut...])")
         let saved = try String(contentsOfFile: file, encoding: .utf8)
         #expect(saved.contains("/chat Oppenheimer what are you thinking"), "\(saved)")
         #expect(saved.contains("I am thinking about what comes next."), "\(saved)")

@@ -105,7 +105,7 @@ public final class TimepointBackend: Backend {
         case .generate(let query):
             let configuration = client.configuration
             let cost = await costs().generation(preset: configuration.preset)
-            note("cost", await client.costNotice("Generating a scene", cost: cost))
+            note("cost", try await client.costNotice("Generating a scene", cost: cost))
             let body = GenerateRequest(query: query, generateImage: configuration.generateImage, preset: configuration.preset, visibility: configuration.visibility)
             let scene: Timepoint
             do {
@@ -149,7 +149,7 @@ public final class TimepointBackend: Backend {
     func chat(character: String, message: String, in current: Timepoint?, id: String,
           note: @escaping @Sendable (String, String) -> Void) async throws -> BackendEvent {
         guard let current else { return .failure(TaskFailure(taskID: id, message: "No scene yet.")) }
-        note("cost", await client.costNotice("Asking \(character)", cost: await costs().chat))
+        note("cost", try await client.costNotice("Asking \(character)", cost: await costs().chat))
         let sessionID = state.withLock { $0.chatSessions[character] }
         let reply = try await client.chat(scene: current.id, character: character, message: message, sessionID: sessionID)
         if let session = reply.sessionID { state.withLock { $0.chatSessions[character] = session } }

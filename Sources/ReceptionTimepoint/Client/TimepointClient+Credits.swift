@@ -23,8 +23,19 @@ extension TimepointClient {
     }
 
     /// "Generating a scene costs 5 credits; you have 50." — said before a costed action.
-    public func costNotice(_ action: String, cost: Int) async -> String {
-        let balance = try? await balance().balance
+    /// Throws "sign in again" when the balance cannot be read for that reason: the action
+    /// would be refused, so no cost is announced for it. Any other failure to read the balance
+    /// leaves it out of the sentence.
+    public func costNotice(_ action: String, cost: Int) async throws -> String {
+        let balance: Int?
+        do {
+            balance = try await self.balance().balance
+        } catch let error as TimepointError {
+            if case .signInAgain = error { throw error }
+            balance = nil
+        } catch {
+            balance = nil
+        }
         let have = balance.map { "; you have \(TimepointError.credits($0))" } ?? ""
         return "\(action) costs \(TimepointError.credits(cost))\(have)."
     }

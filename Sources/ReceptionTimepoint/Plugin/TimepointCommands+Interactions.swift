@@ -22,7 +22,7 @@ extension TimepointCommands {
         guard let name = character else {
             throw TimepointError.unavailable("Nobody called “\(TerminalText.line(arguments[0], limit: 60))” is in this scene: \(SceneText.cast(scene.cast)).")
         }
-        let cost = await stateCost("Asking \(name)", cost: await backend.costs().chat, before: output)
+        let cost = try await stateCost("Asking \(name)", cost: await backend.costs().chat, before: output)
         let reply = try await client.chat(scene: scene.id, character: name, message: message)
         return cost + SceneText.reply(reply)
     }

@@ -10,7 +10,7 @@ extension TimepointCommands {
             let query = arguments.dropFirst().joined(separator: " ")
             guard !query.isEmpty else { throw CommandUsage("Usage: /scene new QUERY") }
             let configuration = client.configuration
-            let cost = await stateCost("Generating a scene", cost: await backend.costs().generation(preset: configuration.preset), before: output)
+            let cost = try await stateCost("Generating a scene", cost: await backend.costs().generation(preset: configuration.preset), before: output)
             let scene = try await client.generate(GenerateRequest(query: query, generateImage: configuration.generateImage,
                                                                   preset: configuration.preset, visibility: configuration.visibility),
                                                   mode: configuration.generation == .stream ? .sync : configuration.generation)
@@ -63,7 +63,7 @@ extension TimepointCommands {
             throw CommandUsage("Usage: /jump next|prior [N [UNIT]] with N from 1 to 365 and UNIT second, minute, hour, day, week, month or year.")
         }
         let scene = try currentScene()
-        let cost = await stateCost("A jump in time", cost: await backend.costs().temporalJump, before: output)
+        let cost = try await stateCost("A jump in time", cost: await backend.costs().temporalJump, before: output)
         let jump = try await client.jump(from: scene.id, direction, units: units, unit: unit)
         let target = try await client.scene(jump.targetID, full: true)
         backend.setScene(target)

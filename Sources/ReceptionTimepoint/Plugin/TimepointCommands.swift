@@ -66,8 +66,8 @@ public struct TimepointCommands: Sendable {
     /// "A jump in time costs 2 credits; you have 48." Said before the call where the front end
     /// prints while a command runs (`output`); otherwise the first line of the answer.
     /// Returns what the answer starts with.
-    func stateCost(_ action: String, cost: Int, before output: CommandOutput?) async -> String {
-        let notice = await client.costNotice(action, cost: cost)
+    func stateCost(_ action: String, cost: Int, before output: CommandOutput?) async throws -> String {
+        let notice = try await client.costNotice(action, cost: cost)
         guard let output else { return notice + "\n\n" }
         output(notice)
         return ""
