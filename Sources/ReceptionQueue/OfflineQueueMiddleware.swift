@@ -64,8 +64,9 @@ public struct OfflineQueueMiddleware: Middleware {
         let queue = queue
         if context.values[Self.holdKey] == "1" {
             let reason = BackendError.unreachable(url: backend, reason: "queued messages for it could not be delivered just now")
-            return Exchange(request: request, events: Self.single(try Self.enqueue(request, backend: backend, destination: destination,
-                                                                                   reason: reason, queue: queue)))
+            return Exchange(request: request, events: Self.single(try Self.enqueue(
+                request, backend: backend, destination: destination, reason: reason, queue: queue,
+                stored: "not tried yet: it waits behind older messages, which could not be delivered just now")))
         }
         let exchange: Exchange
         do {
@@ -142,10 +143,11 @@ public struct OfflineQueueMiddleware: Middleware {
 
     // MARK: - Helpers
 
+    /// `stored` is what `/queue` shows as the entry's last attempt, when not `reason` itself.
     static func enqueue(_ request: ReceptionRequest, backend: String, destination: String?, reason: BackendError,
-                        queue: OfflineQueue) throws -> QueuedNotice {
+                        queue: OfflineQueue, stored: String? = nil) throws -> QueuedNotice {
         do {
-            let waiting = try queue.enqueue(request, backend: backend, destination: destination, reason: reason.description)
+            let waiting = try queue.enqueue(request, backend: backend, destination: destination, reason: stored ?? reason.description)
             return QueuedNotice(requestID: request.id, waiting: waiting, reason: reason.description,
                                 message: "The backend is unreachable; your message is queued (\(waiting) waiting) and will be sent when it answers.")
         } catch {

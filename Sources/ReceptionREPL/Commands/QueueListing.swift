@@ -22,7 +22,11 @@ public enum QueueListing {
             } else if let destination = item.destination {
                 line += " · for \(server(destination))"
             }
-            if let error = item.lastError { line += "\n   last attempt: \(TerminalText.line(error, limit: 160))" }
+            if let error = item.lastError {
+                // A message held behind older ones was never tried: its note says so itself.
+                let label = error.hasPrefix("not tried") ? "" : "last attempt: "
+                line += "\n   \(label)\(TerminalText.line(error, limit: 160))"
+            }
             lines.append(line)
         }
         return lines.joined(separator: "\n")
