@@ -86,6 +86,8 @@ struct OfflineQueueEndToEndTests {
             #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)")
         }
         #expect(json.contains("3 queued messages, oldest first"), "\(json)")
+        // The two held behind the first were never tried, and say so rather than a "last attempt".
+        #expect(json.components(separatedBy: "not tried yet: it waits behind older messages").count - 1 == 2, "\(json)")
     }
 
     /// Ctrl-C on a queued message being sent is "not this one": it leaves the queue, and the
