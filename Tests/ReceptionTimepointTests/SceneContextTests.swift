@@ -112,6 +112,11 @@ struct SceneContextTests {
             #expect(history.contains("| -2 | 42 | temporal |"))
             let missing = await timepointError { _ = try await run("/scene 00000000-0000-0000-0000-000000000000") }
             #expect(missing == .notFound("Timepoint not found"))
+            // The first characters of an id open it, as /tasks takes short ids.
+            let reopened = try await run("/scene \(id.prefix(8))")
+            #expect(reopened.contains("**Ada Lovelace in London 1843**") && backend.scene?.id == id, "\(reopened)")
+            let unknown = await timepointError { _ = try await run("/scene zzzzzzzz") }
+            #expect(unknown == .unavailable("No scene of yours starts with “zzzzzzzz”; /scene list shows them."))
             #expect(try await run("/account delete").contains("To go ahead, type: /account delete \(rig.email)"))
             #expect(try await rig.client.me().email == rig.email, "asking what deletion means deletes nothing")
         }

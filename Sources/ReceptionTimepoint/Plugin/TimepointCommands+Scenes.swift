@@ -46,9 +46,22 @@ extension TimepointCommands {
             return "This scene has an image\(size)\(scene.imageURL.map { url in url.hasPrefix("data:") ? "" : " at \(url)" } ?? "")."
         default:
             guard arguments.count == 1 else { throw CommandUsage("Usage: /scene [ID] | /scene new QUERY | /scene list [public|private] [PAGE] | /scene private|public") }
-            let scene = try await client.scene(arguments[0], full: true)
+            let scene = try await client.scene(try await fullSceneID(arguments[0]), full: true)
             backend.setScene(scene)
             return SceneText.summary(scene)
+        }
+    }
+
+    /// The full id for what was typed: a shorter one (the first characters, as one copies
+    /// them from a summary) is looked up among the hundred newest scenes the person can see.
+    func fullSceneID(_ typed: String) async throws -> String {
+        guard typed.count < 36 else { return typed }
+        let list = try await client.scenes(page: 1, pageSize: 100, visibility: nil)
+        let matching = Set(list.items.map(\.id).filter { $0.lowercased().hasPrefix(typed.lowercased()) })
+        switch matching.count {
+        case 1: return matching.first!
+        case 0: throw TimepointError.unavailable("No scene of yours starts with “\(TerminalText.line(typed, limit: 40))”; /scene list shows them.")
+        default: throw TimepointError.unavailable("“\(TerminalText.line(typed, limit: 40))” starts \(matching.count) scene ids; type more of it.")
         }
     }
 
