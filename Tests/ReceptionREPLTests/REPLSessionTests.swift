@@ -123,6 +123,14 @@ struct REPLSessionTests {
         #expect(leftState.messages.map(\.status) == ["plan not approved, not run"])
     }
 
+    /// `/backend` lists the backends in one column, the current one marked.
+    @Test func theBackendListMarksTheCurrentOneInItsColumn() async throws {
+        let backend = ScriptedBackend { _ in [] }
+        let (output, _, _) = await runREPL(["/backend"], backend: backend)
+        #expect(output.contains("→ scripted — test"), "\(output)")
+        #expect(!output.split(separator: "\n").contains { $0.hasPrefix("- ") || $0.hasPrefix("• ") }, "no list bullet: \(output)")
+    }
+
     @Test func cancelOnAPlanPointsToReject() async throws {
         let backend = ScriptedBackend(capabilities: [.planApproval, .cancellation]) { request in
             [.event(.accepted(taskID: request.id, status: .awaitingApproval)),

@@ -162,12 +162,15 @@ extension REPL {
     private func backend(_ arguments: [String]) async {
         guard let name = arguments.first else {
             let lines = catalog.entries.map { entry in
-                let marker = entry.profile.name == backendName ? "*" : " "
+                // Printed as it is (not Markdown, where a leading "*" became a list bullet and
+                // broke the column); the kind only where the profile's name is not the kind.
+                let marker = entry.profile.name == backendName ? "→" : " "
+                let kind = entry.profile.name == entry.plugin.kind ? "" : " (\(entry.plugin.kind))"
                 let detail = entry.profile.values.isEmpty ? "" : " (\(entry.profile.summary))"
-                return "\(marker) \(entry.profile.name) — \(entry.plugin.kind): \(entry.plugin.summary)\(detail)"
+                return "\(marker) \(entry.profile.name)\(kind) — \(entry.plugin.summary)\(detail)"
             }
             let capabilities = session.map { "\ncurrent capabilities: \($0.backend.descriptor.capabilities.summary)" } ?? ""
-            say(lines.joined(separator: "\n") + capabilities)
+            verbatim(lines.joined(separator: "\n") + "\n(→ the current one; /backend NAME switches)" + capabilities)
             return
         }
         if await connect(to: name) {
