@@ -11,7 +11,7 @@ public enum ReportText {
 
     private static func evaluationText(_ report: EvaluationReport) -> String {
         var out = ""
-        out += "Evaluated \(report.count) messages from \(report.files.isEmpty ? "memory" : report.files.joined(separator: ", "))"
+        out += "Evaluated \(report.count) message\(report.count == 1 ? "" : "s") from \(report.files.isEmpty ? "memory" : report.files.joined(separator: ", "))"
         out += " in \(String(format: "%.3f", report.seconds)) s"
         out += report.skipped > 0 ? "; skipped \(report.skipped) malformed line(s)\n" : "\n"
         for (name, head) in [("intent", report.intent), ("urgency", report.urgency)] {

@@ -88,6 +88,9 @@ public actor REPL {
                 pending = ""
                 continue
             case .line(let raw):
+                // An edit made while the prompt waited applies to this line's answer, not only
+                // to the next one (the check before the prompt ran before the edit).
+                if let message = souls?.reloadIfChanged() { note(message) }
                 // A trailing backslash continues the message on the next line.
                 if raw.hasSuffix("\\") {
                     pending += String(raw.dropLast()) + "\n"

@@ -403,7 +403,7 @@ public enum DefaultVoice {
         case .complete: OutcomeStyle(lead: "", note: nil)
         case .saturated: OutcomeStyle(lead: "This is the best answer available.", note: "Looking further is unlikely to change it.")
         case .bounded: OutcomeStyle(lead: "A partial answer: I hit my limits before finishing.", note: "Want me to keep going? Ask me to continue.")
-        case .inconclusive: OutcomeStyle(lead: "The evidence is mixed.", note: "One of the follow-ups below could settle it.")
+        case .inconclusive: OutcomeStyle(lead: "The evidence is mixed.", note: "One of the follow-ups could settle it.")
         case .unknown: OutcomeStyle(lead: "", note: nil)
         }
     }

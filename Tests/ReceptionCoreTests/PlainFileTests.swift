@@ -30,7 +30,11 @@ struct PlainFileTests {
     @Test func anOversizedFileIsRefusedBeforeItIsRead() throws {
         let big = directory.appendingPathComponent("big.txt")
         try Data(repeating: 0x61, count: 3 << 20).write(to: big)
-        #expect(problem { try PlainFile.read(big.path, limit: 1 << 20) } == "\(big.path): is 3 MB, larger than the 1 MB this reads")
+        #expect(problem { try PlainFile.read(big.path, limit: 1 << 20) } == "\(big.path): is 3145728 bytes, more than the 1048576 (1 MB) this reads")
+        // Just over the limit said in bytes, not as "1 MB, larger than 1 MB".
+        let over = directory.appendingPathComponent("over.txt")
+        try Data(repeating: 0x61, count: (1 << 20) + 100).write(to: over)
+        #expect(problem { try PlainFile.read(over.path, limit: 1 << 20) } == "\(over.path): is 1048676 bytes, more than the 1048576 (1 MB) this reads")
         #expect(try PlainFile.read(big.path).count == 3 << 20)
     }
 

@@ -115,6 +115,25 @@ struct REPLTerminalTests {
         #expect(!raw.hasSuffix("\r\n\r\n"), "Ctrl-D leaves no blank line: \(raw.suffix(40).debugDescription)")
     }
 
+    /// A soul file edited while the prompt waits applies to the very next answer: the reload
+    /// is said before the message is sent, not after its answer.
+    @Test func aSoulEditedAtThePromptVoicesTheNextAnswer() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-edit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let soul = home.appendingPathComponent("live.md")
+        try "# Plainy\n\nA plain helper.\n".write(to: soul, atomically: true, encoding: .utf8)
+        let terminal = try TerminalSession(arguments: ["--soul", soul.path, "--local-step-ms", "1"], home: home)
+        var at = try await terminal.waitFor(Self.prompt)
+        try await Task.sleep(for: .milliseconds(1100))  // a new modification time
+        try "# Jeeves\n\nA butler.\n".write(to: soul, atomically: true, encoding: .utf8)
+        terminal.enter("what can reception do?")
+        at = try await terminal.waitFor("curiosity", after: at)
+        let before = terminal.screen[..<at]
+        #expect(before.contains("reloaded Jeeves"), "the reload comes before the message's answer: \(terminal.screen)")
+        terminal.enter("/quit")
+        _ = try await terminal.exitStatus()
+    }
+
     @Test func aTrailingBackslashContinuesTheMessageOnTheNextLine() async throws {
         let terminal = try TerminalSession(arguments: ["--trust", "1", "--local-step-ms", "1"])
         var at = try await terminal.waitFor(Self.prompt)

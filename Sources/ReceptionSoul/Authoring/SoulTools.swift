@@ -277,7 +277,7 @@ public enum SoulTemplate {
             note: Want me to keep going? Ask me to continue.
           inconclusive:
             lead: The sources disagree.
-            note: Pick a follow-up below and I'll try to settle it.
+            note: Pick one of the follow-ups and I'll try to settle it.
         confidence:                   # said before the summary, by confidence band
           high: ""
           medium: I'm fairly sure of this.

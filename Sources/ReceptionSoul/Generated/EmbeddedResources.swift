@@ -198,7 +198,7 @@ outcomes:
   bounded: "Here's as far as I could get:"
   inconclusive:
     lead: The sources don't agree, so here is what each one says.
-    note: Pick a follow-up below and I'll try to settle it.
+    note: Pick one of the follow-ups and I'll try to settle it.
 confidence:
   high: ""
   medium: I'm fairly sure of this, though not certain.
