@@ -9,8 +9,10 @@ public enum ReportHTML {
     @discardableResult
     public static func write(_ report: EvaluationReport, to directory: URL) throws -> URL {
         let file = try checkedTarget(directory)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try render(report).write(to: file, atomically: true, encoding: .utf8)
+        // The report quotes the corpus, people's messages: readable by its owner only, as
+        // transcripts are (0600; a directory it creates is 0700).
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try PrivateFile.write(Data(render(report).utf8), to: file)
         return file
     }
 
@@ -171,10 +173,12 @@ public enum ReportHTML {
         return svg + "</svg>"
     }
 
+    /// HTML-escaped, and cleaned of control and escape sequences first: the page is a file a
+    /// person may also `cat` or `less`, and the corpus text it quotes is anybody's.
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.count)
-        for ch in text {
+        for ch in TerminalText.clean(text) {
             switch ch {
             case "&": out += "&amp;"
             case "<": out += "&lt;"

@@ -262,9 +262,14 @@ struct ReportTests {
         // the research message is classified curiosity: it is listed among the errors, with its explanation
         #expect(report.worstErrors.contains { $0.id == "2" })
         #expect(html.contains("why is the sky blue"))
+        // The page quotes corpus text: no escape or control character of it is left in the file.
+        #expect(!html.contains("\u{1B}") && !html.contains("\u{07}"), "a corpus line's escapes reached the page")
         // --report replaces its own earlier report, never a page it did not write, and is a directory.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)/nested")
         let written = try ReportHTML.write(report, to: folder)
+        // It quotes people's messages: readable by its owner only.
+        #expect((try FileManager.default.attributesOfItem(atPath: written.path)[.posixPermissions] as? Int) == 0o600)
+        #expect((try FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? Int) == 0o700)
         #expect(try ReportHTML.write(report, to: folder) == written, "a second evaluation updates the report")
         try "<html>my page</html>".write(to: written, atomically: true, encoding: .utf8)
         #expect(throws: ReportTargetError.self) { try ReportHTML.write(report, to: folder) }
