@@ -130,7 +130,9 @@ public struct CorpusReader: Sendable {
 
     public func read(data: Data, name: String, format: CorpusFormat) throws -> Result {
         var result = Result()
-        let bytes = [UInt8](data)
+        // A UTF-8 byte-order mark (Excel's "CSV UTF-8", some editors) is not part of the first
+        // line: left in, it made the header's "text" column unrecognisable, invisibly.
+        let bytes = data.starts(with: [0xEF, 0xBB, 0xBF]) ? [UInt8](data.dropFirst(3)) : [UInt8](data)
         func issue(_ line: Int, _ message: String) throws {
             let problem = CorpusIssue(file: name, line: line, message: message)
             if strict { throw problem }

@@ -88,6 +88,16 @@ struct CorpusReadingTests {
         #expect(result.issues.map(\.description) == ["c.csv:5: expected 4 fields, found 3"])
     }
 
+    /// Excel's "CSV UTF-8" starts with a byte-order mark; so do some JSONL files. Both read.
+    @Test func aByteOrderMarkIsNotPartOfTheFirstLine() throws {
+        let bom = Data([0xEF, 0xBB, 0xBF])
+        let csv = try CorpusReader().read(data: bom + Data("text,intent,urgency\r\nbook a table,action,soon\r\n".utf8), name: "b.csv", format: .csv)
+        #expect(csv.messages.map(\.text) == ["book a table"] && csv.issues.isEmpty, "\(csv.issues)")
+        let jsonl = try CorpusReader().read(data: bom + Data(#"{"text": "why is it blue", "intent": "curiosity", "urgency": "exploratory"}"#.utf8),
+                                            name: "b.jsonl", format: .jsonl)
+        #expect(jsonl.messages.map(\.text) == ["why is it blue"] && jsonl.issues.isEmpty, "\(jsonl.issues)")
+    }
+
     @Test func tsvAndAMissingColumn() throws {
         let text = "text\tintent\turgency\nwhy is the sky blue\tcuriosity\texploratory\ttoo many\nfix my bike\\tnow\taction\timmediate\n"
         let result = try CorpusReader().read(text: text, name: "c.tsv", format: .tsv)
