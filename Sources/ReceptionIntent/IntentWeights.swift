@@ -121,8 +121,9 @@ public struct IntentWeights: Sendable, Hashable {
 
     public init(contentsOf url: URL) throws {
         let text: String
-        do { text = try String(contentsOf: url, encoding: .utf8) } catch {
-            throw LexiconError(source: url.path, line: 0, message: "cannot read the weights: \(error.localizedDescription)")
+        do { text = try PlainFile.readText(url.path) } catch {
+            // Plain words ("is a directory", "not UTF-8 text …"), not Foundation's error 256.
+            throw LexiconError(source: url.path, line: 0, message: "cannot read the weights: \((error as? PlainFile.Problem)?.reason ?? PlainFile.reason(of: error))")
         }
         try self.init(json: text, source: url.path)
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReceptionCore
 import ReceptionIntent
 
 /// `reception train CORPUS... --out FILE`: fits the weights (deterministically).
@@ -80,6 +81,28 @@ struct TrainCommand: ParsableCommand {
 
     func validate() throws {
         if (labels == nil) != (texts == nil) { throw ValidationError("--labels and --texts go together: the labels file holds ids, the texts file their messages") }
+        guard l2 > 0, l2Words > 0 else { throw ValidationError("--l2 and --l2-words must be greater than 0.") }
+        guard minWordCount >= 0 else { throw ValidationError("--min-word-count must be 0 (no word features) or more.") }
+        guard (0...1).contains(balance) else { throw ValidationError("--balance must be from 0 (none) to 1 (fully balanced).") }
+        guard (0...20).contains(folds) else { throw ValidationError("--folds must be from 0 to 20 (0 or 1: no calibration).") }
+        guard sourceWeight > 0, calibrationSourceWeight >= 0 else {
+            throw ValidationError("--source-weight must be greater than 0 and --calibration-source-weight 0 or more.")
+        }
+        try Self.checkWritable(out, option: "--out")
+        if let swift { try Self.checkWritable(swift, option: "--swift") }
+    }
+
+    /// Where a file will be written, checked before minutes of training: a folder that does
+    /// not exist, or a folder given for a file, is said now in plain words.
+    static func checkWritable(_ path: String, option: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ValidationError("\(option) \(path) is a folder; give a file name, such as \(path)/weights.json.")
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        guard folder.isEmpty || FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), folder.isEmpty || isDirectory.boolValue else {
+            throw ValidationError("\(option) \(path): the folder \(folder) does not exist.")
+        }
     }
 
     func run() throws {
@@ -117,8 +140,11 @@ struct TrainCommand: ParsableCommand {
             }
         }
         let messages = TrainingSelection(splits: splits, excludedSources: excludeSource).apply(corpus.messages)
+        for source in excludeSource where !corpus.messages.contains(where: { $0.source == source || $0.source?.hasPrefix(source + ":") == true }) {
+            printError("warning: --exclude-source \(source): no message has that source, so it leaves nothing out")
+        }
         if messages.count != corpus.messages.count { printError("training on \(messages.count) of \(corpus.messages.count) messages") }
-        guard !messages.isEmpty else { printError("error: no labelled messages"); throw ExitCode.failure }
+        guard !messages.isEmpty else { printError("error: no labelled messages in \((corpora + [texts].compactMap { $0 }).joined(separator: ", "))"); throw ExitCode.failure }
         var options = TrainingOptions()
         options.l2 = l2
         options.l2Words = l2Words
@@ -131,10 +157,15 @@ struct TrainCommand: ParsableCommand {
         let start = Date()
         let weights = Trainer.train(messages, lexicon: lexicon, options: options, log: { printError($0) })
         let json = weights.serialized()
-        try json.write(toFile: out, atomically: true, encoding: .utf8)
-        if let swift {
-            try ShippedModelSource.render(lexicon: lexiconText, weights: json).write(toFile: swift, atomically: true, encoding: .utf8)
+        do {
+            try json.write(toFile: out, atomically: true, encoding: .utf8)
+            if let swift {
+                try ShippedModelSource.render(lexicon: lexiconText, weights: json).write(toFile: swift, atomically: true, encoding: .utf8)
+            }
+        } catch {
+            printError("error: cannot write the weights: \(PlainFile.reason(of: error))")
+            throw ExitCode.failure
         }
-        print("trained on \(messages.count) messages in \(String(format: "%.1f", Date().timeIntervalSince(start))) s: \(weights.features.count) weighted features → \(out)")
+        print("trained on \(messages.count) message\(messages.count == 1 ? "" : "s") in \(String(format: "%.1f", Date().timeIntervalSince(start))) s: \(weights.features.count) weighted features → \(out)")
     }
 }

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+/// `reception train`, `classify` and `eval` as a person runs them: mistakes in paths and
+/// options are said at once, in plain words, before any training time is spent.
+@Suite("Intent commands through the binary")
+struct IntentCommandsEndToEndTests {
+    func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-intent-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test func trainRefusesABadOutputOrOptionBeforeTraining() throws {
+        let folder = try folder()
+        let corpus = folder.appendingPathComponent("mine.jsonl")
+        try #"{"text": "book a table for two", "intent": "action", "urgency": "soon"}"#.write(to: corpus, atomically: true, encoding: .utf8)
+        let cases: [([String], String)] = [
+            (["--out", folder.appendingPathComponent("missing/w.json").path], "the folder \(folder.path)/missing does not exist."),
+            (["--out", folder.path], "is a folder; give a file name"),
+            (["--out", folder.appendingPathComponent("w.json").path, "--balance", "5"], "--balance must be from 0 (none) to 1 (fully balanced)."),
+            (["--out", folder.appendingPathComponent("w.json").path, "--l2=-1"], "--l2 and --l2-words must be greater than 0."),
+            (["--out", folder.appendingPathComponent("w.json").path, "--folds", "100"], "--folds must be from 0 to 20"),
+        ]
+        for (options, expected) in cases {
+            let (output, errors, status) = try PipedREPL.run(["train", corpus.path] + options, input: "", separateErrors: true)
+            #expect(status == 64, "\(options): \(output)\(errors)")
+            #expect(errors.contains(expected), "\(options): \(errors)")
+            #expect(!output.contains("trained on") && !errors.contains("NSCocoaErrorDomain"), "\(options): \(output)\(errors)")
+        }
+    }
+
+    @Test func aWeightsPathThatIsNoFileIsSaidPlainly() throws {
+        let folder = try folder()
+        let (_, errors, status) = try PipedREPL.run(["classify", "--weights", folder.path, "hello"], input: "", separateErrors: true)
+        #expect(status == 1)
+        #expect(errors.contains("\(folder.path): cannot read the weights: is a directory, not a file"), "\(errors)")
+    }
+}
