@@ -255,8 +255,12 @@ private struct Analysis {
     /// `\e`, `\x1b` or `\u009b` spells them), with a warning at the value when some were removed.
     /// `what` names the value in the warning: "`greeting`", "a key in front matter".
     mutating func cleaned(_ text: String, what: String, line: Int, column: Int, singleLine: Bool = false) -> String {
-        let cleaned = TerminalText.clean(text, singleLine: singleLine)
-        if cleaned != text { report(.warning, line, column, "\(what): control characters and escape sequences removed") }
+        var cleaned = TerminalText.clean(text, singleLine: singleLine)
+        if cleaned != text {
+            report(.warning, line, column, "\(what): control characters and escape sequences removed")
+            // What stood between a sequence and the text ("\e]0;x\a Evil") is not part of it.
+            if singleLine { cleaned = cleaned.trimmingCharacters(in: .whitespaces) }
+        }
         return cleaned
     }
 

@@ -72,6 +72,12 @@ struct SoulControlCharacterTests {
         }
     }
 
+    /// A sequence in front of a name leaves no stray space behind it.
+    @Test func aNameCleanedOfASequenceKeepsNoLeadingSpace() throws {
+        let soul = try SoulParser.parse("---\nname: \"\\e]0;pwned\\a Evil\"\n---\nA voice.\n", fileName: "esc.md")
+        #expect(soul.name == "Evil")
+    }
+
     @Test func noStringASoulYieldsHoldsAControlCharacter() throws {
         let soul = try SoulParser.parse(Self.file, fileName: "esc.md", allTraits: true)
         let strings = Self.strings(in: soul)

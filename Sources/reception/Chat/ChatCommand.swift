@@ -25,7 +25,7 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Model for a language-model backend (openai): overrides its profile's model.", valueName: "name"))
     var model: String?
 
-    @Option(name: .long, help: ArgumentHelp("Soul name (a file in Souls/) or path to a soul.md file.", valueName: "name|file"))
+    @Option(name: .long, help: ArgumentHelp("Soul name (reception soul list), a soul.md file, or a folder holding SOUL.md and its companions.", valueName: "name|file|dir"))
     var soul = "default"
 
     @Option(name: .long, help: ArgumentHelp("Rewrite answers in the soul's voice with this language-model profile (an openai profile), facts checked; `off` turns off a profile's \"rewrite\": true.", valueName: "profile"))

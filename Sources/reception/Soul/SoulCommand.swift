@@ -141,17 +141,18 @@ struct SoulCommand: ParsableCommand {
         @Option(help: "The example result to render: complete, saturated, bounded or inconclusive.")
         var outcome: String = "inconclusive"
 
+        @Option(help: "Trust level 0, 1 or 2.")
+        var trust: Int = 0
+
+        @Option(help: "Total width of the side-by-side view (40 to 400 columns).")
+        var width: Int = 120
+
         func validate() throws {
             guard Outcome(userInput: outcome) != nil else {
                 throw ValidationError("--outcome must be one of complete, saturated, bounded, inconclusive")
             }
+            guard (40...400).contains(width) else { throw ValidationError("--width must be from 40 to 400 columns.") }
         }
-
-        @Option(help: "Trust level 0, 1 or 2.")
-        var trust: Int = 0
-
-        @Option(help: "Total width of the side-by-side view.")
-        var width: Int = 120
 
         @Option(help: ArgumentHelp("Also show the example rewritten in both voices by this language-model profile (an openai profile).", valueName: "profile"))
         var rewrite: String?
@@ -245,11 +246,15 @@ struct SoulCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Median time to parse a soul and to render a typical result (build with -c release).")
 
-        @Option(help: "Runs per measurement.")
+        @Option(help: "Runs per measurement (1 to 1000000).")
         var iterations: Int = 5000
 
         @Argument(help: "A soul file path to parse (default: the built-in default soul).")
         var soul: String?
+
+        func validate() throws {
+            guard (1...1_000_000).contains(iterations) else { throw ValidationError("--iterations must be from 1 to 1000000.") }
+        }
 
         func run() throws {
             #if DEBUG
