@@ -392,7 +392,15 @@ enum DelimitedText {
             }
             i += 1
         }
-        if quoted { error = "unterminated quoted field" }
+        if quoted {
+            // Everything after the opening quote became one field: say how much was swallowed,
+            // so lines after it are not lost without a word.
+            let lastLine = bytes.last == 10 ? line - 1 : line
+            let swallowed = lastLine - rowLine
+            error = swallowed > 0
+                ? "a quote opened here is never closed, so this line and the \(swallowed) after it (to line \(lastLine)) were read as one field and skipped"
+                : "unterminated quoted field"
+        }
         if !field.isEmpty || !fields.isEmpty || quoted { endRow() }
         return rows
     }

@@ -88,6 +88,14 @@ struct CorpusReadingTests {
         #expect(result.issues.map(\.description) == ["c.csv:5: expected 4 fields, found 3"])
     }
 
+    /// A quote never closed takes the rest of the file with it: the skip says how many lines.
+    @Test func anUnclosedQuoteSaysHowManyLinesItSwallowed() throws {
+        let text = "text,intent,urgency\nfine,action,soon\n\"unterminated quote,action,soon\nlast,action,soon\nreally last,action,soon\n"
+        let result = try CorpusReader().read(text: text, name: "r.csv", format: .csv)
+        #expect(result.messages.map(\.text) == ["fine"])
+        #expect(result.issues.map(\.description) == ["r.csv:3: a quote opened here is never closed, so this line and the 2 after it (to line 5) were read as one field and skipped"])
+    }
+
     /// Excel's "CSV UTF-8" starts with a byte-order mark; so do some JSONL files. Both read.
     @Test func aByteOrderMarkIsNotPartOfTheFirstLine() throws {
         let bom = Data([0xEF, 0xBB, 0xBF])
