@@ -30,6 +30,18 @@ struct IntentCommandsEndToEndTests {
         }
     }
 
+    /// `--split` on a corpus whose messages have no ids keeps none: said so, not "no labelled
+    /// messages" about a file that has them.
+    @Test func aSplitThatKeepsNothingSaysWhy() throws {
+        let corpus = try folder().appendingPathComponent("noid.csv")
+        try "text,intent,urgency\nbook a table,action,soon\nwhy is it blue,curiosity,exploratory\n".write(to: corpus, atomically: true, encoding: .utf8)
+        let (_, errors, status) = try PipedREPL.run(["eval", corpus.path, "--split", "test"], input: "", separateErrors: true)
+        #expect(status == 1)
+        #expect(errors.contains("--split test kept none of the 2 messages read: the split goes by each message's id, and none of them has an id"), "\(errors)")
+        let (output, _, whole) = try PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
+        #expect(whole == 0 && output.contains("Evaluated 2 messages"), "\(output)")
+    }
+
     @Test func aWeightsPathThatIsNoFileIsSaidPlainly() throws {
         let folder = try folder()
         let (_, errors, status) = try PipedREPL.run(["classify", "--weights", folder.path, "hello"], input: "", separateErrors: true)

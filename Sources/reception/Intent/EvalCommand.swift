@@ -60,17 +60,25 @@ struct EvalCommand: ParsableCommand {
             throw ExitCode.failure
         }
         readBar.finish()
+        let read = corpus.messages.count
+        let withoutID = corpus.messages.filter { $0.id == nil }.count
         if !split.isEmpty {
             // The held-out part of a corpus that also trains (the human-written one): the same
             // selection `train --split` makes, so the two never overlap.
             corpus.messages = TrainingSelection(splits: Set(split.compactMap(CorpusSplit.init(rawValue:)))).apply(corpus.messages)
         }
         for issue in corpus.issues { printError("warning: \(issue) (skipped)") }
-        if !corpus.issues.isEmpty { printError("skipped \(corpus.issues.count) malformed line(s)") }
         guard !corpus.messages.isEmpty else {
-            printError("error: no labelled messages in \(files.joined(separator: ", "))")
+            if read > 0 {
+                // Read, then all left out by --split: say why, not "no labelled messages".
+                let why = withoutID == read ? "none of them has an id (an id column or field)" : "no id among them falls in that part"
+                printError("error: --split \(split.joined(separator: ", ")) kept none of the \(read) message\(read == 1 ? "" : "s") read: the split goes by each message's id, and \(why)")
+            } else {
+                printError("error: no labelled messages in \(files.joined(separator: ", "))")
+            }
             throw ExitCode.failure
         }
+        if !split.isEmpty { printError("--split \(split.joined(separator: ", ")): evaluating \(corpus.messages.count) of the \(read) messages read") }
         let bar = ProgressBar(label: "classifying")
         var progress: (@Sendable (Int, Int) -> Void)? = nil
         if corpus.messages.count >= 20_000 { progress = { done, total in bar.update(done, total) } }
