@@ -42,6 +42,13 @@ struct IntentCommandsEndToEndTests {
         #expect(whole == 0 && output.contains("Evaluated 2 messages"), "\(output)")
     }
 
+    @Test func aBlankMessageIsNotClassified() throws {
+        for blank in ["", "   "] {
+            let (output, errors, status) = try PipedREPL.run(["classify", blank], input: "", separateErrors: true)
+            #expect(status == 64 && errors.contains("The message is empty: there is nothing to classify."), "\(output)\(errors)")
+        }
+    }
+
     @Test func aWeightsPathThatIsNoFileIsSaidPlainly() throws {
         let folder = try folder()
         let (_, errors, status) = try PipedREPL.run(["classify", "--weights", folder.path, "hello"], input: "", separateErrors: true)

@@ -38,6 +38,11 @@ struct ClassifyCommand: ParsableCommand {
 
     func validate() throws {
         if jsonlInput && !message.isEmpty { throw ValidationError("--jsonl-input reads standard input: give no MESSAGE") }
+        // A blank message has nothing to classify (blank lines of standard input are skipped
+        // for the same reason); a label for it would only be the prior.
+        if !message.isEmpty, message.joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw ValidationError("The message is empty: there is nothing to classify.")
+        }
     }
 
     func run() throws {
