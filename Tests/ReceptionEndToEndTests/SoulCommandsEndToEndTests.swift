@@ -15,4 +15,14 @@ struct SoulCommandsEndToEndTests {
             #expect(status == 64 && errors.contains(expected), "\(arguments): \(output)\(errors)")
         }
     }
+
+    @Test func soulListShowsALongNameWhole() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-list-\(UUID().uuidString)")
+        let souls = home.appendingPathComponent("config/reception/souls")
+        try FileManager.default.createDirectory(at: souls, withIntermediateDirectories: true)
+        try "# Captain Rummy the Longwinded\n\nA pirate.\n".write(to: souls.appendingPathComponent("rummy.md"), atomically: true, encoding: .utf8)
+        let (output, status) = try PipedREPL.run(["soul", "list"], input: "", home: home)
+        #expect(status == 0)
+        #expect(output.contains("Captain Rummy the Longwinded"), "\(output)")
+    }
 }

@@ -234,10 +234,15 @@ struct SoulCommand: ParsableCommand {
 
         func run() throws {
             let catalog = SoulCatalog(directories: SoulCatalog.standardDirectories())
-            for entry in catalog.entries() {
+            let entries = catalog.entries()
+            // Columns as wide as their longest entry: a name was cut at 12 characters, unmarked.
+            let idWidth = max(16, entries.map { $0.id.count }.max() ?? 0)
+            let nameWidth = max(12, entries.map { TerminalText.line($0.name, limit: 60).count }.max() ?? 0)
+            for entry in entries {
                 let origin = entry.path ?? "built-in"
                 let status = entry.errors.isEmpty ? "" : "  (\(entry.errors.count) error\(entry.errors.count == 1 ? "" : "s"): reception soul lint \(origin))"
-                print("\(entry.id.padding(toLength: 16, withPad: " ", startingAt: 0)) \(entry.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(origin)\(status)")
+                let name = TerminalText.line(entry.name, limit: 60)
+                print("\(entry.id.padding(toLength: idWidth, withPad: " ", startingAt: 0)) \(name.padding(toLength: nameWidth, withPad: " ", startingAt: 0)) \(origin)\(status)")
             }
         }
     }
