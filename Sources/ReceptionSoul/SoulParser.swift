@@ -307,13 +307,15 @@ private struct Analysis {
     }
 
     /// A companion file: its prose fills what the main file left open, its lists add to the
-    /// main file's, its examples join the soul's. Its own front matter (rare) is skipped.
+    /// main file's, its examples join the soul's. Its own front matter (rare) is skipped, and
+    /// lint says so: settings there would otherwise look applied when they are not.
     mutating func companion(_ companion: SoulAnalyzer.Companion) {
         let (text, allLines) = Self.lines(of: companion.text)
         var start = 0
         if let first = allLines.first, first.trimmedSpaces == "---",
            let end = allLines.indices.dropFirst().first(where: { allLines[$0].trimmedSpaces == "---" }) {
             start = end + 1
+            report(.warning, 1, 1, "front matter in a companion file is not read: settings go in the main file's front matter", file: companion.fileName)
         }
         var lines = Array(allLines[start...])
         let cleanedLines = cleanProse(&lines, firstLine: start + 1, file: companion.fileName)

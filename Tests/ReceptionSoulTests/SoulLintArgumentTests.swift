@@ -25,6 +25,19 @@ struct SoulLintArgumentTests {
         #expect(diagnostics.errors.contains { $0.file == url.path && $0.line == 3 }, "\(diagnostics)")
     }
 
+    /// Front matter in a soul folder's STYLE.md is not read: lint says so at that file, rather
+    /// than let its settings look applied.
+    @Test func frontMatterInACompanionIsAWarningAtThatFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("soul-folder-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "# Plainy\n\nA helper.\n".write(to: folder.appendingPathComponent("SOUL.md"), atomically: true, encoding: .utf8)
+        try "---\nemoji: none\n---\n# Style\n\nShort sentences.\n".write(to: folder.appendingPathComponent("STYLE.md"), atomically: true, encoding: .utf8)
+        let diagnostics = SoulLinter.lint(folder.path, catalog: SoulCatalog(directories: []))
+        #expect(diagnostics.contains { $0.severity == .warning && $0.file.hasSuffix("STYLE.md") && $0.message.contains("front matter in a companion file is not read") },
+                "\(diagnostics)")
+    }
+
     @Test func anUnknownArgumentSaysWhatIsKnown() {
         let diagnostics = SoulLinter.lint("no-such-soul", catalog: SoulCatalog(directories: []))
         let error = diagnostics.first
