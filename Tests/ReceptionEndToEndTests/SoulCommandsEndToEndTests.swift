@@ -25,4 +25,17 @@ struct SoulCommandsEndToEndTests {
         #expect(status == 0)
         #expect(output.contains("Captain Rummy the Longwinded"), "\(output)")
     }
+
+    /// A soul loaded from a file is marked current in `/soul list`, and a path with spaces is
+    /// one path.
+    @Test func aSoulFromAFileIsListedAsCurrentAndAPathMayHaveSpaces() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-file-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let file = home.appendingPathComponent("my pirate.md")
+        try "# Pirate Pete\n\nArr.\n".write(to: file, atomically: true, encoding: .utf8)
+        let (output, status) = try PipedREPL.run([], input: "/soul \(file.path)\n/soul list\n", home: home)
+        #expect(status == 0)
+        #expect(output.contains("Now speaking as Pirate Pete"), "\(output)")
+        #expect(output.contains("* Pirate Pete (current, not one of these)"), "\(output)")
+    }
 }

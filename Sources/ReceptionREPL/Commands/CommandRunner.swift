@@ -147,15 +147,18 @@ extension REPL {
         case nil, "list":
             let names = souls.names()
             let current = souls.currentID
-            let listed = names.map { $0 == current ? "* \($0) (current)" : "  \($0)" }
+            var listed = names.map { $0 == current ? "* \($0) (current)" : "  \($0)" }
+            // A soul loaded from a file or folder is none of the known ones: still say which.
+            if current.map({ !names.contains($0) }) ?? true { listed.append("* \(TerminalText.clean(souls.currentName, singleLine: true)) (current, not one of these)") }
             verbatim(listed.isEmpty ? "No soul files found. Using \(souls.currentName)." : listed.joined(separator: "\n"))
         // The file as it is on disk: rendered as Markdown, its headings lost their `#` and its
         // front matter its indentation, and what was shown could not be pasted back.
         case "show": verbatim(souls.show())
         case "reload": note(souls.reload())
         case "why": say(souls.why())
-        case let name?:
-            do { note(try souls.use(name)) } catch { self.error(describe(error)) }
+        case .some:
+            // An unquoted path with spaces is one path, as /save takes it.
+            do { note(try souls.use(arguments.joined(separator: " "))) } catch { self.error(describe(error)) }
         }
     }
 
