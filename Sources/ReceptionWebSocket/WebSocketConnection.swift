@@ -32,12 +32,12 @@ public final class WebSocketConnection: Sendable {
         let connection = WebSocketConnection(url: url, headers: headers, maxMessageBytes: maxMessageBytes, opened: openedContinuation)
         let timeout = Task {
             try await Task.sleep(for: connectTimeout)
-            openedContinuation.finish(throwing: BackendError.unreachable(url: url, reason: "no WebSocket upgrade within \(connectTimeout)"))
+            openedContinuation.finish(throwing: BackendError.unreachable(url: RedactedURL.display(url), reason: "no WebSocket upgrade within \(connectTimeout)"))
         }
         defer { timeout.cancel() }
         do {
             for try await _ in opened { return connection }
-            throw BackendError.unreachable(url: url, reason: "the connection closed before the upgrade")
+            throw BackendError.unreachable(url: RedactedURL.display(url), reason: "the connection closed before the upgrade")
         } catch {
             await connection.close()
             throw error
@@ -78,7 +78,7 @@ public final class WebSocketConnection: Sendable {
             } catch is CancellationError {
                 inbound.finish()
             } catch {
-                let failure = BackendError.unreachable(url: url, reason: Self.describe(error))
+                let failure = BackendError.unreachable(url: RedactedURL.display(url), reason: Self.describe(error))
                 // Before the upgrade: nothing answering there is "unreachable" (an offline
                 // queue may keep the message for later); something that answered but refused
                 // the upgrade (a wrong path, not a WebSocket server) is not, since waiting
@@ -88,7 +88,7 @@ public final class WebSocketConnection: Sendable {
                 } else if Self.isConnectionFailure(error) {
                     failure
                 } else {
-                    .protocolViolation("\(url) did not accept a WebSocket connection (\(Self.describe(error)))")
+                    .protocolViolation("\(RedactedURL.display(url)) did not accept a WebSocket connection (\(Self.describe(error)))")
                 }
                 opened.finish(throwing: beforeUpgrade)
                 inbound.finish(throwing: failure)
@@ -99,7 +99,7 @@ public final class WebSocketConnection: Sendable {
     /// Sends one text message. After `close()` it throws.
     public func send(_ text: String) async throws {
         guard case .enqueued = outgoing.yield(text) else {
-            throw BackendError.unreachable(url: url, reason: "the connection is closed")
+            throw BackendError.unreachable(url: RedactedURL.display(url), reason: "the connection is closed")
         }
     }
 

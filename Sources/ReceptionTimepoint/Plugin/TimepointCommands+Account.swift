@@ -11,7 +11,7 @@ extension TimepointCommands {
             return await signedIn(user)
         case "apple":
             guard arguments.count == 2 else { throw CommandUsage("Usage: /signin apple FILE (a file holding the identity token; never type the token itself)") }
-            let path = arguments[1].hasPrefix("~/") ? NSHomeDirectory() + arguments[1].dropFirst() : arguments[1]
+            let path = UserPath.expand(arguments[1])
             let text = try PlainFile.readText(path, limit: 64 << 10).trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty, text.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
                 return "\(path) does not hold an identity token (one line of printable characters)."
