@@ -5,15 +5,16 @@ extension TaskService {
     /// shorter id is looked up among the server's active and recent tasks and must name one.
     /// A whole UUID (the server's ids are UUIDs) is taken as it is.
     public func fullID(_ typed: String) async throws -> String {
-        guard typed.count < 36 else { return typed }
-        let known = try await active() + (try await recent(limit: 200))
-        let matching = Set(known.map(\.taskID).filter { $0.lowercased().hasPrefix(typed.lowercased()) })
+        guard ShortID.needsLookup(typed) else { return typed }
+        async let running = active()
+        async let finished = recent(limit: 200)
+        let matching = ShortID.matches(typed, among: (try await running + finished).map(\.taskID))
         switch matching.count {
-        case 1: return matching.first!
+        case 1: return matching[0]
         case 0:
             throw BackendError.invalidTaskState(taskID: typed, reason: "no active or recent task id starts with it; /tasks recent lists them.")
         default:
-            throw BackendError.invalidTaskState(taskID: typed, reason: "it starts \(matching.count) task ids (\(matching.sorted().joined(separator: ", "))); type more of it.")
+            throw BackendError.invalidTaskState(taskID: typed, reason: "it starts \(matching.count) task ids (\(matching.joined(separator: ", "))); type more of it.")
         }
     }
 }

@@ -16,6 +16,15 @@ public protocol QueueControl: Sendable {
     func holding(_ context: ReceptionContext) -> ReceptionContext
     /// Something to say once at start (e.g. a damaged queue file was kept aside).
     var problem: String? { get }
+    /// True when a message waits for this backend (asked at every prompt: a queue can answer
+    /// it without reading every entry).
+    func hasItems(for backend: BackendDescriptor) throws -> Bool
+}
+
+extension QueueControl {
+    public func hasItems(for backend: BackendDescriptor) throws -> Bool {
+        try items().contains { $0.isFor(backend) }
+    }
 }
 
 /// One queued message.
@@ -142,7 +151,7 @@ extension REPL {
     /// `run` can try them again. Nil when there is nothing to retry or nobody at a terminal.
     func retryQueueWhileIdle() -> Task<Void, Never>? {
         guard reader.isInteractive, let queue, let descriptor = session?.backend.descriptor,
-              (try? queue.items().contains { $0.isFor(descriptor) }) == true else { return nil }
+              (try? queue.hasItems(for: descriptor)) == true else { return nil }
         let reader = reader, interval = configuration.queueRetryInterval
         return Task {
             while !Task.isCancelled {

@@ -56,8 +56,11 @@ struct EventJSON: Encodable {
     /// which are written as `\u009b` here. They only occur inside strings, so the value read
     /// back is the same.
     var line: String {
+        let json = Wire.jsonString(self)
+        // Almost every line has none: written as it is, not rebuilt for each text delta.
+        guard json.unicodeScalars.contains(where: { (0x80...0x9F).contains($0.value) }) else { return json }
         var out = ""
-        for scalar in Wire.jsonString(self).unicodeScalars {
+        for scalar in json.unicodeScalars {
             if (0x80...0x9F).contains(scalar.value) {
                 out += String(format: "\\u%04x", scalar.value)
             } else {

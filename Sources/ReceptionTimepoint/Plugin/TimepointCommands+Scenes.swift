@@ -55,11 +55,11 @@ extension TimepointCommands {
     /// The full id for what was typed: a shorter one (the first characters, as one copies
     /// them from a summary) is looked up among the hundred newest scenes the person can see.
     func fullSceneID(_ typed: String) async throws -> String {
-        guard typed.count < 36 else { return typed }
+        guard ShortID.needsLookup(typed) else { return typed }
         let list = try await client.scenes(page: 1, pageSize: 100, visibility: nil)
-        let matching = Set(list.items.map(\.id).filter { $0.lowercased().hasPrefix(typed.lowercased()) })
+        let matching = ShortID.matches(typed, among: list.items.map(\.id))
         switch matching.count {
-        case 1: return matching.first!
+        case 1: return matching[0]
         case 0: throw TimepointError.unavailable("No scene of yours starts with “\(TerminalText.line(typed, limit: 40))”; /scene list shows them.")
         default: throw TimepointError.unavailable("“\(TerminalText.line(typed, limit: 40))” starts \(matching.count) scene ids; type more of it.")
         }

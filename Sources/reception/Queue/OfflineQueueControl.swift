@@ -19,6 +19,11 @@ struct OfflineQueueControl: QueueControl {
         }
     }
 
+    /// Only this backend's rows are read (none, and no file opened, in most sessions).
+    func hasItems(for backend: BackendDescriptor) throws -> Bool {
+        try queue.entries(backend: backend.name).contains { OfflineQueue.belongs($0, to: backend.name, at: backend.endpoint) }
+    }
+
     func drop(_ ids: [String]) throws -> Int {
         try ids.reduce(0) { $0 + (try queue.remove($1) ? 1 : 0) }
     }
