@@ -76,7 +76,9 @@ public actor REPL {
             retry?.cancel()
             switch input {
             case .idle:
+                reader.holdTypedKeys()
                 await flushQueue(quiet: true)
+                reader.releaseTypedKeys()
                 continue
             case .endOfInput:
                 await leave()

@@ -54,10 +54,13 @@ struct OfflineQueueEndToEndTests {
         try await Task.sleep(for: .milliseconds(3500))
         #expect(!terminal.screen[at...].contains("Sending") && !terminal.screen[at...].contains("unreachable"), "\(terminal.screen[at...])")
 
+        // A half-typed line is never interrupted, even with the server back. It is typed while
+        // the server is still down: typed just as a retry begins, the keys would (rightly) wait
+        // for the prompt after that retry, and a retry that then found the server up would send.
+        terminal.type("half typed")
+        at = try await terminal.waitFor("half typed", after: at)
         let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
-        // A half-typed line is never interrupted, even with the server back.
-        terminal.type("half typed")
         try await Task.sleep(for: .milliseconds(3000))
         #expect(!terminal.screen[at...].contains("Sending"), "a line being typed was interrupted: \(terminal.screen[at...])")
         terminal.type("\u{15}")  // Ctrl-U: the line is empty again

@@ -10,6 +10,10 @@ public protocol LineReader: Sendable {
     /// the REPL can do work of its own (send queued messages) and then prompt again. A line
     /// being typed is never disturbed: the call is then ignored.
     func wakeIfIdle()
+    /// Between an idle wake and the next prompt: keys typed meanwhile are kept for that prompt,
+    /// not echoed into the output of work the person did not ask for.
+    func holdTypedKeys()
+    func releaseTypedKeys()
 }
 
 extension LineReader {
@@ -17,6 +21,8 @@ extension LineReader {
     public var isInteractive: Bool { false }
     /// Readers of scripts and pipes are never idle in that sense: the next line is there.
     public func wakeIfIdle() {}
+    public func holdTypedKeys() {}
+    public func releaseTypedKeys() {}
 }
 
 public enum LineInput: Sendable, Equatable {

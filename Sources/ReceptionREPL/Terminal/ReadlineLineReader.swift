@@ -17,6 +17,8 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
     private let lock = NSLock()
     private let wakePipe: (read: Int32, write: Int32)
     private var pendingSignals: [Int32] = []
+    /// The terminal's settings from before `holdTypedKeys`, given back by `releaseTypedKeys`.
+    private var heldSettings: termios?
 
     /// Completion candidates for a line typed so far: called on the readline thread.
     public typealias Completer = @Sendable (_ line: String, _ word: String) -> [String]
@@ -83,6 +85,12 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
                 if errno == EINTR { continue }
                 return .endOfInput
             }
+            // Keys first: a wake that arrives with keys not yet read must see them on the line,
+            // or an idle retry would take the prompt from a person who had just started typing.
+            if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                rl_callback_read_char()
+                continue
+            }
             if fds[1].revents != 0 {
                 var buffer = [UInt8](repeating: 0, count: 64)
                 _ = read(wakePipe.read, &buffer, buffer.count)
@@ -106,10 +114,23 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
                     return .idle
                 }
             }
-            if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                rl_callback_read_char()
-            }
         }
+    }
+
+    /// Echo off between an idle wake and the next prompt: keys typed while a queued message is
+    /// retried wait in the terminal and appear on the next prompt's line (readline echoes them
+    /// there) instead of in the middle of the retry's output. The signal keys still work.
+    public func holdTypedKeys() {
+        var settings = termios()
+        guard isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
+        lock.withLock { heldSettings = settings }
+        settings.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+    }
+
+    public func releaseTypedKeys() {
+        guard var settings = lock.withLock({ defer { heldSettings = nil }; return heldSettings }) else { return }
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
     }
 }
 
