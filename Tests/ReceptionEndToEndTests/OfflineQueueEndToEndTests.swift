@@ -73,6 +73,28 @@ struct OfflineQueueEndToEndTests {
         #expect(try await terminal.exitStatus() == 0)
     }
 
+    /// Keys typed while an idle retry's answer arrives are not echoed into it: they wait, and
+    /// appear on the next prompt's line, ready to go on typing.
+    @Test func keysTypedDuringAnIdleRetryWaitForTheNextPrompt() async throws {
+        let port = try unusedPort()
+        let home = try home(url: "http://127.0.0.1:\(port)")
+        let terminal = try TerminalSession(arguments: ["--backend", "ls-queue", "--trust", "1", "--queue-retry", "1"], home: home)
+        var at = try await terminal.waitFor("› ")
+        terminal.enter("estuary note")
+        at = try await terminal.waitFor("queued (1 waiting)", after: at)
+        at = try await terminal.waitFor("› ", after: at)
+        let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "1500"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
+        defer { server.terminate(); server.waitUntilExit() }
+        at = try await terminal.waitFor("Sending 1 queued message to ls-queue", after: at, timeout: .seconds(30))
+        terminal.type("next thought")
+        let answered = try await terminal.waitFor("answer to: estuary note", after: at, timeout: .seconds(60))
+        #expect(!terminal.screen[at..<answered].contains("next thought"), "typed keys were echoed into the answer: \(terminal.screen[at...])")
+        try await terminal.waitFor("› next thought", after: answered)
+        terminal.type("\u{15}")  // Ctrl-U
+        terminal.enter("/quit")
+        #expect(try await terminal.exitStatus() == 0)
+    }
+
     /// While the server stays down, each new message joins the queue without the older ones
     /// being tried again aloud; `/queue` in JSON mode is JSON like every other line.
     @Test func offlineMessagesQueueQuietlyAndJSONModeStaysJSON() throws {

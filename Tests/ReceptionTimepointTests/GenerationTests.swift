@@ -43,7 +43,9 @@ struct GenerationTests {
             var previous = start.at
             for poll in polls {
                 let gap = previous.duration(to: poll.at)
-                #expect(gap >= .seconds(3) && gap < .seconds(6), "polled \(gap) after the previous call")
+                // Never sooner than the contract's 3 s; the upper bound only tells "the next
+                // poll" from "a much longer wait" (a loaded machine stretches the gap).
+                #expect(gap >= .seconds(3) && gap < .seconds(20), "polled \(gap) after the previous call")
                 previous = poll.at
             }
         }

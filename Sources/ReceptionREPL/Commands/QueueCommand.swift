@@ -149,13 +149,18 @@ extension REPL {
     /// While the prompt waits: when messages for the current backend are queued, asks the
     /// reader for the prompt back every `queueRetryInterval` (only if nothing is typed), so
     /// `run` can try them again. Nil when there is nothing to retry or nobody at a terminal.
+    /// The server is probed first with the prompt still up (`EndpointProbe`): one that takes
+    /// no connection is not worth taking the prompt away for.
     func retryQueueWhileIdle() -> Task<Void, Never>? {
         guard reader.isInteractive, let queue, let descriptor = session?.backend.descriptor,
               (try? queue.hasItems(for: descriptor)) == true else { return nil }
-        let reader = reader, interval = configuration.queueRetryInterval
+        let reader = reader, interval = configuration.queueRetryInterval, endpoint = descriptor.endpoint
         return Task {
             while !Task.isCancelled {
                 do { try await Task.sleep(for: interval) } catch { return }
+                if let endpoint, await !EndpointProbe.accepts(endpoint, within: .seconds(5)) { continue }
+                // A line may have arrived while the probe waited: no wake left over for the next prompt.
+                guard !Task.isCancelled else { return }
                 reader.wakeIfIdle()
             }
         }
