@@ -200,7 +200,7 @@ def reception_row(args, train_files, train_args, evaluation, workdir, shipped):
     model = []
     if not shipped:
         weights = os.path.join(workdir, "weights.json")
-        subprocess.run([binary, "train", *train_files, *train_args, "--out", weights], check=True,
+        subprocess.run([binary, "train", *train_files, *train_args, "--out", weights, "--force"], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         model = ["--weights", weights]
     report = json.loads(subprocess.run([binary, "eval", eval_path, "--json", "--worst", "0", *model], check=True,

@@ -236,7 +236,10 @@ struct MarkdownSoulReader {
             }
             if negativeLevel != nil { roles[index] = .avoided }
             if signatureLevel != nil, roles[index] == .prose, let item = Self.listItem(trimmed) ?? (trimmed.hasPrefix("\"") || trimmed.hasPrefix("“") ? trimmed : nil) {
-                for phrase in Self.quotedPhrases(item).compactMap(Self.cleanTerm) where phrase.count <= 80 && signature.count < 40 {
+                // "`lfg` — lowercase. No variants. `let's gooo` is off-voice.": what follows a dash
+                // is commentary, and may quote what the persona does not say.
+                let head = Self.dashOutsideQuotes(item).map { String(item[..<$0]) } ?? item
+                for phrase in Self.quotedPhrases(head).compactMap(Self.cleanTerm) where phrase.count <= 80 && signature.count < 40 {
                     signature.append((phrase, firstLine + index))
                 }
             }
@@ -301,7 +304,9 @@ struct MarkdownSoulReader {
             }
             switch sectionKind {
             case .boundaries:
-                roles[index] = .avoided
+                // "**Will express uncertainty on:** …" among the won'ts is something the persona
+                // does: read as said, not turned round like a prohibition.
+                if !Self.plainText(item).lowercased().hasPrefix("will ") { roles[index] = .avoided }
                 addBoundary(item, negative: negativeLevel != nil)
             case .vocabulary:
                 let effective: Polarity = polarity == .none ? (negativeLevel != nil ? .avoid : .prefer) : polarity
@@ -462,7 +467,8 @@ struct MarkdownSoulReader {
         if let dash = dashOutsideQuotes(stripped) { stripped = String(stripped[..<dash]) }
         if stripped.hasPrefix("**"), let close = stripped.dropFirst(2).range(of: "**") {
             let bold = String(stripped[stripped.index(stripped.startIndex, offsetBy: 2)..<close.lowerBound])
-            return cleanTerm(bold).map { [$0] } ?? []
+            // "**agent / agents / agentic**", "**\"empowering\" / \"empower\"**": each is a word of its own.
+            return bold.components(separatedBy: " / ").compactMap(cleanTerm)
         }
         // Quoted terms outside parentheses; else inside them, unless the parentheses name the
         // alternative ("(uses \"Software 2.0\" instead)" is commentary, "(\"synergy\", \"utilize\")" examples).
@@ -799,7 +805,13 @@ struct MarkdownSoulReader {
         }
         guard !paragraph.isEmpty else { return nil }
         let plain = Self.plainText(paragraph.joined(separator: " "))
-        guard let sentence = Sentences.firstSentence(plain), sentence.count <= 200 else { return nil }
+        guard var sentence = Sentences.firstSentence(plain), sentence.count <= 200 else { return nil }
+        // An epigraph's first sentence ("> \"I'm a builder at heart. I did …\""): its opening
+        // quotation mark would be left unclosed.
+        for (open, close) in [("\"", "\""), ("“", "”"), ("„", "“"), ("«", "»")] where sentence.hasPrefix(open) && !sentence.dropFirst().contains(close) {
+            sentence = String(sentence.dropFirst()).trimmedSpaces
+            break
+        }
         return (sentence, startLine)
     }
 

@@ -253,13 +253,20 @@ struct TraitDeriver {
     static func hedgingStatement(_ lowered: String, _ words: [Substring]) -> (String, Bool)? {
         let cautious: Set<Substring> = ["hedge", "hedges", "hedged", "hedging", "qualified", "qualifies", "qualifying",
                                         "probabilistic", "uncertainty", "tentative", "tentatively", "vorsichtig", "einschränkungen"]
-        let assertive: Set<Substring> = ["assertive", "declarative", "decisive", "conviction", "unhedged", "confidently", "bestimmt", "entschieden"]
-        var cautiousAt = firstIndex(words, of: cautious)
+        // Not "conviction": a biography's "Californian by conviction" says nothing of how the
+        // persona phrases an answer (it led Garry Tan's hedging evidence to his birthplace).
+        let assertive: Set<Substring> = ["assertive", "declarative", "decisive", "unhedged", "confidently", "bestimmt", "entschieden"]
+        // "a deliberate identity, not a hedge": a hedge (the noun) says nothing of hedged words.
+        var cautiousAt = words.indices.first { cautious.contains(words[$0]) && !($0 > 0 && ["a", "an"].contains(words[$0 - 1])) }
         if cautiousAt == nil, lowered.fastContains("かもしれ") || lowered.fastContains("慎重") { cautiousAt = 0 }
         let assertiveAt = firstIndex(words, of: assertive) ?? (lowered.fastContains("断言") ? 0 : nil)
         switch (cautiousAt, assertiveAt) {
         case (let c?, nil): return ("cautious", negated(words, before: c))
         case (nil, let a?): return ("assertive", negated(words, before: a))
+        case (let c?, let a?):
+            // "Declarative. … Does not hedge when he's sure": both words, one way.
+            let (noHedge, notAssertive) = (negated(words, before: c), negated(words, before: a))
+            return noHedge != notAssertive ? (noHedge ? "assertive" : "cautious", false) : nil
         default: return nil
         }
     }

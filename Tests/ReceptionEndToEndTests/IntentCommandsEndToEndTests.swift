@@ -30,6 +30,26 @@ struct IntentCommandsEndToEndTests {
         }
     }
 
+    /// Weights someone trained, or a lexicon they edited, are not replaced by a retrain
+    /// without `--force`; with it, they are.
+    @Test func trainKeepsAnExistingFileUnlessForced() throws {
+        let folder = try folder()
+        let corpus = folder.appendingPathComponent("mine.jsonl")
+        try #"{"text": "book a table for two", "intent": "action", "urgency": "soon"}"#.write(to: corpus, atomically: true, encoding: .utf8)
+        let weights = folder.appendingPathComponent("w.json"), lexicon = folder.appendingPathComponent("lexicon.txt")
+        try "my weights".write(to: weights, atomically: true, encoding: .utf8)
+        try "my lexicon".write(to: lexicon, atomically: true, encoding: .utf8)
+        for (options, named) in [(["--out", weights.path], "--out"), (["--out", folder.appendingPathComponent("new.json").path, "--export-lexicon", lexicon.path], "--export-lexicon")] {
+            let (_, errors, status) = try PipedREPL.run(["train", corpus.path, "--folds", "0"] + options, input: "", separateErrors: true)
+            #expect(status == 64 && errors.contains("\(named) \(options.last!) already exists; add --force to replace it."), "\(errors)")
+        }
+        #expect(try String(contentsOf: weights, encoding: .utf8) == "my weights")
+        #expect(try String(contentsOf: lexicon, encoding: .utf8) == "my lexicon")
+        let (output, errors, status) = try PipedREPL.run(["train", corpus.path, "--folds", "0", "--out", weights.path, "--force"], input: "", separateErrors: true)
+        #expect(status == 0 && output.contains("trained on 1 message"), "\(output)\(errors)")
+        #expect(try String(contentsOf: weights, encoding: .utf8).hasPrefix("{"))
+    }
+
     /// `--split` on a corpus whose messages have no ids keeps none: said so, not "no labelled
     /// messages" about a file that has them.
     @Test func aSplitThatKeepsNothingSaysWhy() throws {

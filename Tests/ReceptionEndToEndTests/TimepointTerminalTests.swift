@@ -33,6 +33,25 @@ struct TimepointTerminalTests {
         }
     }
 
+    /// An admin-key file other users can read is refused, but only `/signin dev` needs the
+    /// key: the session starts, says why the command is unavailable, and the key is never sent.
+    @Test func aLooseAdminKeyFileOnlyDisablesDevSignIn() throws {
+        let (server, url) = try Self.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try Self.home(for: url)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let keyFile = home.appendingPathComponent("admin-key").path
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyFile)
+        let (output, status) = try PipedREPL.run(["--backend", "tp"], input: "/signin dev ada@example.com\n/credits\n", home: home)
+        #expect(status == 0, "\(output)")
+        let refusal = "refusing the admin_key file \(keyFile) because its mode is 0644; other users could read it. Run: chmod 600 \(keyFile)"
+        #expect(output.contains("/signin dev is unavailable: Profile tp"), "\(output)")
+        #expect(output.contains("The dev admin key is not used. Profile tp"), "\(output)")
+        #expect(output.components(separatedBy: refusal).count - 1 == 2, "said at start and at /signin dev: \(output)")
+        #expect(output.contains("You are not signed in"), "\(output)")
+        #expect(!output.contains("Signed in as ada@example.com"), "\(output)")
+    }
+
     @Test func aWholeSessionShowsAndLeavesNoTokenAnywhere() async throws {
         let (server, url) = try Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }

@@ -87,6 +87,7 @@ public final class TimepointClient: Sendable {
         case .plain: return plain
         case .admin:
             guard let admin else {
+                if let problem = configuration.adminKeyProblem { throw TimepointError.unavailable("The dev admin key is not used. \(problem)") }
                 throw TimepointError.unavailable("No dev admin key is configured: set admin_key_env or admin_key_file in the profile (or TIMEPOINT_ADMIN_KEY).")
             }
             return admin

@@ -6,6 +6,10 @@ public struct TimepointConfiguration: Sendable {
     public var tokenFile: String
     /// `X-Admin-Key` for the dev sign-in and credit grants; nil: dev sign-in is unavailable.
     public var adminKey: SecretToken?
+    /// Why the profile's admin key is not used (a file other users can read, an unset
+    /// variable), said by `/signin dev` and at start: only that command needs the key, so it
+    /// does not stop the session.
+    public var adminKeyProblem: String?
     /// sync, background (poll) or stream (SSE, each step live).
     public var generation: GenerationMode = .stream
     /// The preset asked for (nil: the server's default, balanced).

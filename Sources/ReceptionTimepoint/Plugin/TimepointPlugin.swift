@@ -43,8 +43,12 @@ public enum TimepointPlugin {
         guard let url = profile.string("url") else { throw ProfileError(profile: profile, "it has no url.") }
         let safeName = String(profile.name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(64))
         let tokenFile = profile.string("token_file").map { UserPath.expand($0, environment: environment.variables) } ?? "\(environment.stateDirectory)/timepoint/\(safeName.isEmpty ? kind : safeName).json"
-        var configuration = TimepointConfiguration(baseURL: url, tokenFile: tokenFile,
-                                                   adminKey: try profile.secret("admin_key", environment: environment).map(SecretToken.init))
+        var configuration = TimepointConfiguration(baseURL: url, tokenFile: tokenFile)
+        do {
+            configuration.adminKey = try profile.secret("admin_key", environment: environment).map(SecretToken.init)
+        } catch let problem as ProfileError {
+            configuration.adminKeyProblem = problem.description
+        }
         if let mode = profile.string("generation").flatMap(TimepointConfiguration.GenerationMode.init(rawValue:)) { configuration.generation = mode }
         configuration.preset = profile.string("preset")
         configuration.generateImage = profile.boolean("generate_image") ?? false
@@ -78,6 +82,7 @@ public enum TimepointPlugin {
             notice = await client.session.signedOutReason ?? TimepointSession.notSignedIn
         }
         if let warning = await client.session.warning { notice += " " + warning }
+        if let problem = configuration.adminKeyProblem { notice += " /signin dev is unavailable: \(problem)" + (problem.hasSuffix(".") ? "" : ".") }
         notice += " Type a moment in history (e.g. “Oppenheimer at Trinity, 1945”) to generate a scene; /help lists the TIMEPOINT commands."
         return BackendConnection(backend: backend, commands: TimepointCommands(backend: backend).all, notice: notice,
                                  shutdown: { await client.shutdown() })

@@ -22,7 +22,7 @@ struct TrainCommand: ParsableCommand {
             ../shared/corpora/human-train/agreed.jsonl --split train \\
             --lexicon Sources/ReceptionIntent/Model/lexicon.txt \\
             --out Sources/ReceptionIntent/Model/weights.json \\
-            --swift Sources/ReceptionIntent/ShippedModel.swift
+            --swift Sources/ReceptionIntent/ShippedModel.swift --force
         """)
 
     @Argument(help: "Training corpora (JSONL, CSV or TSV).")
@@ -79,6 +79,9 @@ struct TrainCommand: ParsableCommand {
     @Flag(name: .long, help: "Stop at the first malformed line.")
     var strict = false
 
+    @Flag(name: .long, help: "Replace --out, --swift and --export-lexicon files that already exist.")
+    var force = false
+
     func validate() throws {
         if (labels == nil) != (texts == nil) { throw ValidationError("--labels and --texts go together: the labels file holds ids, the texts file their messages") }
         guard l2 > 0, l2Words > 0 else { throw ValidationError("--l2 and --l2-words must be greater than 0.") }
@@ -88,16 +91,19 @@ struct TrainCommand: ParsableCommand {
         guard sourceWeight > 0, calibrationSourceWeight >= 0 else {
             throw ValidationError("--source-weight must be greater than 0 and --calibration-source-weight 0 or more.")
         }
-        try Self.checkWritable(out, option: "--out")
-        if let swift { try Self.checkWritable(swift, option: "--swift") }
+        try Self.checkWritable(out, option: "--out", force: force)
+        if let swift { try Self.checkWritable(swift, option: "--swift", force: force) }
+        if let exportLexicon { try Self.checkWritable(exportLexicon, option: "--export-lexicon", force: force) }
     }
 
     /// Where a file will be written, checked before minutes of training: a folder that does
-    /// not exist, or a folder given for a file, is said now in plain words.
-    static func checkWritable(_ path: String, option: String) throws {
+    /// not exist, a folder given for a file, or a file that would be lost (weights someone
+    /// trained for an hour, a lexicon they edited) without `--force`, is said now in plain words.
+    static func checkWritable(_ path: String, option: String, force: Bool) throws {
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw ValidationError("\(option) \(path) is a folder; give a file name, such as \(path)/weights.json.")
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw ValidationError("\(option) \(path) is a folder; give a file name, such as \(path)/weights.json.") }
+            if !force { throw ValidationError("\(option) \(path) already exists; add --force to replace it.") }
         }
         let folder = (path as NSString).deletingLastPathComponent
         guard folder.isEmpty || FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), folder.isEmpty || isDirectory.boolValue else {

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import ReceptionCore
+@testable import ReceptionSoul
+
+/// Persona files other people published (`../shared/real-souls`, third-party text read in
+/// place and never copied into the project): each SOUL.md with its STYLE.md, laid out as the
+/// folder their author's template asks for. What a person authoring or choosing a soul would
+/// notice if it were read wrong.
+@Suite("Published personas")
+struct PublishedPersonaTests {
+    static let published = Paths.repository.deletingLastPathComponent().appendingPathComponent("shared/real-souls/aaronjmars")
+
+    /// The persona `name` as a soul folder (SOUL.md and STYLE.md) in a fresh temporary folder.
+    static func load(_ name: String) throws -> Soul {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("published-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for file in ["SOUL", "STYLE"] {
+            try FileManager.default.copyItem(at: published.appendingPathComponent("examples_\(name)_\(file).md"),
+                                             to: folder.appendingPathComponent("\(file).md"))
+        }
+        return try SoulParser.load(contentsOf: folder)
+    }
+
+    static func trait(_ soul: Soul, _ name: String) -> SoulTrait? { soul.traits.first { $0.name == name } }
+
+    /// "`lfg` — lowercase. No variants. `let's gooo` is off-voice.": the phrase after the dash
+    /// is one he does not say, and "lowercase, always" is about that one word.
+    @Test func garryTanSaysLfgButNotLetsGoooAndWritesInSentenceCase() throws {
+        let soul = try Self.load("garry-tan")
+        #expect(soul.signaturePhrases.contains("lfg"))
+        #expect(!soul.signaturePhrases.contains { $0.lowercased().hasPrefix("let's go") }, "\(soul.signaturePhrases)")
+        #expect(soul.capitalization != .lowercase)
+        // Assertive, and for a reason about his writing: not "Californian by conviction" in his
+        // biography, nor "not a hedge" about his politics, nor the one topic list he is unsure on.
+        #expect(soul.hedging == .assertive)
+        let hedging = try #require(Self.trait(soul, "hedging"))
+        #expect(hedging.file.hasSuffix("STYLE.md") && hedging.evidence.hasPrefix("Declarative."), "\(hedging)")
+    }
+
+    /// "**agent / agents / agentic**" names three words; an epigraph's opening quotation mark
+    /// is not left dangling in the description.
+    @Test func steinbergersSlashedWordsAreWordsOfTheirOwn() throws {
+        let soul = try Self.load("steipete")
+        for word in ["agent", "agentic", "claude code", "gpt-5"] {
+            #expect(soul.vocabulary.prefer.contains(word), "\(word) in \(soul.vocabulary.prefer)")
+        }
+        for word in ["empower", "state-of-the-art"] {
+            #expect(soul.vocabulary.avoid.contains(word), "\(word) in \(soul.vocabulary.avoid)")
+        }
+        #expect(soul.vocabulary.prefer.allSatisfy { !$0.contains(" / ") }, "\(soul.vocabulary.prefer)")
+        #expect(soul.summary == "I'm a builder at heart.")
+    }
+
+    /// "Calm, precise, relentlessly qualified" is cautious; the other four state their views.
+    @Test func onlyVitalikHedges() throws {
+        #expect(try Self.load("vitalik-buterin").hedging == .cautious)
+        for name in ["garry-tan", "karpathy", "steipete", "vivian-balakrishnan"] {
+            #expect(try Self.load(name).hedging == .assertive, "\(name)")
+        }
+    }
+
+    /// Every published persona reads without an error, with its own name and voice traits.
+    @Test func everyPersonaReadsWithoutErrors() throws {
+        let names = ["garry-tan", "karpathy", "steipete", "vitalik-buterin", "vivian-balakrishnan"]
+        for name in names {
+            let soul = try Self.load(name)
+            #expect(!soul.name.isEmpty && soul.name.lowercased() != "soul", "\(name): \(soul.name)")
+            #expect(soul.traits.count >= 10, "\(name): \(soul.traits.map(\.name))")
+            #expect(!soul.boundaries.isEmpty, "\(name)")
+        }
+    }
+}
