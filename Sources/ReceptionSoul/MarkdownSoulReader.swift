@@ -232,7 +232,10 @@ struct MarkdownSoulReader {
                     if !good, sectionKind == .boundaries { addBoundary(trimmed) }
                     continue
                 }
-                if exampleGood == false { roles[index] = .avoided } else if exampleGood == true, examplesLevel != nil { roles[index] = .meta }
+                // A rule written among the examples ("Never use exclamation marks.") is read as a
+                // rule, not dropped as commentary on them.
+                let rule = !trimmed.hasPrefix(">") && !Self.isListItem(trimmed) && !"\"“„«「`".contains(trimmed.first ?? " ") && Self.instructs(Self.plainText(trimmed))
+                if rule { roles[index] = .prose } else if exampleGood == false { roles[index] = .avoided } else if exampleGood == true, examplesLevel != nil { roles[index] = .meta }
             }
             if negativeLevel != nil { roles[index] = .avoided }
             if signatureLevel != nil, roles[index] == .prose, let item = Self.listItem(trimmed) ?? (trimmed.hasPrefix("\"") || trimmed.hasPrefix("“") ? trimmed : nil) {
@@ -282,7 +285,7 @@ struct MarkdownSoulReader {
             }
             if sectionKind == .voice, !voiceToneTaken, !Self.isListItem(trimmed), !trimmed.hasPrefix(">"), !trimmed.hasPrefix("|"),
                trimmed != "---", trimmed != "***", !trimmed.hasPrefix("**") || !trimmed.hasSuffix(":**"),
-               !Self.isAboutTheFiles(trimmed) {
+               !Self.isAboutTheFiles(trimmed), !Self.instructs(Self.plainText(trimmed)) {
                 voiceToneTaken = true
                 let plain = Self.plainText(trimmed)
                 if tone == nil, let sentence = Sentences.toneSentences(plain), sentence.count <= 100 { tone = sentence; toneLine = firstLine + index }
@@ -548,12 +551,19 @@ struct MarkdownSoulReader {
     static func describesATone(_ text: String) -> Bool {
         let trimmed = text.trimmedSpaces
         guard !trimmed.isEmpty, trimmed.count <= 60, !trimmed.contains(":"), !trimmed.contains("\""), !trimmed.contains("“") else { return false }
-        let words = trimmed.split(separator: " ")
-        guard words.count <= 8, let first = words.first?.lowercased() else { return false }
-        let instructions: Set<String> = ["use", "avoid", "never", "don't", "do", "be", "keep", "say", "write", "always", "start", "end", "open",
-                                         "close", "sign", "no", "reply", "answer", "ask", "speak", "talk", "sound", "prefer", "stay", "only"]
-        return !instructions.contains(first)
+        guard trimmed.split(separator: " ").count <= 8 else { return false }
+        return !instructs(trimmed)
     }
+
+    /// "Never use exclamation marks.", "Always answer in one sentence.": a rule for the voice,
+    /// not a description of it (a tone) nor a sample of it (an example).
+    static func instructs(_ text: String) -> Bool {
+        guard let first = text.trimmedSpaces.split(separator: " ").first?.lowercased() else { return false }
+        return instructionWords.contains(first.trimmingCharacters(in: .punctuationCharacters.subtracting(["'"])))
+    }
+
+    static let instructionWords: Set<String> = ["use", "avoid", "never", "don't", "do", "be", "keep", "say", "write", "always", "start", "end", "open",
+                                                "close", "sign", "no", "reply", "answer", "ask", "speak", "talk", "sound", "prefer", "stay", "only"]
 
     // MARK: Rules written as "Key: value"
 

@@ -820,5 +820,7 @@ enum CommonWords {
         "someone", "anyone", "everyone", "people", "trains", "train", "flights", "flight", "tickets", "ticket", "data",
         "sources", "source", "findings", "finding", "suppliers", "supplier", "summary", "step", "steps", "first",
         "second", "third", "last", "next", "previous", "earlier", "later", "soon", "already", "still", "yet",
+        "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty", "fifty", "hundred",
+        "hundreds", "thousand", "thousands", "half", "dozens", "zero",
     ]
 }

@@ -145,6 +145,19 @@ struct DerivedTraitsTests {
         #expect(trait.line == 3)
         let rendered = SoulRenderer(soul: soul).style("The museum is not open. It opens at 10:00.")
         #expect(rendered == "the museum isn't open. it opens at 10:00.")
+        // A number word leads like any ordinary word; a name keeps its capital.
+        #expect(SoulRenderer(soul: soul).style("I checked 12. Four of them ship. Lisbon is one.") == "I checked 12. four of them ship. Lisbon is one.")
+    }
+
+    /// A rule written under "## Examples" is a rule, and a rule at the head of a style section
+    /// is not the voice's tone.
+    @Test func aRuleAmongTheExamplesIsReadAndARuleIsNoTone() throws {
+        let examples = try SoulParser.parse("# Pip\n\nA cheerful guide.\n\n## Examples\n\nAlways answer in one sentence.\n\n> \"Sure thing. The train leaves at 9.\"\n",
+                                            fileName: "pip.md")
+        #expect(examples.verbosity == .terse && examples.length.maxSentences == 1)
+        #expect(examples.examples.map(\.text) == ["Sure thing. The train leaves at 9."])
+        let style = try SoulParser.parse("# Pip\n\n## Style\n\nNever use exclamation marks.\n\nWarm and unhurried, like a good librarian.\n", fileName: "pip.md")
+        #expect(style.tone == "Warm and unhurried, like a good librarian.", "\(style.tone ?? "no tone")")
     }
 
     @Test func emojiHeavyPersona() throws {
