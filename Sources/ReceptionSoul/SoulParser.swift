@@ -428,11 +428,14 @@ private struct Analysis {
                 if let value = EmojiPolicy(rawValue: value) { soul.emoji = value }
             }
         }
+        // Front matter overrides per intervention type: an icon set for one type leaves the
+        // derived emoji as the others' icons, a label set for pushback the derived refusal.
+        let everyIconSet = InterventionType.knownCases.allSatisfy { soul.interventions[$0.rawValue]?.icon != nil }
         if !deriver.favouriteEmoji.isEmpty, soul.emoji != .never, let first = deriver.emoji ?? nil {
             traits.append(SoulTrait(name: "favourite emoji", value: deriver.favouriteEmoji.joined(separator: " "), file: first.file, line: first.line,
-                                    evidence: first.evidence, overridden: setByFrontMatter.contains("interventions")))
+                                    evidence: first.evidence, overridden: everyIconSet))
         }
-        if !setByFrontMatter.contains("interventions") { soul.favouriteEmoji = deriver.favouriteEmoji }
+        if !everyIconSet { soul.favouriteEmoji = deriver.favouriteEmoji }
         record("punctuation", deriver.punctuation, knob: nil) { value in soul.exclamatory = value == "exclamatory" }
         record("hedging", deriver.hedging, knob: "confidence") { value in
             if let value = Hedging(rawValue: value) { soul.hedging = value }
@@ -440,7 +443,11 @@ private struct Analysis {
         record("opener", deriver.opener, knob: "outcomes") { value in soul.opener = value }
         record("greeting", deriver.greeting, knob: "greeting") { value in soul.greeting = value }
         record("closer", deriver.closer, knob: "sign_off") { value in soul.signOff = value }
-        record("refusal", deriver.refusal, knob: "interventions") { value in soul.refusal = value }
+        if let refusal = deriver.refusal {
+            let overridden = soul.interventions["pushback"]?.label != nil
+            traits.append(SoulTrait(name: "refusal", value: refusal.value, file: refusal.file, line: refusal.line, evidence: refusal.evidence, overridden: overridden))
+            if !overridden { soul.refusal = refusal.value }
+        }
         // Signature phrases: quick reactions and catch-phrases, then the words the persona uses.
         var phrases: [String] = []
         var phraseSource: (String, Int)?

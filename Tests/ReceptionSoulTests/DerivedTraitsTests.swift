@@ -160,6 +160,16 @@ struct DerivedTraitsTests {
         #expect(style.tone == "Warm and unhurried, like a good librarian.", "\(style.tone ?? "no tone")")
     }
 
+    /// Front matter that sets one intervention's icon leaves the derived emoji to the others.
+    @Test func oneIconInFrontMatterKeepsTheDerivedOthers() throws {
+        let text = "---\ninterventions:\n  proactive:\n    icon: \"🔔\"\n---\n# Sunny\n\nA bright helper. Loves emoji 😀🎉 in every answer! 🌟\nGreat news travels fast 🚀. We love it 🎉!\nEverything is awesome 😀. Let's go 🌟!\n"
+        let soul = try SoulParser.parse(text, fileName: "sunny.md")
+        let preview = SoulPreview.render(soul, outcome: .complete)
+        #expect(preview.contains("┃ 🔔 Proactive"), "\(preview)")
+        #expect(preview.contains("┃ 🎉 Pushback") || preview.contains("┃ 😀 Pushback") || preview.contains("┃ 🌟 Pushback"), "\(preview)")
+        #expect(Self.trait(soul, "favourite emoji")?.overridden == false)
+    }
+
     @Test func emojiHeavyPersona() throws {
         let soul = try Self.load("emoji.md")
         #expect(soul.emoji == .allowed)
