@@ -40,12 +40,12 @@ struct CodexTerminalTests {
         // Something happens on the worker now: it shows while /worker runs.
         let marker = "live-\(UUID().uuidString.prefix(8))"
         try await post(marker, to: base, worker: "wrk-desktop")
-        at = try await terminal.waitFor(marker, after: at, timeout: .seconds(20))
+        at = try await terminal.waitFor(marker, after: at)
         #expect(!terminal.screen[at...].contains(Self.prompt), "the prompt is not back while watching")
         // The desktop keeps working (a tick every 700 ms): more lines arrive on their own.
-        at = try await terminal.waitFor("codex/event", after: at, timeout: .seconds(10))
+        at = try await terminal.waitFor("codex/event", after: at)
         terminal.type("\u{3}")
-        at = try await terminal.waitFor("Watched wrk-desktop for", after: at, timeout: .seconds(10))
+        at = try await terminal.waitFor("Watched wrk-desktop for", after: at)
         at = try await terminal.waitFor("Stopped /worker (Ctrl-C). Back at the prompt.", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
         // The prompt works again: a command answers, and no event lines are printed any more.
@@ -56,7 +56,7 @@ struct CodexTerminalTests {
         #expect(!terminal.screen[at...].contains("codex/event"), "watching stopped with Ctrl-C")
         // The worker stays selected: a message goes to it as a request, classified on the way.
         terminal.enter("please run the checks again")
-        at = try await terminal.waitFor("Worker wrk-desktop took the request (turn/start", after: at, timeout: .seconds(20))
+        at = try await terminal.waitFor("Worker wrk-desktop took the request (turn/start", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
         terminal.enter("/quit")
         #expect(try await terminal.exitStatus() == 0)

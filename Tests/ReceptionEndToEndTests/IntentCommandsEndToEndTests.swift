@@ -62,6 +62,30 @@ struct IntentCommandsEndToEndTests {
         #expect(whole == 0 && output.contains("Evaluated 2 messages"), "\(output)")
     }
 
+    /// `classify --jsonl-input` reads a line as `eval` does: what one reads (a numeric id or
+    /// text, a null goal) the other reads, and what one refuses the other refuses, located.
+    @Test func classifyReadsJSONLinesAsEvalDoes() throws {
+        let corpus = try folder().appendingPathComponent("lines.jsonl")
+        try [#"{"id": 7, "text": "book a table for two", "intent": "action", "urgency": "soon", "goal": null}"#,
+             #"{"id": "n", "text": 42, "intent": "curiosity", "urgency": "exploratory"}"#,
+             #"{"text": "why is the sky blue", "intent": "curiosity", "urgency": "exploratory",}"#,
+             #"{"id": "x", "intent": "action", "urgency": "soon"}"#,
+             #"{"text": "   ", "intent": "action", "urgency": "soon"}"#]
+            .joined(separator: "\n").write(to: corpus, atomically: true, encoding: .utf8)
+        let (evaluated, evalErrors, _) = try PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
+        #expect(evaluated.contains("Evaluated 2 messages"), "\(evaluated)\(evalErrors)")
+        let (output, errors, status) = try PipedREPL.run(["classify", "--jsonl-input"], input: try String(contentsOf: corpus, encoding: .utf8), separateErrors: true)
+        #expect(status == 1, "three lines are not messages: \(errors)")
+        let classified = output.split(separator: "\n")
+        #expect(classified.count == 2, "\(output)")
+        #expect(classified.first?.contains(#""id":"7""#) == true && classified.last?.contains(#""id":"n""#) == true, "\(output)")
+        #expect(errors.contains("standard input line 3: malformed JSON: expected a quoted key at column"), "\(errors)")
+        #expect(evalErrors.contains("lines.jsonl:3: malformed JSON: expected a quoted key at column"), "\(evalErrors)")
+        #expect(errors.contains("standard input line 4: no \"text\" field (skipped)"), "\(errors)")
+        #expect(errors.contains("standard input line 5: the \"text\" is empty (skipped)"), "\(errors)")
+        #expect(errors.contains("skipped 3 malformed line(s)"), "\(errors)")
+    }
+
     @Test func aBlankMessageIsNotClassified() throws {
         for blank in ["", "   "] {
             let (output, errors, status) = try PipedREPL.run(["classify", blank], input: "", separateErrors: true)

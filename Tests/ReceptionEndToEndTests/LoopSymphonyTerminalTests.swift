@@ -79,9 +79,9 @@ struct LoopSymphonyTerminalTests {
         try await Task.sleep(for: .milliseconds(800))
         let started = ContinuousClock.now
         terminal.type("\u{03}")
-        at = try await terminal.waitFor("/heartbeats cancelled by Ctrl-C", after: at, timeout: .seconds(10))
+        at = try await terminal.waitFor("/heartbeats cancelled by Ctrl-C", after: at)
         try await terminal.waitFor(Self.prompt, after: at)
-        #expect(started.duration(to: .now) < .seconds(10), "the 30 s tick did not hold the prompt")
+        #expect(started.duration(to: .now) < .seconds(20), "the 30 s tick did not hold the prompt")
         #expect(!terminal.screen[at...].contains("Cannot reach"))
     }
 

@@ -64,7 +64,7 @@ struct OfflineQueueEndToEndTests {
         try await Task.sleep(for: .milliseconds(3000))
         #expect(!terminal.screen[at...].contains("Sending"), "a line being typed was interrupted: \(terminal.screen[at...])")
         terminal.type("\u{15}")  // Ctrl-U: the line is empty again
-        at = try await terminal.waitFor("Sending 1 queued message to ls-queue", after: at, timeout: .seconds(20))
+        at = try await terminal.waitFor("Sending 1 queued message to ls-queue", after: at)
         at = try await terminal.waitFor("answer to: idle retry note", after: at)
         at = try await terminal.waitFor("› ", after: at)
         terminal.enter("/queue")
@@ -85,7 +85,7 @@ struct OfflineQueueEndToEndTests {
         at = try await terminal.waitFor("› ", after: at)
         let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "1500"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
-        at = try await terminal.waitFor("Sending 1 queued message to ls-queue", after: at, timeout: .seconds(30))
+        at = try await terminal.waitFor("Sending 1 queued message to ls-queue", after: at)
         terminal.type("next thought")
         let answered = try await terminal.waitFor("answer to: estuary note", after: at, timeout: .seconds(60))
         #expect(!terminal.screen[at..<answered].contains("next thought"), "typed keys were echoed into the answer: \(terminal.screen[at...])")

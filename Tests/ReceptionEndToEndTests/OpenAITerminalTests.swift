@@ -54,9 +54,9 @@ struct OpenAITerminalTests {
         let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: try Self.home(for: url))
         var at = try await terminal.waitFor(Self.prompt)
         terminal.enter("hello")
-        at = try await terminal.waitFor("Okay", after: at, timeout: .seconds(10))
+        at = try await terminal.waitFor("Okay", after: at)
         #expect(!terminal.screen[at...].contains("of our conversation."), "the end was not sent yet, the start is already shown")
-        try await terminal.waitFor("of our conversation.", after: at, timeout: .seconds(15))
+        try await terminal.waitFor("of our conversation.", after: at)
     }
 
     @Test func ctrlCStopsTheStreamAndTheShownPartIsSavedOnce() async throws {
@@ -66,9 +66,9 @@ struct OpenAITerminalTests {
         let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: home)
         var at = try await terminal.waitFor(Self.prompt)
         terminal.enter("hello")
-        at = try await terminal.waitFor("You said", after: at, timeout: .seconds(10))
+        at = try await terminal.waitFor("You said", after: at)
         terminal.type("\u{03}")
-        at = try await terminal.waitFor("Cancelled", after: at, timeout: .seconds(10))
+        at = try await terminal.waitFor("Cancelled", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
         let transcript = home.appendingPathComponent("saved.md").path
         terminal.enter("/save \(transcript)")

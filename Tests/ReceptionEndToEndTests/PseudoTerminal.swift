@@ -88,7 +88,7 @@ final class TerminalSession: Sendable {
     }
 
     /// Waits until the screen satisfies `condition`.
-    func waitUntil(_ what: String, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation,
+    func waitUntil(_ what: String, timeout: Duration = .seconds(45), sourceLocation: SourceLocation = #_sourceLocation,
                    _ condition: (String) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {

@@ -60,34 +60,19 @@ struct ClassifyCommand: ParsableCommand {
             try emit(message.joined(separator: " "))
             return
         }
-        struct InputLine: Decodable {
-            var id: String?, text: String, goal: String?
-            init(from decoder: any Decoder) throws {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                text = try container.decode(String.self, forKey: .text)
-                goal = try container.decodeIfPresent(String.self, forKey: .goal)
-                // Corpora number their lines as often as they name them: an id is either.
-                id = try (try? container.decodeIfPresent(String.self, forKey: .id))
-                    ?? container.decodeIfPresent(Int.self, forKey: .id).map(String.init)
-            }
-            enum CodingKeys: String, CodingKey { case id, text, goal }
-        }
         var lineNumber = 0, malformed = 0
         while let line = readLine(strippingNewline: true) {
             lineNumber += 1
             if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
             guard jsonlInput else { try emit(line); continue }
-            guard let input = try? JSONDecoder().decode(InputLine.self, from: Data(line.utf8)) else {
-                printError("error: standard input line \(lineNumber): not a JSON object with a \"text\" string (and an \"id\" string or number, if any) (skipped)")
+            // The corpus reader's own line format: what `eval` reads, this reads the same way.
+            switch CorpusReader.inputLine(line) {
+            case .success(let input):
+                try emit(input.text, goal: input.goal ?? goal, id: input.id)
+            case .failure(let problem):
+                printError("error: standard input line \(lineNumber): \(problem.message) (skipped)")
                 malformed += 1
-                continue
             }
-            guard !input.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                printError("error: standard input line \(lineNumber): the \"text\" is empty (skipped)")
-                malformed += 1
-                continue
-            }
-            try emit(input.text, goal: input.goal ?? goal, id: input.id)
         }
         if malformed > 0 {
             printError("skipped \(malformed) malformed line(s)")
