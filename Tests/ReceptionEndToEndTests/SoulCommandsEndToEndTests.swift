@@ -16,6 +16,23 @@ struct SoulCommandsEndToEndTests {
         }
     }
 
+    /// `soul bench` takes a soul as the other soul commands do: a path, an id or a name.
+    @Test func soulBenchTakesAKnownSoulByIdOrName() throws {
+        func parsedBytes(_ arguments: [String]) throws -> String? {
+            let (output, _, status) = try PipedREPL.run(["soul", "bench", "--iterations", "2"] + arguments, input: "", separateErrors: true)
+            guard status == 0, let range = output.range(of: #"soul parse \(\d+ bytes\)"#, options: .regularExpression) else { return nil }
+            return String(output[range])
+        }
+        let butler = try #require(try parsedBytes(["butler"]))
+        #expect(try parsedBytes([]) != butler, "the default soul is not the butler")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (_, missing, status) = try PipedREPL.run(["soul", "bench", "nosuch"], input: "", separateErrors: true)
+        #expect(status == 1 && missing.contains("error: nosuch: no such file or known soul (known: butler,"), "\(missing)")
+        let (_, folderError, folderStatus) = try PipedREPL.run(["soul", "bench", folder.path], input: "", separateErrors: true)
+        #expect(folderStatus == 1 && folderError.contains("is a soul folder; soul bench times one file"), "\(folderError)")
+    }
+
     @Test func soulListShowsALongNameWhole() throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-list-\(UUID().uuidString)")
         let souls = home.appendingPathComponent("config/reception/souls")

@@ -254,7 +254,7 @@ struct SoulCommand: ParsableCommand {
         @Option(help: "Runs per measurement (1 to 1000000).")
         var iterations: Int = 5000
 
-        @Argument(help: "A soul file path to parse (default: the built-in default soul).")
+        @Argument(help: "A soul file path, or the id or name of a known soul (default: the built-in default soul).")
         var soul: String?
 
         func validate() throws {
@@ -265,13 +265,7 @@ struct SoulCommand: ParsableCommand {
             #if DEBUG
             SoulCommand.printError("warning: this is a debug build; figures are only meaningful with `swift build -c release`")
             #endif
-            let text: String?
-            do {
-                text = try soul.map { try SoulParser.text(contentsOf: URL(fileURLWithPath: $0)) }
-            } catch let error as SoulParser.ParseError {
-                SoulCommand.printError(error.description)
-                throw ExitCode(1)
-            }
+            let text = try soul.map(SoulCommand.soulText)
             print(SoulBenchmark.run(iterations: iterations, soulText: text))
         }
     }
@@ -323,6 +317,38 @@ extension SoulCommand {
             throw ExitCode(1)
         } catch {
             throw ValidationError("\(error)")
+        }
+    }
+
+    /// The text of a soul file named by path, or by the id or name of a known soul (as the
+    /// other soul commands take it); a folder soul has no single text to time.
+    static func soulText(_ argument: String) throws -> String {
+        var path = argument
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) {
+            let catalog = SoulCatalog(directories: SoulCatalog.standardDirectories())
+            guard let entry = catalog.entry(argument) else {
+                let known = catalog.entries().map(\.id)
+                printError("error: \(argument): no such file or known soul (known: \(known.joined(separator: ", ")))")
+                throw ExitCode(1)
+            }
+            guard let file = entry.path else {
+                if let text = SoulCatalog.builtInText(entry.id) { return text }
+                printError("error: \(argument): the built-in soul's text is missing")
+                throw ExitCode(1)
+            }
+            path = file
+            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        }
+        if isDirectory.boolValue {
+            printError("error: \(argument) is a soul folder; soul bench times one file: give its SOUL.md")
+            throw ExitCode(1)
+        }
+        do {
+            return try SoulParser.text(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as SoulParser.ParseError {
+            printError(error.description)
+            throw ExitCode(1)
         }
     }
 
