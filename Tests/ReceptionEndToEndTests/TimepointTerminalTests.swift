@@ -130,6 +130,8 @@ struct TimepointTerminalTests {
         let saved = try String(contentsOfFile: file, encoding: .utf8)
         #expect(saved.contains("/chat Oppenheimer what are you thinking"), "\(saved)")
         #expect(saved.contains("I am thinking about what comes next."), "\(saved)")
+        // Saved as shown, the way an answer to "ask NAME …" is: no Markdown marks around the name.
+        #expect(saved.contains("\nOppenheimer: Oppenheimer considers") && !saved.contains("**Oppenheimer**"), "\(saved)")
         #expect(!saved.contains("/credits") && !saved.contains("/signin"), "status commands are not the conversation: \(saved)")
     }
 
