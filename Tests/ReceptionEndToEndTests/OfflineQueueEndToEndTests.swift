@@ -209,6 +209,9 @@ struct OfflineQueueEndToEndTests {
         let (other, otherURL) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { other.terminate(); other.waitUntilExit() }
         try point(home, at: otherURL)
+        // Without a session too: `reception queue` reads where the profile points now.
+        let (listed, _) = try PipedREPL.run(["queue"], input: "", home: home)
+        #expect(listed.contains("· for \(first); ls-queue now points at \(otherURL), so it is not sent there"), "\(listed)")
         let (elsewhere, status) = try PipedREPL.run(arguments, input: "/queue\n/tasks recent\n", home: home)
         #expect(status == 0, "\(elsewhere)")
         #expect(elsewhere.contains("1 queued message for ls-queue was written for \(first); ls-queue now points at \(otherURL), so it is not sent here."),
@@ -222,6 +225,8 @@ struct OfflineQueueEndToEndTests {
                                                         port: Int(first.split(separator: ":").last!)!)
         defer { own.terminate(); own.waitUntilExit() }
         try point(home, at: first)
+        let (pointedBack, _) = try PipedREPL.run(["queue"], input: "", home: home)
+        #expect(pointedBack.contains("· for \(first)") && !pointedBack.contains("now points at"), "\(pointedBack)")
         let (delivered, _) = try PipedREPL.run(arguments, input: "/queue\n", home: home)
         #expect(delivered.contains("Sending 1 queued message to ls-queue"), "\(delivered)")
         #expect(delivered.contains("The offline queue is empty."), "\(delivered)")

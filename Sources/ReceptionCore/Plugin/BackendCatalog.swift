@@ -31,6 +31,14 @@ public struct BackendCatalog: Sendable {
 
     public func plugin(kind: String) -> BackendPlugin? { plugins.first { $0.kind == kind } }
 
+    /// The server the profile `name` points at now, without connecting; nil when there is no
+    /// such profile, it names no server, or it cannot be read (a missing key file, say).
+    public func endpoint(of name: String) -> String? {
+        guard let (profile, plugin) = try? entry(named: name), let endpoint = plugin.endpoint else { return nil }
+        // Spelled as the descriptor spells it, so it compares with what the queue recorded.
+        return ((try? endpoint(profile, environment)) ?? nil).map(BackendDescriptor.endpointKey)
+    }
+
     /// The profile of that name, or a clear error listing the names (with a did-you-mean).
     public func entry(named name: String) throws -> (profile: BackendProfile, plugin: BackendPlugin) {
         if let found = entries.first(where: { $0.profile.name == name }) { return found }

@@ -28,12 +28,18 @@ public struct BackendPlugin: Sendable {
     /// exists (e.g. `--backend loop-symphony` reads `LOOP_SYMPHONY_URL`). Nil: the kind
     /// cannot be used without a profile.
     public var builtInProfile: (@Sendable (PluginEnvironment) -> BackendProfile)?
+    /// The server a profile points at, as its backend's `descriptor.endpoint` will name it,
+    /// worked out without connecting: `reception queue` tells by it that a queued message was
+    /// written for a server its profile no longer names. Nil: no server, or not known.
+    public var endpoint: (@Sendable (BackendProfile, PluginEnvironment) throws -> String?)?
     /// Connects a validated profile: reaches the server, opens caches, starts background work.
     public var connect: @Sendable (BackendProfile, PluginEnvironment) async throws -> BackendConnection
 
     public init(kind: String, summary: String, options: [PluginOption] = [], discussion: String = "",
                 builtInProfile: (@Sendable (PluginEnvironment) -> BackendProfile)? = { _ in BackendProfile(name: "", kind: "") },
+                endpoint: (@Sendable (BackendProfile, PluginEnvironment) throws -> String?)? = nil,
                 connect: @escaping @Sendable (BackendProfile, PluginEnvironment) async throws -> BackendConnection) {
+        self.endpoint = endpoint
         self.kind = kind
         self.summary = summary
         self.options = options

@@ -6,8 +6,9 @@ import ReceptionCore
 public enum QueueListing {
     /// Numbered lines, oldest first. With `current` (the REPL's backend), an entry for another
     /// backend says it waits for that one, and one written for another server says so; without
-    /// it, every entry names its server.
-    public static func render(_ items: [QueuedItem], current: BackendDescriptor?, now: Date = Date()) -> String {
+    /// it, every entry names its server, and where `pointing` (backend name → the server its
+    /// profile names now) differs, says it will not be sent there.
+    public static func render(_ items: [QueuedItem], current: BackendDescriptor?, pointing: [String: String] = [:], now: Date = Date()) -> String {
         var lines = ["\(items.count) queued message\(items.count == 1 ? "" : "s"), oldest first:"]
         for (index, item) in items.enumerated() {
             // Names and servers come from a file on disk, texts from people: cleaned.
@@ -21,6 +22,9 @@ public enum QueueListing {
                 }
             } else if let destination = item.destination {
                 line += " · for \(server(destination))"
+                if let now = pointing[item.backend], now != destination {
+                    line += "; \(TerminalText.line(item.backend, limit: 60)) now points at \(server(now)), so it is not sent there"
+                }
             }
             if let error = item.lastError {
                 // A message held behind older ones was never tried: its note says so itself.

@@ -30,6 +30,7 @@ public enum TimepointPlugin {
         The refresh token is kept in a 0600 file under the XDG state directory; the access token only in memory.
         """,
         builtInProfile: builtInProfile,
+        endpoint: { profile, environment in try configuration(for: profile, environment: environment).baseURL },
         connect: { profile, environment in try await connect(configuration(for: profile, environment: environment), name: profile.name) })
 
     static func builtInProfile(_ environment: PluginEnvironment) -> BackendProfile {

@@ -42,7 +42,8 @@ struct QueueCommand: ParsableCommand {
         let items = try OfflineQueueControl(queue: queue).items()
         guard action.first?.lowercased() == "drop" else {
             StandardStreams.write(items.isEmpty ? "The offline queue is empty.\n"
-                                                : QueueListing.render(items, current: nil) + "\nreception queue drop N|all forgets entries.\n")
+                                                : QueueListing.render(items, current: nil, pointing: Self.pointing(items))
+                                                  + "\nreception queue drop N|all forgets entries.\n")
             return
         }
         guard !items.isEmpty else {
@@ -61,6 +62,16 @@ struct QueueCommand: ParsableCommand {
         }
         let dropped = try OfflineQueueControl(queue: queue).drop(chosen.map(\.id))
         StandardStreams.write(QueueListing.dropped(dropped, of: items.count) + "\n")
+    }
+
+    /// The server each queued message's profile names now (read from the configuration, no
+    /// connection made), so an entry written for another server says it will not go there. A
+    /// configuration that does not load only leaves that out: the listing is still wanted.
+    static func pointing(_ items: [QueuedItem]) -> [String: String] {
+        guard let catalog = try? BackendSetup.catalog() else { return [:] }
+        var pointing: [String: String] = [:]
+        for name in Set(items.map(\.backend)) { pointing[name] = catalog.endpoint(of: name) }
+        return pointing
     }
 
     /// A problem found while running: said on stderr, exit status 1 (usage errors are 64).
