@@ -39,6 +39,28 @@ private func withServer(_ body: @escaping @Sendable (String, SeenIDs) async thro
             try await writer.finish(nil)
         })
     }
+    router.get("drip-events") { _, _ -> Response in
+        // A whole event, then one that never ends: a byte every 0.3 s for two minutes.
+        Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: "data: first\n\ndata: {"))
+            for _ in 0..<400 {
+                try await Task.sleep(for: .milliseconds(300))
+                try await writer.write(ByteBuffer(string: "x"))
+            }
+            try await writer.finish(nil)
+        })
+    }
+    router.get("keepalive-events") { _, _ -> Response in
+        // Slow but whole: a keepalive every 0.5 s for 4 s, then the answer.
+        Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody { writer in
+            for _ in 0..<8 {
+                try await writer.write(ByteBuffer(string: ": ping\n\n"))
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            try await writer.write(ByteBuffer(string: "data: done\n\n"))
+            try await writer.finish(nil)
+        })
+    }
     router.get("big") { _, _ -> Response in
         Response(status: .ok, body: .init(byteBuffer: ByteBuffer(repeating: 0x41, count: 300_000)))
     }
@@ -237,6 +259,29 @@ struct HTTPTransportTests {
                 guard case .timedOut = error else { Issue.record("expected a timeout, got \(error)"); return }
             }
             #expect(started.duration(to: .now) < .seconds(30), "timed out, not read for the whole 60 s")
+            await transport.shutdown()
+        }
+    }
+
+    /// Every byte resets the read timeout, so a dripped event would hold an answer for ever:
+    /// an event gets the read timeout to arrive whole. Keepalives, slow but whole, are not that.
+    @Test func anEventThatTricklesInEndsAtTheReadTimeoutButKeepalivesDoNot() async throws {
+        try await withServer { base, _ in
+            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base, readTimeout: .seconds(2)))
+            let started = ContinuousClock.now
+            var frames: [SSEFrame] = []
+            do {
+                for try await frame in transport.eventStream("/drip-events") { frames.append(frame) }
+                Issue.record("an event dripped for two minutes must end the stream")
+            } catch let error as BackendError {
+                guard case .timedOut = error else { Issue.record("expected a timeout, got \(error)"); return }
+                #expect(error.description.hasPrefix("No answer from \(base)/drip-events in time: an event began"), "\(error)")
+            }
+            #expect(frames == [.event(data: "first", name: nil, id: nil)], "the whole event before it is kept")
+            #expect(started.duration(to: .now) < .seconds(60), "not the whole two minutes")
+            var slow: [SSEFrame] = []
+            for try await frame in transport.eventStream("/keepalive-events") { slow.append(frame) }
+            #expect(slow.last == .event(data: "done", name: nil, id: nil) && slow.count == 9, "\(slow)")
             await transport.shutdown()
         }
     }

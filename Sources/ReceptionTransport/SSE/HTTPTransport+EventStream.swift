@@ -85,9 +85,21 @@ extension HTTPTransport {
             throw BackendError.protocolViolation("\(method.rawValue) \(path) answered \(type), not text/event-stream")
         }
         var parser = parser
+        // Every byte resets the read timeout, so a server that starts a frame and then drips it
+        // a byte at a time would hold the answer for ever: a frame gets the read timeout to
+        // arrive whole (the engines' frames are a few kilobytes, sent at once).
+        var frameSince: ContinuousClock.Instant?
         do {
             for try await chunk in response.body {
-                for frame in try parser.feed(chunk.readableBytesView) { onFrame(frame) }
+                let frames = try parser.feed(chunk.readableBytesView)
+                for frame in frames { onFrame(frame) }
+                guard parser.isMidFrame else { frameSince = nil; continue }
+                let now = ContinuousClock.now
+                guard let since = frameSince, frames.isEmpty else { frameSince = now; continue }
+                if since.duration(to: now) > configuration.readTimeout {
+                    throw BackendError.timedOut(url: RedactedURL.display(configuration.baseURL + path),
+                                                reason: "an event began \(Int(since.duration(to: now).components.seconds)) s ago and has trickled in since without ending")
+                }
             }
         } catch let broken as SSEParser.Failure {
             throw BackendError.protocolViolation(broken.description)

@@ -55,6 +55,10 @@ public struct SSEParser: Sendable {
     /// The id of the last event that carried one (`id:`), for resuming with `Last-Event-ID`.
     public var lastEventID: String? { lastID }
 
+    /// True while part of a frame is held, waiting for the rest of it (a line without its
+    /// end, or lines without the blank line that dispatches them).
+    public var isMidFrame: Bool { !line.isEmpty || hasData || eventName != nil }
+
     /// The defaults hold any event the seed engines send (their payloads are a few kilobytes;
     /// full results come by a separate GET) with room to spare, and bound what a hostile or
     /// broken server can make Reception hold to about a megabyte.
