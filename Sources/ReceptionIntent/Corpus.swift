@@ -83,9 +83,23 @@ public struct CorpusReader: Sendable {
     }
 
     /// A labelled message from one record's fields, or the problem with it.
+    /// A line's text, when it has one with something in it (the rule for corpora and for
+    /// `classify --jsonl-input` alike).
+    static func messageText(_ fields: [String: String]) -> String? {
+        guard let text = fields["text"], text.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else { return nil }
+        return text
+    }
+
+    static let missingText = "missing or empty \"text\""
+
+    /// An optional field; an empty one is no value.
+    static func optional(_ key: String, in fields: [String: String]) -> String? {
+        fields[key].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     static func message(_ fields: [String: String], line: Int, name: String) -> Swift.Result<LabelledMessage, CorpusIssue> {
         func problem(_ message: String) -> Swift.Result<LabelledMessage, CorpusIssue> { .failure(CorpusIssue(file: name, line: line, message: message)) }
-        guard let text = fields["text"], text.utf8.contains(where: { $0 > 32 }) else { return problem("missing or empty \"text\"") }
+        guard let text = messageText(fields) else { return problem(missingText) }
         guard let intentRaw = fields["intent"] else { return problem("missing \"intent\"") }
         guard let intent = intents[intentRaw] ?? intents[intentRaw.lowercased()] else {
             return problem("unknown intent \"\(intentRaw)\" (expected \(IntentWeights.intentLabels.joined(separator: ", ")))")
@@ -94,7 +108,7 @@ public struct CorpusReader: Sendable {
         guard let urgency = urgencies[urgencyRaw] ?? urgencies[urgencyRaw.lowercased()] else {
             return problem("unknown urgency \"\(urgencyRaw)\" (expected \(IntentWeights.urgencyLabels.joined(separator: ", ")))")
         }
-        func optional(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }
+        func optional(_ key: String) -> String? { Self.optional(key, in: fields) }
         return .success(LabelledMessage(id: optional("id"), text: text, intent: intent, urgency: urgency,
                                         goal: optional("goal"), note: optional("note"), source: optional("source"), location: "\(name):\(line)"))
     }
@@ -324,7 +338,20 @@ enum FlatJSON {
                     guard let value = string() else { return fail("bad string") }
                     fields[key] = value
                 } else if bytes[i] == 123 || bytes[i] == 91 {
-                    return fail("nested objects and arrays are not corpus fields")
+                    // A nested value (a source's metadata) is no corpus field: skipped whole, so
+                    // the line still reads; a "text" that is one is then missing, and said so.
+                    var depth = 0
+                    while i < end {
+                        let byte = bytes[i]
+                        if byte == 34 {
+                            guard string() != nil else { return fail("bad string in a nested value") }
+                            continue
+                        }
+                        if byte == 123 || byte == 91 { depth += 1 } else if byte == 125 || byte == 93 { depth -= 1 }
+                        i += 1
+                        if depth == 0 { break }
+                    }
+                    guard depth == 0 else { return fail("unterminated nested value") }
                 } else {
                     let start = i
                     while i < end && bytes[i] != 44 && bytes[i] != 125 && bytes[i] != 32 { i += 1 }

@@ -18,10 +18,8 @@ extension CorpusReader {
         case .failure(let error):
             return .failure(InputLineProblem(message: "malformed JSON: \(error.message)"))
         case .success(let fields):
-            guard let text = fields["text"] else { return .failure(InputLineProblem(message: "no \"text\" field")) }
-            guard text.utf8.contains(where: { $0 > 32 }) else { return .failure(InputLineProblem(message: "the \"text\" is empty")) }
-            func optional(_ key: String) -> String? { fields[key].flatMap { $0.isEmpty ? nil : $0 } }
-            return .success(InputLine(text: text, id: optional("id"), goal: optional("goal")))
+            guard let text = messageText(fields) else { return .failure(InputLineProblem(message: missingText)) }
+            return .success(InputLine(text: text, id: optional("id", in: fields), goal: optional("goal", in: fields)))
         }
     }
 }

@@ -76,9 +76,8 @@ public actor REPL {
             retry?.cancel()
             switch input {
             case .idle:
-                reader.holdTypedKeys()
                 await flushQueue(quiet: true)
-                reader.releaseTypedKeys()
+                reader.idleWorkFinished()
                 continue
             case .endOfInput:
                 await leave()

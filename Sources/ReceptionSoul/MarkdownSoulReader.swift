@@ -234,7 +234,11 @@ struct MarkdownSoulReader {
                 }
                 // A rule written among the examples ("Never use exclamation marks.") is read as a
                 // rule, not dropped as commentary on them.
-                let rule = !trimmed.hasPrefix(">") && !Self.isListItem(trimmed) && !"\"“„«「`".contains(trimmed.first ?? " ") && Self.instructs(Self.plainText(trimmed))
+                // Not under a bad example ("Do you need anything else? 😊" is how not to sound),
+                // and not a question.
+                let plainLine = Self.plainText(trimmed)
+                let rule = exampleGood != false && !trimmed.hasPrefix(">") && !Self.isListItem(trimmed) && !"\"“„«「`".contains(trimmed.first ?? " ")
+                    && !plainLine.hasSuffix("?") && Self.instructs(plainLine)
                 if rule { roles[index] = .prose } else if exampleGood == false { roles[index] = .avoided } else if exampleGood == true, examplesLevel != nil { roles[index] = .meta }
             }
             if negativeLevel != nil { roles[index] = .avoided }
@@ -309,7 +313,9 @@ struct MarkdownSoulReader {
             case .boundaries:
                 // "**Will express uncertainty on:** …" among the won'ts is something the persona
                 // does: read as said, not turned round like a prohibition.
-                if !Self.plainText(item).lowercased().hasPrefix("will ") { roles[index] = .avoided }
+                let plainItem = Self.plainText(item).lowercased()
+                let does = plainItem.hasPrefix("will ") && !plainItem.hasPrefix("will not") && !plainItem.hasPrefix("will never")
+                if !does { roles[index] = .avoided }
                 addBoundary(item, negative: negativeLevel != nil)
             case .vocabulary:
                 let effective: Polarity = polarity == .none ? (negativeLevel != nil ? .avoid : .prefer) : polarity
@@ -558,8 +564,12 @@ struct MarkdownSoulReader {
     /// "Never use exclamation marks.", "Always answer in one sentence.": a rule for the voice,
     /// not a description of it (a tone) nor a sample of it (an example).
     static func instructs(_ text: String) -> Bool {
-        guard let first = text.trimmedSpaces.split(separator: " ").first?.lowercased() else { return false }
-        return instructionWords.contains(first.trimmingCharacters(in: .punctuationCharacters.subtracting(["'"])))
+        // The first word as written ("Open, warm, direct" describes; "Open with …" instructs),
+        // with a typographic apostrophe read as a plain one ("Don’t").
+        guard var first = text.trimmedSpaces.split(separator: " ").first?.lowercased() else { return false }
+        first = first.replacingOccurrences(of: "’", with: "'")
+        if first.hasSuffix(":") { first.removeLast() }
+        return instructionWords.contains(first)
     }
 
     static let instructionWords: Set<String> = ["use", "avoid", "never", "don't", "do", "be", "keep", "say", "write", "always", "start", "end", "open",

@@ -384,9 +384,9 @@ private struct Analysis {
             let overridden = knob.map { setByFrontMatter.contains($0) } ?? false
             traits.append(SoulTrait(name: name, value: value, file: file, line: line, evidence: evidence, overridden: overridden))
         }
-        func record(_ name: String, _ found: TraitDeriver.Found?, knob: String?, apply: (String) -> Void) {
+        func record(_ name: String, _ found: TraitDeriver.Found?, knob: String?, overridden: Bool? = nil, apply: (String) -> Void) {
             guard let found else { return }
-            let overridden = knob.map { setByFrontMatter.contains($0) } ?? false
+            let overridden = overridden ?? knob.map { setByFrontMatter.contains($0) } ?? false
             traits.append(SoulTrait(name: name, value: found.value, file: found.file, line: found.line, evidence: found.evidence, overridden: overridden))
             if !overridden { apply(found.value) }
         }
@@ -443,11 +443,7 @@ private struct Analysis {
         record("opener", deriver.opener, knob: "outcomes") { value in soul.opener = value }
         record("greeting", deriver.greeting, knob: "greeting") { value in soul.greeting = value }
         record("closer", deriver.closer, knob: "sign_off") { value in soul.signOff = value }
-        if let refusal = deriver.refusal {
-            let overridden = soul.interventions["pushback"]?.label != nil
-            traits.append(SoulTrait(name: "refusal", value: refusal.value, file: refusal.file, line: refusal.line, evidence: refusal.evidence, overridden: overridden))
-            if !overridden { soul.refusal = refusal.value }
-        }
+        record("refusal", deriver.refusal, knob: nil, overridden: soul.interventions["pushback"]?.label != nil) { value in soul.refusal = value }
         // Signature phrases: quick reactions and catch-phrases, then the words the persona uses.
         var phrases: [String] = []
         var phraseSource: (String, Int)?

@@ -256,8 +256,11 @@ struct TraitDeriver {
         // Not "conviction": a biography's "Californian by conviction" says nothing of how the
         // persona phrases an answer (it led Garry Tan's hedging evidence to his birthplace).
         let assertive: Set<Substring> = ["assertive", "declarative", "decisive", "unhedged", "confidently", "bestimmt", "entschieden"]
-        // "a deliberate identity, not a hedge": a hedge (the noun) says nothing of hedged words.
-        var cautiousAt = words.indices.first { cautious.contains(words[$0]) && !($0 > 0 && ["a", "an"].contains(words[$0 - 1])) }
+        // "a deliberate identity, not a hedge": a hedge (the noun) says nothing of hedged words
+        // ("a qualified reply" still does).
+        var cautiousAt = words.indices.first { index in
+            cautious.contains(words[index]) && !(["hedge", "hedges"].contains(words[index]) && index > 0 && ["a", "an"].contains(words[index - 1]))
+        }
         if cautiousAt == nil, lowered.fastContains("かもしれ") || lowered.fastContains("慎重") { cautiousAt = 0 }
         let assertiveAt = firstIndex(words, of: assertive) ?? (lowered.fastContains("断言") ? 0 : nil)
         switch (cautiousAt, assertiveAt) {

@@ -69,20 +69,22 @@ struct IntentCommandsEndToEndTests {
         try [#"{"id": 7, "text": "book a table for two", "intent": "action", "urgency": "soon", "goal": null}"#,
              #"{"id": "n", "text": 42, "intent": "curiosity", "urgency": "exploratory"}"#,
              #"{"text": "why is the sky blue", "intent": "curiosity", "urgency": "exploratory",}"#,
+             #"{"id": "m", "text": "is it open today", "intent": "curiosity", "urgency": "soon", "meta": {"source": ["web", "x"], "q": "a}b"}}"#,
              #"{"id": "x", "intent": "action", "urgency": "soon"}"#,
              #"{"text": "   ", "intent": "action", "urgency": "soon"}"#]
             .joined(separator: "\n").write(to: corpus, atomically: true, encoding: .utf8)
         let (evaluated, evalErrors, _) = try PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
-        #expect(evaluated.contains("Evaluated 2 messages"), "\(evaluated)\(evalErrors)")
+        #expect(evaluated.contains("Evaluated 3 messages"), "a nested field is skipped, not the line: \(evaluated)\(evalErrors)")
         let (output, errors, status) = try PipedREPL.run(["classify", "--jsonl-input"], input: try String(contentsOf: corpus, encoding: .utf8), separateErrors: true)
         #expect(status == 1, "three lines are not messages: \(errors)")
         let classified = output.split(separator: "\n")
-        #expect(classified.count == 2, "\(output)")
-        #expect(classified.first?.contains(#""id":"7""#) == true && classified.last?.contains(#""id":"n""#) == true, "\(output)")
+        #expect(classified.count == 3, "\(output)")
+        #expect(classified.first?.contains(#""id":"7""#) == true && classified.last?.contains(#""id":"m""#) == true, "\(output)")
         #expect(errors.contains("standard input line 3: malformed JSON: expected a quoted key at column"), "\(errors)")
         #expect(evalErrors.contains("lines.jsonl:3: malformed JSON: expected a quoted key at column"), "\(evalErrors)")
-        #expect(errors.contains("standard input line 4: no \"text\" field (skipped)"), "\(errors)")
-        #expect(errors.contains("standard input line 5: the \"text\" is empty (skipped)"), "\(errors)")
+        #expect(errors.contains("standard input line 5: missing or empty \"text\" (skipped)"), "\(errors)")
+        #expect(errors.contains("standard input line 6: missing or empty \"text\" (skipped)"), "\(errors)")
+        #expect(evalErrors.contains("lines.jsonl:6: missing or empty \"text\""), "the same words: \(evalErrors)")
         #expect(errors.contains("skipped 3 malformed line(s)"), "\(errors)")
     }
 

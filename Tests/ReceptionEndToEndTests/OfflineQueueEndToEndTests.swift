@@ -211,7 +211,13 @@ struct OfflineQueueEndToEndTests {
         try point(home, at: otherURL)
         // Without a session too: `reception queue` reads where the profile points now.
         let (listed, _) = try PipedREPL.run(["queue"], input: "", home: home)
-        #expect(listed.contains("· for \(first); ls-queue now points at \(otherURL), so it is not sent there"), "\(listed)")
+        #expect(listed.contains("· written for \(first), not sent to \(otherURL)"), "the REPL's words: \(listed)")
+        let profiles = home.appendingPathComponent("config/reception/backends.json")
+        let pointed = try String(contentsOf: profiles, encoding: .utf8)
+        try pointed.replacingOccurrences(of: "\"ls-queue\"", with: "\"ls-renamed\"").write(to: profiles, atomically: true, encoding: .utf8)
+        let (orphaned, _) = try PipedREPL.run(["queue"], input: "", home: home)
+        #expect(orphaned.contains("· no profile is called ls-queue now, so no session sends it"), "\(orphaned)")
+        try pointed.write(to: profiles, atomically: true, encoding: .utf8)
         let (elsewhere, status) = try PipedREPL.run(arguments, input: "/queue\n/tasks recent\n", home: home)
         #expect(status == 0, "\(elsewhere)")
         #expect(elsewhere.contains("1 queued message for ls-queue was written for \(first); ls-queue now points at \(otherURL), so it is not sent here."),
@@ -226,7 +232,7 @@ struct OfflineQueueEndToEndTests {
         defer { own.terminate(); own.waitUntilExit() }
         try point(home, at: first)
         let (pointedBack, _) = try PipedREPL.run(["queue"], input: "", home: home)
-        #expect(pointedBack.contains("· for \(first)") && !pointedBack.contains("now points at"), "\(pointedBack)")
+        #expect(pointedBack.contains("· for \(first)") && !pointedBack.contains("not sent to"), "\(pointedBack)")
         let (delivered, _) = try PipedREPL.run(arguments, input: "/queue\n", home: home)
         #expect(delivered.contains("Sending 1 queued message to ls-queue"), "\(delivered)")
         #expect(delivered.contains("The offline queue is empty."), "\(delivered)")

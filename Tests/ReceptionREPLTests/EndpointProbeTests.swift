@@ -25,7 +25,7 @@ struct EndpointProbeTests {
     @Test func aListeningServerIsWorthARetryAndAClosedPortIsNot() async throws {
         let (fd, port) = try listener()
         #expect(await EndpointProbe.accepts("http://127.0.0.1:\(port)", within: .seconds(5)))
-        #expect(await EndpointProbe.accepts("ws://user:***@127.0.0.1:\(port)/ws", within: .seconds(5)), "a masked password is still an address")
+        #expect(await EndpointProbe.accepts("ws://user:•••@127.0.0.1:\(port)/ws", within: .seconds(5)), "a masked password is still an address")
         close(fd)
         #expect(await !EndpointProbe.accepts("http://127.0.0.1:\(port)", within: .seconds(5)))
     }
@@ -39,6 +39,7 @@ struct EndpointProbeTests {
         #expect(EndpointProbe.address(of: "https://api.example.com/v1")! == ("api.example.com", 443))
         #expect(EndpointProbe.address(of: "ws://friday.local/ws")! == ("friday.local", 80))
         #expect(EndpointProbe.address(of: "http://[::1]:8787")! == ("::1", 8787))
+        #expect(EndpointProbe.address(of: "https://ada:•••@api.example.com/v1?x=a@b")! == ("api.example.com", 443))
         // Not an address it can read: left to the retry itself.
         #expect(EndpointProbe.address(of: "unix:///tmp/socket") == nil)
     }

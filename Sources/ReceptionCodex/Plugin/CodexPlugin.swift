@@ -30,7 +30,7 @@ public enum CodexPlugin {
         without a token, the reference server's development token is sent.
         """,
         builtInProfile: builtInProfile,
-        endpoint: { profile, environment in try configuration(for: profile, environment: environment).0.baseURL },
+        endpoint: { profile, _ in profile.string("url").map { CodexConfiguration(baseURL: $0).baseURL } },
         connect: { profile, environment in
             let (configuration, watch) = try configuration(for: profile, environment: environment)
             return try await connect(configuration, watch: watch, name: profile.name)

@@ -31,12 +31,12 @@ public struct BackendCatalog: Sendable {
 
     public func plugin(kind: String) -> BackendPlugin? { plugins.first { $0.kind == kind } }
 
-    /// The server the profile `name` points at now, without connecting; nil when there is no
-    /// such profile, it names no server, or it cannot be read (a missing key file, say).
-    public func endpoint(of name: String) -> String? {
-        guard let (profile, plugin) = try? entry(named: name), let endpoint = plugin.endpoint else { return nil }
+    /// The server the profile `name` points at now, without connecting: `.missing` when there
+    /// is no such profile; `.names(nil)` when it names no server (or its kind cannot say).
+    public func endpoint(of name: String) -> ProfileEndpoint {
+        guard let (profile, plugin) = try? entry(named: name) else { return .missing }
         // Spelled as the descriptor spells it, so it compares with what the queue recorded.
-        return ((try? endpoint(profile, environment)) ?? nil).map(BackendDescriptor.endpointKey)
+        return .names(plugin.endpoint?(profile, environment).map(BackendDescriptor.endpointKey))
     }
 
     /// The profile of that name, or a clear error listing the names (with a did-you-mean).
@@ -65,4 +65,10 @@ public struct BackendCatalog: Sendable {
 public struct BackendCatalogError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
     public init(description: String) { self.description = description }
+}
+
+/// Where a profile points now (`BackendCatalog.endpoint(of:)`).
+public enum ProfileEndpoint: Sendable, Hashable {
+    case names(String?)
+    case missing
 }

@@ -29,17 +29,17 @@ public struct BackendPlugin: Sendable {
     /// cannot be used without a profile.
     public var builtInProfile: (@Sendable (PluginEnvironment) -> BackendProfile)?
     /// The server a profile points at, as its backend's `descriptor.endpoint` will name it,
-    /// worked out without connecting: `reception queue` tells by it that a queued message was
-    /// written for a server its profile no longer names. Nil: no server, or not known.
-    public var endpoint: (@Sendable (BackendProfile, PluginEnvironment) throws -> String?)?
+    /// worked out from its url alone (no connection, no key read): `reception queue` tells by
+    /// it that a queued message was written for a server its profile no longer names. Nil: no
+    /// server, or not known.
+    public var endpoint: (@Sendable (BackendProfile, PluginEnvironment) -> String?)?
     /// Connects a validated profile: reaches the server, opens caches, starts background work.
     public var connect: @Sendable (BackendProfile, PluginEnvironment) async throws -> BackendConnection
 
     public init(kind: String, summary: String, options: [PluginOption] = [], discussion: String = "",
                 builtInProfile: (@Sendable (PluginEnvironment) -> BackendProfile)? = { _ in BackendProfile(name: "", kind: "") },
-                endpoint: (@Sendable (BackendProfile, PluginEnvironment) throws -> String?)? = nil,
+                endpoint: (@Sendable (BackendProfile, PluginEnvironment) -> String?)? = nil,
                 connect: @escaping @Sendable (BackendProfile, PluginEnvironment) async throws -> BackendConnection) {
-        self.endpoint = endpoint
         self.kind = kind
         self.summary = summary
         self.options = options
@@ -54,6 +54,7 @@ public struct BackendPlugin: Sendable {
         } else {
             self.builtInProfile = nil
         }
+        self.endpoint = endpoint
         self.connect = connect
     }
 

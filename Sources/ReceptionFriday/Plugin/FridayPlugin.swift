@@ -23,7 +23,7 @@ public enum FridayPlugin {
         Friday has no field for intent: it is sent in the query's metadata.
         """,
         builtInProfile: builtInProfile,
-        endpoint: { profile, _ in try configuration(for: profile).url },
+        endpoint: { profile, _ in profile.string("url").map { FridayConfiguration(url: $0).url } },
         connect: { profile, _ in try await connect(configuration(for: profile), name: profile.name) })
 
     static func builtInProfile(_ environment: PluginEnvironment) -> BackendProfile {

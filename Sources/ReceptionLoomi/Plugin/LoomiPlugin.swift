@@ -25,7 +25,7 @@ public enum LoomiPlugin {
         Decisions are cached for 5 minutes and recipes for 24 hours in $XDG_CACHE_HOME/reception/loomi/PROFILE.sqlite.
         """,
         builtInProfile: builtInProfile,
-        endpoint: { profile, environment in try configuration(for: profile, environment: environment).baseURL },
+        endpoint: { profile, _ in LoomiConfiguration(baseURL: profile.string("url") ?? LoomiConfiguration.defaultURL).baseURL },
         connect: { profile, environment in
             try connect(configuration(for: profile, environment: environment), name: profile.name,
                         cachePath: cachePath(profile: profile.name, environment: environment),

@@ -31,7 +31,7 @@ public enum LoopSymphonyPlugin {
             (dev-key on a loopback URL), LOOP_SYMPHONY_USER_ID (default $USER), LOOP_SYMPHONY_TRUST_LEVEL.
             """,
             builtInProfile: builtInProfile,
-            endpoint: { profile, environment in try configuration(for: profile, environment: environment).baseURL },
+            endpoint: { profile, _ in profile.string("url").map { LoopSymphonyConfiguration(baseURL: $0).baseURL } },
             connect: { profile, environment in
                 try await connect(configuration(for: profile, environment: environment), name: profile.name,
                                   environment: environment, roomInterval: roomInterval)

@@ -31,7 +31,7 @@ public enum OpenAIPlugin {
         from --model, else OPENAI_MODEL, else the server's only model.
         """,
         builtInProfile: builtInProfile,
-        endpoint: { profile, environment in try configuration(for: profile, environment: environment).baseURL },
+        endpoint: { profile, _ in profile.string("url").map { OpenAIConfiguration(baseURL: $0).baseURL } },
         connect: { profile, environment in try await connect(configuration(for: profile, environment: environment), name: profile.name) })
 
     static func builtInProfile(_ environment: PluginEnvironment) -> BackendProfile {

@@ -10,10 +10,10 @@ public protocol LineReader: Sendable {
     /// the REPL can do work of its own (send queued messages) and then prompt again. A line
     /// being typed is never disturbed: the call is then ignored.
     func wakeIfIdle()
-    /// Between an idle wake and the next prompt: keys typed meanwhile are kept for that prompt,
-    /// not echoed into the output of work the person did not ask for.
-    func holdTypedKeys()
-    func releaseTypedKeys()
+    /// Called when the work an `.idle` wake made room for is done. From the wake until then,
+    /// keys typed are kept for the next prompt, not echoed into output the person did not ask
+    /// for (a terminal reader turns echo off at the wake and back on here).
+    func idleWorkFinished()
 }
 
 extension LineReader {
@@ -21,8 +21,7 @@ extension LineReader {
     public var isInteractive: Bool { false }
     /// Readers of scripts and pipes are never idle in that sense: the next line is there.
     public func wakeIfIdle() {}
-    public func holdTypedKeys() {}
-    public func releaseTypedKeys() {}
+    public func idleWorkFinished() {}
 }
 
 public enum LineInput: Sendable, Equatable {
@@ -32,6 +31,7 @@ public enum LineInput: Sendable, Equatable {
     /// Ctrl-D or end of the input stream.
     case endOfInput
     /// Nothing typed, and `wakeIfIdle()` asked for the prompt back; the prompt was erased.
+    /// Call `idleWorkFinished()` once the work it made room for is done.
     case idle
 }
 

@@ -17,8 +17,8 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
     private let lock = NSLock()
     private let wakePipe: (read: Int32, write: Int32)
     private var pendingSignals: [Int32] = []
-    /// The terminal's settings from before `holdTypedKeys`, given back by `releaseTypedKeys`.
-    private var heldSettings: termios?
+    /// The terminal's settings from before an idle wake turned echo off (`suppressEcho`).
+    private var echoSettings: termios?
 
     /// Completion candidates for a line typed so far: called on the readline thread.
     public typealias Completer = @Sendable (_ line: String, _ word: String) -> [String]
@@ -72,6 +72,13 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
     }
 
     private func readBlocking(prompt: String) -> LineInput {
+        // Still in the work an idle wake made room for: this is a question it raised (a tool
+        // permission, a yes/no). Keys typed ahead were meant for the next message, and a "y"
+        // among them must not answer a question nobody has seen yet.
+        if restoreEcho() {
+            tcflush(STDIN_FILENO, TCIFLUSH)
+            StandardStreams.write("(Keys typed while the queued message was sent were discarded, so that they cannot answer this question.)\n")
+        }
         ReadlineGlobals.delivered.withLock { $0 = nil }
         rl_callback_handler_install(prompt, readlineLineHandler)
         // The line handler removes itself once a line (or the end) is in; otherwise (Ctrl-C,
@@ -89,7 +96,7 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
             // or an idle retry would take the prompt from a person who had just started typing.
             if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
                 rl_callback_read_char()
-                continue
+                if let line = ReadlineGlobals.delivered.withLock({ $0 }) { return line }
             }
             if fds[1].revents != 0 {
                 var buffer = [UInt8](repeating: 0, count: 64)
@@ -109,29 +116,42 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
                 }
                 if signals.contains(Self.idleRequest), (reception_rl_line_buffer().map { $0.pointee == 0 } ?? true) {
                     // Nothing typed: erase the prompt; the REPL prints what it has to say
-                    // and prompts again.
+                    // and prompts again. Echo goes off here, on this thread, the moment readline
+                    // gives the terminal back: a key typed from now on waits for the next prompt.
                     StandardStreams.write("\r\u{1B}[2K")
+                    rl_callback_handler_remove()
+                    ReadlineGlobals.delivered.withLock { $0 = .idle }  // removed: not again in the defer
+                    suppressEcho()
                     return .idle
                 }
             }
         }
     }
 
-    /// Echo off between an idle wake and the next prompt: keys typed while a queued message is
-    /// retried wait in the terminal and appear on the next prompt's line (readline echoes them
-    /// there) instead of in the middle of the retry's output. The signal keys still work.
-    public func holdTypedKeys() {
+    /// Echo off from an idle wake until `idleWorkFinished()`: keys typed while a queued message
+    /// is retried wait in the terminal and appear on the next prompt's line (readline echoes
+    /// them there) instead of in the middle of the retry's output. The signal keys still work.
+    private func suppressEcho() {
         var settings = termios()
         guard isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
-        lock.withLock { heldSettings = settings }
+        guard lock.withLock({ () -> Bool in
+            guard echoSettings == nil else { return false }  // already off: keep the settings saved first
+            echoSettings = settings
+            return true
+        }) else { return }
         settings.c_lflag &= ~tcflag_t(ECHO)
         tcsetattr(STDIN_FILENO, TCSANOW, &settings)
     }
 
-    public func releaseTypedKeys() {
-        guard var settings = lock.withLock({ defer { heldSettings = nil }; return heldSettings }) else { return }
+    /// Gives the terminal its settings from before `suppressEcho()`; false when echo was on.
+    @discardableResult
+    private func restoreEcho() -> Bool {
+        guard var settings = lock.withLock({ defer { echoSettings = nil }; return echoSettings }) else { return false }
         tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+        return true
     }
+
+    public func idleWorkFinished() { restoreEcho() }
 }
 
 /// The C callbacks cannot capture context, so they talk to the reader through these.

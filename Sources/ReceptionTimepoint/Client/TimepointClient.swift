@@ -77,6 +77,11 @@ public final class TimepointClient: Sendable {
 
     public func shutdown() async { await plain.shutdown() }
 
+    /// Why `/signin dev` cannot be used, the same words at start and at the command.
+    static func devSignInUnavailable(_ problem: String) -> String {
+        "/signin dev is unavailable, since the dev admin key is not used: \(problem)"
+    }
+
     // MARK: calls
 
     enum Route { case bearer, plain, admin }
@@ -87,7 +92,7 @@ public final class TimepointClient: Sendable {
         case .plain: return plain
         case .admin:
             guard let admin else {
-                if let problem = configuration.adminKeyProblem { throw TimepointError.unavailable("The dev admin key is not used. \(problem)") }
+                if let problem = configuration.adminKeyProblem { throw TimepointError.unavailable(Self.devSignInUnavailable(problem)) }
                 throw TimepointError.unavailable("No dev admin key is configured: set admin_key_env or admin_key_file in the profile (or TIMEPOINT_ADMIN_KEY).")
             }
             return admin

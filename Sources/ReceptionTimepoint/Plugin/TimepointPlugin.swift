@@ -30,7 +30,7 @@ public enum TimepointPlugin {
         The refresh token is kept in a 0600 file under the XDG state directory; the access token only in memory.
         """,
         builtInProfile: builtInProfile,
-        endpoint: { profile, environment in try configuration(for: profile, environment: environment).baseURL },
+        endpoint: { profile, _ in profile.string("url").map { TimepointConfiguration(baseURL: $0, tokenFile: "").baseURL } },
         connect: { profile, environment in try await connect(configuration(for: profile, environment: environment), name: profile.name) })
 
     static func builtInProfile(_ environment: PluginEnvironment) -> BackendProfile {
@@ -47,8 +47,10 @@ public enum TimepointPlugin {
         var configuration = TimepointConfiguration(baseURL: url, tokenFile: tokenFile)
         do {
             configuration.adminKey = try profile.secret("admin_key", environment: environment).map(SecretToken.init)
-        } catch let problem as ProfileError {
-            configuration.adminKeyProblem = problem.description
+        } catch {
+            // Any problem with the key (a file others can read, one that cannot be read, an
+            // unset variable) is /signin dev's alone: said there and at start, never fatal.
+            configuration.adminKeyProblem = (error as? ProfileError)?.description ?? "the admin key cannot be read: \(PlainFile.reason(of: error))"
         }
         if let mode = profile.string("generation").flatMap(TimepointConfiguration.GenerationMode.init(rawValue:)) { configuration.generation = mode }
         configuration.preset = profile.string("preset")
@@ -83,8 +85,9 @@ public enum TimepointPlugin {
             notice = await client.session.signedOutReason ?? TimepointSession.notSignedIn
         }
         if let warning = await client.session.warning { notice += " " + warning }
-        if let problem = configuration.adminKeyProblem { notice += " /signin dev is unavailable: \(problem)" + (problem.hasSuffix(".") ? "" : ".") }
         notice += " Type a moment in history (e.g. “Oppenheimer at Trinity, 1945”) to generate a scene; /help lists the TIMEPOINT commands."
+        // Last, on a line of its own: it may end in a command to copy, which no full stop may follow.
+        if let problem = configuration.adminKeyProblem { notice += "\n" + TimepointClient.devSignInUnavailable(problem) }
         return BackendConnection(backend: backend, commands: TimepointCommands(backend: backend).all, notice: notice,
                                  shutdown: { await client.shutdown() })
     }

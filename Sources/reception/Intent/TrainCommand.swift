@@ -102,7 +102,8 @@ struct TrainCommand: ParsableCommand {
     static func checkWritable(_ path: String, option: String, force: Bool) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { throw ValidationError("\(option) \(path) is a folder; give a file name, such as \(path)/weights.json.") }
+            let example = ["--swift": "ShippedModel.swift", "--export-lexicon": "lexicon.txt"][option] ?? "weights.json"
+            if isDirectory.boolValue { throw ValidationError("\(option) \(path) is a folder; give a file name, such as \(path)/\(example).") }
             if !force { throw ValidationError("\(option) \(path) already exists; add --force to replace it.") }
         }
         let folder = (path as NSString).deletingLastPathComponent

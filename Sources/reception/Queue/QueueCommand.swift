@@ -42,7 +42,7 @@ struct QueueCommand: ParsableCommand {
         let items = try OfflineQueueControl(queue: queue).items()
         guard action.first?.lowercased() == "drop" else {
             StandardStreams.write(items.isEmpty ? "The offline queue is empty.\n"
-                                                : QueueListing.render(items, current: nil, pointing: Self.pointing(items))
+                                                : QueueListing.render(items, current: nil, profiles: Self.profiles(items))
                                                   + "\nreception queue drop N|all forgets entries.\n")
             return
         }
@@ -64,14 +64,15 @@ struct QueueCommand: ParsableCommand {
         StandardStreams.write(QueueListing.dropped(dropped, of: items.count) + "\n")
     }
 
-    /// The server each queued message's profile names now (read from the configuration, no
-    /// connection made), so an entry written for another server says it will not go there. A
-    /// configuration that does not load only leaves that out: the listing is still wanted.
-    static func pointing(_ items: [QueuedItem]) -> [String: String] {
+    /// Where each queued message's profile points now (read from the configuration; no
+    /// connection made, no key read), so an entry written for another server, or for a profile
+    /// that is gone, says so. A configuration that does not load only leaves that out: the
+    /// listing is still wanted.
+    static func profiles(_ items: [QueuedItem]) -> [String: ProfileEndpoint] {
         guard let catalog = try? BackendSetup.catalog() else { return [:] }
-        var pointing: [String: String] = [:]
-        for name in Set(items.map(\.backend)) { pointing[name] = catalog.endpoint(of: name) }
-        return pointing
+        var profiles: [String: ProfileEndpoint] = [:]
+        for name in Set(items.map(\.backend)) { profiles[name] = catalog.endpoint(of: name) }
+        return profiles
     }
 
     /// A problem found while running: said on stderr, exit status 1 (usage errors are 64).

@@ -291,64 +291,57 @@ extension SoulCommand {
         await stage.connection.shutdown()
     }
 
+    /// Where a soul named on the command line is: a path as given, else a known soul (by id or
+    /// name) as its file or its built-in text. An unknown one prints the error every soul
+    /// command gives and exits 1.
+    enum Located {
+        case path(String)
+        case builtIn(id: String, text: String)
+    }
+
+    static func locate(_ argument: String) throws -> Located {
+        if FileManager.default.fileExists(atPath: argument) { return .path(argument) }
+        let catalog = SoulCatalog(directories: SoulCatalog.standardDirectories())
+        if let entry = catalog.entry(argument) {
+            if let path = entry.path { return .path(path) }
+            if let text = SoulCatalog.builtInText(entry.id) { return .builtIn(id: entry.id, text: text) }
+        }
+        // Not a usage error: the message alone. Ids are file names: cleaned before printing.
+        let known = catalog.entries().map { TerminalText.line($0.id, limit: 60) }
+        printError("error: \(TerminalText.line(argument, limit: 200)): no such file or known soul (known: \(known.joined(separator: ", ")))")
+        throw ExitCode(1)
+    }
+
     /// A soul from a path, or from the catalog by id or name; a broken file prints its errors.
     static func resolveSoul(_ argument: String, allTraits: Bool = false) throws -> Soul {
-        if FileManager.default.fileExists(atPath: argument) {
-            do {
-                return try SoulParser.load(contentsOf: URL(fileURLWithPath: argument), allTraits: allTraits)
-            } catch let error as SoulParser.ParseError {
-                SoulCommand.printError(error.description)
-                throw ExitCode(1)
-            }
-        }
-        let catalog = SoulCatalog(directories: SoulCatalog.standardDirectories())
         do {
-            if allTraits, let entry = catalog.entry(argument) {
-                if let path = entry.path { return try SoulParser.load(contentsOf: URL(fileURLWithPath: path), allTraits: true) }
-                if let text = SoulCatalog.builtInText(entry.id) { return try SoulParser.parse(text, fileName: entry.id + ".md", allTraits: true) }
+            switch try locate(argument) {
+            case .path(let path): return try SoulParser.load(contentsOf: URL(fileURLWithPath: path), allTraits: allTraits)
+            case .builtIn(let id, let text): return try SoulParser.parse(text, fileName: id + ".md", allTraits: allTraits)
             }
-            return try catalog.load(argument)
         } catch let error as SoulParser.ParseError {
             SoulCommand.printError(error.description)
             throw ExitCode(1)
-        } catch SoulCatalog.LookupError.notFound(_, let known) {
-            // Not a usage error: the message alone, in the words `soul lint` uses.
-            SoulCommand.printError("error: \(argument): no such file or known soul (known: \(known.joined(separator: ", ")))")
-            throw ExitCode(1)
-        } catch {
-            throw ValidationError("\(error)")
         }
     }
 
-    /// The text of a soul file named by path, or by the id or name of a known soul (as the
-    /// other soul commands take it); a folder soul has no single text to time.
+    /// The text of a soul file (`soul bench` times one file; a folder soul has several).
     static func soulText(_ argument: String) throws -> String {
-        var path = argument
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) {
-            let catalog = SoulCatalog(directories: SoulCatalog.standardDirectories())
-            guard let entry = catalog.entry(argument) else {
-                let known = catalog.entries().map(\.id)
-                printError("error: \(argument): no such file or known soul (known: \(known.joined(separator: ", ")))")
+        switch try locate(argument) {
+        case .builtIn(_, let text):
+            return text
+        case .path(let path):
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                printError("error: \(TerminalText.line(path, limit: 200)) is a soul folder; soul bench times one file: give \(TerminalText.line(path, limit: 200))/SOUL.md")
                 throw ExitCode(1)
             }
-            guard let file = entry.path else {
-                if let text = SoulCatalog.builtInText(entry.id) { return text }
-                printError("error: \(argument): the built-in soul's text is missing")
+            do {
+                return try SoulParser.text(contentsOf: URL(fileURLWithPath: path))
+            } catch let error as SoulParser.ParseError {
+                printError(error.description)
                 throw ExitCode(1)
             }
-            path = file
-            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        }
-        if isDirectory.boolValue {
-            printError("error: \(argument) is a soul folder; soul bench times one file: give its SOUL.md")
-            throw ExitCode(1)
-        }
-        do {
-            return try SoulParser.text(contentsOf: URL(fileURLWithPath: path))
-        } catch let error as SoulParser.ParseError {
-            printError(error.description)
-            throw ExitCode(1)
         }
     }
 

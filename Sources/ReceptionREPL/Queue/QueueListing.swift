@@ -6,9 +6,9 @@ import ReceptionCore
 public enum QueueListing {
     /// Numbered lines, oldest first. With `current` (the REPL's backend), an entry for another
     /// backend says it waits for that one, and one written for another server says so; without
-    /// it, every entry names its server, and where `pointing` (backend name → the server its
-    /// profile names now) differs, says it will not be sent there.
-    public static func render(_ items: [QueuedItem], current: BackendDescriptor?, pointing: [String: String] = [:], now: Date = Date()) -> String {
+    /// it, every entry names its server, and `profiles` (backend name → where that profile
+    /// points now) marks one written for another server, or whose profile is gone.
+    public static func render(_ items: [QueuedItem], current: BackendDescriptor?, profiles: [String: ProfileEndpoint] = [:], now: Date = Date()) -> String {
         var lines = ["\(items.count) queued message\(items.count == 1 ? "" : "s"), oldest first:"]
         for (index, item) in items.enumerated() {
             // Names and servers come from a file on disk, texts from people: cleaned.
@@ -18,12 +18,16 @@ public enum QueueListing {
                 if item.backend != current.name {
                     line += " · waits for \(TerminalText.line(item.backend, limit: 60))"
                 } else if item.isForAnotherServer(of: current) {
-                    line += " · written for \(server(item.destination)), not sent to \(server(current.endpoint))"
+                    line += elsewhere(item, now: current.endpoint)
                 }
-            } else if let destination = item.destination {
-                line += " · for \(server(destination))"
-                if let now = pointing[item.backend], now != destination {
-                    line += "; \(TerminalText.line(item.backend, limit: 60)) now points at \(server(now)), so it is not sent there"
+            } else {
+                switch profiles[item.backend] {
+                case .names(let endpoint)? where item.waitsForAnotherServer(than: endpoint):
+                    line += elsewhere(item, now: endpoint)
+                case .missing?:
+                    line += " · no profile is called \(TerminalText.line(item.backend, limit: 60)) now, so no session sends it"
+                default:
+                    if let destination = item.destination { line += " · for \(server(destination))" }
                 }
             }
             if let error = item.lastError {
@@ -45,6 +49,11 @@ public enum QueueListing {
 
     public static func dropped(_ count: Int, of total: Int) -> String {
         "Dropped \(count) queued message\(count == 1 ? "" : "s"); \(total - count) left."
+    }
+
+    /// The same words in `/queue` and `reception queue`.
+    static func elsewhere(_ item: QueuedItem, now endpoint: String?) -> String {
+        " · written for \(server(item.destination)), not sent to \(server(endpoint))"
     }
 
     static func server(_ endpoint: String?) -> String {
