@@ -34,6 +34,9 @@ struct MarkdownSoulReader {
     var avoidLines: [(String, Int)] = []
     /// What each line is, for the trait deriver: persona prose, a forbidden context, an example…
     var roles: [LineRole] = []
+    /// Lines under a heading that names one venue ("### Parliament", "## Twitter mode"): how the
+    /// persona opens a speech there is not how it opens an answer here.
+    var venueLines: Set<Int> = []
     var examples: [SoulExample] = []
     /// Phrases the persona says (quick reactions, catch-phrases), with their lines.
     var signature: [(String, Int)] = []
@@ -148,6 +151,7 @@ struct MarkdownSoulReader {
         var exampleGood: Bool? = documentExamples
         var examplesLevel: Int?
         var signatureLevel: Int?
+        var venueLevel: Int?
         var pendingExample: (text: String, line: Int, good: Bool)?
         func flushExample(_ reader: inout MarkdownSoulReader, _ pending: inout (text: String, line: Int, good: Bool)?) {
             guard let example = pending else { return }
@@ -169,6 +173,8 @@ struct MarkdownSoulReader {
                 if let level = negativeLevel, heading.level <= level { negativeLevel = nil }
                 if let level = examplesLevel, heading.level <= level { examplesLevel = nil; exampleGood = documentExamples }
                 if let level = signatureLevel, heading.level <= level { signatureLevel = nil }
+                if let level = venueLevel, heading.level <= level { venueLevel = nil }
+                if venueLevel == nil, Self.namesAVenue(heading.text) { venueLevel = heading.level }
                 let headingPolarity = Self.headingPolarity(heading.text)
                 if negativeLevel == nil, headingPolarity == .avoid { negativeLevel = heading.level }
                 if Self.isSignatureHeading(heading.text) { signatureLevel = heading.level }
@@ -194,6 +200,7 @@ struct MarkdownSoulReader {
                 }
                 continue
             }
+            if venueLevel != nil { venueLines.insert(index) }
             let trimmed = line.trimmedSpaces
             if trimmed.isEmpty { flushExample(&self, &pendingExample); continue }
             if trimmed.hasPrefix("|") { roles[index] = .ignored; continue }
@@ -256,6 +263,8 @@ struct MarkdownSoulReader {
                 let body = Self.listItem(trimmed) ?? trimmed
                 var cut = body
                 if let dash = Self.dashOutsideQuotes(body) { cut = String(body[..<dash]) }
+                // "No `utilize` when `use` works": what follows "when" is the word to use instead.
+                if let clause = Self.clauseOutsideQuotes(cut) { cut = String(cut[..<clause]) }
                 for term in Self.quotedPhrases(cut).compactMap(Self.cleanTerm) where term.count <= 60 {
                     if !avoid.contains(where: { $0.lowercased() == term.lowercased() }) { avoid.append(term); avoidLines.append((term, firstLine + index)) }
                 }
@@ -367,6 +376,15 @@ struct MarkdownSoulReader {
         return .none
     }
 
+    /// A heading about one venue the persona speaks in, not about answering in a chat.
+    static func namesAVenue(_ heading: String) -> Bool {
+        let words = heading.lowercased().split(whereSeparator: { !$0.isLetter })
+        let venues: Set<Substring> = ["twitter", "tweets", "tweet", "parliament", "parliamentary", "youtube", "podcast", "podcasts",
+                                      "linkedin", "essay", "essays", "blog", "speech", "speeches", "interview", "interviews", "newsletter",
+                                      "instagram", "tiktok", "lecture", "lectures", "keynote", "press", "conference", "sermon"]
+        return words.contains { venues.contains($0) }
+    }
+
     /// A heading of quoted phrases the persona says: quick reactions, catch-phrases, signature lines.
     static func isSignatureHeading(_ heading: String) -> Bool {
         let lowered = heading.lowercased()
@@ -472,12 +490,23 @@ struct MarkdownSoulReader {
     /// the item itself when it is short (a long item is guidance, not a word).
     static func terms(in item: String, splitCommas: Bool) -> [String] {
         var stripped = item.trimmingScalars(in: "❌✅✗✓ ")
-        // "No `folks` — he says `people`": what follows a dash is commentary.
+        // "No `folks` — he says `people`": what follows a dash is commentary; "No `utilize` when
+        // `use` works": what follows "when" is the word to use instead.
         if let dash = dashOutsideQuotes(stripped) { stripped = String(stripped[..<dash]) }
-        if stripped.hasPrefix("**"), let close = stripped.dropFirst(2).range(of: "**") {
-            let bold = String(stripped[stripped.index(stripped.startIndex, offsetBy: 2)..<close.lowerBound])
-            // "**agent / agents / agentic**", "**\"empowering\" / \"empower\"**": each is a word of its own.
-            return bold.components(separatedBy: " / ").compactMap(cleanTerm)
+        if let clause = clauseOutsideQuotes(stripped) { stripped = String(stripped[..<clause]) }
+        if stripped.hasPrefix("**") {
+            // "**agent / agents / agentic**", "**\"empowering\" / \"empower\"**": each is a word of
+            // its own; so is each of "**railguards**, **green gate**, **atomic commits**".
+            var rest = Substring(stripped)
+            var found: [String] = []
+            while rest.hasPrefix("**"), let close = rest.dropFirst(2).range(of: "**") {
+                let bold = rest[rest.index(rest.startIndex, offsetBy: 2)..<close.lowerBound]
+                found += bold.components(separatedBy: " / ").compactMap(cleanTerm)
+                var next = rest[close.upperBound...].drop { $0 == "," || $0 == " " || $0 == "/" || $0 == "·" }
+                for joiner in ["and ", "or "] where next.hasPrefix(joiner) { next = next.dropFirst(joiner.count) }
+                rest = next
+            }
+            return found
         }
         // Quoted terms outside parentheses; else inside them, unless the parentheses name the
         // alternative ("(uses \"Software 2.0\" instead)" is commentary, "(\"synergy\", \"utilize\")" examples).
@@ -506,6 +535,23 @@ struct MarkdownSoulReader {
             if !inQuote, character == "—" || character == "–", index > text.startIndex {
                 let before = text[text.index(before: index)]
                 if before == " " { return text.index(before: index) }
+            }
+            index = text.index(after: index)
+        }
+        return nil
+    }
+
+    /// Where a condition or an alternative starts outside quotation marks (" when ", " if ",
+    /// " unless ", " instead"), or nil.
+    static func clauseOutsideQuotes(_ text: String) -> String.Index? {
+        var inQuote = false
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "\"" || character == "“" || character == "”" || character == "`" { inQuote.toggle() }
+            if !inQuote, character == " " {
+                let rest = text[text.index(after: index)...].lowercased()
+                if ["when ", "if ", "unless ", "instead"].contains(where: { rest.hasPrefix($0) }) { return index }
             }
             index = text.index(after: index)
         }

@@ -15,6 +15,8 @@ struct TraitDeriver {
         var lines: [Substring]
         var firstLine: Int
         var roles: [MarkdownSoulReader.LineRole]
+        /// Indices of lines about one venue (a speech, a tweet): no opener or sign-off is taken there.
+        var venueLines: Set<Int> = []
     }
 
     let sources: [Source]
@@ -85,7 +87,7 @@ struct TraitDeriver {
                     }
                     if !avoided, Self.lowercaseStatement(lowered, words) { vote("capitalization", "lowercase", found("lowercase")) }
                     // A phrase statement quotes its phrase: most lines have no quotation mark.
-                    if !avoided, Self.mayQuote(trimmed) {
+                    if !avoided, !source.venueLines.contains(index), Self.mayQuote(trimmed) {
                         for (kind, phrase) in Self.phraseStatements(trimmed, lowered) { vote(kind, phrase, found(phrase)) }
                     }
                 }
@@ -239,8 +241,10 @@ struct TraitDeriver {
                                       "förmlich", "höflich", "siezt", "siezen", "sie-form", "formell", "soutenu", "vouvoie"]
         let casual: Set<Substring> = ["casual", "casually", "informal", "slang", "chill", "laid-back", "relaxed", "conversational", "colloquial",
                                       "locker", "lockere", "umgangssprachlich", "duzt", "duzen", "du-form", "tutoie", "familier"]
-        var formalAt = firstIndex(words, of: formal)
-        var casualAt = firstIndex(words, of: casual)
+        // Only where the word is about register: "formal verification", "no formal authority",
+        // "100 conversational items" say nothing of how the persona writes.
+        var formalAt = words.indices.first { formal.contains(words[$0]) && aboutRegister(at: $0, words, lowered) }
+        var casualAt = words.indices.first { casual.contains(words[$0]) && aboutRegister(at: $0, words, lowered) }
         if formalAt == nil, lowered.fastContains("敬語") || lowered.fastContains("です・ます") || lowered.fastContains("ですます") || lowered.fastContains("丁寧語") { formalAt = 0 }
         if casualAt == nil, lowered.fastContains("タメ口") || lowered.fastContains("くだけた") || lowered.fastContains("カジュアル") || lowered.fastContains("text message") { casualAt = 0 }
         switch (formalAt, casualAt) {
@@ -249,6 +253,26 @@ struct TraitDeriver {
         default: return nil
         }
     }
+
+    /// A register word used of register: at the end, before a comma or full stop ("Formal, but
+    /// warm."), or before a word of speech or writing ("formal English", "casual tone") or a
+    /// joining word ("formal and dry", "conversational but structured").
+    static func aboutRegister(at index: Int, _ words: [Substring], _ lowered: String) -> Bool {
+        guard index + 1 < words.count else { return true }
+        let next = words[index + 1]
+        if registerNouns.contains(next) || joiningWords.contains(next) { return true }
+        return lowered.range(of: "\\b\(words[index])\\s*[,.;:)!?—–]", options: .regularExpression) != nil
+    }
+
+    static let registerNouns: Set<Substring> = [
+        "register", "tone", "tones", "language", "writing", "style", "prose", "voice", "address", "english", "manner", "manners",
+        "greeting", "greetings", "words", "wording", "phrasing", "reply", "replies", "answer", "answers", "speech", "correspondence",
+        "emails", "email", "letters", "chat", "banter", "vibe", "sentences", "diction", "titles", "you", "sie", "du", "ton", "sprache",
+    ]
+    static let joiningWords: Set<Substring> = [
+        "and", "but", "or", "yet", "in", "with", "when", "to", "than", "at", "throughout", "unless", "without", "not", "even", "always",
+        "never", "und", "aber", "oder", "et", "mais",
+    ]
 
     static func hedgingStatement(_ lowered: String, _ words: [Substring]) -> (String, Bool)? {
         let cautious: Set<Substring> = ["hedge", "hedges", "hedged", "hedging", "qualified", "qualifies", "qualifying",

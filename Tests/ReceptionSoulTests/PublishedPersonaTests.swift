@@ -52,6 +52,31 @@ struct PublishedPersonaTests {
         #expect(soul.summary == "I'm a builder at heart.")
     }
 
+    /// "No `utilize` when `use` works" avoids utilize, not use.
+    @Test func garryTanAvoidsUtilizeNotUse() throws {
+        let soul = try Self.load("garry-tan")
+        #expect(soul.vocabulary.avoid.contains("utilize"))
+        #expect(!soul.vocabulary.avoid.contains("use"), "\(soul.vocabulary.avoid)")
+    }
+
+    /// "**railguards**, **green gate**, **atomic commits**": every bold term is a word he uses.
+    @Test func everyBoldTermOfAListItemIsAWord() throws {
+        let soul = try Self.load("steipete")
+        for word in ["railguards", "green gate", "atomic commits"] {
+            #expect(soul.vocabulary.prefer.contains(word), "\(word) in \(soul.vocabulary.prefer)")
+        }
+    }
+
+    /// "formal verification" and "no formal authority" say nothing of how Vitalik writes; how a
+    /// minister opens a speech in Parliament is not how he opens an answer.
+    @Test func registerAndOpenersComeFromTheVoiceNotFromOtherSensesOrVenues() throws {
+        let vitalik = try Self.load("vitalik-buterin")
+        #expect(vitalik.formality != .formal)
+        let vivian = try Self.load("vivian-balakrishnan")
+        #expect(vivian.formality == .formal)
+        #expect(vivian.opener.map { !$0.contains("Speaker") } ?? true, "\(vivian.opener ?? "")")
+    }
+
     /// "Calm, precise, relentlessly qualified" is cautious; the other four state their views.
     @Test func onlyVitalikHedges() throws {
         #expect(try Self.load("vitalik-buterin").hedging == .cautious)
