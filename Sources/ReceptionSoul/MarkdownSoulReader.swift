@@ -272,17 +272,22 @@ struct MarkdownSoulReader {
 
             if let (key, ruleValue) = Self.rule(trimmed) {
                 var value = ruleValue
+                // The line a trait is said to come from: the rule's, or its list's first item.
+                var valueLine = firstLine + index
                 if value.isEmpty, key != .use, key != .avoid {
                     // "**Emojis:**" followed by a list: the list is the value (its first item for capitalisation).
                     let items = followingListItems(after: index)
                     value = key == .capitalization ? (items.first ?? "") : items.joined(separator: " ")
+                    if !items.isEmpty, let first = lines[(index + 1)...].firstIndex(where: { !$0.trimmedSpaces.isEmpty }) {
+                        valueLine = firstLine + first
+                    }
                 }
                 let before = (emoji, capitalization, language, tone)
                 apply(rule: key, value: value, sectionHeading: sectionHeading)
-                if before.3 == nil, tone != nil { toneLine = firstLine + index }
-                if before.0 == nil, emoji != nil { emojiLine = firstLine + index }
-                if before.1 == nil, capitalization != nil { capitalizationLine = firstLine + index }
-                if before.2 == nil, language != nil { languageLine = firstLine + index }
+                if before.3 == nil, tone != nil { toneLine = valueLine }
+                if before.0 == nil, emoji != nil { emojiLine = valueLine }
+                if before.1 == nil, capitalization != nil { capitalizationLine = valueLine }
+                if before.2 == nil, language != nil { languageLine = valueLine }
                 if sectionKind == .vocabulary, key == .use || key == .avoid {
                     polarity = key == .use ? .prefer : .avoid
                     // "Avoid: a, b" on one line.
@@ -290,6 +295,16 @@ struct MarkdownSoulReader {
                 }
                 if key != .use && key != .avoid { continue }
                 continue
+            }
+            // "- **One emoji per sentence max** — … Never sprinkled.": a statement about emoji
+            // (the word among its first five) is the persona's rule, before any count of them.
+            if emoji == nil, roles[index] == .prose, lowered.fastContains("emoji") {
+                let plain = Self.plainText(Self.listItem(trimmed) ?? trimmed).lowercased()
+                let opening = plain.split { !$0.isLetter }.prefix(5)
+                if opening.contains(where: { $0.hasPrefix("emoji") }), let policy = Self.emojiPolicy(plain) {
+                    emoji = policy
+                    emojiLine = firstLine + index
+                }
             }
             if sectionKind == .formatting, sectionHeading.fastContains("capitali") || sectionHeading.fastContains("大小"),
                capitalization == nil, trimmed.lowercased().fastContains("lowercase") {

@@ -447,7 +447,7 @@ struct TraitDeriver {
             // Sentences and their lengths (CJK: about two characters a word).
             var sentenceCount = 0
             var atStart = true
-            var previous: Character = " "
+            var previous: Character = " ", beforePrevious: Character = " "
             var cjk = 0
             for character in text {
                 if atStart, character.isLetter {
@@ -467,7 +467,10 @@ struct TraitDeriver {
                     exclamations += 1
                     if firstExclamation == nil { firstExclamation = found("!") }
                 }
-                for scalar in character.unicodeScalars where countsEmoji && ProseWords.isEmoji(scalar) {
+                // "41k❤", "12 🔁": a symbol after a number is a count's unit (likes, reposts),
+                // not the persona's emoji.
+                let countsUnit = previous.isNumber || ("kKmM".contains(previous) && beforePrevious.isNumber)
+                for scalar in character.unicodeScalars where countsEmoji && !countsUnit && ProseWords.isEmoji(scalar) {
                     emoji += 1
                     let key = String(character)
                     if emojiCounts[key] == nil { emojiOrder.append(key) }
@@ -475,6 +478,7 @@ struct TraitDeriver {
                     if firstEmoji == nil { firstEmoji = found(key) }
                     break
                 }
+                beforePrevious = previous
                 previous = character
             }
             if let last = text.last, !"。！？".contains(last) { sentenceCount += 1 }

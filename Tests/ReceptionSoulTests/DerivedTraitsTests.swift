@@ -130,6 +130,8 @@ struct DerivedTraitsTests {
         #expect(prompt.contains("- Phrases that are yours: \"Hoist the findings\", \"All hands\", \"Steady as she goes\"."))
         #expect(!prompt.split(separator: "\n").contains { $0.hasPrefix("- Never say:") && $0.contains("Hoist") })
         #expect(prompt.contains("- Open answers with \"Right then:\"."))
+        // Assertive: the prompt does not ask for the hedge the renderer drops.
+        #expect(prompt.contains("do not hedge when you are fairly sure") && !prompt.contains("When fairly sure, say so"), "\(prompt)")
         let preview = SoulPreview.render(soul, outcome: .complete)
         #expect(preview.contains("Right then: Take the Nozomi"))
         #expect(preview.contains("┃ Not on my deck."))

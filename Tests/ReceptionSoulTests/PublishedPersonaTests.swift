@@ -77,6 +77,18 @@ struct PublishedPersonaTests {
         #expect(vivian.opener.map { !$0.contains("Speaker") } ?? true, "\(vivian.opener ?? "")")
     }
 
+    /// "One emoji per sentence max … Never sprinkled" is his rule, whatever the count of 🦞 in
+    /// his bio; "41k❤" is a like count, not a favourite emoji. A rule given as a list after
+    /// "Emojis:" cites the list, not the heading.
+    @Test func statedEmojiRulesWinOverCountsAndCountsAreNoEmoji() throws {
+        let steipete = try Self.load("steipete")
+        #expect(steipete.emoji == .sparing)
+        #expect(!steipete.favouriteEmoji.contains { $0.hasPrefix("❤") }, "\(steipete.favouriteEmoji)")
+        let garry = try Self.load("garry-tan")
+        let emoji = try #require(Self.trait(garry, "emoji"))
+        #expect(!emoji.evidence.hasPrefix("Emojis"), "\(emoji.evidence)")
+    }
+
     /// "Calm, precise, relentlessly qualified" is cautious; the other four state their views.
     @Test func onlyVitalikHedges() throws {
         #expect(try Self.load("vitalik-buterin").hedging == .cautious)

@@ -109,7 +109,9 @@ public struct SoulPrompts: Sendable {
         let interventions: [[String: Any]] = InterventionType.knownCases.map { type in
             ["type": type.rawValue, "label": soul.interventions[type.rawValue]?.label ?? DefaultVoice.interventionLabel(type)]
         }
-        let medium = soul.confidence.medium ?? DefaultVoice.hedge(.medium)
+        // An assertive persona does not hedge when fairly sure (the renderer drops that hedge
+        // too): the prompt must not ask for one in the line after "do not hedge".
+        let medium = soul.confidence.medium ?? (soul.hedging == .assertive ? "" : DefaultVoice.hedge(.medium))
         let low = soul.confidence.low ?? DefaultVoice.hedge(.low)
         // The persona in its own words: the main file, then its companions (STYLE.md, example
         // files), each bounded so an odd file cannot swamp the prompt.
