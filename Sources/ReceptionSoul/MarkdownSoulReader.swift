@@ -98,6 +98,9 @@ struct MarkdownSoulReader {
                 continue
             }
             fenced[index] = inFence
+            // A template's unfilled placeholder ("[Your background here]") and a checklist
+            // item left unticked ("- [ ] Too formal") say nothing about this persona.
+            if !inFence, Self.isPlaceholder(trimmed) || Self.isUntickedItem(trimmed) { roles[index] = .ignored }
             if inFence { roles[index] = .ignored; continue }
             if let heading = Self.heading(line) {
                 headings.append(Heading(level: heading.level, text: heading.text, index: index))
@@ -162,6 +165,7 @@ struct MarkdownSoulReader {
         }
         for (index, line) in lines.enumerated() {
             currentLine = firstLine + index
+            if roles[index] == .ignored, !fenced[index] { continue }  // a placeholder, an unticked item
             if fenced[index] {
                 if roles[index] == .ignored, exampleGood == false, !lines[index].trimmedSpaces.hasPrefix("<!--") { roles[index] = .avoided }
                 continue
@@ -281,6 +285,8 @@ struct MarkdownSoulReader {
                     if !items.isEmpty, let first = lines[(index + 1)...].firstIndex(where: { !$0.trimmedSpaces.isEmpty }) {
                         valueLine = firstLine + first
                     }
+                    // "Capitalization:" over nothing but a template's blanks says nothing.
+                    if value.isEmpty { continue }
                 }
                 let before = (emoji, capitalization, language, tone)
                 apply(rule: key, value: value, sectionHeading: sectionHeading)
@@ -458,7 +464,7 @@ struct MarkdownSoulReader {
             let trimmed = lines[position].trimmedSpaces
             if trimmed.isEmpty { if items.isEmpty { position += 1; continue } else { break } }
             guard let item = Self.listItem(trimmed) else { break }
-            items.append(Self.plainText(item))
+            if !Self.isPlaceholder(Substring(trimmed)) { items.append(Self.plainText(item)) }
             position += 1
         }
         return items
@@ -599,6 +605,7 @@ struct MarkdownSoulReader {
 
     static func cleanTerm(_ raw: String) -> String? {
         var term = plainText(raw)
+        if isPlaceholder(Substring(term)) { return nil }  // "[Term]": a template's blank
         term = term.trimmingScalars(in: "\"'“”‘’`:：;,.!?…")
         while term.hasSuffix("...") { term = String(term.dropLast(3)).trimmedSpaces }
         term = term.trimmingScalars(in: "\"'“”‘’`:：;,.!?…")
@@ -842,7 +849,7 @@ struct MarkdownSoulReader {
         for suffix in ["'s Writing Style Guide", "’s Writing Style Guide", " Writing Style Guide", "'s Style Guide", " Style Guide", "'s Soul", " Soul"] where text.hasSuffix(suffix) {
             text = String(text.dropLast(suffix.count))
         }
-        text = text.trimmingScalars(in: " -—–:|·")
+        text = text.trimmingScalars(in: " -—–:|·&")  // "Voice & Style Guide" less its suffix: "Voice"
         guard !text.isEmpty, text.count <= 60, !isGeneric(text), !text.fastContains("\\n"), !text.hasPrefix("[") else { return nil }
         return text
     }
@@ -876,6 +883,10 @@ struct MarkdownSoulReader {
         var paragraph: [String] = []
         var startLine = firstLine + start
         for (offset, line) in lines[start...].enumerated() {
+            // An HTML comment (a template's instructions) or a placeholder is not a description.
+            if start + offset < roles.count, roles[start + offset] == .ignored {
+                if paragraph.isEmpty { continue } else { break }
+            }
             let trimmed = line.trimmedSpaces
             if trimmed.isEmpty { if paragraph.isEmpty { continue } else { break } }
             if paragraph.isEmpty { startLine = firstLine + start + offset }
@@ -897,6 +908,27 @@ struct MarkdownSoulReader {
     }
 
     static func isListItem(_ trimmed: String) -> Bool { listMarkerLength(Substring(trimmed)) != nil }
+
+    /// "[Your background here]", "- [Proper case? lowercase vibes?]", "- **Won't:** [Boundary]":
+    /// one bracketed text (no link), after a list marker and a bold label if any.
+    static func isPlaceholder(_ trimmed: Substring) -> Bool {
+        var text = Substring(trimmed.trimmingCharacters(in: .whitespaces))
+        if let marker = listMarkerLength(text) { text = text.dropFirst(marker) }
+        if text.hasPrefix("**"), let close = text.dropFirst(2).range(of: "**") {
+            text = text[close.upperBound...].drop { $0 == ":" || $0 == " " }
+        }
+        text = Substring(text.trimmingCharacters(in: .whitespaces))
+        if !text.hasPrefix("["), let label = text.range(of: ": ["), text.hasSuffix("]") { text = text[text.index(before: label.upperBound)...] }
+        guard text.hasPrefix("["), text.hasSuffix("]"), text.count > 3 else { return false }
+        let inside = text.dropFirst().dropLast()
+        return !inside.contains("[") && !inside.contains("]")
+    }
+
+    /// "- [ ] Too formal": a checklist item nobody ticked.
+    static func isUntickedItem(_ trimmed: Substring) -> Bool {
+        guard let marker = listMarkerLength(trimmed) else { return false }
+        return trimmed.dropFirst(marker).hasPrefix("[ ]")
+    }
 
     static func listMarkerLength(_ text: Substring) -> Int? {
         guard let first = text.first else { return nil }

@@ -97,6 +97,23 @@ struct PublishedPersonaTests {
         }
     }
 
+    /// The author's blank template (SOUL.template.md, STYLE.template.md) as a folder: its
+    /// comments, "[placeholders]" and unticked checklist items are not a persona's traits.
+    @Test func theBlankTemplateYieldsNoTraitsFromItsBlanks() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("published-template-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for file in ["SOUL", "STYLE"] {
+            try FileManager.default.copyItem(at: Self.published.appendingPathComponent("\(file).template.md"), to: folder.appendingPathComponent("\(file).md"))
+        }
+        let soul = try SoulParser.load(contentsOf: folder)
+        #expect(soul.name == folder.lastPathComponent, "a placeholder title gives the folder's name, not \(soul.name)")
+        #expect(soul.summary.map { !$0.hasPrefix("<!--") } ?? true, "\(soul.summary ?? "")")
+        for trait in ["tone", "capitalization", "emoji", "hedging", "words used", "words avoided"] {
+            #expect(Self.trait(soul, trait) == nil, "\(trait) from a blank: \(String(describing: Self.trait(soul, trait)))")
+        }
+        #expect(soul.boundaries.allSatisfy { !$0.contains("[") }, "\(soul.boundaries)")
+    }
+
     /// Every published persona reads without an error, with its own name and voice traits.
     @Test func everyPersonaReadsWithoutErrors() throws {
         let names = ["garry-tan", "karpathy", "steipete", "vitalik-buterin", "vivian-balakrishnan"]
