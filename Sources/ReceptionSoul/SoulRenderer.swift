@@ -57,7 +57,7 @@ public struct SoulRenderer: Sendable {
     /// The soul's greeting, for the start of a session.
     public func greeting() -> DisplayBlock? {
         guard let greeting = soul.greeting, !greeting.isEmpty else { return nil }
-        return DisplayBlock(role: .greeting, markdown: style(greeting))
+        return DisplayBlock(role: .greeting, markdown: own(greeting))
     }
 
     /// A stream for `.textDelta` chunks in this soul's voice.
@@ -68,6 +68,39 @@ public struct SoulRenderer: Sendable {
     /// Prose in the soul's voice (vocabulary, capitalisation, emoji policy); facts untouched.
     public func style(_ text: String) -> String {
         styler.style(text)
+    }
+
+    /// Reception's and the soul's own words (a lead, a hedge, a label, a note, a sign-off) in
+    /// the voice. In a lowercase voice every sentence of them starts in lowercase: the styler
+    /// keeps an engine's capitalised first word in case it is a name, but these hold none.
+    func own(_ text: String) -> String {
+        let styled = style(text)
+        return soul.capitalization == .lowercase ? Self.lowercasingSentenceStarts(styled) : styled
+    }
+
+    static func lowercasingSentenceStarts(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        var atStart = true
+        var previous: Character = " "
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if atStart, character.isLetter {
+                let word = text[index...].prefix { $0.isLetter || $0 == "'" || $0 == "’" }
+                // "I", "I'm", an acronym: as written.
+                let keep = word == "I" || word.hasPrefix("I'") || word.hasPrefix("I’") || (word.count > 1 && word.allSatisfy { !$0.isLowercase })
+                result.append(keep ? character : Character(character.lowercased()))
+                atStart = false
+            } else {
+                result.append(character)
+                if character.isLetter || character.isNumber { atStart = false }
+                if previous == "." || previous == "!" || previous == "?" || previous == "…", character == " " { atStart = true }
+            }
+            previous = character
+            index = text.index(after: index)
+        }
+        return result
     }
 
     /// Blocks for a final result. A result without an outcome gets no outcome framing and
@@ -86,7 +119,7 @@ public struct SoulRenderer: Sendable {
         // ("Here is what I found.") leads into the words; after streamed words already on
         // screen it would read backwards, so a streamed answer keeps only what follows it.
         var parts: [String] = []
-        if !response.textWasStreamed, let lead = framing?.lead ?? defaults.lead, !lead.isEmpty { parts.append(style(lead)) }
+        if !response.textWasStreamed, let lead = framing?.lead ?? defaults.lead, !lead.isEmpty { parts.append(own(lead)) }
         if outcome != .inconclusive, let confidence = response.confidence {
             let band = soul.confidence.band(for: confidence)
             let hedge: String? = switch band {
@@ -95,7 +128,7 @@ public struct SoulRenderer: Sendable {
             case .low: soul.confidence.low
             }
             let text = hedge ?? DefaultVoice.hedge(band)
-            if !text.isEmpty { parts.append(style(text)) }
+            if !text.isEmpty { parts.append(own(text)) }
         }
         if !response.textWasStreamed {
             let summary = limitSummary(style(response.text), leftOut: &leftOut)
@@ -110,7 +143,7 @@ public struct SoulRenderer: Sendable {
                 leftOut.findings = findings.count - limit
                 findings = Array(findings.prefix(limit))
             }
-            let findingsTitle = soul.titles.findings.map(style)
+            let findingsTitle = soul.titles.findings.map(own)
             for (index, finding) in findings.enumerated() {
                 var text = style(finding.content)
                 if let source = finding.source, !source.isEmpty, soul.verbosity != .terse {
@@ -130,7 +163,7 @@ public struct SoulRenderer: Sendable {
         let followups = response.followups.gated(forTrustLevel: trustLevel)
         for intervention in followups.interventions {
             let style = soul.interventions[intervention.type.rawValue]
-            var label = style?.label.map(self.style) ?? title(nil, DefaultVoice.interventionLabel(intervention.type))
+            var label = style?.label.map(own) ?? title(nil, DefaultVoice.interventionLabel(intervention.type))
             if let icon = style?.icon, !icon.isEmpty, iconBudget > 0 {
                 label = icon + " " + label
                 iconBudget -= 1
@@ -155,13 +188,13 @@ public struct SoulRenderer: Sendable {
 
         // The outcome's closing note: the offer to continue, "best available", "pick a follow-up".
         if let note = framing?.note ?? defaults.note, !note.isEmpty, outcome != .inconclusive || !plain.isEmpty || !followups.interventions.isEmpty {
-            blocks.append(DisplayBlock(role: .note, markdown: style(note)))
+            blocks.append(DisplayBlock(role: .note, markdown: own(note)))
         }
         if let note = leftOut.note(template: soul.length.omittedNote ?? DefaultVoice.omittedNote) {
-            blocks.append(DisplayBlock(role: .note, markdown: style(note)))
+            blocks.append(DisplayBlock(role: .note, markdown: own(note)))
         }
         if let signOff = soul.signOff, !signOff.isEmpty {
-            blocks.append(DisplayBlock(role: .signoff, markdown: style(signOff)))
+            blocks.append(DisplayBlock(role: .signoff, markdown: own(signOff)))
         }
         return blocks
     }
@@ -185,7 +218,7 @@ public struct SoulRenderer: Sendable {
 
     /// A heading: the soul's own, or the default in the soul's capitalisation.
     private func title(_ own: String?, _ fallback: String) -> String {
-        if let own { return style(own) }
+        if let own { return self.own(own) }
         return soul.capitalization == .lowercase ? fallback.lowercased() : fallback
     }
 

@@ -147,6 +147,17 @@ struct DerivedTraitsTests {
         #expect(trait.line == 3)
         let rendered = SoulRenderer(soul: soul).style("The museum is not open. It opens at 10:00.")
         #expect(rendered == "the museum isn't open. it opens at 10:00.")
+        // The voice's own words (leads, hedges, labels, notes) start in lowercase whatever their
+        // first word; the engine's keep a capital that may be a name.
+        let preview = SoulPreview.render(soul)
+        for line in preview.split(separator: "\n") where !line.hasPrefix("──") && !line.first!.isNumber {
+            let sentences = line.replacingOccurrences(of: "┃ ", with: "").components(separatedBy: ". ")
+            for sentence in sentences {
+                guard let first = sentence.first, first.isUppercase else { continue }
+                #expect(sentence.hasPrefix("I ") || sentence.hasPrefix("I'") || ["Portugal", "Mount", "Kyoto", "Lisbon", "Four"].contains { sentence.hasPrefix($0) } || sentence.hasPrefix("\""),
+                        "a capital in a lowercase voice: \(sentence)")
+            }
+        }
         // A number word leads like any ordinary word; a name keeps its capital.
         #expect(SoulRenderer(soul: soul).style("I checked 12. Four of them ship. Lisbon is one.") == "I checked 12. four of them ship. Lisbon is one.")
     }
