@@ -210,6 +210,12 @@ struct TraitDeriver {
 
     /// Statements about length: "short sentences", "one sentence when possible", "long, detailed answers".
     static func lengthStatement(_ lowered: String, _ words: [Substring]) -> (String, Bool)? {
+        // "one or two sentences is plenty": two at most, terse.
+        if lowered.fastContains("one or two sentences") || lowered.fastContains("one to two sentences") || lowered.fastContains("1-2 sentences")
+            || lowered.fastContains("two sentences") && !lowered.fastContains("two sentences or more") {
+            let at = words.firstIndex { $0 == "one" || $0 == "two" || $0 == "1-2" } ?? 0
+            return ("terse", negated(words, before: at))
+        }
         let one = lowered.fastContains("one sentence") || lowered.fastContains("one-liner") || lowered.fastContains("one liner")
             || lowered.fastContains("single sentence") || lowered.fastContains("ein satz") || lowered.fastContains("einem satz")
             || lowered.fastContains("一文で") || lowered.fastContains("一言で")

@@ -183,6 +183,12 @@ struct DerivedTraitsTests {
         #expect(Self.trait(soul, "favourite emoji")?.overridden == false)
     }
 
+    /// "One or two sentences is plenty" is two at most, not the three of "concise".
+    @Test func oneOrTwoSentencesIsTwoAtMost() throws {
+        let soul = try SoulParser.parse("# Pip\n\n## Style\n\nOne or two sentences is plenty.\n", fileName: "pip.md")
+        #expect(soul.length.maxSentences == 2 && soul.verbosity == .terse)
+    }
+
     @Test func emojiHeavyPersona() throws {
         let soul = try Self.load("emoji.md")
         #expect(soul.emoji == .allowed)

@@ -45,7 +45,7 @@ struct SoulCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Render the built-in example results (every outcome and intervention type) in a soul's voice.")
 
-        @Argument(help: "A soul file, or the id or name of a known soul.")
+        @Argument(help: "A soul file or folder, or the id or name of a known soul.")
         var soul: String
 
         @Option(help: "Only this outcome: complete, saturated, bounded or inconclusive.")
@@ -170,7 +170,7 @@ struct SoulCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the system prompt (or, with --rewrite, the rewrite prompt) a language-model backend gets for a soul.")
 
-        @Argument(help: "A soul file, or the id or name of a known soul.")
+        @Argument(help: "A soul file or folder, or the id or name of a known soul.")
         var soul: String
 
         @Option(help: "Intent to include: decision, research, action, curiosity or validation.")
