@@ -269,6 +269,7 @@ struct MarkdownSoulReader {
                 if let dash = Self.dashOutsideQuotes(body) { cut = String(body[..<dash]) }
                 // "No `utilize` when `use` works": what follows "when" is the word to use instead.
                 if let clause = Self.clauseOutsideQuotes(cut) { cut = String(cut[..<clause]) }
+                if Self.isConditionalBan(body) { cut = "" }
                 for term in Self.quotedPhrases(cut).compactMap(Self.cleanTerm) where term.count <= 60 {
                     if !avoid.contains(where: { $0.lowercased() == term.lowercased() }) { avoid.append(term); avoidLines.append((term, firstLine + index)) }
                 }
@@ -498,6 +499,10 @@ struct MarkdownSoulReader {
                 }
             }
         }
+        // "No `I think` stacked repeatedly. Uses it sparingly", "No `disrupt` as decoration",
+        // "except where literally true": a ban on one use, not on the word; it stays in the
+        // persona's text (the prompt has it) and off the flat "never say" list.
+        if polarity == .avoid, Self.isConditionalBan(item) { return }
         for term in Self.terms(in: item, splitCommas: splitCommas) {
             if polarity == .avoid {
                 if !avoid.contains(where: { $0.lowercased() == term.lowercased() }) { avoid.append(term); avoidLines.append((term, line)) }
@@ -544,7 +549,14 @@ struct MarkdownSoulReader {
         let parts = splitCommas
             ? withoutNotes.split(separator: ",").map(String.init)
             : withoutNotes.components(separatedBy: " / ")
-        return parts.compactMap(cleanTerm).filter { $0.split(separator: " ").count <= 5 }
+        // "partisan slang from US politics", "Anything that sounds like LinkedIn": a kind of
+        // talk described, not a word to match.
+        let kinds: Set<Substring> = ["slang", "jargon", "language", "phrases", "words", "anything", "terms", "buzzwords", "talk",
+                                     "speak", "clichés", "cliches", "references", "sounds", "tone", "register"]
+        return parts.compactMap(cleanTerm).filter { term in
+            let words = term.lowercased().split(separator: " ")
+            return words.count <= 5 && (words.count == 1 || !words.contains { kinds.contains($0) })
+        }
     }
 
     static func dashOutsideQuotes(_ text: String) -> String.Index? {
@@ -560,6 +572,14 @@ struct MarkdownSoulReader {
             index = text.index(after: index)
         }
         return nil
+    }
+
+    /// A ban on one use of a word rather than on the word ("as decoration", "as filler",
+    /// "except where …", "sparingly", "repeatedly"; not "(stacked hedges)", a reason).
+    static func isConditionalBan(_ item: String) -> Bool {
+        let lowered = item.lowercased()
+        return [" as decoration", " as filler", " as a filler", " as diagnosis", " except ", " unless ", "sparingly", "repeatedly",
+                " only when", " only if", " too often"].contains { lowered.fastContains($0) }
     }
 
     /// Where a condition or an alternative starts outside quotation marks (" when ", " if ",

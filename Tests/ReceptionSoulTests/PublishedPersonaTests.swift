@@ -89,6 +89,17 @@ struct PublishedPersonaTests {
         #expect(!emoji.evidence.hasPrefix("Emojis"), "\(emoji.evidence)")
     }
 
+    /// A ban on one use ("`I think` stacked repeatedly. Uses it sparingly", "`disrupt` as
+    /// decoration") is not a flat "never say", nor is a kind of talk described ("partisan
+    /// slang from US politics"); a plain ban still is.
+    @Test func conditionalBansAndDescriptionsAreNoNeverSayWords() throws {
+        let vivian = try Self.load("vivian-balakrishnan")
+        #expect(vivian.vocabulary.avoid.contains("awesome"))
+        for word in ["I think", "disrupt", "partisan slang from US politics"] {
+            #expect(!vivian.vocabulary.avoid.contains(word), "\(word) in \(vivian.vocabulary.avoid)")
+        }
+    }
+
     /// "Calm, precise, relentlessly qualified" is cautious; the other four state their views.
     @Test func onlyVitalikHedges() throws {
         #expect(try Self.load("vitalik-buterin").hedging == .cautious)
