@@ -337,7 +337,7 @@ struct MarkdownSoulReader {
             if sectionKind != .boundaries, sectionKind != .vocabulary, negativeLevel != nil, sectionKind != .examples {
                 // A list under a "never" heading that is not a boundaries or vocabulary heading
                 // ("Pet peeves", "Don'ts"): each item is something the persona won't do.
-                addBoundary(item, negative: true)
+                addBoundary(item, negative: true, dislike: Self.namesDislikes(sectionHeading))
                 continue
             }
             switch sectionKind {
@@ -347,7 +347,7 @@ struct MarkdownSoulReader {
                 let plainItem = Self.plainText(item).lowercased()
                 let does = plainItem.hasPrefix("will ") && !plainItem.hasPrefix("will not") && !plainItem.hasPrefix("will never")
                 if !does { roles[index] = .avoided }
-                addBoundary(item, negative: negativeLevel != nil)
+                addBoundary(item, negative: negativeLevel != nil, dislike: Self.namesDislikes(sectionHeading))
             case .vocabulary:
                 let effective: Polarity = polarity == .none ? (negativeLevel != nil ? .avoid : .prefer) : polarity
                 if effective == .avoid { roles[index] = .avoided }
@@ -362,12 +362,16 @@ struct MarkdownSoulReader {
 
     /// A boundary keeps its polarity: an item under a "never"/"won't" heading that does not
     /// say so itself is written as a prohibition ("Never: …").
-    mutating func addBoundary(_ item: String, negative: Bool = true) {
+    /// `dislike`: under "Pet peeves" or "Red flags", an item is something the persona cannot
+    /// stand in others ("Founders who fundraise before they have a product"), not a thing it
+    /// never does.
+    mutating func addBoundary(_ item: String, negative: Bool = true, dislike: Bool = false) {
         var text = Self.plainText(item).trimmingScalars(in: "❌✗✘ ")
+        while text.hasPrefix(">") { text = String(text.dropFirst()).trimmedSpaces }  // a quote inside the item
         for box in ["[x] ", "[X] ", "[ ] "] where text.hasPrefix(box) { text = String(text.dropFirst(box.count)).trimmedSpaces }
         guard !text.isEmpty, text.count <= 400, boundaries.count < 100 else { return }
         if negative, !Self.saysNo(text), text.first.map({ $0.isASCII && $0.isLetter }) ?? false || text.hasPrefix("\"") || text.hasPrefix("“") {
-            text = "Never: " + text
+            text = (dislike ? "Dislikes: " : "Never: ") + text
         }
         if !boundaries.contains(text) {
             boundaries.append(text)
@@ -375,12 +379,19 @@ struct MarkdownSoulReader {
         }
     }
 
-    /// The text states a prohibition itself ("Won't…", "Never…", "No…", "I don't…").
+    /// The text states a prohibition itself ("Won't…", "Never…", "No…", "I don't…"): at its
+    /// start, not "Doomers with no P&L" (a description with a "no" in it).
     static func saysNo(_ text: String) -> Bool {
         let lowered = text.lowercased()
-        let words = lowered.split { !$0.isLetter && $0 != "'" && $0 != "’" }.prefix(3).map(String.init)
-        let negations: Set<String> = ["never", "no", "not", "don't", "don’t", "won't", "won’t", "avoid", "refuse", "cannot", "can't", "doesn't", "without", "nothing", "stop", "dont", "wont", "nein", "nie", "niemals", "kein", "keine", "nicht", "jamais", "nunca", "pas"]
-        return words.contains { negations.contains($0) } || lowered.hasPrefix("do not") || lowered.hasPrefix("will not")
+        var words = lowered.split { !$0.isLetter && $0 != "'" && $0 != "’" }.prefix(3).map(String.init)
+        if words.first == "i" || words.first == "he" || words.first == "she" || words.first == "we" || words.first == "they" { words.removeFirst() }
+        let negations: Set<String> = ["never", "no", "not", "don't", "don’t", "won't", "won’t", "avoid", "refuse", "cannot", "can't", "doesn't", "doesn’t", "nothing", "stop", "dont", "wont", "nein", "nie", "niemals", "kein", "keine", "nicht", "jamais", "nunca", "pas", "ne"]
+        return words.first.map { negations.contains($0) } == true || lowered.hasPrefix("do not") || lowered.hasPrefix("will not")
+    }
+
+    static func namesDislikes(_ heading: String) -> Bool {
+        let lowered = heading.lowercased()
+        return ["pet peeve", "red flag", "dislike", "can't stand", "hates", "annoy"].contains { lowered.fastContains($0) }
     }
 
     /// Polarity a heading gives everything under it: "Never…", "Avoid", "Anti-patterns",

@@ -100,6 +100,16 @@ struct PublishedPersonaTests {
         }
     }
 
+    /// Pet peeves are things he cannot stand in others, not things he never does; "Doomers with
+    /// no P&L" is one of them for all its "no".
+    @Test func petPeevesAreDislikesNotProhibitions() throws {
+        let garry = try Self.load("garry-tan")
+        #expect(garry.boundaries.contains("Dislikes: Doomers with no P&L."), "\(garry.boundaries)")
+        #expect(garry.boundaries.contains("Dislikes: Founders who fundraise before they have a product."))
+        #expect(!garry.boundaries.contains { $0.hasPrefix("Never: Founders") })
+        #expect(garry.boundaries.contains { $0.hasPrefix("Won't: speak for YC companies") })
+    }
+
     /// "Calm, precise, relentlessly qualified" is cautious; the other four state their views.
     @Test func onlyVitalikHedges() throws {
         #expect(try Self.load("vitalik-buterin").hedging == .cautious)
