@@ -570,19 +570,26 @@ struct MarkdownSoulReader {
         }
     }
 
-    static func dashOutsideQuotes(_ text: String) -> String.Index? {
+    /// The first place outside quotation marks where `match` finds what it looks for.
+    static func firstOutsideQuotes(_ text: String, _ match: (String.Index) -> String.Index?) -> String.Index? {
         var inQuote = false
         var index = text.startIndex
         while index < text.endIndex {
             let character = text[index]
             if character == "\"" || character == "“" || character == "”" || character == "`" { inQuote.toggle() }
-            if !inQuote, character == "—" || character == "–", index > text.startIndex {
-                let before = text[text.index(before: index)]
-                if before == " " { return text.index(before: index) }
-            }
+            if !inQuote, let found = match(index) { return found }
             index = text.index(after: index)
         }
         return nil
+    }
+
+    /// Where " — " (or " – ") starts outside quotation marks: commentary follows.
+    static func dashOutsideQuotes(_ text: String) -> String.Index? {
+        firstOutsideQuotes(text) { index in
+            guard text[index] == "—" || text[index] == "–", index > text.startIndex else { return nil }
+            let before = text.index(before: index)
+            return text[before] == " " ? before : nil
+        }
     }
 
     /// A ban on one use of a word rather than on the word ("as decoration", "as filler",
@@ -596,18 +603,11 @@ struct MarkdownSoulReader {
     /// Where a condition or an alternative starts outside quotation marks (" when ", " if ",
     /// " unless ", " instead"), or nil.
     static func clauseOutsideQuotes(_ text: String) -> String.Index? {
-        var inQuote = false
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
-            if character == "\"" || character == "“" || character == "”" || character == "`" { inQuote.toggle() }
-            if !inQuote, character == " " {
-                let rest = text[text.index(after: index)...].lowercased()
-                if ["when ", "if ", "unless ", "instead"].contains(where: { rest.hasPrefix($0) }) { return index }
-            }
-            index = text.index(after: index)
+        firstOutsideQuotes(text) { index in
+            guard text[index] == " " else { return nil }
+            let next = text[text.index(after: index)...].prefix(8).lowercased()
+            return ["when ", "if ", "unless ", "instead"].contains { next.hasPrefix($0) } ? index : nil
         }
-        return nil
     }
 
     static func quotedPhrases(_ text: String) -> [String] {

@@ -39,17 +39,25 @@ struct OfflineQueueEndToEndTests {
         try profiles.write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
     }
 
-    /// At the prompt, with a message queued: the REPL tries it again while the person is idle
-    /// (saying nothing while the server stays down), never while a line is half typed, and
-    /// sends it once the server answers, without the person typing anything.
-    @Test func aQueuedMessageGoesWhileThePersonIsIdleOnceTheServerAnswers() async throws {
+    /// A session at a terminal, retrying every second, whose server is not there yet: `message`
+    /// is typed and queued, and the prompt is back. Returns where the screen stands.
+    func queuedAtAPrompt(_ message: String) async throws -> (TerminalSession, port: Int, at: String.Index) {
         let port = try unusedPort()
         let home = try home(url: "http://127.0.0.1:\(port)")
         let terminal = try TerminalSession(arguments: ["--backend", "ls-queue", "--trust", "1", "--queue-retry", "1"], home: home)
         var at = try await terminal.waitFor("› ")
-        terminal.enter("idle retry note")
+        terminal.enter(message)
         at = try await terminal.waitFor("queued (1 waiting)", after: at)
         at = try await terminal.waitFor("› ", after: at)
+        return (terminal, port, at)
+    }
+
+    /// At the prompt, with a message queued: the REPL tries it again while the person is idle
+    /// (saying nothing while the server stays down), never while a line is half typed, and
+    /// sends it once the server answers, without the person typing anything.
+    @Test func aQueuedMessageGoesWhileThePersonIsIdleOnceTheServerAnswers() async throws {
+        let (terminal, port, queuedAt) = try await queuedAtAPrompt("idle retry note")
+        var at = queuedAt
         // Three retries while the server is down: not a word.
         try await Task.sleep(for: .milliseconds(3500))
         #expect(!terminal.screen[at...].contains("Sending") && !terminal.screen[at...].contains("unreachable"), "\(terminal.screen[at...])")
@@ -76,13 +84,8 @@ struct OfflineQueueEndToEndTests {
     /// Keys typed while an idle retry's answer arrives are not echoed into it: they wait, and
     /// appear on the next prompt's line, ready to go on typing.
     @Test func keysTypedDuringAnIdleRetryWaitForTheNextPrompt() async throws {
-        let port = try unusedPort()
-        let home = try home(url: "http://127.0.0.1:\(port)")
-        let terminal = try TerminalSession(arguments: ["--backend", "ls-queue", "--trust", "1", "--queue-retry", "1"], home: home)
-        var at = try await terminal.waitFor("› ")
-        terminal.enter("estuary note")
-        at = try await terminal.waitFor("queued (1 waiting)", after: at)
-        at = try await terminal.waitFor("› ", after: at)
+        let (terminal, port, queuedAt) = try await queuedAtAPrompt("estuary note")
+        var at = queuedAt
         let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "1500"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
         at = try await terminal.waitFor("Sending 1 queued message to ls-queue", after: at)
