@@ -75,6 +75,9 @@ struct PublishedPersonaTests {
         let vivian = try Self.load("vivian-balakrishnan")
         #expect(vivian.formality == .formal)
         #expect(vivian.opener.map { !$0.contains("Speaker") } ?? true, "\(vivian.opener ?? "")")
+        // soul diff shows what sets them apart, read from the prose as it is.
+        let differing = SoulDiff.differences(vitalik, vivian).map(\.knob)
+        #expect(differing.contains("hedging") && differing.contains("opener"), "\(differing)")
     }
 
     /// "One emoji per sentence max … Never sprinkled" is his rule, whatever the count of 🦞 in

@@ -82,6 +82,7 @@ public enum SoulDiff {
     /// Every knob as `key → value` text, in a stable order.
     public static func knobs(_ soul: Soul) -> [(String, String)] {
         func text(_ value: String?) -> String { value.map { "\"\($0)\"" } ?? "(default)" }
+        func list(_ items: [String]) -> String { items.map { "\"\($0)\"" }.joined(separator: ", ") }
         func number(_ value: Int?) -> String { value.map(String.init) ?? "(none)" }
         var knobs: [(String, String)] = [
             ("name", soul.name), ("description", text(soul.summary)), ("language", soul.language), ("tone", text(soul.tone)),
@@ -108,10 +109,16 @@ public enum SoulDiff {
         knobs += [("followups.title", text(soul.followups.title)), ("followups.style", soul.followups.style.rawValue),
                   ("titles.findings", text(soul.titles.findings)), ("titles.discrepancy", text(soul.titles.discrepancy)),
                   ("titles.plan", text(soul.titles.plan)), ("titles.error", text(soul.titles.error)),
-                  ("vocabulary.prefer", soul.vocabulary.prefer.joined(separator: ", ")),
-                  ("vocabulary.avoid", soul.vocabulary.avoid.joined(separator: ", ")),
+                  // Each quoted: "Omni-directional, balanced, constructive engagement" is one item.
+                  ("vocabulary.prefer", list(soul.vocabulary.prefer)),
+                  ("vocabulary.avoid", list(soul.vocabulary.avoid)),
                   ("vocabulary.replace", soul.vocabulary.replace.map { "\($0.avoid) → \($0.prefer)" }.joined(separator: ", ")),
                   ("boundaries", soul.boundaries.joined(separator: " | "))]
+        // Read from the prose, no front-matter key of their own, and as much the voice: two
+        // souls differing only here (cautious against assertive, one opener against none) differ.
+        knobs += [("hedging", soul.hedging.rawValue), ("opener", text(soul.opener)), ("refusal", text(soul.refusal)),
+                  ("punctuation", soul.exclamatory ? "exclamatory" : "(default)"),
+                  ("signature phrases", list(soul.signaturePhrases)), ("favourite emoji", soul.favouriteEmoji.joined(separator: " "))]
         return knobs
     }
 
