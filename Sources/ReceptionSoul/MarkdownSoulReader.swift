@@ -282,7 +282,16 @@ struct MarkdownSoulReader {
                 if value.isEmpty, key != .use, key != .avoid {
                     // "**Emojis:**" followed by a list: the list is the value (its first item for capitalisation).
                     let items = followingListItems(after: index)
-                    value = key == .capitalization ? (items.first ?? "") : items.joined(separator: " ")
+                    switch key {
+                    case .capitalization: value = items.first ?? ""
+                    case .tone:
+                        // "**Tone:**" over "- Default: measured, deliberate…" and "- Shifts to … when …":
+                        // the default is the tone; the shifts are the persona's text, in the prompt.
+                        let usual = items.first { $0.lowercased().hasPrefix("default") || $0.lowercased().hasPrefix("usually") } ?? items.first ?? ""
+                        value = usual.split(separator: ":", maxSplits: 1).count == 2 && usual.lowercased().hasPrefix("default")
+                            ? String(usual.split(separator: ":", maxSplits: 1)[1]).trimmedSpaces : usual
+                    default: value = items.joined(separator: " ")
+                    }
                     if !items.isEmpty, let first = lines[(index + 1)...].firstIndex(where: { !$0.trimmedSpaces.isEmpty }) {
                         valueLine = firstLine + first
                     }

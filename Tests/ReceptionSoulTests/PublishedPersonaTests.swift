@@ -74,6 +74,8 @@ struct PublishedPersonaTests {
         #expect(vitalik.formality != .formal)
         let vivian = try Self.load("vivian-balakrishnan")
         #expect(vivian.formality == .formal)
+        // "**Tone:**" over "- Default: measured, deliberate, structurally controlled." and its shifts.
+        #expect(vivian.tone == "measured, deliberate, structurally controlled.", "\(vivian.tone ?? "no tone")")
         #expect(vivian.opener.map { !$0.contains("Speaker") } ?? true, "\(vivian.opener ?? "")")
         // soul diff shows what sets them apart, read from the prose as it is.
         let differing = SoulDiff.differences(vitalik, vivian).map(\.knob)
