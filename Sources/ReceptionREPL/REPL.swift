@@ -383,6 +383,7 @@ public actor REPL {
             }
             return nil
         }
+        if reader.discardTypedAhead() { note(Self.typedAheadDiscarded) }
         let choices = "Allow? [y] yes, once · [s] yes, for this session · [N] no"
         // The question goes above the prompt: line editing redraws a prompt of one line only.
         if console.mode == .json {
@@ -425,6 +426,8 @@ public actor REPL {
         }
     }
 
+    static let typedAheadDiscarded = "What you typed before this question was discarded, so that it cannot answer it."
+
     /// A yes/no question; anything but y/yes is no (never a silent yes). Input that is not a
     /// terminal is never asked: no scripted line is taken as an answer (it was meant as the
     /// next message); the question is shown as a notice, with the command that answers it.
@@ -444,6 +447,7 @@ public actor REPL {
         // The question is an ordinary (wrapped) line and the prompt only "[y/N]": a prompt wider
         // than the terminal wraps, and readline's redraw of a wrapped prompt left its tail on
         // screen after the answer (issue 21, point 8).
+        if reader.discardTypedAhead() { note(Self.typedAheadDiscarded) }
         if console.mode == .json { console.line(EventJSON.message("question", question).line) } else { console.line(question) }
         let input = await reader.readLine(prompt: console.mode == .styled ? "[y/N] " : "[y/N]\n")
         guard case .line(let answer) = input else { return false }

@@ -43,6 +43,36 @@ struct FridayTerminalTests {
         #expect(online.contains("The offline queue is empty."), "\(online)")
     }
 
+    /// A "y" typed ahead, while a queued question is sent, never grants the tool permission
+    /// the answer then asks for: it is discarded, said, and the question waits for its answer.
+    @Test func keysTypedAheadNeverAnswerAPermissionQuestion() async throws {
+        let (probe, url) = try startServer()
+        probe.terminate(); probe.waitUntilExit()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
+        let config = home.appendingPathComponent("config/reception")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try #"{"profiles":[{"name":"fri","kind":"friday","url":"\#(url)"}]}"#
+            .write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
+        let terminal = try TerminalSession(arguments: ["--backend", "fri", "--queue-retry", "1"], home: home)
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("slow write notes please")
+        at = try await terminal.waitFor("queued (1 waiting)", after: at)
+        let port = Int(url.split(separator: ":").last!.split(separator: "/").first!)!
+        // A second between frames: the permission question comes several seconds after the send.
+        let (server, _) = try ReferenceServerProcess.start(["friday", "--step-ms", "10", "--slow-ms", "1000"], url: #"ws://127\.0\.0\.1:\d+/ws"#, port: port)
+        defer { server.terminate(); server.waitUntilExit() }
+        at = try await terminal.waitFor("Sending 1 queued message to fri", after: at)
+        terminal.type("y\r")
+        at = try await terminal.waitFor("What you typed before this question was discarded, so that it cannot answer it.", after: at)
+        at = try await terminal.waitFor("Allow? [y] yes, once", after: at)
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(!terminal.screen[at...].contains("Allowed once"), "the typed-ahead y granted it: \(terminal.screen[at...])")
+        terminal.enter("n")
+        try await terminal.waitFor("Denied", after: at)
+        terminal.enter("/quit")
+        _ = try await terminal.exitStatus()
+    }
+
     @Test func theFirstChunkIsOnScreenBeforeTheLastIsSent() async throws {
         let (server, url) = try startServer(slowMilliseconds: 400)
         defer { server.terminate(); server.waitUntilExit() }

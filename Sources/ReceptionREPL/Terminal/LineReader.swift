@@ -14,6 +14,9 @@ public protocol LineReader: Sendable {
     /// keys typed are kept for the next prompt, not echoed into output the person did not ask
     /// for (a terminal reader turns echo off at the wake and back on here).
     func idleWorkFinished()
+    /// Before a question: drops keys typed ahead (true when there were some), so that they
+    /// cannot answer a question the person has not seen.
+    func discardTypedAhead() -> Bool
 }
 
 extension LineReader {
@@ -22,6 +25,7 @@ extension LineReader {
     /// Readers of scripts and pipes are never idle in that sense: the next line is there.
     public func wakeIfIdle() {}
     public func idleWorkFinished() {}
+    public func discardTypedAhead() -> Bool { false }
 }
 
 public enum LineInput: Sendable, Equatable {

@@ -72,13 +72,7 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
     }
 
     private func readBlocking(prompt: String) -> LineInput {
-        // Still in the work an idle wake made room for: this is a question it raised (a tool
-        // permission, a yes/no). Keys typed ahead were meant for the next message, and a "y"
-        // among them must not answer a question nobody has seen yet.
-        if restoreEcho() {
-            tcflush(STDIN_FILENO, TCIFLUSH)
-            StandardStreams.write("(Keys typed while the queued message was sent were discarded, so that they cannot answer this question.)\n")
-        }
+        restoreEcho()  // a question asked during an idle retry: the REPL discarded what was typed ahead
         ReadlineGlobals.delivered.withLock { $0 = nil }
         rl_callback_handler_install(prompt, readlineLineHandler)
         // The line handler removes itself once a line (or the end) is in; otherwise (Ctrl-C,
@@ -152,6 +146,16 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
     }
 
     public func idleWorkFinished() { restoreEcho() }
+
+    /// Discards what was typed since the last prompt (like sudo before its password): a "y"
+    /// typed ahead as the start of a message must not answer a question shown after it.
+    public func discardTypedAhead() -> Bool {
+        guard isatty(STDIN_FILENO) == 1 else { return false }
+        var waiting: Int32 = 0
+        let had = ioctl(STDIN_FILENO, UInt(FIONREAD), &waiting) == 0 && waiting > 0
+        tcflush(STDIN_FILENO, TCIFLUSH)
+        return had
+    }
 }
 
 /// The C callbacks cannot capture context, so they talk to the reader through these.
