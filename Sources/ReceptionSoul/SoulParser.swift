@@ -1036,6 +1036,17 @@ private struct Analysis {
                 report(.warning, location.line, location.column, "`\(key)` contains emoji but `emoji` is `none`")
             }
         }
+        // Its examples in the voice too: one that says an avoided word, or shows emoji the soul
+        // forbids, teaches a rewriting model the opposite of the rule.
+        for example in soul.examples where example.good {
+            let lowered = example.text.lowercased()
+            for term in avoided where ProseWords.containsWord(lowered, term) {
+                report(.warning, example.line, 1, "this example in the voice uses `\(term)`, which this soul avoids", file: example.file)
+            }
+            if soul.emoji == .never, ProseWords.containsEmoji(example.text) {
+                report(.warning, example.line, 1, "this example in the voice contains emoji but `emoji` is `none`", file: example.file)
+            }
+        }
         if soul.emoji == .never {
             for (type, style) in soul.interventions.sorted(by: { $0.key < $1.key }) where style.icon != nil {
                 report(.note, 1, 1, "interventions.\(type).icon is never shown because `emoji` is `none`")

@@ -15,6 +15,17 @@ struct SoulLintArgumentTests {
         #expect(SoulLinter.lint("butler", catalog: catalog) == SoulLinter.lint(text: SoulCatalog.builtInText("butler")!, fileName: "butler.md"))
     }
 
+    /// An example in the voice that says a word the soul avoids, or shows emoji it forbids,
+    /// teaches a rewriting model the opposite of the rule: lint says so at the example.
+    @Test func anExampleThatBreaksTheSoulsOwnRulesIsAWarning() {
+        let text = "---\nemoji: none\n---\n# Pip\n\nA careful guide.\n\n## Words to avoid\n\n- awesome\n\n## Examples\n\n> \"That is awesome news 🎉, the train leaves at 9.\"\n"
+        let diagnostics = SoulLinter.lint(text: text, fileName: "pip.md")
+        #expect(diagnostics.warnings.contains { $0.line == 14 && $0.message.contains("uses `awesome`, which this soul avoids") }, "\(diagnostics)")
+        #expect(diagnostics.warnings.contains { $0.line == 14 && $0.message.contains("contains emoji but `emoji` is `none`") }, "\(diagnostics)")
+        let clean = SoulLinter.lint(text: text.replacingOccurrences(of: "awesome news 🎉", with: "good news"), fileName: "pip.md")
+        #expect(!clean.warnings.contains { $0.line == 14 }, "\(clean)")
+    }
+
     @Test func aSoulInADirectoryIsLintedAtItsPath() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soul-lint-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

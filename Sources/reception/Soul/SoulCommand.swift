@@ -35,7 +35,8 @@ struct SoulCommand: ParsableCommand {
                 errors += diagnostics.errors.count
                 warnings += diagnostics.warnings.count
             }
-            let summary = "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(files.count) file\(files.count == 1 ? "" : "s")"
+            // Souls, not files: a folder soul is several files (SOUL.md, STYLE.md, examples).
+            let summary = "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(files.count) soul\(files.count == 1 ? "" : "s")"
             SoulCommand.printError(summary)
             if errors > 0 { throw ExitCode(1) }
         }
