@@ -28,6 +28,9 @@ struct ServeCodexCommand: AsyncParsableCommand {
     @Option(name: .customLong("duplicates"), help: "How many stream responses send their events twice (a proxy's retry).")
     var duplicateReplays = 0
 
+    @Option(name: .customLong("gateway-errors"), help: "How many stream requests are answered 502/503 first (a gateway while the runtime restarts).")
+    var gatewayErrors = 0
+
     @Option(name: .long, help: "Events kept per worker; older cursors are stale (410).")
     var retention = 1_000
 
@@ -42,7 +45,7 @@ struct ServeCodexCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
-        guard drops >= 0, duplicateReplays >= 0, tickMilliseconds >= 0 else { throw ValidationError("counts and pauses cannot be negative") }
+        guard drops >= 0, duplicateReplays >= 0, gatewayErrors >= 0, tickMilliseconds >= 0 else { throw ValidationError("counts and pauses cannot be negative") }
         guard retention >= 1 else { throw ValidationError("--retention must be at least 1") }
     }
 
@@ -51,6 +54,7 @@ struct ServeCodexCommand: AsyncParsableCommand {
         options.seed = seed
         options.drops = drops
         options.duplicateReplays = duplicateReplays
+        options.gatewayErrors = gatewayErrors
         options.retention = retention
         options.unterminatedFrames = !terminatedFrames
         options.staleAsStatus = staleAsStatus

@@ -35,6 +35,23 @@ struct StreamResilienceTests {
         }
     }
 
+    /// Issue 20's burst of 5xx: the gateway answers the stream 502/503 four times while the
+    /// runtime restarts, then the burst ends. The watcher reports each as a reconnect and still
+    /// delivers every seq exactly once.
+    @Test func aBurstOfGatewayErrorsIsWaitedOutAndLosesNothing() async throws {
+        var options = CodexReferenceOptions(port: 0)
+        options.gatewayErrors = 4
+        try await withCodexServer(options) { server, client in
+            let before = await appendEvents(server, worker: "wrk-hosted", count: 10, label: "before")
+            let watcher = CodexWatcher(client: client, workerID: "wrk-hosted", options: quickWatch(seed: 5))
+            let updates = try await collectUpdates(watcher, from: 0) { seqs($0).last == before }
+            #expect(seqs(updates) == Array(1...before), "every seq once, in order")
+            #expect(await server.server.gatewayErrorsSent() == 4)
+            let reconnects = updates.filter { if case .reconnecting = $0 { true } else { false } }.count
+            #expect(reconnects >= 4, "each refusal is a reconnect the watcher reports: \(reconnects)")
+        }
+    }
+
     @Test func cutsAndRepeatsTogetherWhileTheWorkerKeepsGoing() async throws {
         var options = CodexReferenceOptions(port: 0)
         options.drops = 12

@@ -13,6 +13,9 @@ public struct CodexReferenceOptions: Sendable {
     /// How many stream responses send their events a second time, as Laravel's proxy does
     /// when it retries the runtime's GET with the same cursor into the same response.
     public var duplicateReplays = 0
+    /// How many stream requests are answered 502 or 503 (in turn) before any event, as the
+    /// gateway in front of the runtime does while it restarts: a burst that then ends.
+    public var gatewayErrors = 0
     /// Frames end with one newline and no blank line, as the runtime at 562314f4e8 wrote them.
     public var unterminatedFrames = true
     /// Events each worker keeps; a cursor older than what is kept is stale (410).

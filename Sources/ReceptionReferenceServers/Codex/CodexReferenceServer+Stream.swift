@@ -9,8 +9,8 @@ extension CodexReferenceServer {
     /// whatever arrives until `tail_ms` has passed, then the end of the response (a long poll).
     /// Each frame is `id:`, `event: codex.worker.event`, `data:` with the camelCase payload and,
     /// like the runtime at 562314f4e8, a single newline (no blank line) unless
-    /// `unterminatedFrames` is off. Faults from the plan: a cut at a random point, or the
-    /// whole batch sent again (duplicates).
+    /// `unterminatedFrames` is off. Faults from the plan: a cut at a random point, the whole
+    /// batch sent again (duplicates), or a 502/503 before anything (a gateway burst).
     func stream(_ worker: CodexReferenceState.Worker, query: [String: String], lastEventID: String?) async -> Response {
         var tail = options.defaultTailMS
         if let text = query["tail_ms"] {
@@ -30,6 +30,9 @@ extension CodexReferenceServer {
             }
             if let cursor, cursor != value { return Self.runtimeError(400, "invalid_request", "cursor query and Last-Event-ID must match") }
             cursor = value
+        }
+        if let status = await state.takeGatewayError() {
+            return Self.runtimeError(status, status == 502 ? "bad_gateway" : "service_unavailable", "the Codex runtime is restarting")
         }
         let latest = await state.latestSeq(worker.id)
         let start = cursor ?? latest

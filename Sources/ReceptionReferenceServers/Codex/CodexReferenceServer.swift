@@ -49,6 +49,7 @@ public struct CodexReferenceServer: Sendable {
     // MARK: what tests read back
 
     public func streamsCut() async -> Int { await state.streamsCut }
+    public func gatewayErrorsSent() async -> Int { await state.gatewayErrorsSent }
     public func streamsReplayed() async -> Int { await state.streamsReplayed }
     public func streamsOpened() async -> Int { await state.streamsOpened }
     /// Every `X-Request-Id` received, oldest first.

@@ -33,6 +33,8 @@ actor CodexReferenceState {
     private var random: SeededRandom
     private var dropsLeft: Int
     private var replaysLeft: Int
+    private var gatewayErrorsLeft: Int
+    private(set) var gatewayErrorsSent = 0
     private(set) var streamsOpened = 0
     private(set) var streamsCut = 0
     private(set) var streamsReplayed = 0
@@ -45,6 +47,7 @@ actor CodexReferenceState {
         random = SeededRandom(seed: options.seed)
         dropsLeft = options.drops
         replaysLeft = options.duplicateReplays
+        gatewayErrorsLeft = options.gatewayErrors
         (workers, order) = Self.seeded(retention: retention)
     }
 
@@ -157,6 +160,14 @@ actor CodexReferenceState {
     /// The planned cut happened (a stream with too few events ends cleanly instead, and the
     /// cut is kept for a later one).
     func didCut() { dropsLeft -= 1; streamsCut += 1 }
+
+    /// The status this stream request is refused with while the planned burst lasts, else nil.
+    func takeGatewayError() -> Int? {
+        guard gatewayErrorsLeft > 0 else { return nil }
+        gatewayErrorsLeft -= 1
+        gatewayErrorsSent += 1
+        return gatewayErrorsSent % 2 == 1 ? 502 : 503
+    }
     func didReplay() { replaysLeft -= 1; streamsReplayed += 1 }
 }
 
