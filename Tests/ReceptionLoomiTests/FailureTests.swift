@@ -71,6 +71,25 @@ struct FailureTests {
         }
     }
 
+    /// Issue 20: a redirect to another origin, through Loomi's own client (its data call maps
+    /// 3xx itself, not through the shared transport). Reported with the password in the
+    /// Location masked, never followed: the key never reaches the other server, and the
+    /// agent's answer stands.
+    @Test func aRedirectOfTheDataCallIsReportedMaskedAndNeverFollowed() async throws {
+        let elsewhere = try await RunningLoomiServer.start(LoomiReferenceOptions(port: 0))
+        defer { Task { await elsewhere.stop() } }
+        var options = LoomiReferenceOptions(port: 0, apiKeys: ["loomi-secret-key"], recipeDelay: .zero)
+        options.recipeRedirect = "http://thief:hunter2@127.0.0.1:\(elsewhere.port)/recipes/by-ids"
+        try await withLoomi(options, configure: { $0.apiKey = "loomi-secret-key" }) { loomi in
+            let events = try await collect(loomi.backend.submit(search("vegan cheesecake")))
+            let final = try #require(result(in: events))
+            #expect(final.text.hasPrefix("Found 2 perfect matches for your vegan cheesecake!"), "the answer stands: \(final.text)")
+            #expect(final.text.contains("the server redirects to http://thief:•••@127.0.0.1:\(elsewhere.port)/recipes/by-ids; Reception does not follow redirects"), "\(final.text)")
+            #expect(!final.text.contains("hunter2") && !final.text.contains("loomi-secret-key"), "\(final.text)")
+            #expect(await elsewhere.server.received().isEmpty, "nothing, and no key, reached the other server")
+        }
+    }
+
     @Test func aSlowDecisionIsSaidToBeStillSearching() async throws {
         let options = LoomiReferenceOptions(port: 0, decisionDelay: .milliseconds(600), recipeDelay: .zero)
         try await withLoomi(options, configure: { $0.slowNoticeAfter = .milliseconds(150) }) { loomi in

@@ -19,6 +19,9 @@ public struct LoomiReferenceOptions: Sendable {
     public var slowRecipeDelay: Duration = .seconds(1)
     /// The first this many `/recipes/by-ids` calls fail (503), to try the retry paths.
     public var failingRecipeCalls = 0
+    /// Where `/recipes/by-ids` redirects (302) instead of answering: a client must report it
+    /// and never follow it with its key (nil: no redirect).
+    public var recipeRedirect: String?
 
     public init(port: Int = 8791, apiKeys: [String] = [], decisionDelay: Duration = .zero, recipeDelay: Duration = .milliseconds(150),
                 slowRecipeDelay: Duration = .seconds(1), failingRecipeCalls: Int = 0) {
@@ -111,6 +114,10 @@ public struct LoomiReferenceServer: Sendable {
     }
 
     func recipesByIDs(_ body: JSONValue) async -> Response {
+        if let location = options.recipeRedirect {
+            return Response(status: .found, headers: [.location: location, .contentType: "application/json"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"detail": "Moved"}"#)))
+        }
         guard case .array(let rawIDs)? = body["recipe_ids"] else { return Self.missing("recipe_ids") }
         guard let sessionID = body["session_id"]?.stringValue else { return Self.missing("session_id") }
         let ids = rawIDs.compactMap(\.stringValue).prefix(50)
