@@ -260,7 +260,7 @@ public final class OfflineQueue: @unchecked Sendable {
     /// True when `entry` may go to `backend` at `destination`: the same name and, when the
     /// entry recorded its server, the same server.
     public static func belongs(_ entry: Entry, to backend: String, at destination: String?) -> Bool {
-        entry.backend == backend && (entry.destination == nil || entry.destination == destination)
+        BackendDescriptor.queued(for: entry.backend, at: entry.destination, goesTo: backend, at: destination)
     }
 
     /// True when a process with this id exists (ours or another user's).

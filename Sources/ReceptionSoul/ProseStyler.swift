@@ -14,6 +14,10 @@ struct ProseStyler: Sendable {
     let matcher: VocabularyMatcher
     let capitalization: Capitalization
     let stripEmoji: Bool
+    /// For Reception's and the soul's own words (leads, hedges, labels, notes): they hold no
+    /// engine name, so a lowercase voice lowercases every sentence's first word, not only the
+    /// ordinary words it is sure are no name (`ownWords()` gives such a styler).
+    private(set) var ownWords = false
 
     init(soul: Soul) {
         // The soul's own replacements first; then the contractions its register implies,
@@ -44,6 +48,13 @@ struct ProseStyler: Sendable {
         var afterNumber = false
         /// Inside a fenced code block opened by this marker ("```" or "~~~").
         var fence: [Unicode.Scalar]? = nil
+    }
+
+    /// This styler for the voice's own words (see `ownWords`).
+    func forOwnWords() -> ProseStyler {
+        var copy = self
+        copy.ownWords = true
+        return copy
     }
 
     /// Styles a complete text.
@@ -525,7 +536,7 @@ struct ProseStyler: Sendable {
                     }
                     out.append(contentsOf: s[lead])
                     if sentenceStart, styler.capitalization != .asWritten {
-                        out.append(contentsOf: styler.capitalize(Array(s[core]), sentenceStart: true, replaced: false))
+                        out.append(contentsOf: styler.capitalize(Array(s[core]), sentenceStart: true, replaced: styler.ownWords))
                     } else {
                         out.append(contentsOf: s[core])
                     }

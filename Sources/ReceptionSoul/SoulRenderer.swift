@@ -19,6 +19,7 @@ import ReceptionCore
 public struct SoulRenderer: Sendable {
     public let soul: Soul
     let styler: ProseStyler
+    let ownStyler: ProseStyler
 
     /// `soul` as given; the renderer fills what it leaves unset with the wording for its
     /// language and register and applies its derived habits (`VoiceDefaults.effective`).
@@ -26,6 +27,7 @@ public struct SoulRenderer: Sendable {
         let effective = VoiceDefaults.effective(soul)
         self.soul = effective
         styler = ProseStyler(soul: effective)
+        ownStyler = styler.forOwnWords()
     }
 
     /// Blocks for one event; `trustLevel` gates interventions the way the engine does.
@@ -71,36 +73,10 @@ public struct SoulRenderer: Sendable {
     }
 
     /// Reception's and the soul's own words (a lead, a hedge, a label, a note, a sign-off) in
-    /// the voice. In a lowercase voice every sentence of them starts in lowercase: the styler
-    /// keeps an engine's capitalised first word in case it is a name, but these hold none.
+    /// the voice: in a lowercase voice every sentence of them starts in lowercase (the styler
+    /// keeps an engine's capitalised first word in case it is a name; these hold none).
     func own(_ text: String) -> String {
-        let styled = style(text)
-        return soul.capitalization == .lowercase ? Self.lowercasingSentenceStarts(styled) : styled
-    }
-
-    static func lowercasingSentenceStarts(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        var atStart = true
-        var previous: Character = " "
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
-            if atStart, character.isLetter {
-                let word = text[index...].prefix { $0.isLetter || $0 == "'" || $0 == "’" }
-                // "I", "I'm", an acronym: as written.
-                let keep = word == "I" || word.hasPrefix("I'") || word.hasPrefix("I’") || (word.count > 1 && word.allSatisfy { !$0.isLowercase })
-                result.append(keep ? character : Character(character.lowercased()))
-                atStart = false
-            } else {
-                result.append(character)
-                if character.isLetter || character.isNumber { atStart = false }
-                if previous == "." || previous == "!" || previous == "?" || previous == "…", character == " " { atStart = true }
-            }
-            previous = character
-            index = text.index(after: index)
-        }
-        return result
+        ownStyler.style(text)
     }
 
     /// Blocks for a final result. A result without an outcome gets no outcome framing and

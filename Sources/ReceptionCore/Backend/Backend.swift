@@ -88,6 +88,13 @@ public struct BackendDescriptor: Sendable, Hashable, Codable {
         self.endpoint = endpoint.map(Self.endpointKey)
     }
 
+    /// The one rule for queued messages: a message queued for the profile `name` while it
+    /// pointed at `destination` (nil: not recorded, an older queue) may go to the backend
+    /// called `backend` at `endpoint` only when both the name and the server are the same.
+    public static func queued(for name: String, at destination: String?, goesTo backend: String, at endpoint: String?) -> Bool {
+        name == backend && (destination == nil || destination == endpoint)
+    }
+
     /// One spelling per server, so `http://h:1/v1/` and `http://h:1/v1` are the same one.
     static func endpointKey(_ url: String) -> String {
         var shown = RedactedURL.display(url.trimmingCharacters(in: .whitespaces))

@@ -55,12 +55,12 @@ public struct QueuedItem: Sendable {
     /// True when it may be sent to this backend: the name it was queued for and, when it
     /// recorded one, the same server (a profile pointed elsewhere since does not get it).
     public func isFor(_ backend: BackendDescriptor) -> Bool {
-        self.backend == backend.name && !waitsForAnotherServer(than: backend.endpoint)
+        BackendDescriptor.queued(for: self.backend, at: destination, goesTo: backend.name, at: backend.endpoint)
     }
 
     /// Written for a server other than `endpoint` (one its profile names now): not sent there.
     public func waitsForAnotherServer(than endpoint: String?) -> Bool {
-        destination != nil && destination != endpoint
+        !BackendDescriptor.queued(for: backend, at: destination, goesTo: backend, at: endpoint)
     }
 
     /// Queued for this backend's name while it pointed at another server.
