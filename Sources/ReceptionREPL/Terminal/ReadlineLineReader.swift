@@ -72,7 +72,9 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
     }
 
     private func readBlocking(prompt: String) -> LineInput {
-        restoreEcho()  // a question asked during an idle retry: the REPL discarded what was typed ahead
+        // Echo back on if still off: a question asked during an idle retry (the REPL discarded
+        // what was typed ahead before asking it).
+        restoreEcho()
         ReadlineGlobals.delivered.withLock { $0 = nil }
         rl_callback_handler_install(prompt, readlineLineHandler)
         // The line handler removes itself once a line (or the end) is in; otherwise (Ctrl-C,
@@ -137,12 +139,10 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
         tcsetattr(STDIN_FILENO, TCSANOW, &settings)
     }
 
-    /// Gives the terminal its settings from before `suppressEcho()`; false when echo was on.
-    @discardableResult
-    private func restoreEcho() -> Bool {
-        guard var settings = lock.withLock({ defer { echoSettings = nil }; return echoSettings }) else { return false }
+    /// Gives the terminal its settings from before `suppressEcho()` (nothing when echo is on).
+    private func restoreEcho() {
+        guard var settings = lock.withLock({ defer { echoSettings = nil }; return echoSettings }) else { return }
         tcsetattr(STDIN_FILENO, TCSANOW, &settings)
-        return true
     }
 
     public func idleWorkFinished() { restoreEcho() }
