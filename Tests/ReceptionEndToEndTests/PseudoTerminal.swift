@@ -60,7 +60,20 @@ final class TerminalSession: Sendable {
     }
 
     /// Everything shown so far, with ANSI escape sequences removed.
-    var screen: String { Self.stripANSI(String(decoding: received.withLock { $0 }, as: UTF8.self)) }
+    var screen: String { Self.stripANSI(Self.settled(String(decoding: received.withLock { $0 }, as: UTF8.self))) }
+
+    /// The output less a tail still arriving (an escape sequence cut before its final letter,
+    /// a "\r" whose "\n" may follow): read with it, the text would shrink once the rest came,
+    /// and an index `waitFor` returned earlier would point past what it found.
+    static func settled(_ raw: String) -> String {
+        var text = raw
+        if let escape = text.lastIndex(of: "\u{1B}"),
+           text[escape...].range(of: "^\u{1B}(\\[[0-9;?]*)?$", options: .regularExpression) != nil {
+            text = String(text[..<escape])
+        }
+        if text.hasSuffix("\r") { text.removeLast() }
+        return text
+    }
     var rawOutput: String { String(decoding: received.withLock { $0 }, as: UTF8.self) }
 
     func type(_ text: String) {
