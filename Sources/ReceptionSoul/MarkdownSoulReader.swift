@@ -138,6 +138,13 @@ struct MarkdownSoulReader {
                 }
             }
         }
+        if name == nil {
+            let opening = lines.prefix(30).enumerated().filter { !fenced[$0.offset] }.map { ($0.offset, Self.plainText(String($0.element))) }
+            if let (index, found) = Self.lowercaseName(in: opening) {
+                name = found
+                nameLine = firstLine + index
+            }
+        }
         if let (text, line) = firstParagraph(after: headings.first?.index) { summary = text; summaryLine = line }
 
         // Rules and lists, walking the lines with the section each is in.
@@ -912,6 +919,26 @@ struct MarkdownSoulReader {
             }
             let name = words.joined(separator: " ")
             if !name.isEmpty, name.count <= 40 { return name }
+        }
+        return nil
+    }
+
+    /// An all-lowercase persona's name: "i'm beckett." at a sentence start, one word ended by a
+    /// full stop or comma, and named in the possessive in the opening lines ("beckett's voice"),
+    /// so that "i'm tired." is no name.
+    static func lowercaseName(in lines: [(Int, String)]) -> (Int, String)? {
+        for (index, text) in lines {
+            for opening in ["i'm ", "i’m ", "i am ", "my name is "] {
+                guard let range = text.range(of: opening) else { continue }
+                let before = text[..<range.lowerBound].trimmedSpaces
+                guard before.isEmpty || before.hasSuffix(".") || before.hasSuffix("_") || before.hasSuffix("*") else { continue }
+                guard let word = text[range.upperBound...].split(separator: " ").first, let last = word.last, last == "." || last == "," else { continue }
+                let core = word.dropLast()
+                guard core.count >= 2, core.count <= 30, core.allSatisfy({ $0.isLetter && $0.isLowercase }),
+                      !CommonWords.english.contains(String(core)) else { continue }
+                let possessive = lines.contains { $0.1.fastContains("\(core)'s") || $0.1.fastContains("\(core)’s") }
+                if possessive { return (index, String(core)) }
+            }
         }
         return nil
     }

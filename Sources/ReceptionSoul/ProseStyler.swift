@@ -1,7 +1,7 @@
 import ReceptionCore
 
 /// Applies a soul's word-level rules to prose (vocabulary replacements, capitalisation,
-/// the emoji policy) without ever touching facts.
+/// the emoji and dash policies) without ever touching facts.
 ///
 /// Protected, copied scalar for scalar: code spans and fenced or indented code, URLs,
 /// Markdown links and autolinks, quoted text ("…", “…”, ‘…’, '…'), block quotes, any token
@@ -14,6 +14,8 @@ struct ProseStyler: Sendable {
     let matcher: VocabularyMatcher
     let capitalization: Capitalization
     let stripEmoji: Bool
+    /// `dashes: none`: a dash between clauses becomes a comma.
+    let stripDashes: Bool
     /// For Reception's and the soul's own words (leads, hedges, labels, notes): they hold no
     /// engine name, so a lowercase voice lowercases every sentence's first word, not only the
     /// ordinary words it is sure are no name (`ownWords()` gives such a styler).
@@ -29,16 +31,18 @@ struct ProseStyler: Sendable {
         matcher = VocabularyMatcher(soul.vocabulary.replace + register)
         capitalization = soul.capitalization
         stripEmoji = soul.emoji == .never
+        stripDashes = soul.dashes == .none
     }
 
-    init(replacements: [VocabularyReplacement], capitalization: Capitalization, stripEmoji: Bool) {
+    init(replacements: [VocabularyReplacement], capitalization: Capitalization, stripEmoji: Bool, stripDashes: Bool = false) {
         matcher = VocabularyMatcher(replacements)
         self.capitalization = capitalization
         self.stripEmoji = stripEmoji
+        self.stripDashes = stripDashes
     }
 
     /// True when styling can change nothing, so callers may skip it.
-    var isIdentity: Bool { matcher.isEmpty && capitalization == .asWritten && !stripEmoji }
+    var isIdentity: Bool { matcher.isEmpty && capitalization == .asWritten && !stripEmoji && !stripDashes }
 
     /// Where the text around a chunk boundary stands.
     struct State: Sendable, Hashable {
@@ -48,6 +52,17 @@ struct ProseStyler: Sendable {
         var afterNumber = false
         /// Inside a fenced code block opened by this marker ("```" or "~~~").
         var fence: [Unicode.Scalar]? = nil
+    }
+
+    /// An em dash, an en dash or "--" somewhere in the text (a byte scan: most text has none).
+    static func mayHoldADash(_ text: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            if byte == 0x2D, previous == 0x2D { return true }
+            if previous == 0xE2, byte == 0x80 { return true }  // U+2000–U+203F, the dashes among them
+            previous = byte
+        }
+        return false
     }
 
     /// This styler for the voice's own words (see `ownWords`).
@@ -60,7 +75,7 @@ struct ProseStyler: Sendable {
     /// Styles a complete text.
     func style(_ text: String) -> String {
         // Nothing to replace and nothing else to do: the text as it is (the state is thrown away).
-        if capitalization == .asWritten, !stripEmoji, !matcher.mayMatch(text) { return text }
+        if capitalization == .asWritten, !stripEmoji, !matcher.mayMatch(text), !stripDashes || !Self.mayHoldADash(text) { return text }
         var state = State()
         return style(text, state: &state)
     }
@@ -113,6 +128,25 @@ struct ProseStyler: Sendable {
             cut = last.range.lowerBound
             index -= 1
         }
+        if stripDashes {
+            // A dash becomes a comma on the word before it, and a space after it when a word
+            // follows at once: the held text never starts with a space or a dash, nor follows
+            // a dash (and a trailing space is held too, a dash may come next).
+            func isGap(_ k: Int) -> Bool {
+                switch scanner.pieces[k].kind {
+                case .space, .dash: true
+                default: false
+                }
+            }
+            var first = index + 1
+            if first == scanner.pieces.count, isGap(index) { first = index }
+            func isDash(_ k: Int) -> Bool { if case .dash = scanner.pieces[k].kind { true } else { false } }
+            while first > 0, first < scanner.pieces.count, isGap(first) || isDash(first - 1) { first -= 1 }
+            if first < scanner.pieces.count, scanner.pieces[first].range.lowerBound < cut {
+                cut = scanner.pieces[first].range.lowerBound
+                index = first - 1
+            }
+        }
         // A phrase to replace may start in one of the last complete words.
         var hold = max(0, matcher.longestPhrase - 1)
         while hold > 0, index >= 0 {
@@ -148,6 +182,8 @@ struct ProseStyler: Sendable {
         case word(lead: Range<Int>, core: Range<Int>, trail: Range<Int>, sentenceStart: Bool)
         /// Dropped (an emoji under `emoji: none`).
         case removed
+        /// A dash between clauses under `dashes: none`: rendered as a comma.
+        case dash
     }
 
     struct Piece: Sendable {
@@ -415,9 +451,15 @@ struct ProseStyler: Sendable {
         /// A whitespace-delimited token at `i` (stopping before a protected construct).
         mutating func token(at i: Int) -> Int {
             let n = s.count
+            if styler.stripDashes, let end = clauseDash(at: i) {
+                append(.dash, i..<end)
+                state.afterNumber = false
+                return end
+            }
             var j = i
             while j < n, !isSpace(s[j]) {
                 if j > i, s[j] == "`" || s[j] == "[" || s[j] == "<" || s[j] == "\"" || s[j] == "“" { break }
+                if j > i, styler.stripDashes, s[j] == "—" { break }  // "word—word": the dash is a token of its own
                 j += 1
             }
             if j == i { j = i + 1 }
@@ -459,6 +501,29 @@ struct ProseStyler: Sendable {
                 state.atSentenceStart = false
             }
             return j
+        }
+
+        /// The end of a dash between clauses at `i`: an em dash anywhere ("X — Y", "X—Y"); an en
+        /// dash or "--" only standing alone between spaces ("X – Y", not "2020–2021" or "--force").
+        func clauseDash(at i: Int) -> Int? {
+            let n = s.count
+            if s[i] == "—" {
+                var end = i + 1
+                while end < n, s[end] == "—" { end += 1 }
+                return end
+            }
+            let standsAlone = i == 0 || isSpace(s[i - 1])
+            guard standsAlone else { return nil }
+            var end = i
+            if s[i] == "–" {
+                end = i + 1
+            } else if s[i] == "-", i + 1 < n, s[i + 1] == "-" {
+                end = i + 2
+                while end < n, s[end] == "-" { end += 1 }
+            } else {
+                return nil
+            }
+            return end == n || isSpace(s[end]) ? end : nil
         }
 
         func isAbbreviation(_ core: Range<Int>) -> Bool {
@@ -524,6 +589,18 @@ struct ProseStyler: Sendable {
                 case .removed:
                     // Drop the emoji and one space next to it.
                     if out.bytes.last == 0x20 { out.bytes.removeLast() } else { dropNextSpace = true }
+                case .dash:
+                    // "X — Y" and "X—Y" read "X, Y"; a dash with nothing before it on its line
+                    // ("— Ada Lovelace") is dropped with the space after it.
+                    while out.bytes.last == 0x20 { out.bytes.removeLast() }
+                    if let last = out.bytes.last, last != 0x0A {
+                        if !",;:.!?".utf8.contains(last) { out.bytes.append(0x2C) }
+                        let next = index + 1 < pieces.count ? pieces[index + 1].kind : nil
+                        if case .space? = next {} else if next != nil { out.bytes.append(0x20) }
+                        dropNextSpace = false
+                    } else {
+                        dropNextSpace = true
+                    }
                 case .word(let lead, let core, let trail, let sentenceStart):
                     dropNextSpace = false
                     if let match = styler.matcher.match(pieces: pieces, at: index, scalars: s) {

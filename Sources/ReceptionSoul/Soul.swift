@@ -55,6 +55,9 @@ public struct Soul: Sendable, Hashable {
     public var hedging: Hedging
     /// Punctuation habit: an exclamatory persona ends framing lines with "!".
     public var exclamatory: Bool
+    /// Dashes between clauses: `none` ("zero em-dashes") turns one in the engine's prose into a
+    /// comma, and prompts ask for none.
+    public var dashes: DashPolicy
     /// Emoji the persona uses most, most frequent first (icons when emoji are allowed).
     public var favouriteEmoji: [String]
     /// How the persona says no, when the prose quotes it.
@@ -93,6 +96,7 @@ public struct Soul: Sendable, Hashable {
         self.opener = nil
         self.hedging = .neutral
         self.exclamatory = false
+        self.dashes = .allowed
         self.favouriteEmoji = []
         self.refusal = nil
     }
@@ -135,7 +139,7 @@ public enum Hedging: String, Sendable, Hashable, CaseIterable {
 
 /// One voice trait derived from a soul's prose, with its evidence.
 public struct SoulTrait: Sendable, Hashable {
-    /// The knob or habit: `verbosity`, `formality`, `capitalization`, `emoji`, `punctuation`,
+    /// The knob or habit: `verbosity`, `formality`, `capitalization`, `emoji`, `punctuation`, `dashes`,
     /// `language`, `signature`, `opener`, `closer`, `prefer`, `avoid`, `hedging`, `refusal`, `name`.
     public var name: String
     /// The value, as text (`casual`, `lowercase`, `de`, a phrase…).
@@ -214,6 +218,14 @@ public enum EmojiPolicy: String, Sendable, Hashable, CaseIterable {
     case sparing
     /// Icons wherever the soul defines them.
     case allowed
+}
+
+public enum DashPolicy: String, Sendable, Hashable, CaseIterable {
+    /// Dashes are left as written.
+    case allowed
+    /// No em dash (or spaced en dash, or "--") between clauses: each becomes a comma in prose
+    /// outside quotes and code.
+    case none
 }
 
 public enum Capitalization: String, Sendable, Hashable, CaseIterable {

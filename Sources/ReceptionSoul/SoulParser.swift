@@ -377,7 +377,7 @@ private struct Analysis {
         var deriver = TraitDeriver(sources: sources, language: soul.language)
         // Parsing is on the REPL's start path: a soul whose front matter sets every knob a
         // derived trait would fill needs no derivation.
-        let knobs = ["verbosity", "formality", "capitalization", "emoji", "confidence", "outcomes", "sign_off", "interventions"]
+        let knobs = ["verbosity", "formality", "capitalization", "emoji", "confidence", "outcomes", "sign_off", "interventions", "dashes"]
         if allTraits || !knobs.allSatisfy(setByFrontMatter.contains) { deriver.derive() }
         var traits: [SoulTrait] = []
         func record(_ name: String, _ value: String, _ file: String, _ line: Int, _ evidence: String, knob: String?) {
@@ -392,7 +392,7 @@ private struct Analysis {
         }
         if !setByFrontMatter.contains("name"), nameFrom != "file" {
             let file = nameFrom.hasPrefix("heading ") ? String(nameFrom.dropFirst(8)) : fileName
-            record("name", soul.name, file, nameLine, "the title", knob: nil)
+            record("name", soul.name, file, nameLine, evidence(file: file, line: nameLine), knob: nil)
         }
         if let (file, line) = summaryFromProse, let summary = soul.summary {
             record("description", summary, file, line, evidence(file: file, line: line), knob: nil)
@@ -437,6 +437,7 @@ private struct Analysis {
         }
         if !everyIconSet { soul.favouriteEmoji = deriver.favouriteEmoji }
         record("punctuation", deriver.punctuation, knob: nil) { value in soul.exclamatory = value == "exclamatory" }
+        record("dashes", deriver.dashes, knob: "dashes") { value in if let value = DashPolicy(rawValue: value) { soul.dashes = value } }
         record("hedging", deriver.hedging, knob: "confidence") { value in
             if let value = Hedging(rawValue: value) { soul.hedging = value }
         }
@@ -509,7 +510,7 @@ private struct Analysis {
     // MARK: Front matter
 
     static let topKeys = ["name", "description", "language", "tone", "formality", "verbosity", "length",
-                          "emoji", "capitalization", "capitalisation", "greeting", "sign_off", "signoff", "outcomes",
+                          "emoji", "capitalization", "capitalisation", "dashes", "greeting", "sign_off", "signoff", "outcomes",
                           "confidence", "interventions", "followups", "followups_title", "titles", "vocabulary", "boundaries"]
     /// Keys other tools put in soul.md front matter (OpenClaw's templates): read without a warning, used for nothing.
     static let foreignKeys: Set<String> = [
@@ -617,6 +618,9 @@ private struct Analysis {
         case "capitalization", "capitalisation":
             if let v = enumValue(value, key: key, Capitalization.self) { soul.capitalization = v }
             setByFrontMatter.insert("capitalization")
+        case "dashes":
+            if let v = enumValue(value, key: key, DashPolicy.self) { soul.dashes = v }
+            setByFrontMatter.insert("dashes")
         case "greeting":
             soul.greeting = string(value, key: key)
             greetingLocation = location(value)
@@ -1045,6 +1049,9 @@ private struct Analysis {
             }
             if soul.emoji == .never, ProseWords.containsEmoji(example.text) {
                 report(.warning, example.line, 1, "this example in the voice contains emoji but `emoji` is `none`", file: example.file)
+            }
+            if soul.dashes == .none, example.text.contains("—") {
+                report(.warning, example.line, 1, "this example in the voice has an em dash but `dashes` is `none`", file: example.file)
             }
         }
         if soul.emoji == .never {

@@ -37,6 +37,7 @@ struct TraitDeriver {
     var emoji: Found?
     var favouriteEmoji: [String] = []
     var punctuation: Found?
+    var dashes: Found?
     var hedging: Found?
     var opener: Found?
     var closer: Found?
@@ -86,6 +87,7 @@ struct TraitDeriver {
                         vote("hedging", flipped, found(flipped))
                     }
                     if !avoided, Self.lowercaseStatement(lowered, words) { vote("capitalization", "lowercase", found("lowercase")) }
+                    if let value = Self.dashStatement(words, avoided: avoided) { vote("dashes", value, found(value)) }
                     // A phrase statement quotes its phrase: most lines have no quotation mark.
                     if !avoided, !source.venueLines.contains(index), Self.mayQuote(trimmed) {
                         for (kind, phrase) in Self.phraseStatements(trimmed, lowered) { vote(kind, phrase, found(phrase)) }
@@ -168,6 +170,8 @@ struct TraitDeriver {
             punctuation = Found(value: "exclamatory", file: first.file, line: first.line,
                                 evidence: "\(stats.exclamations) exclamation marks in \(stats.sentences) sentences, e.g. \(first.evidence)")
         }
+
+        dashes = winner("dashes")
 
         // Hedging.
         if let stated = winner("hedging") {
@@ -312,6 +316,27 @@ struct TraitDeriver {
         let strong = ["always", "all", "everything", "only", "default", "entirely", "immer", "alles", "nur"]
         let window = words[max(0, at - 3)..<min(words.count, at + 3)]
         return !negated(words, before: at) && window.contains { strong.contains(String($0)) }
+    }
+
+    /// "zero em-dashes. ever.", "No em dashes", "never use dashes", or a bare "Em dashes" in a
+    /// list of things to avoid: `none`, a ban on dashes between clauses. A limit on them ("used
+    /// sparingly, never as a comma substitute", "one per tweet max", "as a verbal tic") or a
+    /// line that uses them ("Em dashes for asides") is `allowed`; nil when the line names none.
+    static func dashStatement(_ words: [Substring], avoided: Bool) -> String? {
+        let words = words.filter { $0.contains { $0.isLetter } }  // not a list marker's "-"
+        let dashWords: Set<Substring> = ["dash", "dashes", "em-dash", "em-dashes", "emdash", "emdashes", "en-dash", "en-dashes",
+                                         "gedankenstrich", "gedankenstriche"]
+        guard let at = words.firstIndex(where: { dashWords.contains($0) }) else { return nil }
+        // "dash" alone is also a small amount ("a dash of humour"): only with "em"/"en" or in the plural.
+        if words[at] == "dash", !(at > 0 && (words[at - 1] == "em" || words[at - 1] == "en")) { return nil }
+        let limits: Set<Substring> = ["sparingly", "moderately", "judiciously", "occasional", "occasionally", "only", "except", "unless",
+                                      "max", "maximum", "per", "rarely", "rare", "much", "many", "too", "overuse", "overused", "every",
+                                      "as", "mostly", "often", "sometimes", "fewer", "less", "limit", "substitute", "substituting",
+                                      "replacement", "replacing", "instead", "sparsam", "selten"]
+        if words.contains(where: { limits.contains($0) }) { return "allowed" }
+        if avoided { return at <= 1 && words.count <= 4 ? "none" : nil }
+        let bans: Set<Substring> = ["no", "zero", "never", "avoid", "don't", "don’t", "dont", "without", "ban", "banned", "keine", "nie"]
+        return words[max(0, at - 3)..<at].contains { bans.contains($0) } ? "none" : "allowed"
     }
 
     /// "Open with `tl;dr:`", "Sign off with \"Fair winds.\"", "Greeting: \"Ahoy!\"",

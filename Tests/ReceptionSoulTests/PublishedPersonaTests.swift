@@ -123,6 +123,16 @@ struct PublishedPersonaTests {
         }
     }
 
+    /// Each of them writes about em dashes ("used sparingly, never as a comma substitute",
+    /// "one per tweet, two max", "as a verbal tic" among things not to do): limits on them, so
+    /// none bans them.
+    @Test func limitsOnEmDashesAreNoBan() throws {
+        for name in ["garry-tan", "karpathy", "steipete", "vitalik-buterin", "vivian-balakrishnan"] {
+            let soul = try Self.load(name)
+            #expect(soul.dashes == .allowed, "\(name): \(String(describing: Self.trait(soul, "dashes")))")
+        }
+    }
+
     /// The author's blank template (SOUL.template.md, STYLE.template.md) as a folder: its
     /// comments, "[placeholders]" and unticked checklist items are not a persona's traits.
     @Test func theBlankTemplateYieldsNoTraitsFromItsBlanks() throws {

@@ -116,4 +116,21 @@ struct SoulReadingGapsTests {
         let rules = try SoulParser.parse("# SOUL.md - Flint\n\n## Vibe\n\n- Use short sentences\n- Never: emoji\n", fileName: "SOUL.md")
         #expect(rules.tone == nil, "\(rules.tone ?? "nil")")
     }
+
+    /// An all-lowercase persona names itself in lowercase ("i'm wren."), as a SOUL.md published
+    /// in another repository does: its name is read, and "i'm tired." names nobody.
+    @Test func anAllLowercasePersonaNamesItself() throws {
+        let soul = try SoulParser.parse("""
+        # soul
+
+        this is wren's voice. edit it as you like.
+
+        ## who i am
+
+        i'm wren. i sort the mail and i keep wren's notes short.
+        """, fileName: "SOUL.md")
+        #expect(soul.name == "wren", "\(soul.name)")
+        let tired = try SoulParser.parse("# soul\n\n## who i am\n\ni'm tired. i answer anyway, tired or not.\n", fileName: "SOUL.md")
+        #expect(tired.name != "tired", "\(tired.name)")
+    }
 }

@@ -90,7 +90,7 @@ public enum SoulDiff {
             ("length.max_sentences", number(soul.length.maxSentences)), ("length.max_characters", number(soul.length.maxCharacters)),
             ("length.max_findings", number(soul.length.maxFindings)), ("length.max_followups", number(soul.length.maxFollowups)),
             ("length.omitted", text(soul.length.omittedNote)),
-            ("emoji", soul.emoji.rawValue), ("capitalization", soul.capitalization.rawValue),
+            ("emoji", soul.emoji.rawValue), ("capitalization", soul.capitalization.rawValue), ("dashes", soul.dashes.rawValue),
             ("greeting", text(soul.greeting)), ("sign_off", text(soul.signOff)),
         ]
         for outcome in ["complete", "saturated", "bounded", "inconclusive"] {

@@ -152,7 +152,7 @@ public struct SoulPrompts: Sendable {
                 "emoji": soul.emoji.rawValue,
                 "emoji_none": soul.emoji == .never, "emoji_sparing": soul.emoji == .sparing, "emoji_allowed": soul.emoji == .allowed,
                 "capitalization": soul.capitalization.rawValue,
-                "lowercase": soul.capitalization == .lowercase, "sentence_case": soul.capitalization == .sentence,
+                "lowercase": soul.capitalization == .lowercase, "sentence_case": soul.capitalization == .sentence, "no_dashes": soul.dashes == .none,
                 "has_greeting": !(soul.greeting ?? "").isEmpty, "greeting": soul.greeting ?? "",
                 "has_sign_off": !(soul.signOff ?? "").isEmpty, "sign_off": soul.signOff ?? "",
             ] as [String: Any],
