@@ -100,15 +100,16 @@ public struct CorpusReader: Sendable {
     static func message(_ fields: [String: String], line: Int, name: String) -> Swift.Result<LabelledMessage, CorpusIssue> {
         func problem(_ message: String) -> Swift.Result<LabelledMessage, CorpusIssue> { .failure(CorpusIssue(file: name, line: line, message: message)) }
         guard let text = messageText(fields) else { return problem(missingText) }
+        // Labels as a person exports them: any case, spaces around them ("a, b, c" CSV).
         guard let intentRaw = fields["intent"] else { return problem("missing \"intent\"") }
-        guard let intent = intents[intentRaw] ?? intents[intentRaw.lowercased()] else {
-            return problem("unknown intent \"\(intentRaw)\" (expected \(IntentWeights.intentLabels.joined(separator: ", ")))")
+        guard let intent = intents[intentRaw.trimmingCharacters(in: .whitespaces).lowercased()] else {
+            return problem("unknown intent \(CorpusText.shown(intentRaw)) (expected \(IntentWeights.intentLabels.joined(separator: ", ")))")
         }
         guard let urgencyRaw = fields["urgency"] else { return problem("missing \"urgency\"") }
-        guard let urgency = urgencies[urgencyRaw] ?? urgencies[urgencyRaw.lowercased()] else {
-            return problem("unknown urgency \"\(urgencyRaw)\" (expected \(IntentWeights.urgencyLabels.joined(separator: ", ")))")
+        guard let urgency = urgencies[urgencyRaw.trimmingCharacters(in: .whitespaces).lowercased()] else {
+            return problem("unknown urgency \(CorpusText.shown(urgencyRaw)) (expected \(IntentWeights.urgencyLabels.joined(separator: ", ")))")
         }
-        func optional(_ key: String) -> String? { Self.optional(key, in: fields) }
+        func optional(_ key: String) -> String? { Self.optional(key, in: fields)?.trimmingCharacters(in: .whitespaces) }
         return .success(LabelledMessage(id: optional("id"), text: text, intent: intent, urgency: urgency,
                                         goal: optional("goal"), note: optional("note"), source: optional("source"), location: "\(name):\(line)"))
     }
@@ -147,6 +148,15 @@ public struct CorpusReader: Sendable {
         // A UTF-8 byte-order mark (Excel's "CSV UTF-8", some editors) is not part of the first
         // line: left in, it made the header's "text" column unrecognisable, invisibly.
         let bytes = data.starts(with: [0xEF, 0xBB, 0xBF]) ? [UInt8](data.dropFirst(3)) : [UInt8](data)
+        // A NUL byte: binary, not a corpus (one warning per "line" of it helped nobody).
+        if let nul = bytes.firstIndex(of: 0) {
+            throw CorpusIssue(file: name, line: 0, message: "is not text (a NUL byte at offset \(nul)); a corpus is UTF-8 JSON lines, CSV or TSV")
+        }
+        // Bytes that are not UTF-8 (a Windows-1252 export) skip their line, said so, in every
+        // format: decoded, they became U+FFFD and the word was lost without a word. The whole
+        // file is checked once; JSON lines one by one only when it fails (CSV and TSV fields are
+        // checked as they are cut).
+        let checkLines = String(validating: bytes, as: UTF8.self) == nil
         func issue(_ line: Int, _ message: String) throws {
             let problem = CorpusIssue(file: name, line: line, message: message)
             if strict { throw problem }
@@ -191,6 +201,10 @@ public struct CorpusReader: Sendable {
                         if end > start && buffer[end - 1] == 13 { end -= 1 }
                         let slice = buffer[start..<end]
                         if slice.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
+                        if checkLines, String(validating: slice, as: UTF8.self) == nil {
+                            part.issues.append(CorpusIssue(file: name, line: index + 1, message: CorpusText.notUTF8))
+                            continue
+                        }
                         switch FlatJSON.parse(slice) {
                         case .success(let fields):
                             switch Self.message(fields, line: index + 1, name: name) {
@@ -217,7 +231,7 @@ public struct CorpusReader: Sendable {
             if let error = header.error { try issue(header.line, error); break }
             let columns = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             for required in ["text", "intent", "urgency"] where !columns.contains(required) {
-                throw CorpusIssue(file: name, line: header.line, message: "the header has no \"\(required)\" column (found: \(columns.joined(separator: ", ")))")
+                throw CorpusIssue(file: name, line: header.line, message: "the header has no \"\(required)\" column (found: \(columns.prefix(12).map(CorpusText.shown).joined(separator: ", "))\(columns.count > 12 ? ", …" : ""))")
             }
             for row in rows.dropFirst() {
                 if let error = row.error { try issue(row.line, error); continue }
@@ -386,7 +400,12 @@ enum DelimitedText {
         var i = 0
         var quoted = false, wasQuoted = false
         var error: String?
-        func endField() { fields.append(String(decoding: field, as: UTF8.self)); field.removeAll(keepingCapacity: true); wasQuoted = false }
+        func endField() {
+            if String(validating: field, as: UTF8.self) == nil { error = error ?? CorpusText.notUTF8 }
+            fields.append(String(decoding: field, as: UTF8.self))
+            field.removeAll(keepingCapacity: true)
+            wasQuoted = false
+        }
         func endRow() {
             endField()
             rows.append(Row(fields: fields, line: rowLine, error: error))
@@ -405,13 +424,22 @@ enum DelimitedText {
             } else {
                 switch byte {
                 case 34:
-                    if field.isEmpty && !wasQuoted { quoted = true; wasQuoted = true } else { error = error ?? "a quote inside an unquoted field" }
+                    // `a, "b, c"`: spaces before the opening quote are not part of the field.
+                    if !wasQuoted, field.allSatisfy({ $0 == 32 || $0 == 9 }) {
+                        field.removeAll(keepingCapacity: true)
+                        quoted = true
+                        wasQuoted = true
+                    } else {
+                        error = error ?? "a quote inside an unquoted field"
+                    }
                 case 44: endField()
                 case 13: break
                 case 10:
                     endRow()
                     line += 1
                     rowLine = line
+                case 32 where wasQuoted, 9 where wasQuoted:
+                    break  // spaces after the closing quote
                 default:
                     if wasQuoted { error = error ?? "text after a closing quote" }
                     field.append(byte)
@@ -455,7 +483,7 @@ enum DelimitedText {
                         k += 2
                     } else { out.append(raw[k]); k += 1 }
                 }
-                if String(validating: out, as: UTF8.self) == nil { error = "not valid UTF-8" }
+                if String(validating: out, as: UTF8.self) == nil { error = CorpusText.notUTF8 }
                 return String(decoding: out, as: UTF8.self)
             }
             rows.append(Row(fields: fields, line: line, error: error))
@@ -476,5 +504,27 @@ public enum CorpusSplit: String, Sendable, CaseIterable {
         for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
         let bucket = hash % 100
         self = bucket < 70 ? .train : bucket < 85 ? .dev : .test
+    }
+}
+
+/// How corpus values are quoted back in messages: invisible and control characters made
+/// visible (an escape sequence, a zero-width space in a label), long values cut.
+enum CorpusText {
+    static let notUTF8 = "not valid UTF-8 (saved in another encoding? re-save it as UTF-8)"
+
+    /// `"curiosity\u{200B}"`: the value in quotes, each control, format or odd space character as
+    /// `\u{…}`, at most 60 characters of it, then how long it was.
+    static func shown(_ value: String) -> String {
+        var out = ""
+        var count = 0
+        for scalar in value.unicodeScalars {
+            count += 1
+            guard count <= 60 else { continue }
+            let category = scalar.properties.generalCategory
+            let odd = category == .control || category == .format || category == .lineSeparator || category == .paragraphSeparator
+                || category == .privateUse || category == .unassigned || (scalar.properties.isWhitespace && scalar != " ")
+            out += odd ? "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" : String(scalar)
+        }
+        return "\"\(out)\"" + (count > 60 ? "… (\(count) characters)" : "")
     }
 }

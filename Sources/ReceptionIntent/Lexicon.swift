@@ -155,8 +155,9 @@ public struct Lexicon: Sendable, Hashable {
 
     public init(contentsOf url: URL) throws {
         let text: String
-        do { text = try String(contentsOf: url, encoding: .utf8) } catch {
-            throw LexiconError(source: url.path, line: 0, message: "cannot read the lexicon: \(error.localizedDescription)")
+        do { text = try PlainFile.readText(url.path) } catch {
+            // Plain words ("no such file", "is a directory"), as for the weights.
+            throw LexiconError(source: url.path, line: 0, message: "cannot read the lexicon: \((error as? PlainFile.Problem)?.reason ?? PlainFile.reason(of: error))")
         }
         try self.init(text: text, source: url.path)
     }

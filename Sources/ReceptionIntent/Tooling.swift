@@ -29,7 +29,8 @@ extension IntentClassification {
         struct Line: Encodable { var id: String?; var text: String; var classification: IntentClassification; var features: [String]? }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(Line(id: id, text: text, classification: self, features: features)), as: UTF8.self)
+        // The text as the person gave it, but never a terminal control (the plain output cleans it).
+        return TerminalText.jsonSafe(String(decoding: try encoder.encode(Line(id: id, text: text, classification: self, features: features)), as: UTF8.self))
     }
 }
 

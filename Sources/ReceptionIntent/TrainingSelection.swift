@@ -30,4 +30,14 @@ public struct TrainingSelection: Sendable, Hashable {
     }
 
     public func apply(_ messages: [LabelledMessage]) -> [LabelledMessage] { messages.filter(contains) }
+
+    /// Why `--split` kept none of the messages read, when that is why nothing is left (read, then
+    /// all left out): `eval` and `train` say it in the same words, not "no labelled messages".
+    public static func whyNoneKept(read: [LabelledMessage], splits: [String]) -> String? {
+        let parts = Set(splits.compactMap(CorpusSplit.init(rawValue:)))
+        guard !read.isEmpty, !parts.isEmpty, TrainingSelection(splits: parts).apply(read).isEmpty else { return nil }
+        let withoutID = read.filter { $0.id == nil }.count
+        let why = withoutID == read.count ? "none of them has an id (an id column or field)" : "no id among them falls in that part"
+        return "--split \(splits.joined(separator: ", ")) kept none of the \(read.count) message\(read.count == 1 ? "" : "s") read: the split goes by each message's id, and \(why)"
+    }
 }

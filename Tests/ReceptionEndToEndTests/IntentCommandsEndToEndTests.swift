@@ -5,6 +5,12 @@ import Testing
 /// options are said at once, in plain words, before any training time is spent.
 @Suite("Intent commands through the binary")
 struct IntentCommandsEndToEndTests {
+    /// 20 messages, two labels on each head: the least `train` fits a model on.
+    static let smallCorpus: String = (0..<10).flatMap { n in
+        [#"{"text": "book a table for \#(n + 2) tonight", "intent": "action", "urgency": "soon"}"#,
+         #"{"text": "why do cats purr, question \#(n)", "intent": "curiosity", "urgency": "exploratory"}"#]
+    }.joined(separator: "\n")
+
     func folder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-intent-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -35,7 +41,7 @@ struct IntentCommandsEndToEndTests {
     @Test func trainKeepsAnExistingFileUnlessForced() throws {
         let folder = try folder()
         let corpus = folder.appendingPathComponent("mine.jsonl")
-        try #"{"text": "book a table for two", "intent": "action", "urgency": "soon"}"#.write(to: corpus, atomically: true, encoding: .utf8)
+        try Self.smallCorpus.write(to: corpus, atomically: true, encoding: .utf8)
         let weights = folder.appendingPathComponent("w.json"), lexicon = folder.appendingPathComponent("lexicon.txt")
         try "my weights".write(to: weights, atomically: true, encoding: .utf8)
         try "my lexicon".write(to: lexicon, atomically: true, encoding: .utf8)
@@ -46,7 +52,7 @@ struct IntentCommandsEndToEndTests {
         #expect(try String(contentsOf: weights, encoding: .utf8) == "my weights")
         #expect(try String(contentsOf: lexicon, encoding: .utf8) == "my lexicon")
         let (output, errors, status) = try PipedREPL.run(["train", corpus.path, "--folds", "0", "--out", weights.path, "--force"], input: "", separateErrors: true)
-        #expect(status == 0 && output.contains("trained on 1 message"), "\(output)\(errors)")
+        #expect(status == 0 && output.contains("trained on 20 messages"), "\(output)\(errors)")
         #expect(try String(contentsOf: weights, encoding: .utf8).hasPrefix("{"))
     }
 

@@ -67,8 +67,9 @@ struct CorpusReadingTests {
         #expect(result.messages[1].location == "c.jsonl:6")
         #expect(result.messages[1].goal == "date night")
         #expect(result.issues.map(\.line) == [2, 3, 4])
-        // The label quoted back is the corpus's text: without the escape sequence it carried.
-        #expect(result.issues[2].description == "c.jsonl:4: unknown urgency \"soon\" (expected immediate, soon, planning, exploratory)")
+        // The label quoted back shows the escape sequence it carried, as text a terminal does not
+        // obey: the label is not "soon", and the message says why.
+        #expect(result.issues[2].description == #"c.jsonl:4: unknown urgency "soon\u{1B}[2J" (expected immediate, soon, planning, exploratory)"#)
         #expect(result.issues[0].description.hasPrefix("c.jsonl:2: malformed JSON"))
         #expect(result.issues[1].description == "c.jsonl:3: unknown intent \"feelings\" (expected decision, research, action, curiosity, validation)")
         #expect(throws: CorpusIssue.self) { try CorpusReader(strict: true).read(text: text, name: "c.jsonl", format: .jsonl) }

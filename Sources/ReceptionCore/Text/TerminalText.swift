@@ -42,6 +42,24 @@ public enum TerminalText {
         return String(cleaned.prefix(limit - 1)) + "…"
     }
 
+    /// A line of JSON made safe on a terminal with its values unchanged: JSON escapes the C0
+    /// controls (ESC, BEL) but not the C1 ones (U+0080–U+009F, U+009B being CSI) or the bidi
+    /// overrides, which are written as `\u009b`, `\u202e` here. They only occur inside strings,
+    /// so the value read back is the same.
+    public static func jsonSafe(_ json: String) -> String {
+        // Almost every line has none: returned as it is, not rebuilt.
+        guard json.unicodeScalars.contains(where: { $0.value >= 0x7F && needsCleaning($0) }) else { return json }
+        var out = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            if scalar.value >= 0x7F, needsCleaning(scalar) {
+                out.append(contentsOf: String(format: "\\u%04x", scalar.value).unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
     static func needsCleaning(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x08, 0x0B...0x1F, 0x7F...0x9F: true  // C0 (but tab and newline), DEL, C1; CR is turned into a newline

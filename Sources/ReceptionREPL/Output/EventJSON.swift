@@ -51,22 +51,7 @@ struct EventJSON: Encodable {
         return json
     }
 
-    /// One line of JSON with the server's text exact, and safe on a terminal too: JSON escapes
-    /// the C0 controls (ESC, BEL) but not the C1 ones (U+0080–U+009F, U+009B being CSI),
-    /// which are written as `\u009b` here. They only occur inside strings, so the value read
-    /// back is the same.
-    var line: String {
-        let json = Wire.jsonString(self)
-        // Almost every line has none: written as it is, not rebuilt for each text delta.
-        guard json.unicodeScalars.contains(where: { (0x80...0x9F).contains($0.value) }) else { return json }
-        var out = ""
-        for scalar in json.unicodeScalars {
-            if (0x80...0x9F).contains(scalar.value) {
-                out += String(format: "\\u%04x", scalar.value)
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// One line of JSON with the server's text exact, and safe on a terminal too (C1 controls
+    /// and bidi overrides escaped: `TerminalText.jsonSafe`).
+    var line: String { TerminalText.jsonSafe(Wire.jsonString(self)) }
 }

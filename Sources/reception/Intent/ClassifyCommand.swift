@@ -9,14 +9,15 @@ struct ClassifyCommand: ParsableCommand {
         commandName: "classify",
         abstract: "Classify messages by intent and urgency with the local classifier.",
         discussion: """
-        With a MESSAGE argument, classifies it; without, classifies each line of standard input. \
+        With MESSAGE words, classifies them as one message (`reception classify should i buy it` \
+        is one message); without, classifies each line of standard input. \
         Prints the intent and urgency with their calibrated confidences; --explain adds, for the \
         chosen label and the runner-up of each head, the features that contributed and their weights; \
         --features lists every feature the message turns on, weighted or not (what a model trained \
         outside Reception, such as scripts/intent-replica.py, learns from).
         """)
 
-    @Argument(help: "The message; omit to read one message per line from standard input.")
+    @Argument(help: "The message; several words are joined by spaces into one message. Omit to read one message per line from standard input.")
     var message: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("The conversation goal (TaskContext.goal).", valueName: "text"))
@@ -61,8 +62,11 @@ struct ClassifyCommand: ParsableCommand {
             return
         }
         var lineNumber = 0, malformed = 0
-        while let line = readLine(strippingNewline: true) {
+        while var line = readLine(strippingNewline: true) {
             lineNumber += 1
+            // A byte-order mark (Notepad, a PowerShell pipe) is no part of the first message:
+            // left in, it hid the first word from the classifier.
+            if lineNumber == 1, line.unicodeScalars.first == "\u{FEFF}" { line.unicodeScalars.removeFirst() }
             if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
             guard jsonlInput else { try emit(line); continue }
             // The corpus reader's own line format: what `eval` reads, this reads the same way.

@@ -91,6 +91,13 @@ struct TrainCommand: ParsableCommand {
         guard sourceWeight > 0, calibrationSourceWeight >= 0 else {
             throw ValidationError("--source-weight must be greater than 0 and --calibration-source-weight 0 or more.")
         }
+        // Two outputs to one file: the second would replace the first without a word.
+        let outputs = [("--out", out), ("--swift", swift), ("--export-lexicon", exportLexicon)].compactMap { name, path in path.map { (name, $0) } }
+        for (index, (name, path)) in outputs.enumerated() {
+            if let other = outputs[..<index].first(where: { URL(fileURLWithPath: $0.1).standardizedFileURL == URL(fileURLWithPath: path).standardizedFileURL }) {
+                throw ValidationError("\(other.0) and \(name) both name \(path); each writes a different file.")
+            }
+        }
         try Self.checkWritable(out, option: "--out", force: force)
         if let swift { try Self.checkWritable(swift, option: "--swift", force: force) }
         if let exportLexicon { try Self.checkWritable(exportLexicon, option: "--export-lexicon", force: force) }
@@ -112,6 +119,9 @@ struct TrainCommand: ParsableCommand {
         }
     }
 
+    /// Fewer than this, and the calibration's folds hold one or two messages each.
+    static let minimumMessages = 20
+
     func run() throws {
         var lexiconText = ShippedModelSource.shippedLexiconText
         if let exportLexicon {
@@ -121,7 +131,9 @@ struct TrainCommand: ParsableCommand {
         let lexicon: Lexicon
         do {
             if let path = self.lexicon {
-                lexiconText = try String(contentsOfFile: path, encoding: .utf8)
+                do { lexiconText = try PlainFile.readText(path) } catch let problem as PlainFile.Problem {
+                    throw IntentCommandError("cannot read the lexicon \(problem.path): \(problem.reason)")
+                }
                 lexicon = try Lexicon(text: lexiconText, source: path)
             } else {
                 lexicon = .shipped
@@ -151,7 +163,25 @@ struct TrainCommand: ParsableCommand {
             printError("warning: --exclude-source \(source): no message has that source, so it leaves nothing out")
         }
         if messages.count != corpus.messages.count { printError("training on \(messages.count) of \(corpus.messages.count) messages") }
-        guard !messages.isEmpty else { printError("error: no labelled messages in \((corpora + [texts].compactMap { $0 }).joined(separator: ", "))"); throw ExitCode.failure }
+        guard !messages.isEmpty else {
+            if let why = TrainingSelection.whyNoneKept(read: corpus.messages, splits: split) {
+                printError("error: \(why)")
+            } else {
+                printError("error: no labelled messages in \((corpora + [texts].compactMap { $0 }).joined(separator: ", "))")
+            }
+            throw ExitCode.failure
+        }
+        // A head needs two labels to tell apart, and calibration a few messages per fold: a
+        // model fitted on less says 1.00 to everything, which no one should mistake for a model.
+        let intents = Set(messages.map(\.intent)), urgencies = Set(messages.map(\.urgency))
+        if intents.count < 2 || urgencies.count < 2 || messages.count < Self.minimumMessages {
+            var problems: [String] = []
+            if messages.count < Self.minimumMessages { problems.append("\(messages.count) message\(messages.count == 1 ? "" : "s") (at least \(Self.minimumMessages))") }
+            if intents.count < 2 { problems.append("one intent label (\(intents.map(\.rawValue).sorted().joined())) where two or more are needed") }
+            if urgencies.count < 2 { problems.append("one urgency label (\(urgencies.map(\.rawValue).sorted().joined())) where two or more are needed") }
+            printError("error: too little to train on: \(problems.joined(separator: "; "))")
+            throw ExitCode.failure
+        }
         var options = TrainingOptions()
         options.l2 = l2
         options.l2Words = l2Words
