@@ -144,6 +144,22 @@ struct BackendConfigurationTests {
         }
     }
 
+    /// A port past 65535 stopped the program (the HTTP client traps on it): from the
+    /// environment or a file, it is a located error, and a password in the URL stays masked.
+    @Test func aPortOutOfRangeIsAnErrorNotACrash() async throws {
+        let fromEnvironment = BackendPlugin(kind: "echo", summary: "test", options: plugin.options,
+                                            builtInProfile: { _ in BackendProfile(name: "echo", kind: "echo", values: ["url": .string("http://me:hunter2@127.0.0.1:99999")],
+                                                                                  origin: "the ECHO_URL environment variable") },
+                                            connect: { _, _ in throw BackendCatalogError(description: "connected") })
+        let catalog = BackendCatalog(plugins: [fromEnvironment], environment: PluginEnvironment.standard([:]))
+        await #expect(throws: BackendCatalogError(description: "url \"http://me:•••@127.0.0.1:99999\": its port 99999 is not a port number (1 to 65535) (from the ECHO_URL environment variable).")) {
+            _ = try await catalog.connect("echo")
+        }
+        let found = issues(#"{"profiles": [{"name": "far", "kind": "echo", "url": "http://127.0.0.1:65536/v1"}]}"#)
+        #expect(found.contains { $0.description.contains("url \"http://127.0.0.1:65536/v1\": its port 65536 is not a port number") }, "\(found)")
+        #expect(PluginOption.isURL("http://[::1]:8080/v1") && PluginOption.isURL("https://example.com") && !PluginOption.isURL("ws://h:0/ws"))
+    }
+
     @Test func anAbsentFileIsNoProfilesAndADirectoryIsAnError() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-config-\(UUID().uuidString)")
         #expect(try BackendConfiguration(path: directory.path + "/backends.json", plugins: [plugin]).load().isEmpty)

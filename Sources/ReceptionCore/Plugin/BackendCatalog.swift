@@ -53,9 +53,9 @@ public struct BackendCatalog: Sendable {
         // environment variables and is checked here, or `LOOP_SYMPHONY_URL=htp:/host` would be
         // "unreachable" and queue messages for a server that cannot exist.
         for option in plugin.options where option.type == .url {
-            if case .string(let text)? = profile.values[option.name], !PluginOption.isURL(text) {
+            if case .string(let text)? = profile.values[option.name], let problem = option.urlProblem(option.name, text) {
                 let source = profile.origin.map { " (from \($0))" } ?? ""
-                throw BackendCatalogError(description: "\(option.name) must be \(option.expectation); got \"\(text)\"\(source).")
+                throw BackendCatalogError(description: String(problem.dropLast()) + "\(source).")
             }
         }
         return try await plugin.connect(profile, environment)

@@ -106,7 +106,32 @@ extension PluginOption {
     public static func isURL(_ text: String) -> Bool {
         let lower = text.lowercased()
         return ["http://", "https://", "ws://", "wss://"].contains(where: lower.hasPrefix) && text.count > 8
-            && !text.contains(where: { $0.isWhitespace })
+            && !text.contains(where: { $0.isWhitespace }) && portProblem(text) == nil
+    }
+
+    /// Why `text` is no URL this option takes, in words that never show a password the URL
+    /// carries; nil when it is one.
+    public func urlProblem(_ key: String, _ text: String) -> String? {
+        guard !Self.isURL(text) else { return nil }
+        let shown = RedactedURL.display(text)
+        if let port = Self.portProblem(text) { return "\(key) \"\(shown)\": \(port)." }
+        return "\(key) must be \(expectation); got \"\(shown)\"."
+    }
+
+    /// What is wrong with the URL's port, if it names one outside 1–65535 ("…:99999"): the
+    /// HTTP client stops the whole program on such a port, so it must never get that far.
+    public static func portProblem(_ text: String) -> String? {
+        guard let authority = text.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).dropFirst(2).first else { return nil }
+        let hostPort = authority.split(separator: "@").last ?? authority
+        // "[::1]:8080": the port follows the bracket; "host:8080" the last colon.
+        let afterHost = hostPort.hasPrefix("[") ? hostPort.split(separator: "]", maxSplits: 1).dropFirst().first ?? "" : hostPort
+        guard let colon = afterHost.lastIndex(of: ":") else { return nil }
+        let port = afterHost[afterHost.index(after: colon)...]
+        if port.isEmpty { return nil }
+        guard port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber), let number = Int(port), (1...65535).contains(number) else {
+            return "its port \(port.prefix(12)) is not a port number (1 to 65535)"
+        }
+        return nil
     }
 
     fileprivate func typed(_ entry: RawProfile.Entry) -> Result<ProfileValue, Mismatch> {
@@ -115,7 +140,7 @@ extension PluginOption {
         case (.string, .string(let text)):
             return .success(.string(text))
         case (.url, .string(let text)):
-            guard Self.isURL(text) else { return .failure(Mismatch("\(wrong); got \"\(text)\".")) }
+            if let problem = urlProblem(entry.key, text) { return .failure(Mismatch(problem)) }
             return .success(.string(text))
         case (.integer(let range), .number(let number)):
             guard number.rounded() == number, let value = Int(exactly: number) else { return .failure(Mismatch("\(wrong); got \(number).")) }

@@ -61,6 +61,11 @@ public final class HTTPTransport: Sendable {
             components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) }
             url += "?" + (components.percentEncodedQuery ?? "")
         }
+        // A port past 65535 stops the HTTP client's process (a trap, not an error): refused here,
+        // for every caller, whatever checked the configuration before.
+        if let problem = PluginOption.portProblem(configuration.baseURL) {
+            throw BackendError.unreachable(url: RedactedURL.display(configuration.baseURL), reason: problem)
+        }
         var request = HTTPClientRequest(url: url)
         request.method = method
         request.headers.add(name: "Accept", value: "application/json")
