@@ -4,7 +4,10 @@
 // GNU readline's globals are mutable C state that Swift 6 rejects as "not
 // concurrency-safe". The REPL's single terminal-owning thread reaches them only through
 // these small accessors.
+#include <langinfo.h>
+#include <locale.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <readline/readline.h>
@@ -12,7 +15,20 @@
 
 typedef char **(*reception_completion_fn)(const char *text, int start, int end);
 
+/// readline measures the prompt and the line in the C library's character encoding. Left
+/// at "C" it counts the prompt's "›" (three bytes) as three columns and redraws a line in the
+/// wrong place after ^U or a wrap. The person's LC_CTYPE, or UTF-8 when theirs is not (the
+/// REPL writes UTF-8 whatever it is).
+static inline void reception_rl_use_utf8_locale(void) {
+    setlocale(LC_CTYPE, "");
+    const char *codeset = nl_langinfo(CODESET);
+    if (codeset == NULL || (strcmp(codeset, "UTF-8") != 0 && strcmp(codeset, "utf8") != 0)) {
+        if (setlocale(LC_CTYPE, "C.UTF-8") == NULL) setlocale(LC_CTYPE, "en_US.UTF-8");
+    }
+}
+
 static inline void reception_rl_configure(const char *app_name, reception_completion_fn completer) {
+    reception_rl_use_utf8_locale();
     rl_readline_name = app_name;
     rl_catch_signals = 0;      // SIGINT and SIGWINCH are handled by the REPL itself
     rl_catch_sigwinch = 0;
