@@ -73,6 +73,30 @@ struct FridayTerminalTests {
         _ = try await terminal.exitStatus()
     }
 
+    /// Keys typed during the answer without Enter sit in the cooked terminal's line buffer,
+    /// where a count of waiting bytes does not see them: they were discarded before the
+    /// question without the note. Now the note is there whether or not Enter was pressed.
+    @Test func keysTypedWithoutEnterBeforeAQuestionAreDiscardedAndSaid() async throws {
+        let (server, url) = try startServer(slowMilliseconds: 1000)
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
+        let config = home.appendingPathComponent("config/reception")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try #"{"profiles":[{"name":"fri","kind":"friday","url":"\#(url)"}]}"#
+            .write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
+        let terminal = try TerminalSession(arguments: ["--backend", "fri"], home: home)
+        var at = try await terminal.waitFor(Self.prompt)
+        terminal.enter("slow write notes please")
+        try await Task.sleep(for: .milliseconds(300))
+        terminal.type("yes please")
+        at = try await terminal.waitFor("What you typed before this question was discarded, so that it cannot answer it.", after: at)
+        at = try await terminal.waitFor("Allow? [y] yes, once", after: at)
+        terminal.enter("n")
+        try await terminal.waitFor("Denied", after: at)
+        terminal.enter("/quit")
+        _ = try await terminal.exitStatus()
+    }
+
     @Test func theFirstChunkIsOnScreenBeforeTheLastIsSent() async throws {
         let (server, url) = try startServer(slowMilliseconds: 400)
         defer { server.terminate(); server.waitUntilExit() }
