@@ -191,4 +191,22 @@ struct NarrowTerminalTests {
             #expect(frame.count <= 79, "a spinner frame of \(frame.count) columns: \(frame.debugDescription)")
         }
     }
+
+    /// On an 80-column terminal a summary that wraps goes on under the summaries: its
+    /// continuation began at column 2, under the commands, and the table read as a jumble.
+    @Test func helpWrapsItsSummariesUnderTheSummaryColumn() async throws {
+        let terminal = try TerminalSession(arguments: ["--trust", "1"], columns: 80)
+        var at = try await terminal.waitFor(REPLTerminalTests.prompt)
+        terminal.enter("/help")
+        at = try await terminal.waitFor("/help", after: at)
+        let end = try await terminal.waitFor("Ctrl-D leaves.", after: at)
+        let table = terminal.screen[at..<end].split(separator: "\n").map { $0.replacingOccurrences(of: "\r", with: "") }.prefix { !$0.hasPrefix("Type a message") }
+        let rows = table.filter { $0.hasPrefix("  /") }
+        let column = try #require(rows.first.flatMap { row in row.range(of: #"\S  +\S"#, options: .regularExpression).map { row.distance(from: row.startIndex, to: $0.upperBound) - 1 } })
+        let continuations = table.filter { !$0.hasPrefix("  /") && !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        #expect(!continuations.isEmpty, "nothing wrapped at 80 columns: \(table)")
+        for line in continuations {
+            #expect(line.prefix(column).allSatisfy { $0 == " " } && line.count <= 80, "\(line) (the summaries start at column \(column))")
+        }
+    }
 }

@@ -129,18 +129,17 @@ extension REPL {
             return
         }
         let width = (SlashCommand.all.map { $0.name.count + $0.arguments.count + 1 } + (session?.commands.map { $0.name.count } ?? [])).max() ?? 20
-        var lines = SlashCommand.all.map { command in
+        // Two columns: a summary that wraps goes on under the summaries, not under the commands.
+        let column = width + 4
+        console.line(SlashCommand.all.map { command in
             let left = command.arguments.isEmpty ? command.name : "\(command.name) \(command.arguments)"
             return "  " + left.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary
-        }
+        }.joined(separator: "\n"), hanging: column)
         if let extras = session?.commands, !extras.isEmpty {
-            lines.append("")
-            lines.append("From the \(backendName) backend:")
-            lines += extras.map { "  " + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
+            console.line("\nFrom the \(backendName) backend:")
+            console.line(extras.map { "  " + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"), hanging: column)
         }
-        lines.append("")
-        lines.append("Type a message to send it. End a line with \\ to continue on the next. Ctrl-C cancels a running task; Ctrl-D leaves.")
-        console.line(lines.joined(separator: "\n"))
+        console.line("\nType a message to send it. End a line with \\ to continue on the next. Ctrl-C cancels a running task; Ctrl-D leaves.")
     }
 
     private func soul(_ arguments: [String]) {

@@ -80,9 +80,10 @@ public final class Console: Sendable {
 
     /// Writes text followed by a newline, clearing the spinner first. On a terminal, long
     /// lines are word-wrapped to its current width (JSON and piped text are left alone).
-    public func line(_ text: String = "") {
+    /// `hanging`: where wrapped lines continue (a table's second column).
+    public func line(_ text: String = "", hanging: Int? = nil) {
         let columns = mode == .json ? 0 : Int(reception_terminal_columns(STDOUT_FILENO))
-        write((columns > 0 ? TextWrap.wrap(text, width: columns - 1) : text) + "\n")
+        write((columns > 0 ? TextWrap.wrap(text, width: columns - 1, hanging: hanging) : text) + "\n")
     }
 
     public func write(_ text: String) {

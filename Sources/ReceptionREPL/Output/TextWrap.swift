@@ -2,18 +2,29 @@
 /// sequences take no room). Continuation lines keep the indent of the list item or
 /// paragraph they belong to.
 enum TextWrap {
-    static func wrap(_ text: String, width: Int) -> String {
+    /// `hanging`: the column continuation lines start at, for a two-column table whose second
+    /// column must stay one (/help); by default the list item's or paragraph's own indent.
+    static func wrap(_ text: String, width: Int, hanging: Int? = nil) -> String {
         guard width >= 20 else { return text }
-        return text.components(separatedBy: "\n").map { wrapLine($0, width: width) }.joined(separator: "\n")
+        return text.components(separatedBy: "\n").map { wrapLine($0, width: width, hanging: hanging) }.joined(separator: "\n")
     }
 
-    static func wrapLine(_ line: String, width: Int) -> String {
+    static func wrapLine(_ line: String, width: Int, hanging: Int? = nil) -> String {
         guard visibleLength(line) > width else { return line }
+        // A column too far right to leave room for words falls back to the line's own indent.
+        if let hanging, hanging <= width - 20 {
+            let (lead, rest) = splitLeadingSpace(line)
+            return wrapWords(lead: lead, rest: rest, continuation: String(repeating: " ", count: hanging), width: width)
+        }
         // The line's own indent stays on its first line (a nested item "    • …" used to lose
         // it); continuation lines hang under the item's text, and a card's or a quote's bar is
         // drawn again on each of them.
         let (lead, rest) = splitLeadingSpace(line)
         let continuation = barPrefix(line) ?? String(repeating: " ", count: hangingIndent(line))
+        return wrapWords(lead: lead, rest: rest, continuation: continuation, width: width)
+    }
+
+    private static func wrapWords(lead: String, rest: Substring, continuation: String, width: Int) -> String {
         let continuationLength = visibleLength(continuation)
         var lines: [String] = []
         var current = lead
