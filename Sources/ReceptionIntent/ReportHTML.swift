@@ -39,7 +39,7 @@ public enum ReportHTML {
         var body = ""
         body += "<h1>Intent classifier evaluation</h1>\n"
         body += "<p class=\"meta\">\(report.count) messages from \(escape(report.files.joined(separator: ", ")))"
-        body += report.skipped > 0 ? "; \(report.skipped) malformed line(s) skipped" : ""
+        body += report.skipped > 0 ? "; \(Counted.phrase(report.skipped, "malformed line")) skipped" : ""
         body += "; evaluated in \(String(format: "%.3f", report.seconds)) s.</p>\n"
         body += "<div class=\"cards\">\n"
         for (name, head) in [("Intent", report.intent), ("Urgency", report.urgency)] {

@@ -13,7 +13,7 @@ public enum ReportText {
         var out = ""
         out += "Evaluated \(report.count) message\(report.count == 1 ? "" : "s") from \(report.files.isEmpty ? "memory" : report.files.joined(separator: ", "))"
         out += " in \(String(format: "%.3f", report.seconds)) s"
-        out += report.skipped > 0 ? "; skipped \(report.skipped) malformed line(s)\n" : "\n"
+        out += report.skipped > 0 ? "; skipped \(Counted.phrase(report.skipped, "malformed line"))\n" : "\n"
         for (name, head) in [("intent", report.intent), ("urgency", report.urgency)] {
             out += "\n== \(name) ==\n"
             out += "accuracy \(f3(head.accuracy))   macro-F1 \(f3(head.macroF1))   ECE \(f3(head.ece))\n\n"

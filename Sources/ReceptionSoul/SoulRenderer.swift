@@ -38,7 +38,7 @@ public struct SoulRenderer: Sendable {
         case .planAwaitingApproval(let plan):
             return [DisplayBlock(role: .plan, title: title(soul.titles.plan, DefaultVoice.planTitle), markdown: style(plan.summary),
                                  items: plan.steps.map { step in step.detail.map { "\(step.title): \($0)" } ?? step.title }
-                                     + (plan.estimatedIterations.map { ["about \($0) iteration(s)"] } ?? [])
+                                     + (plan.estimatedIterations.map { ["about \(Counted.phrase($0, "iteration"))"] } ?? [])
                                      + ["/approve to run it, /reject to drop it"])]
         case .progress(let progress):
             return [DisplayBlock(role: .progress, markdown: style(progress.message))]

@@ -91,7 +91,7 @@ struct IntentCommandsEndToEndTests {
         #expect(errors.contains("standard input line 5: missing or empty \"text\" (skipped)"), "\(errors)")
         #expect(errors.contains("standard input line 6: missing or empty \"text\" (skipped)"), "\(errors)")
         #expect(evalErrors.contains("lines.jsonl:6: missing or empty \"text\""), "the same words: \(evalErrors)")
-        #expect(errors.contains("skipped 3 malformed line(s)"), "\(errors)")
+        #expect(errors.contains("skipped 3 malformed lines"), "\(errors)")
     }
 
     @Test func aBlankMessageIsNotClassified() throws {

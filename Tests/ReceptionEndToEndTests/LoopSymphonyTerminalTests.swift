@@ -199,7 +199,7 @@ struct LoopSymphonyCommandTests {
             "Added Mornings to patterns", "Mornings (patterns, manual) — Asks for news at seven", "accepted 1 learning(s)",
             "Aggregated 1 learning(s): 1 created", "Heartbeat sent; knowledge now at version", "Mornings (patterns, v",
             "Server knowledge version", "(this session)", "Created heartbeat Morning", "runs at 0 7 * * * UTC", "Ran 1 of 1 active heartbeat(s).",
-            "Morning", "sequential arrangement", "research → synthesis", "reference_loop", "Plan: about 4 iteration(s)",
+            "Morning", "sequential arrangement", "research → synthesis", "reference_loop", "Plan: about 4 iterations",
             "Novel arrangement task submitted", "no arrangement to suggest", "pushback: This request is very broad", "Up to 3 interventions per task",
         ].filter { !output.contains($0) }
         #expect(missing.isEmpty, "missing \(missing) from:\n\(output)")

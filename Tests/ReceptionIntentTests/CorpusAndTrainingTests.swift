@@ -298,7 +298,7 @@ struct ReportTests {
             try CorpusReader().read(path: folder.path)
         }
         let text = ReportText.evaluation(report)
-        #expect(text.contains("skipped 1 malformed line(s)"))
+        #expect(text.contains("skipped 1 malformed line\n"))
         #expect(text.contains("confusion (rows: truth, columns: predicted)"))
         // The misclassified message is listed, without the escape sequence it carried.
         #expect(text.contains("why is the sky blue") && !text.contains("\u{1B}") && !text.contains("pwned"), "\(text)")

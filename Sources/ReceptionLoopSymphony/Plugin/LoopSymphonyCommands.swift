@@ -164,7 +164,7 @@ public struct LoopSymphonyCommands: Sendable {
                 id = own
             }
             let user = try await client.knowledge.user(id)
-            let head = "User `\(user.userID)`: trust level \(user.trustLevel ?? 0), \(user.totalTasks ?? 0) task(s)"
+            let head = "User `\(user.userID)`: trust level \(user.trustLevel ?? 0), \(Counted.phrase(user.totalTasks ?? 0, "task"))"
                 + (user.successRate.map { ", \(percent($0)) succeeded" } ?? "") + "."
             let body = user.entries.isEmpty ? "_No knowledge entries for this user._" : user.entries.map { "- **\($0.title)** — \($0.content)" }.joined(separator: "\n")
             return head + "\n\n" + body
@@ -185,7 +185,7 @@ public struct LoopSymphonyCommands: Sendable {
                 let accepted = try await client.knowledge.reportLearnings(LearningsReport(roomID: roomID, learnings: [
                     RoomLearning(category: "patterns", title: title, content: content, roomID: roomID, observedAt: observed),
                 ]))
-                return "The server accepted \(accepted.accepted) learning(s) from \(accepted.roomID)."
+                return "The server accepted \(Counted.phrase(accepted.accepted, "learning")) from \(accepted.roomID)."
                     + (earlier > 0 ? " It also accepted \(earlier) kept while it could not be reached." : "")
             } catch BackendError.unreachable(let url, let reason) {
                 guard let cache else { throw BackendError.unreachable(url: url, reason: reason) }
@@ -197,7 +197,7 @@ public struct LoopSymphonyCommands: Sendable {
             return "Refreshed from \(r.sourcesRefreshed.joined(separator: ", ")): \(r.entriesCreated) created, \(r.entriesUpdated) updated, \(r.entriesRemoved) removed."
         case "aggregate":
             let r = try await client.knowledge.aggregate()
-            return "Aggregated \(r.learningsProcessed) learning(s): \(r.entriesCreated) created, \(r.entriesUpdated) updated."
+            return "Aggregated \(Counted.phrase(r.learningsProcessed, "learning")): \(r.entriesCreated) created, \(r.entriesUpdated) updated."
         case "sync":
             let status = try await client.knowledge.syncStatus()
             let local = try cache?.serverVersion()

@@ -339,7 +339,7 @@ extension REPL {
                                                  soul: souls?.currentName)
         do {
             try PrivateFile.write(Data(markdown.utf8), to: url)
-            note("Saved \(state.transcript.count) entries to \(url.path).")
+            note("Saved \(Counted.phrase(state.transcript.count, "entry", plural: "entries")) to \(url.path).")
         } catch {
             self.error("Cannot write \(url.path): \(error)")
         }

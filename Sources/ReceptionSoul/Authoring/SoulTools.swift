@@ -130,7 +130,7 @@ public enum SoulDiff {
     public static func report(_ left: Soul, _ right: Soul, outcome: Outcome = .inconclusive, trustLevel: Int = 0, width: Int = 120) -> String {
         var lines: [String] = []
         let differences = differences(left, right)
-        lines.append("\(differences.count) knob(s) differ: \(left.name) ⟷ \(right.name)")
+        lines.append("\(Counted.phrase(differences.count, "knob")) \(differences.count == 1 ? "differs" : "differ"): \(left.name) ⟷ \(right.name)")
         for difference in differences {
             lines.append("  \(difference.knob):")
             lines.append("    - \(difference.left)")

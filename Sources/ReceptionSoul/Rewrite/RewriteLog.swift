@@ -56,7 +56,7 @@ public final class RewriteLog: Sendable {
                 lines.append("\(index + 1). “\(excerpt)”: rewritten, every fact kept.")
             }
         }
-        if answer.uncounted > 0 { lines.append("… and \(answer.uncounted) more part(s).") }
+        if answer.uncounted > 0 { lines.append("… and \(answer.uncounted) more \(answer.uncounted == 1 ? "part" : "parts").") }
         return lines.joined(separator: "\n")
     }
 

@@ -79,7 +79,7 @@ struct ClassifyCommand: ParsableCommand {
             }
         }
         if malformed > 0 {
-            printError("skipped \(malformed) malformed line(s)")
+            printError("skipped \(Counted.phrase(malformed, "malformed line"))")
             throw ExitCode.failure
         }
     }
