@@ -5,7 +5,10 @@ import ReceptionCore
 ///
 /// - complete: a strong match answers the question;
 /// - saturated: the strong matches were all given earlier in this session;
-/// - bounded: nothing relevant (said plainly, with a pointer to a real backend);
+/// - saturated, unanswered: nothing relevant in any file (said plainly, with a pointer to a
+///   real backend). Not bounded: that says a limit cut the search short and invites "continue",
+///   and the default soul then read "as far as I could get … double-check it … keep going?"
+///   over an answer that had searched everything;
 /// - inconclusive: strong matches from different files disagree (one negates what the other states).
 enum Answerer {
     struct Composed {
@@ -16,6 +19,8 @@ enum Answerer {
         var discrepancy: String?
         var followups: [String]
         var usedPassages: [String]
+        /// False when nothing in the knowledge answers the question.
+        var answered = true
     }
 
     /// A passage answers when it holds at least half of the query's information.
@@ -51,9 +56,10 @@ enum Answerer {
             let partial = others.prefix(2).map(finding)
             let summary = "I found nothing in my knowledge that answers this. The local backend only knows its Markdown " +
                 "knowledge files, not the wider world; connect a real backend with /backend for questions like this one."
-            return Composed(outcome: .bounded, summary: summary, findings: partial,
-                            confidence: (matches.first?.coverage ?? 0) * 0.5, discrepancy: nil,
-                            followups: followups.isEmpty ? ["What can Reception do?"] : followups, usedPassages: [])
+            // Sure of it: every file was searched.
+            return Composed(outcome: .saturated, summary: summary, findings: partial,
+                            confidence: 0.9, discrepancy: nil,
+                            followups: followups.isEmpty ? ["What can Reception do?"] : followups, usedPassages: [], answered: false)
         }
         if let (a, b) = disagreement(in: strong) {
             let discrepancy = "\(a.passage.file) (\(a.passage.heading)) says: \"\(bestSentence(a))\" — " +

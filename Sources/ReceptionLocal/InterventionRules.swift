@@ -10,7 +10,7 @@ import ReceptionCore
 enum InterventionRules {
     static let broadCues = ["everything", "anything", "all about", "tell me about", "overview", "in general", "whatever"]
 
-    static func evaluate(query: String, matches: [KnowledgeBase.Match], outcome: Outcome,
+    static func evaluate(query: String, matches: [KnowledgeBase.Match], answered: Bool,
                          memory: inout SessionMemory, usesBuiltInKnowledge: Bool) -> [Intervention] {
         var result: [Intervention] = []
         let lowered = query.lowercased()
@@ -30,7 +30,7 @@ enum InterventionRules {
                 message: "This asks several things at once. Send them one at a time and each part gets a full answer."))
         }
 
-        if outcome == .bounded {
+        if !answered {
             let recurring = memory.unansweredTopics.contains { jaccard($0, terms) >= 0.4 }
             let alreadyFlagged = memory.proactiveTopics.contains { jaccard($0, terms) >= 0.4 }
             if recurring && !alreadyFlagged && !terms.isEmpty {

@@ -61,21 +61,21 @@ actor LocalEngine {
 
     func answer(_ request: ReceptionRequest, matches: [KnowledgeBase.Match], durationMS: Int) -> BackendResult {
         let knowledge = knowledge
-        // A bounded answer's note invites "continue"; after one that found nothing, going on
-        // would search the same files again and give the same answer, so say there is no more.
+        // "continue" after an answer that found nothing would search the same files again and
+        // give the same answer: say there is no more.
         let composed = memory.lastWasUnanswered && Answerer.asksToContinue(request.text)
             ? Answerer.nothingMore()
             : Answerer.compose(query: request.text, matches: matches, alreadySaid: memory.saidPassages) { file in
                 knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading)
             }
         let interventions = InterventionRules.evaluate(
-            query: request.text, matches: matches, outcome: composed.outcome, memory: &memory,
+            query: request.text, matches: matches, answered: composed.answered, memory: &memory,
             usesBuiltInKnowledge: usesBuiltInKnowledge
         ).filter { $0.isVisible(atTrustLevel: request.trustLevel) }
         if memory.offeredFollowups.contains(request.text.lowercased()) { memory.usedFollowup = true }
         memory.offeredFollowups.formUnion(composed.followups.map { $0.lowercased() })
         memory.saidPassages.formUnion(composed.usedPassages)
-        memory.record(query: request.text, answered: composed.outcome == .complete || composed.outcome == .saturated)
+        memory.record(query: request.text, answered: composed.answered && composed.outcome != .inconclusive)
         let followups = composed.followups.map(SuggestedFollowup.plain) + interventions.prefix(3).map(SuggestedFollowup.intervention)
         let sources = Array(Set(matches.map(\.passage.file))).sorted()
         return BackendResult(
@@ -106,7 +106,7 @@ struct SessionMemory {
     var tipsGiven: Set<String> = []
     var proactiveTopics: [Set<String>] = []
 
-    /// Whether the last answer found nothing (a bounded one).
+    /// Whether the last answer found nothing.
     var lastWasUnanswered = false
 
     mutating func record(query: String, answered: Bool) {

@@ -14,8 +14,9 @@ struct REPLTerminalTests {
         at = try await terminal.waitFor("decision / planning · confidence ", after: at)
         let line = terminal.screen[at...].prefix { $0 != "\n" }
         #expect(line.range(of: #"^\d+% / \d+%"#, options: .regularExpression) != nil, "confidence shown: \(line)")
-        // Nothing about trains is in the built-in knowledge: a bounded answer, framed by the soul.
-        at = try await terminal.waitFor(DefaultSoul.boundedFraming, after: at)
+        // Nothing about trains is in the built-in knowledge: said plainly, in the soul's framing
+        // for an answer no more searching would change (not "as far as I could get").
+        at = try await terminal.waitFor(DefaultSoul.saturatedFraming, after: at)
         try await terminal.waitFor("connect a real backend", after: at)
         try await terminal.waitFor(Self.prompt, after: at)
     }
@@ -161,9 +162,9 @@ struct REPLTerminalTests {
 
 /// The default soul, read through the soul module as the binary reads it.
 enum DefaultSoul {
-    static var boundedFraming: String {
+    static var saturatedFraming: String {
         let soul = try? SoulParser.load(contentsOf: Binary.repositoryRoot.appendingPathComponent("Souls/default.md"))
-        return soul?.outcomeFraming["bounded"] ?? "(no bounded framing in Souls/default.md)"
+        return soul?.outcomeFraming["saturated"] ?? "(no saturated framing in Souls/default.md)"
     }
 }
 

@@ -193,8 +193,7 @@ outcomes:
   saturated:
     lead: "Here's the best answer available."
     note: Digging further is unlikely to change it, but I can try a different angle if you like.
-  # One line (the lead alone; the note is the default offer to continue): the end-to-end
-  # tests read this line to know what a bounded answer starts with.
+  # One line (the lead alone; the note is the default offer to continue).
   bounded: "Here's as far as I could get:"
   inconclusive:
     lead: The sources don't agree, so here is what each one says.
