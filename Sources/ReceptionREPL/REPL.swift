@@ -339,7 +339,17 @@ public actor REPL {
         let blocks = event.display.isEmpty ? fallback : event.display
         lastDisplay = blocks
         guard console.mode != .json, !blocks.isEmpty else { return }
-        console.line(printer.text(for: blocks))
+        // A failure goes to standard error like every other error, so a script's output holds
+        // only answers; the blocks keep their order.
+        var start = 0
+        while start < blocks.count {
+            let isError = blocks[start].role == .error
+            var end = start
+            while end < blocks.count, (blocks[end].role == .error) == isError { end += 1 }
+            let text = printer.text(for: Array(blocks[start..<end]))
+            if isError { console.errorLine(text) } else { console.line(text) }
+            start = end
+        }
     }
 
     private func showClassification(_ request: ReceptionRequest) {

@@ -12,6 +12,17 @@ struct FridayTerminalTests {
         try ReferenceServerProcess.start(["friday", "--step-ms", "10", "--slow-ms", String(slowMilliseconds)], url: #"ws://127\.0\.0\.1:\d+/ws"#)
     }
 
+    /// A task that fails is an error like any other: on standard error, so a script's
+    /// standard output holds only answers (it went to standard output as the answer).
+    @Test func aFailedTaskGoesToStandardError() throws {
+        let (server, url) = try startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let (output, errors, _) = try PipedREPL.run(["--backend", "friday"], input: "please fail\nhello\n", environment: ["FRIDAY_URL": url], separateErrors: true)
+        #expect(errors.contains("error: "), "errors: \(errors)")
+        #expect(!output.contains("error: "), "output: \(output)")
+        #expect(output.contains("Before this you asked: \"please fail\""), "the next answer is still on standard output: \(output)")
+    }
+
     @Test func pipedHelloPrintsTheSoulShapedStreamedAnswer() throws {
         let (server, url) = try startServer()
         defer { server.terminate(); server.waitUntilExit() }
