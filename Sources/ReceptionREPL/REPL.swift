@@ -190,7 +190,12 @@ public actor REPL {
             state.failedTasks += 1
             // A half-streamed answer ends its line before the error, not beside it.
             if running.midText { console.write("\n"); running.midText = false }
-            self.error(describe(error))
+            // A bare "HTTP 500: Internal Server Error" did not say which server said it.
+            if case BackendError.http(let status, let detail)? = error as? BackendError {
+                self.error("The \(backendName) server answered HTTP \(status): \(detail)")
+            } else {
+                self.error(describe(error))
+            }
             outcome = .failed
         }
         InterruptMonitor.shared.restore(previous)

@@ -33,6 +33,22 @@ struct ConnectTests {
         await server.stop()
     }
 
+    /// A URL with a path (or another server's) answers the health check 404: the message names
+    /// the URL and what Loop Symphony's base URL is, not a bare "HTTP 404: Not Found".
+    @Test func aURLWhereNoHealthCheckAnswersIsNamedWithTheLikelyCause() async throws {
+        let server = try await RunningLoopSymphonyServer.start(.fast())
+        defer { Task { await server.stop() } }
+        do {
+            let connection = try await LoopSymphonyPlugin.connect(configuration(server.baseURL + "/v1", key: nil), name: "ls", environment: environment)
+            await connection.shutdown()
+            Issue.record("a URL with /v1 must be refused")
+        } catch {
+            #expect("\(error)".contains("The server at \(server.baseURL)/v1 answered GET /health with HTTP 404"), "\(error)")
+            #expect("\(error)".contains("Is \(server.baseURL)/v1 Loop Symphony's base URL?"), "\(error)")
+        }
+        await server.stop()
+    }
+
     @Test func theDevelopmentKeyRefusedByAServerMeansGoingOnWithoutAKeyAndSayingSo() async throws {
         let server = try await RunningLoopSymphonyServer.start(LoopSymphonyReferenceOptions(
             apps: [.init(apiKey: "real-key", name: "Real app")], stepDelay: .milliseconds(20)))

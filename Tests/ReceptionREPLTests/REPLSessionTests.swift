@@ -49,6 +49,14 @@ struct REPLSessionTests {
         #expect(output.contains("1. how long to Kyoto?"))
     }
 
+    /// An HTTP error thrown by a backend names the backend: a bare "HTTP 500: Internal Server
+    /// Error" did not say which server said it.
+    @Test func anHTTPErrorNamesTheBackendThatAnsweredIt() async throws {
+        let backend = ScriptedBackend { _ in [.fail(BackendError.http(status: 500, detail: "Internal Server Error"))] }
+        let (output, _, _) = await runREPL(["crash now"], backend: backend)
+        #expect(output.contains("error: The scripted server answered HTTP 500: Internal Server Error"), "\(output)")
+    }
+
     @Test func everyRequestCarriesTheConversationSoFar() async throws {
         let backend = ScriptedBackend { request in [.event(.result(BackendResult(outcome: .complete, text: "answer to \(request.text)")))] }
         _ = await runREPL(["first question", "/goal plan a trip", "second question"], backend: backend)

@@ -88,6 +88,15 @@ public enum LoopSymphonyPlugin {
         } catch BackendError.unreachable(_, let reason) {
             offline = true
             notice = "The server at \(RedactedURL.display(configuration.baseURL)) cannot be reached (\(reason)). Messages you send now are queued and sent when it answers (the API key could not be checked)."
+        } catch BackendError.http(let status, let detail) {
+            // Something answers, but not Loop Symphony's health check: name the URL, and the
+            // likely cause for a 404 (a URL with a path, or another server's port).
+            await connecting.shutdown()
+            let url = RedactedURL.display(configuration.baseURL)
+            let hint = status == 404
+                ? " Is \(url) Loop Symphony's base URL? It is the server's root, with no path: GET /health must answer there."
+                : ""
+            throw LoopSymphonyConnectError(description: "The server at \(url) answered GET /health with HTTP \(status): \(detail).\(hint)")
         } catch {
             await connecting.shutdown()
             throw error
