@@ -82,6 +82,22 @@ struct TurnTests {
         #expect(apiFailure.message.contains("529"))
     }
 
+    /// A model API failure arrives as a chunk and as `complete`, both "API Error: 529 {json}":
+    /// it is said once, as a failure in words, not streamed as the answer and then repeated.
+    @Test func aModelAPIFailureIsSaidOnceInWords() {
+        let raw = #"API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
+        var turn = FridayTurn(taskID: "t", maxTextBytes: 1 << 20)
+        #expect(turn.take(.chunk(raw)).isEmpty, "not streamed as the answer")
+        let events = turn.take(.complete(result: raw, sessionID: nil, aborted: false))
+        guard case .failure(let failure)? = events.last, events.count == 1 else { Issue.record("\(events)"); return }
+        #expect(failure.message == "Friday's model could not answer: Overloaded (HTTP 529). Try again in a moment.", "\(failure.message)")
+        // An answer that only starts with those words is still the answer.
+        var answer = FridayTurn(taskID: "t", maxTextBytes: 1 << 20)
+        _ = answer.take(.chunk("API Error: is what you see when"))
+        let more = answer.take(.chunk(" the model is busy."))
+        #expect(more == [.textDelta("API Error: is what you see when the model is busy.")], "\(more)")
+    }
+
     @Test func anAnswerBeyondTheCapStopsInsteadOfGrowing() {
         var turn = FridayTurn(taskID: "t", maxTextBytes: 10)
         #expect(turn.take(.chunk("12345")) == [.textDelta("12345")])

@@ -1,3 +1,4 @@
+import Foundation
 import ReceptionCore
 
 /// Turns the frames of one Friday query into Reception's events. A value with no I/O, so the
@@ -19,6 +20,9 @@ package struct FridayTurn: Sendable {
     private var textBytes = 0
     /// A tool or a question came since the last chunk: the next chunk starts a new turn.
     private var turnEnded = false
+    /// A first chunk that reads "API Error: …": held, since `complete` then says the same and
+    /// it is the failure, not the answer (shown as both, raw JSON twice).
+    private var heldError: String?
 
     package init(taskID: String, maxTextBytes: Int) {
         self.taskID = taskID
@@ -30,7 +34,14 @@ package struct FridayTurn: Sendable {
         switch frame {
         case .chunk(let chunk):
             guard !chunk.isEmpty else { return [] }
-            var delta = chunk
+            if text.isEmpty, heldError == nil, chunk.hasPrefix("API Error:") {
+                heldError = chunk
+                return []
+            }
+            // More text after all: what was held was part of the answer.
+            let held = heldError ?? ""
+            heldError = nil
+            var delta = held + chunk
             if turnEnded, !text.isEmpty {
                 let trailing = text.reversed().prefix { $0 == "\n" }.count
                 let leading = chunk.prefix { $0 == "\n" }.count
@@ -75,7 +86,13 @@ package struct FridayTurn: Sendable {
             }
             // A model API failure arrives as an ordinary answer whose text starts "API Error:".
             if result.hasPrefix("API Error:") {
-                return [.failure(TaskFailure(taskID: taskID, message: "Friday's model could not answer: \(Self.line(result, limit: 500))"))]
+                return [.failure(TaskFailure(taskID: taskID, message: Self.modelFailure(result)))]
+            }
+            if let held = heldError {
+                // The held chunk was no failure: it is the answer.
+                heldError = nil
+                text += held
+                return [.textDelta(held), .result(BackendResult(taskID: taskID, outcome: .complete, text: text, textWasStreamed: true))]
             }
             if text.isEmpty {
                 return [.result(BackendResult(taskID: taskID, outcome: .complete, text: result, textWasStreamed: false))]
@@ -86,6 +103,25 @@ package struct FridayTurn: Sendable {
         case .ready, .session, .other:
             return []
         }
+    }
+
+    /// "API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"
+    /// in words: the model API's own message and status, not its JSON body.
+    static func modelFailure(_ result: String) -> String {
+        let rest = result.dropFirst("API Error:".count).drop { $0 == " " }
+        let status = rest.prefix { $0.isNumber }
+        var message: String?
+        var kind: String?
+        if let brace = rest.firstIndex(of: "{"),
+           let object = try? JSONSerialization.jsonObject(with: Data(rest[brace...].utf8)) as? [String: Any] {
+            let error = object["error"] as? [String: Any]
+            message = (error?["message"] ?? object["message"]) as? String
+            kind = error?["type"] as? String
+        }
+        guard let message, !message.isEmpty else { return "Friday's model could not answer: \(line(result, limit: 500))" }
+        let busy = status == "529" || status == "429" || kind == "overloaded_error" || kind == "rate_limit_error"
+        let code = status.isEmpty ? "" : " (HTTP \(status))"
+        return "Friday's model could not answer: \(line(message, limit: 300))\(code).\(busy ? " Try again in a moment." : "")"
     }
 
     /// One line of at most `limit` characters: status lines must not grow with the server's whims.
