@@ -57,6 +57,18 @@ struct REPLSessionTests {
         #expect(output.contains("error: The scripted server answered HTTP 500: Internal Server Error"), "\(output)")
     }
 
+    /// On a backend that makes no plans, level 0 promises none and /help offers no /approve
+    /// (it said "a plan first, /approve runs it", and the message ran at once).
+    @Test func trustAndHelpOfferOnlyWhatTheBackendDoes() async throws {
+        let backend = ScriptedBackend(capabilities: []) { _ in [.event(.result(BackendResult(text: "ran at once")))] }
+        let (output, _, _) = await runREPL(["/trust 0", "/help"], backend: backend)
+        #expect(output.contains("Trust level 0 — supervised: the scripted backend makes no plans, so messages still run at once."), "\(output)")
+        #expect(!output.contains("/approve") && !output.contains("/reject") && !output.contains("/cancel"), "\(output)")
+        let planning = ScriptedBackend(capabilities: [.planApproval, .cancellation]) { _ in [.event(.result(BackendResult(text: "x")))] }
+        let (offered, _, _) = await runREPL(["/trust 0", "/help"], backend: planning)
+        #expect(offered.contains("a plan first, /approve runs it") && offered.contains("  /approve") && offered.contains("  /cancel"), "\(offered)")
+    }
+
     @Test func everyRequestCarriesTheConversationSoFar() async throws {
         let backend = ScriptedBackend { request in [.event(.result(BackendResult(outcome: .complete, text: "answer to \(request.text)")))] }
         _ = await runREPL(["first question", "/goal plan a trip", "second question"], backend: backend)

@@ -128,10 +128,20 @@ extension REPL {
             }
             return
         }
-        let width = (SlashCommand.all.map { $0.name.count + $0.arguments.count + 1 } + (session?.commands.map { $0.name.count } ?? [])).max() ?? 20
+        // Only what this backend can do: no /approve without plans, no /cancel without cancelling.
+        let capabilities = session?.backend.descriptor.capabilities
+        let offered = SlashCommand.all.filter { command in
+            guard let capabilities else { return true }
+            switch command.name {
+            case "/approve", "/reject": return capabilities.contains(.planApproval)
+            case "/cancel": return capabilities.contains(.cancellation)
+            default: return true
+            }
+        }
+        let width = (offered.map { $0.name.count + $0.arguments.count + 1 } + (session?.commands.map { $0.name.count } ?? [])).max() ?? 20
         // Two columns: a summary that wraps goes on under the summaries, not under the commands.
         let column = width + 4
-        console.line(SlashCommand.all.map { command in
+        console.line(offered.map { command in
             let left = command.arguments.isEmpty ? command.name : "\(command.name) \(command.arguments)"
             return "  " + left.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary
         }.joined(separator: "\n"), hanging: column)
@@ -218,7 +228,11 @@ extension REPL {
     }
 
     private func trust(_ arguments: [String]) {
-        let meanings = ["supervised: a plan first, /approve runs it", "semi-autonomous: runs at once, detailed results",
+        // A backend without plans runs every message at once: level 0 must not promise a plan.
+        let plans = session?.backend.descriptor.capabilities.contains(.planApproval) ?? true
+        let meanings = [plans ? "supervised: a plan first, /approve runs it"
+                              : "supervised: the \(backendName) backend makes no plans, so messages still run at once",
+                        "semi-autonomous: runs at once, detailed results",
                         "autonomous: runs at once, minimal output"]
         guard let value = arguments.first else {
             // The level is validated where it is set; a bad one must still never crash here.
