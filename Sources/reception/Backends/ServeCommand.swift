@@ -23,6 +23,12 @@ struct ServeCommand: ParsableCommand {
                              ?? CommandLine.arguments[0])
         let sibling = executable.deletingLastPathComponent().appendingPathComponent(Self.program).path
         guard FileManager.default.isExecutableFile(atPath: sibling) else {
+            // Help still lists the servers (and says what is missing), with no error.
+            if arguments.isEmpty || ["--help", "-h", "help"].contains(arguments[0]) {
+                print(Reception.helpMessage(for: Self.self))
+                print("\nNote: \(sibling) is missing. Build it with: swift build --product \(Self.program)")
+                return
+            }
             throw ValidationError("The reference servers are a program of their own, and \(sibling) is missing. Build it with: swift build --product \(Self.program)")
         }
         let argv = [sibling] + arguments
