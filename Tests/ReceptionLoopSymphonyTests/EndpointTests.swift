@@ -56,6 +56,29 @@ func sessionCommands(for client: LoopSymphonyClient) -> LoopSymphonyCommands {
         }
     }
 
+    /// A plan awaiting approval is in no server list (they read the task manager, the plan
+    /// waits in the database): `/tasks` says this session's from the backend, until approved
+    /// or rejected.
+    @Test func tasksListThisSessionsPlansAwaitingApproval() async throws {
+        try await withServer { _, client in
+            let backend = LoopSymphonyBackend(client: client)
+            let commands = LoopSymphonyCommands(client: client, cache: nil, cacheProblem: nil,
+                                                presence: RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil),
+                                                log: RoomLog(), plansAwaitingApproval: { backend.plansAwaitingApproval })
+            var planID: String?
+            for try await event in backend.submit(ReceptionRequest(text: "research tide | tables", trustLevel: 0)) {
+                if case .planAwaitingApproval(let plan) = event { planID = plan.taskID }
+            }
+            let id = try #require(planID)
+            for listing in ["recent", "active"] {
+                let text = try await commands.tasks([listing])
+                #expect(text.contains("Awaiting your approval") && text.contains("| `\(id.prefix(8))` | research tide \\| tables |"), "\(listing): \(text)")
+            }
+            try await backend.reject(taskID: id)
+            #expect(!(try await commands.tasks(["recent"])).contains("Awaiting your approval"))
+        }
+    }
+
     /// The task tables show ids cut to 8 characters: `/tasks get` and `checkpoints` take such a
     /// prefix, and one that names no task, or several, says so.
     @Test func tasksGetTakesTheShortIDTheTablesShow() async throws {

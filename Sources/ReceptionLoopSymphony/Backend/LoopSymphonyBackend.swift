@@ -20,6 +20,9 @@ import ReceptionCore
 public final class LoopSymphonyBackend: Backend, Sendable {
     public let client: LoopSymphonyClient
     private let rejected = LockedSet()
+    /// Plans this session was given and has neither approved nor rejected: the server's task
+    /// lists (its in-memory task manager) leave them out, so `/tasks` says them from here.
+    private let proposed = LockedPlans()
     private let name: String
 
     public init(client: LoopSymphonyClient, name: String = "loop-symphony") {
@@ -91,6 +94,7 @@ public final class LoopSymphonyBackend: Backend, Sendable {
             guard let plan = answer.plan else {
                 throw BackendError.protocolViolation("POST /task answered awaiting_approval without a plan")
             }
+            proposed.add(answer.taskID, query: outgoing.query)
             continuation.yield(.planAwaitingApproval(Plan(plan)))
             return
         }
@@ -103,6 +107,7 @@ public final class LoopSymphonyBackend: Backend, Sendable {
                 throw BackendError.invalidTaskState(taskID: taskID, reason: "the plan was rejected; submit the request again to get a new plan")
             }
             let answer = try await backend.client.tasks.approve(taskID)
+            backend.proposed.remove(taskID)
             continuation.yield(.accepted(taskID: answer.taskID, status: answer.status))
             try await backend.follow(answer.taskID, continuation: continuation)
         }
@@ -113,12 +118,16 @@ public final class LoopSymphonyBackend: Backend, Sendable {
         switch try await client.tasks.get(taskID) {
         case .inProgress(let pending) where pending.status == .awaitingApproval:
             rejected.insert(taskID)
+            proposed.remove(taskID)
         case .inProgress(let pending):
             throw BackendError.invalidTaskState(taskID: taskID, reason: "is not awaiting approval (status: \(pending.status))")
         case .finished:
             throw BackendError.invalidTaskState(taskID: taskID, reason: "is not awaiting approval (status: complete)")
         }
     }
+
+    /// Plans given to this session and still awaiting approval, oldest first: (task id, query).
+    public var plansAwaitingApproval: [(taskID: String, query: String)] { proposed.all }
 
     /// True when `reject(taskID:)` discarded this plan.
     public func isRejected(_ taskID: String) -> Bool { rejected.contains(taskID) }
@@ -320,6 +329,15 @@ public final class LoopSymphonyBackend: Backend, Sendable {
             continuation.onTermination = { _ in task.cancel() }
         }
     }
+}
+
+/// The plans awaiting approval, in the order they came (a handful per session at most).
+final class LockedPlans: @unchecked Sendable {
+    private let lock = NSLock()
+    private var plans: [(taskID: String, query: String)] = []
+    func add(_ taskID: String, query: String) { lock.lock(); plans.append((taskID, query)); lock.unlock() }
+    func remove(_ taskID: String) { lock.lock(); plans.removeAll { $0.taskID == taskID }; lock.unlock() }
+    var all: [(taskID: String, query: String)] { lock.lock(); defer { lock.unlock() }; return plans }
 }
 
 /// A small lock-protected set (the rejected plan ids).

@@ -21,8 +21,12 @@ public struct LoopSymphonyCommands: Sendable {
     let cacheProblem: String?
     let presence: RoomPresence
     let log: RoomLog
+    /// This session's plans awaiting approval (the server lists none of them).
+    let plansAwaitingApproval: @Sendable () -> [(taskID: String, query: String)]
 
-    public init(client: LoopSymphonyClient, cache: KnowledgeCache?, cacheProblem: String?, presence: RoomPresence, log: RoomLog) {
+    public init(client: LoopSymphonyClient, cache: KnowledgeCache?, cacheProblem: String?, presence: RoomPresence, log: RoomLog,
+                plansAwaitingApproval: @escaping @Sendable () -> [(taskID: String, query: String)] = { [] }) {
+        self.plansAwaitingApproval = plansAwaitingApproval
         self.client = client
         self.cache = cache
         self.cacheProblem = cacheProblem
@@ -74,9 +78,9 @@ public struct LoopSymphonyCommands: Sendable {
     func tasks(_ args: [String]) async throws -> String {
         switch args.first ?? "active" {
         case "active":
-            return table(try await client.tasks.active(), empty: "Nothing is running on the server.")
+            return table(try await client.tasks.active(), empty: "Nothing is running on the server.") + awaitingApproval()
         case "recent":
-            return table(try await client.tasks.recent(limit: args.dropFirst().first.flatMap(Int.init) ?? 20), empty: "No recent tasks.")
+            return table(try await client.tasks.recent(limit: args.dropFirst().first.flatMap(Int.init) ?? 20), empty: "No recent tasks.") + awaitingApproval()
         case "stats":
             let stats = try await client.tasks.stats()
             return "**\(stats.activeCount)** active, **\(stats.totalCount)** in total."
@@ -106,6 +110,17 @@ public struct LoopSymphonyCommands: Sendable {
         default:
             throw usage("/tasks [active | recent [N] | stats | get ID | checkpoints ID]")
         }
+    }
+
+    /// The plans of this session still awaiting approval, after a task table: the server keeps
+    /// them in its database, not in the task manager its lists read, so they were nowhere.
+    func awaitingApproval() -> String {
+        let plans = plansAwaitingApproval()
+        guard !plans.isEmpty else { return "" }
+        return "\n\nAwaiting your approval (plans this session was given; the server's lists leave them out):\n\n"
+            + "| task | query |\n|---|---|\n"
+            + plans.map { "| `\($0.taskID.prefix(8))` | \($0.query.replacingOccurrences(of: "|", with: "\\|")) |" }.joined(separator: "\n")
+            + "\n\n/approve runs the latest; /reject drops it."
     }
 
     func table(_ tasks: [ManagedTask], empty: String) -> String {

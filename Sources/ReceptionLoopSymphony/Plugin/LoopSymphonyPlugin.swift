@@ -142,7 +142,8 @@ public enum LoopSymphonyPlugin {
         let room = Task { try? await presence.run() }
         let advisor = TrustAdvisor(client: client)
         let asked = AskedLevels()
-        let commands = LoopSymphonyCommands(client: client, cache: cache, cacheProblem: cacheProblem, presence: presence, log: log).all
+        let commands = LoopSymphonyCommands(client: client, cache: cache, cacheProblem: cacheProblem, presence: presence, log: log,
+                                            plansAwaitingApproval: { backend.plansAwaitingApproval }).all
         return BackendConnection(
             backend: backend,
             commands: commands,
