@@ -120,6 +120,7 @@ public struct CorpusReader: Sendable {
     public struct Result: Sendable {
         public var messages: [LabelledMessage] = []
         public var issues: [CorpusIssue] = []
+        public init() {}
     }
 
     public func read(path: String, format: CorpusFormat? = nil) throws -> Result {
@@ -130,7 +131,7 @@ public struct CorpusReader: Sendable {
                 throw CorpusIssue(file: path, line: 0, message: "no such file")
             }
             if isDirectory.boolValue { throw CorpusIssue(file: path, line: 0, message: "is a directory; name the corpus files in it") }
-            throw CorpusIssue(file: path, line: 0, message: "unknown corpus format (use .jsonl, .csv or .tsv)")
+            throw CorpusIssue(file: path, line: 0, message: "unknown corpus format (name it .jsonl, .csv or .tsv, or say --format)")
         }
         let data: Data
         do { data = try PlainFile.read(path) } catch let problem as PlainFile.Problem {
@@ -247,11 +248,12 @@ public struct CorpusReader: Sendable {
         return result
     }
 
-    /// Reads several files, concatenated in order.
-    public func read(paths: [String]) throws -> Result {
+    /// Reads several files, concatenated in order; `format` for all of them instead of their
+    /// extensions.
+    public func read(paths: [String], format: CorpusFormat? = nil) throws -> Result {
         var total = Result()
         for path in paths {
-            let part = try read(path: path)
+            let part = try read(path: path, format: format)
             total.messages += part.messages
             total.issues += part.issues
         }

@@ -104,4 +104,14 @@ struct IntentCorpusInputEndToEndTests {
         #expect(status == 1)
         #expect(errors.contains("--split train kept none of the 20 messages read: the split goes by each message's id, and none of them has an id"), "\(errors)")
     }
+
+    /// A corpus from a pipe: `-` with --format reads standard input; without --format it is
+    /// refused at once (before, "-: no such file").
+    @Test func evalReadsStandardInputWithAFormat() throws {
+        let lines = "text,intent,urgency\nwhy is the sky blue,curiosity,exploratory\nbook a table tonight,action,soon\n"
+        let (output, errors, status) = try PipedREPL.run(["eval", "-", "--format", "csv"], input: lines, separateErrors: true)
+        #expect(status == 0 && output.contains("Evaluated 2 messages from standard input"), "\(output)\(errors)")
+        let (_, refused, refusedStatus) = try PipedREPL.run(["eval", "-"], input: lines, separateErrors: true)
+        #expect(refusedStatus == 64 && refused.contains("- reads standard input: say its format with --format jsonl, csv or tsv"), "\(refused)")
+    }
 }

@@ -17,8 +17,11 @@ struct EvalCommand: ParsableCommand {
         or when any line was skipped (unless --allow-skipped).
         """)
 
-    @Argument(help: "Corpus files.")
+    @Argument(help: "Corpus files; - reads standard input (with --format).")
     var files: [String]
+
+    @Option(name: .long, help: ArgumentHelp("Read every file as this format (jsonl, csv, tsv) whatever its name: for standard input, a pipe or a file named otherwise.", valueName: "format"))
+    var format: String?
 
     @Flag(name: .long, help: "Print the full report as JSON.")
     var json = false
@@ -46,6 +49,9 @@ struct EvalCommand: ParsableCommand {
     func validate() throws {
         if let minAccuracy, !(0...1).contains(minAccuracy) { throw ValidationError("--min-accuracy must be between 0 and 1") }
         if worst < 0 { throw ValidationError("--worst must be 0 or more") }
+        if let format, CorpusFormat(rawValue: format.lowercased()) == nil { throw ValidationError("unknown --format \"\(format)\" (expected jsonl, csv, tsv)") }
+        if files.contains("-"), format == nil { throw ValidationError("- reads standard input: say its format with --format jsonl, csv or tsv") }
+        if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("- (standard input) can be read once") }
         for part in split where CorpusSplit(rawValue: part) == nil { throw ValidationError("unknown split \"\(part)\" (expected train, dev, test)") }
     }
 
@@ -57,6 +63,33 @@ struct EvalCommand: ParsableCommand {
         return String(format: "%.\(digits)f", value)
     }
 
+    /// The files in order; `-` is standard input, read whole (up to the limit a file has).
+    func read(_ reader: CorpusReader) throws -> CorpusReader.Result {
+        let chosen = format.flatMap { CorpusFormat(rawValue: $0.lowercased()) }
+        var total = CorpusReader.Result()
+        for file in files {
+            let part: CorpusReader.Result
+            if file == "-", let chosen {
+                let data = FileHandle.standardInput.readData(ofLength: 256 << 20)
+                part = try reader.read(data: data, name: "standard input", format: chosen)
+            } else if let chosen, Self.isPipe(file), let handle = FileHandle(forReadingAtPath: file) {
+                // A pipe named on purpose (`<(…)`, /dev/stdin) with its format said: read it, as
+                // `-` is (a pipe is refused otherwise: a FIFO nobody writes would block).
+                part = try reader.read(data: handle.readData(ofLength: 256 << 20), name: file, format: chosen)
+            } else {
+                part = try reader.read(path: file, format: chosen)
+            }
+            total.messages += part.messages
+            total.issues += part.issues
+        }
+        return total
+    }
+
+    static func isPipe(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
+    }
+
     func run() throws {
         let classifier: IntentClassifier
         do { classifier = try model.classifier() } catch { printError("error: \(error)"); throw ExitCode.failure }
@@ -66,7 +99,7 @@ struct EvalCommand: ParsableCommand {
         let readBar = ProgressBar(label: "reading   ")
         let reader = CorpusReader(strict: strict, progress: { done, total in readBar.update(done, total) })
         var corpus: CorpusReader.Result
-        do { corpus = try reader.read(paths: files) } catch {
+        do { corpus = try read(reader) } catch {
             readBar.finish()
             printError("error: \(error)")
             throw ExitCode.failure
@@ -92,7 +125,7 @@ struct EvalCommand: ParsableCommand {
         let bar = ProgressBar(label: "classifying")
         var progress: (@Sendable (Int, Int) -> Void)? = nil
         if corpus.messages.count >= 20_000 { progress = { done, total in bar.update(done, total) } }
-        let result = EvaluationReport.evaluate(corpus.messages, classifier: classifier, files: files, issues: corpus.issues,
+        let result = EvaluationReport.evaluate(corpus.messages, classifier: classifier, files: files.map { $0 == "-" ? "standard input" : $0 }, issues: corpus.issues,
                                                worst: worst, progress: progress)
         bar.finish()
         if json { print(try result.json()) } else { print(ReportText.evaluation(result), terminator: "") }
