@@ -121,6 +121,27 @@ public struct CorpusReader: Sendable {
         public var messages: [LabelledMessage] = []
         public var issues: [CorpusIssue] = []
         public init() {}
+
+        /// Messages whose id an earlier one already has ("the same id twice" is one message
+        /// counted twice, or two messages the split cannot tell apart): the repeat's location,
+        /// the id, and where it was first.
+        public var repeatedIDs: [(location: String, id: String, first: String)] {
+            var seen: [String: String] = [:]
+            var repeats: [(String, String, String)] = []
+            for message in messages {
+                guard let id = message.id else { continue }
+                if let first = seen[id] { repeats.append((message.location, id, first)) } else { seen[id] = message.location }
+            }
+            return repeats
+        }
+
+        /// Warning lines for `repeatedIDs`: the first few, then how many more.
+        public var repeatedIDWarnings: [String] {
+            let repeats = repeatedIDs
+            var lines = repeats.prefix(5).map { "warning: \(TerminalText.clean($0.location, singleLine: true)): the id \(CorpusText.shown($0.id)) was already used at \(TerminalText.clean($0.first, singleLine: true)); both are read" }
+            if repeats.count > 5 { lines.append("warning: \(repeats.count - 5) more repeated ids") }
+            return lines
+        }
     }
 
     public func read(path: String, format: CorpusFormat? = nil) throws -> Result {

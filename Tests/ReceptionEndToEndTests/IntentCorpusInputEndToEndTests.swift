@@ -114,4 +114,14 @@ struct IntentCorpusInputEndToEndTests {
         let (_, refused, refusedStatus) = try PipedREPL.run(["eval", "-"], input: lines, separateErrors: true)
         #expect(refusedStatus == 64 && refused.contains("- reads standard input: say its format with --format jsonl, csv or tsv"), "\(refused)")
     }
+
+    /// The same id twice is one message counted twice, or two the split cannot tell apart:
+    /// said, at the repeat, with where it was first (both are still read).
+    @Test func aRepeatedIDIsSaidWhereItRepeats() throws {
+        let corpus = try file("dup.jsonl", #"{"id": "a", "text": "why is it blue", "intent": "curiosity", "urgency": "exploratory"}"# + "\n"
+                              + #"{"id": "a", "text": "book a table", "intent": "action", "urgency": "soon"}"#)
+        let (output, errors, status) = try PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
+        #expect(status == 0 && output.contains("Evaluated 2 messages"), "\(output)")
+        #expect(errors.contains("dup.jsonl:2: the id \"a\" was already used at \(corpus.path):1; both are read"), "\(errors)")
+    }
 }

@@ -113,6 +113,7 @@ struct EvalCommand: ParsableCommand {
             corpus.messages = TrainingSelection(splits: Set(split.compactMap(CorpusSplit.init(rawValue:)))).apply(corpus.messages)
         }
         for issue in corpus.issues { printError("warning: \(issue) (skipped)") }
+        for warning in corpus.repeatedIDWarnings { printError(warning) }
         guard !corpus.messages.isEmpty else {
             if let why = TrainingSelection.whyNoneKept(read: all, splits: split) {
                 printError("error: \(why)")

@@ -149,6 +149,7 @@ struct TrainCommand: ParsableCommand {
             }
         } catch { printError("error: \(error)"); throw ExitCode.failure }
         for issue in corpus.issues { printError("warning: \(issue) (skipped)") }
+        for warning in corpus.repeatedIDWarnings { printError(warning) }
         if !corpus.issues.isEmpty { printError("skipped \(Counted.phrase(corpus.issues.count, "malformed line"))") }
         var splits: Set<CorpusSplit>? = nil
         if !split.isEmpty {
