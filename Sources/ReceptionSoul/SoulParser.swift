@@ -362,7 +362,7 @@ private struct Analysis {
         }
         soul.examples += body.examples
         signature += body.signature.map { ($0.0, companion.fileName, $0.1) }
-        sources.append(TraitDeriver.Source(file: companion.fileName, lines: lines, firstLine: start + 1, roles: body.roles, venueLines: body.venueLines))
+        sources.append(TraitDeriver.Source(file: companion.fileName, lines: lines, firstLine: start + 1, read: body))
     }
 
     var emojiFromProse: (String, Int)?
@@ -968,7 +968,7 @@ private struct Analysis {
         soul.sections = body.sections
         soul.examples = body.examples
         signature = body.signature.map { ($0.0, fileName, $0.1) }
-        sources.append(TraitDeriver.Source(file: fileName, lines: lines, firstLine: firstLine, roles: body.roles, venueLines: body.venueLines))
+        sources.append(TraitDeriver.Source(file: fileName, lines: lines, firstLine: firstLine, read: body))
         for empty in body.emptySections {
             report(.warning, empty.line, 1, "section \"\(empty.heading)\" is empty")
         }

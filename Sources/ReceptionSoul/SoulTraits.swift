@@ -17,6 +17,15 @@ struct TraitDeriver {
         var roles: [MarkdownSoulReader.LineRole]
         /// Indices of lines about one venue (a speech, a tweet): no opener or sign-off is taken there.
         var venueLines: Set<Int> = []
+
+        /// A file's lines with what the Markdown reader made of them (each line's role, the venues).
+        init(file: String, lines: [Substring], firstLine: Int, read body: MarkdownSoulReader) {
+            self.file = file
+            self.lines = lines
+            self.firstLine = firstLine
+            roles = body.roles
+            venueLines = body.venueLines
+        }
     }
 
     let sources: [Source]

@@ -276,7 +276,9 @@ struct DerivedTraitsTests {
         }
         let defaultSoul = try SoulParser.load(contentsOf: Paths.souls.appendingPathComponent("default.md"), allTraits: true)
         let words = try #require(Self.trait(defaultSoul, "words used"))
-        #expect(words.line == 53 && words.evidence.contains("help"), "\(words)")
+        let text = try String(contentsOf: Paths.souls.appendingPathComponent("default.md"), encoding: .utf8)
+        let preferLine = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("prefer: [") }) + 1
+        #expect(words.line == preferLine && words.evidence.contains("help"), "\(words), the prefer line is \(preferLine)")
     }
 
     /// A trait word inside a negation or a contrast says the opposite: "instead of hedging

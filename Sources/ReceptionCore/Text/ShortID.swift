@@ -10,4 +10,15 @@ public enum ShortID {
         let prefix = typed.lowercased()
         return Set(ids.filter { $0.lowercased().hasPrefix(prefix) }).sorted()
     }
+
+    /// The one id `typed` starts, or the caller's error for none or several (its own words).
+    public static func resolve(_ typed: String, among ids: [String], none: () -> any Error,
+                               several: (_ matching: [String]) -> any Error) throws -> String {
+        let matching = matches(typed, among: ids)
+        switch matching.count {
+        case 1: return matching[0]
+        case 0: throw none()
+        default: throw several(matching)
+        }
+    }
 }

@@ -8,13 +8,8 @@ extension TaskService {
         guard ShortID.needsLookup(typed) else { return typed }
         async let running = active()
         async let finished = recent(limit: 200)
-        let matching = ShortID.matches(typed, among: (try await running + finished).map(\.taskID))
-        switch matching.count {
-        case 1: return matching[0]
-        case 0:
-            throw BackendError.invalidTaskState(taskID: typed, reason: "no active or recent task id starts with it; /tasks recent lists them.")
-        default:
-            throw BackendError.invalidTaskState(taskID: typed, reason: "it starts \(matching.count) task ids (\(matching.joined(separator: ", "))); type more of it.")
-        }
+        return try ShortID.resolve(typed, among: (try await running + finished).map(\.taskID),
+            none: { BackendError.invalidTaskState(taskID: typed, reason: "no active or recent task id starts with it; /tasks recent lists them.") },
+            several: { BackendError.invalidTaskState(taskID: typed, reason: "it starts \($0.count) task ids (\($0.joined(separator: ", "))); type more of it.") })
     }
 }

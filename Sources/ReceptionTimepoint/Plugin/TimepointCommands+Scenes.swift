@@ -57,12 +57,9 @@ extension TimepointCommands {
     func fullSceneID(_ typed: String) async throws -> String {
         guard ShortID.needsLookup(typed) else { return typed }
         let list = try await client.scenes(page: 1, pageSize: 100, visibility: nil)
-        let matching = ShortID.matches(typed, among: list.items.map(\.id))
-        switch matching.count {
-        case 1: return matching[0]
-        case 0: throw TimepointError.unavailable("No scene of yours starts with “\(TerminalText.line(typed, limit: 40))”; /scene list shows them.")
-        default: throw TimepointError.unavailable("“\(TerminalText.line(typed, limit: 40))” starts \(matching.count) scene ids; type more of it.")
-        }
+        return try ShortID.resolve(typed, among: list.items.map(\.id),
+            none: { TimepointError.unavailable("No scene of yours starts with “\(TerminalText.line(typed, limit: 40))”; /scene list shows them.") },
+            several: { TimepointError.unavailable("“\(TerminalText.line(typed, limit: 40))” starts \($0.count) scene ids; type more of it.") })
     }
 
     func jump(_ arguments: [String], before output: CommandOutput? = nil) async throws -> String {
