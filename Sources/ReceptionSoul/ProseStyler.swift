@@ -22,13 +22,11 @@ struct ProseStyler: Sendable {
     private(set) var ownWords = false
 
     init(soul: Soul) {
-        // The soul's own replacements first; then the contractions its register implies,
-        // unless the soul says otherwise about the same words.
-        let own = Set(soul.vocabulary.replace.map { $0.avoid.lowercased() })
-        let avoided = Set(soul.vocabulary.avoid.map { $0.lowercased() })
-        let register = VoiceDefaults.contractions(for: soul.formality, language: soul.language)
-            .filter { !own.contains($0.avoid.lowercased()) && !avoided.contains($0.prefer.lowercased()) }
-        matcher = VocabularyMatcher(soul.vocabulary.replace + register)
+        // The soul's own replacements only. The register's contractions were once applied
+        // here too, word by word, and wrote "Is not it odd" and "That's what it's" into the
+        // engine's answers and the author's own strings; the register now shapes Reception's
+        // framing (VoiceDefaults' wording), never the engine's grammar.
+        matcher = VocabularyMatcher(soul.vocabulary.replace)
         capitalization = soul.capitalization
         stripEmoji = soul.emoji == .never
         stripDashes = soul.dashes == .none

@@ -123,25 +123,6 @@ enum VoiceDefaults {
                             .scoping: t("这件事分几部分", "這件事分幾部分"), .education: t("小知识", "小知識")])
     }
 
-    /// English contractions a register implies: casual contracts, formal expands. Applied as
-    /// vocabulary replacements (whole words, case kept, never inside quotes or code).
-    static func contractions(for formality: Formality, language: String) -> [VocabularyReplacement] {
-        guard language.lowercased().hasPrefix("en") else { return [] }
-        let pairs: [(String, String)] = [
-            ("do not", "don't"), ("does not", "doesn't"), ("did not", "didn't"), ("is not", "isn't"), ("are not", "aren't"),
-            ("was not", "wasn't"), ("cannot", "can't"), ("will not", "won't"), ("I am", "I'm"), ("you are", "you're"),
-            ("we are", "we're"), ("they are", "they're"), ("I have", "I've"), ("I will", "I'll"), ("it is", "it's"),
-            ("that is", "that's"), ("there is", "there's"), ("let us", "let's"),
-        ]
-        switch formality {
-        case .neutral: return []
-        case .casual: return pairs.map { VocabularyReplacement(avoid: $0.0, prefer: $0.1) }
-        case .formal:
-            // Not "it's"/"that's"/"there's": "it's been" would become "it is been".
-            return pairs.filter { !["it's", "that's", "there's", "let's"].contains($0.1) }.map { VocabularyReplacement(avoid: $0.1, prefer: $0.0) }
-        }
-    }
-
     /// The soul as the renderer uses it: every knob the soul leaves unset filled with the
     /// wording for its language and register, and its derived habits (opener, hedging,
     /// exclamation marks, favourite emoji, refusal) applied to the framing.

@@ -110,9 +110,10 @@ struct DerivedTraitsTests {
         let never = try #require(prompt.split(separator: "\n").first { $0.hasPrefix("- Never say:") })
         #expect(never == "- Never say: \"awesome\", \"super\", \"no worries\", \"kinda\".")
         #expect(prompt.contains("- Words you like to use: \"it follows that\", \"with respect\"."))
-        // Formal: contractions in the engine's prose are expanded, framing is formal.
-        let rendered = SoulRenderer(soul: soul).style("It doesn't open on Mondays, and I'm sure of it.")
-        #expect(rendered == "It does not open on Mondays, and I am sure of it.")
+        // Formal: the framing is formal; the engine's prose keeps its own words (expanding
+        // contractions one by one wrote "Is not it odd").
+        let rendered = SoulRenderer(soul: soul).style("It doesn't open on Mondays. Isn't it odd? It is what it is.")
+        #expect(rendered == "It doesn't open on Mondays. Isn't it odd? It is what it is.")
     }
 
     @Test func signatureLexiconIsUsedNeverAvoided() throws {
@@ -146,7 +147,9 @@ struct DerivedTraitsTests {
         let trait = try #require(Self.trait(soul, "capitalization"))
         #expect(trait.line == 3)
         let rendered = SoulRenderer(soul: soul).style("The museum is not open. It opens at 10:00.")
-        #expect(rendered == "the museum isn't open. it opens at 10:00.")
+        #expect(rendered == "the museum is not open. it opens at 10:00.", "lowercased, its words kept")
+        // A casual register contracted the engine's words one by one: "That's what it's."
+        #expect(SoulRenderer(soul: soul).style("That is what it is.") == "that is what it is.")
         // The voice's own words (leads, hedges, labels, notes) start in lowercase whatever their
         // first word; the engine's keep a capital that may be a name.
         let preview = SoulPreview.render(soul)
