@@ -197,8 +197,27 @@ struct TraitDeriver {
 
     // MARK: Statements
 
+    /// The line's words, with a "." word where a sentence ends, so that a negation stops at it
+    /// ("No pleasantries. Casual, …" is casual: "no" was read as negating "casual").
     static func words(_ lowered: String) -> [Substring] {
-        lowered.split { !($0.isLetter || $0.isNumber || $0 == "'" || $0 == "’" || $0 == "-") }
+        var result: [Substring] = []
+        var start: String.Index?
+        var index = lowered.startIndex
+        func close(at end: String.Index) {
+            if let begin = start { result.append(lowered[begin..<end]); start = nil }
+        }
+        while index < lowered.endIndex {
+            let character = lowered[index]
+            if character.isLetter || character.isNumber || character == "'" || character == "’" || character == "-" {
+                if start == nil { start = index }
+            } else {
+                close(at: index)
+                if ".!?;。！？".contains(character), let last = result.last, last != "." { result.append(Substring(".")) }
+            }
+            index = lowered.index(after: index)
+        }
+        close(at: lowered.endIndex)
+        return result
     }
 
     static let negations: Set<Substring> = ["not", "never", "no", "don't", "don’t", "doesn't", "doesn’t", "isn't", "without", "avoid", "avoids",
@@ -207,7 +226,10 @@ struct TraitDeriver {
     /// A negation or a contrast in the few words before `index` ("not formal", "never hedges",
     /// "no slang", "instead of hedging", "rather than formal"): the word is named to be put aside.
     static func negated(_ words: [Substring], before index: Int) -> Bool {
-        let start = max(0, index - 3)
+        var start = max(0, index - 3)
+        // Not across a sentence end.
+        if let stop = words[start..<index].lastIndex(of: ".") { start = stop + 1 }
+        guard start < index else { return false }
         if words[start..<index].contains(where: { negations.contains($0) }) { return true }
         // "opinion over hedge", "concrete over abstract": the word after "over" is the one put aside.
         if index > 0 && words[index - 1] == "over" { return true }
@@ -269,6 +291,10 @@ struct TraitDeriver {
         switch (formalAt, casualAt) {
         case (let f?, nil): return ("formal", negated(words, before: f))
         case (nil, let c?): return ("casual", negated(words, before: c))
+        case (let f?, let c?):
+            // "No slang. Formal and courteous.": both words, one way (as for hedging).
+            let (notFormal, notCasual) = (negated(words, before: f), negated(words, before: c))
+            return notFormal != notCasual ? (notFormal ? "casual" : "formal", false) : nil
         default: return nil
         }
     }

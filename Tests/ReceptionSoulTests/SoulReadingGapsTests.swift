@@ -133,4 +133,19 @@ struct SoulReadingGapsTests {
         let tired = try SoulParser.parse("# soul\n\n## who i am\n\ni'm tired. i answer anyway, tired or not.\n", fileName: "SOUL.md")
         #expect(tired.name != "tired", "\(tired.name)")
     }
+
+    /// A "No …" sentence negates its own sentence, not the rest of the line (a soul author's
+    /// "No pleasantries. Casual, texts like a friend." was read as formal).
+    @Test(arguments: [
+        ("No pleasantries. Casual, texts like a friend.", "formality", "casual"),
+        ("no emoji. formal.", "formality", "formal"),
+        ("No slang. Formal and courteous.", "formality", "formal"),
+        ("no exclamation marks. declarative.", "hedging", "assertive"),
+        ("no pleasantries. declarative, no hedging.", "hedging", "assertive"),
+        ("No jokes. Always lowercase.", "capitalization", "lowercase"),
+    ])
+    func aNegationStopsAtItsSentence(line: String, trait: String, value: String) throws {
+        let soul = try SoulParser.parse("# Dex\n\n## Voice\n\n\(line)\n", fileName: "SOUL.md")
+        #expect(soul.traits.first { $0.name == trait }?.value == value, "\(line): \(soul.traits.map { "\($0.name)=\($0.value)" })")
+    }
 }
