@@ -271,7 +271,7 @@ public struct LoopSymphonyCommands: Sendable {
         case .heartbeat(_, let version, let up, let removed): "heartbeat" + (version.map { ", knowledge v\($0): \(up) updated, \(removed) removed" } ?? "")
         case .failed(let why): "heartbeat failed: \(why)"
         case .registrationFailed(let why): "registering failed (tried again at the next beat): \(why)"
-        case .learningsReported(let count): "reported \(count) learning(s) kept while the server could not be reached"
+        case .learningsReported(let count): "reported \(Counted.phrase(count, "learning")) kept while the server could not be reached"
         case .deregistered(let id, let status): "deregistered \(id) (\(status))"
         }
     }
@@ -308,7 +308,7 @@ public struct LoopSymphonyCommands: Sendable {
             return "Deleted."
         case "tick":
             let r = try await client.heartbeats.tick()
-            return "Ran \(r.processed.count) of \(r.totalActive) active heartbeat(s)." + r.skipped.map { "\n- skipped \($0.heartbeatName): \($0.reason)" }.joined()
+            return "Ran \(r.processed.count) of \(Counted.phrase(r.totalActive, "active heartbeat"))." + r.skipped.map { "\n- skipped \($0.heartbeatName): \($0.reason)" }.joined()
         case "status":
             let s = try await client.heartbeats.status()
             return s.heartbeats.isEmpty ? "No active heartbeats." : "| name | cron | last run | next | due |\n|---|---|---|---|---|\n" + s.heartbeats.map {
@@ -366,7 +366,7 @@ public struct LoopSymphonyCommands: Sendable {
         }.joined(separator: "\n") + "\n\nDone when: \(proposal.terminationCriteria)"
         if sub == "plan" {
             let plan = try await client.arrangements.loopPlan(proposal)
-            text += "\n\nPlan: about \(plan.estimatedIterations) iteration(s), ~\(plan.estimatedDurationSeconds) s; "
+            text += "\n\nPlan: about \(Counted.phrase(plan.estimatedIterations, "iteration")), ~\(plan.estimatedDurationSeconds) s; "
                 + (plan.validation.valid ? "valid" : "invalid: " + plan.validation.errors.joined(separator: "; "))
         }
         return text
