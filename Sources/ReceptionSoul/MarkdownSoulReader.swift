@@ -323,10 +323,13 @@ struct MarkdownSoulReader {
             // (the word among its first five) is the persona's rule, before any count of them.
             if emoji == nil, roles[index] == .prose, lowered.fastContains("emoji") {
                 let plain = Self.plainText(Self.listItem(trimmed) ?? trimmed).lowercased()
-                let opening = plain.split { !$0.isLetter }.prefix(5)
-                if opening.contains(where: { $0.hasPrefix("emoji") }), let policy = Self.emojiPolicy(plain) {
-                    emoji = policy
-                    emojiLine = firstLine + index
+                // Sentence by sentence: "Kurze Sätze. Keine Emojis." states it in its last one.
+                for sentence in plain.split(whereSeparator: { ".!?;".contains($0) }) where emoji == nil {
+                    let opening = sentence.split { !$0.isLetter }.prefix(5)
+                    if opening.contains(where: { $0.hasPrefix("emoji") }), let policy = Self.emojiPolicy(String(sentence)) {
+                        emoji = policy
+                        emojiLine = firstLine + index
+                    }
                 }
             }
             if sectionKind == .formatting, sectionHeading.fastContains("capitali") || sectionHeading.fastContains("大小"),
@@ -415,7 +418,7 @@ struct MarkdownSoulReader {
     static func headingPolarity(_ heading: String) -> Polarity {
         let lowered = plainText(heading).lowercased()
         let negative = ["never", "avoid", "won't", "won’t", "will not", "don't", "don’t", "do not", "dont", "anti-pattern", "antipattern", "anti pattern",
-                        "banned", "forbidden", "failure", "wrong", "pet peeve", "red flag", "not to", "nicht", "niemals", "vermeid", "verboten",
+                        "banned", "forbidden", "failure", "wrong", "pet peeve", "red flag", "not to", "nicht", "niemals", "vermeid", "verboten", "prohib", "interdit", "éviter",
                         "jamais", "nunca", "禁止", "避免", "しない", "禁句", "ng"]
         let words = Set(lowered.split { !$0.isLetter && $0 != "'" && $0 != "’" && $0 != "-" }.map(String.init))
         for word in negative {
@@ -480,9 +483,10 @@ struct MarkdownSoulReader {
         var text = Substring(lowered)
         if let marker = listMarkerLength(text) { text = text.dropFirst(marker) }
         text = text.drop { $0 == " " || $0 == "*" || $0 == "_" }
-        let starts = ["never say", "never use", "don't say", "don’t say", "don't use", "don’t use", "do not say", "do not use", "avoid saying", "avoid the word", "avoid phrases", "never write", "sag nie", "sage nie", "niemals"]
+        let starts = ["never say", "never use", "don't say", "don’t say", "don't use", "don’t use", "do not say", "do not use", "avoid saying", "avoid the word", "avoid phrases", "never write", "sag nie", "sage nie", "niemals",
+                      "ich sage nie", "ich sage niemals", "ich verwende nie", "je ne dis jamais", "ne dis jamais", "ne jamais dire", "nunca digo", "nunca digas", "nunca uses"]
         guard starts.contains(where: { text.hasPrefix($0) }) else { return false }
-        return text.contains("\"") || text.contains("“") || text.contains("`") || text.contains("„") || text.contains("「")
+        return text.contains("\"") || text.contains("“") || text.contains("`") || text.contains("„") || text.contains("「") || text.contains("«")
     }
 
     func followingListItems(after index: Int) -> [String] {
@@ -504,7 +508,7 @@ struct MarkdownSoulReader {
 
     static func polarity(of heading: String) -> Polarity {
         let lowered = heading.lowercased()
-        let avoidWords = ["avoid", "never", "banned", "don't", "don’t", "do not", "not use", "forbidden", "avoided", "avoids", "wrong", "避免", "不用", "禁用", "evitar", "éviter", "vermeiden", "vermeidet", "niemals", "nie ", "禁句", "使わない"]
+        let avoidWords = ["avoid", "never", "banned", "don't", "don’t", "do not", "not use", "forbidden", "avoided", "avoids", "wrong", "避免", "不用", "禁用", "evitar", "éviter", "vermeiden", "vermeidet", "niemals", "nie ", "禁句", "使わない", "prohib", "interdit", "verboten", "nicht verwenden"]
         if Set(lowered.split { !$0.isLetter }).contains("ban") { return .avoid }
         let useWords = ["use", "used", "uses", "prefer", "say", "favorite", "favourite", "常用", "使用", "usar", "utiliser", "verwenden"]
         if avoidWords.contains(where: { lowered.fastContains($0) }) { return .avoid }
@@ -630,8 +634,8 @@ struct MarkdownSoulReader {
         var phrases: [String] = []
         var current: String?
         for character in text {
-            if character == "\"" || character == "“" || character == "”" || character == "`" {
-                if let phrase = current { phrases.append(phrase); current = nil } else { current = "" }
+            if character == "\"" || character == "“" || character == "”" || character == "`" || character == "„" || character == "«" || character == "»" {
+                if let phrase = current { phrases.append(phrase.trimmedSpaces); current = nil } else { current = "" }
             } else if current != nil {
                 current!.append(character)
             }
@@ -653,9 +657,9 @@ struct MarkdownSoulReader {
     static func cleanTerm(_ raw: String) -> String? {
         var term = plainText(raw)
         if isPlaceholder(Substring(term)) { return nil }  // "[Term]": a template's blank
-        term = term.trimmingScalars(in: "\"'“”‘’`:：;,.!?…")
+        term = term.trimmingScalars(in: "\"'“”‘’„«»`:：;,.!?… ")
         while term.hasSuffix("...") { term = String(term.dropLast(3)).trimmedSpaces }
-        term = term.trimmingScalars(in: "\"'“”‘’`:：;,.!?…")
+        term = term.trimmingScalars(in: "\"'“”‘’„«»`:：;,.!?… ")
         guard !term.isEmpty, term.count <= 60 else { return nil }
         return term
     }
@@ -699,8 +703,12 @@ struct MarkdownSoulReader {
         (.capitalization, ["capitalization", "capitalisation", "caps", "casing", "case", "大小写", "大小寫", "mayúsculas", "majuscules", "großschreibung"]),
         (.language, ["language", "语言", "語言", "言語", "idioma", "langue", "sprache", "lingua"]),
         (.tone, ["tone", "vibe", "vibes", "tone of voice", "语气", "語氣", "口調", "tono", "ton"]),
-        (.use, ["use", "prefer", "say", "words to use", "do say"]),
-        (.avoid, ["avoid", "never say", "don't say", "do not say", "words to avoid", "banned"]),
+        (.use, ["use", "prefer", "say", "words to use", "do say", "verwenden", "benutzen", "utiliser", "à utiliser", "usar", "utilizar"]),
+        // German, French and Spanish too: an avoid list read as words to use put exactly the
+        // banned words in the prompt's "Words you like to use".
+        (.avoid, ["avoid", "never say", "don't say", "do not say", "words to avoid", "banned", "vermeiden", "zu vermeiden", "vermeide",
+                  "nicht verwenden", "nie sagen", "niemals sagen", "verboten", "à éviter", "a éviter", "éviter", "à proscrire", "interdit",
+                  "mots interdits", "evitar", "a evitar", "no usar", "no decir", "prohibido", "palabras prohibidas"]),
     ]
 
     static let ruleKeyTable: [String: RuleKey] = {

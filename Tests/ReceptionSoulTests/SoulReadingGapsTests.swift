@@ -148,4 +148,31 @@ struct SoulReadingGapsTests {
         let soul = try SoulParser.parse("# Dex\n\n## Voice\n\n\(line)\n", fileName: "SOUL.md")
         #expect(soul.traits.first { $0.name == trait }?.value == value, "\(line): \(soul.traits.map { "\($0.name)=\($0.value)" })")
     }
+
+    /// German, French and Spanish avoid lists: read as avoided, never as words to use (the
+    /// prompt told the model to use exactly the words a German author banned).
+    @Test func avoidListsInOtherLanguagesAreAvoided() throws {
+        let german = try SoulParser.parse("""
+        # Frau Lind
+
+        ## Stil
+
+        Höflich und knapp. Kurze Sätze. Keine Emojis.
+        Ich sage nie „mega“ oder „lol“.
+
+        ## Wortschatz
+
+        Vermeiden:
+        - krass
+        - Bock
+        """, fileName: "SOUL.md")
+        #expect(Set(german.vocabulary.avoid) == ["mega", "lol", "krass", "Bock"], "\(german.vocabulary.avoid)")
+        #expect(german.vocabulary.prefer.isEmpty, "\(german.vocabulary.prefer)")
+        #expect(german.emoji == .never, "Keine Emojis, in the line's last sentence")
+        #expect(!SoulPrompts().systemPrompt(soul: german).contains("Words you like to use"))
+        let french = try SoulParser.parse("# Margot\n\n## Vocabulaire\n\nÀ éviter :\n- « genre »\n- « trop stylé »\n", fileName: "SOUL.md")
+        #expect(french.vocabulary.avoid == ["genre", "trop stylé"] && french.vocabulary.prefer.isEmpty, "\(french.vocabulary)")
+        let spanish = try SoulParser.parse("# Lola\n\n## Palabras prohibidas\n\n- guay\n- mola\n", fileName: "SOUL.md")
+        #expect(spanish.vocabulary.avoid == ["guay", "mola"] && spanish.vocabulary.prefer.isEmpty, "\(spanish.vocabulary)")
+    }
 }
