@@ -142,8 +142,23 @@ public struct SoulCatalog: Sendable {
         (try? load("default")) ?? .plain
     }
 
-    /// The text of a built-in soul file, nil for `plain` (no file) or an unknown id.
-    public static func builtInText(_ id: String) -> String? { EmbeddedResources.souls[id + ".md"] }
+    /// The text of a built-in soul file, nil for an unknown id. `plain` has no file in Souls/:
+    /// its text here reads as `Soul.plain`, so every soul tool can open it (`soul show plain`
+    /// said "no such file or known soul" while listing it as known).
+    public static func builtInText(_ id: String) -> String? {
+        id == "plain" ? plainText : EmbeddedResources.souls[id + ".md"]
+    }
+
+    static let plainText = """
+    ---
+    name: plain
+    description: Neutral, direct, no flourishes.
+    emoji: none
+    ---
+    # plain
+
+    Neutral, direct, no flourishes.
+    """
 
     /// A built-in soul by id (`default`, `butler`…), without looking at any directory.
     public static func builtIn(_ id: String) -> Soul? {

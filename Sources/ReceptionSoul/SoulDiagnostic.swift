@@ -57,7 +57,7 @@ public enum SoulLinter {
         if let entry = catalog.entry(argument) {
             if let path = entry.path { return lint(contentsOf: URL(fileURLWithPath: path)) }
             if let text = SoulCatalog.builtInText(entry.id) { return lint(text: text, fileName: entry.id + ".md") }
-            return []  // `plain`: built in, without a file
+            return []  // a built-in soul without text (none today)
         }
         let known = catalog.entries().map(\.id).joined(separator: ", ")
         return [SoulDiagnostic(.error, file: argument, line: 1, message: "no such file or known soul (known: \(known))")]

@@ -33,6 +33,18 @@ struct SoulCommandsEndToEndTests {
         #expect(folderStatus == 1 && folderError.contains("is a soul folder; soul bench times one file"), "\(folderError)")
     }
 
+    /// `plain` is listed as known and works with --soul; every soul tool opens it too (they
+    /// said "no such file or known soul" while listing it).
+    @Test func everySoulToolOpensThePlainSoul() throws {
+        for tool in [["show"], ["preview", "--outcome", "complete"], ["prompt"], ["diff", "default"]] {
+            let (output, errors, status) = try PipedREPL.run(["soul", tool[0], "plain"] + tool.dropFirst(), input: "", separateErrors: true)
+            #expect(status == 0 && !errors.contains("no such file"), "\(tool): \(errors)")
+            #expect(!output.isEmpty, "\(tool)")
+        }
+        let (shown, _, _) = try PipedREPL.run(["soul", "show", "plain"], input: "", separateErrors: true)
+        #expect(shown.contains("name: plain") && shown.contains("emoji: none"), "\(shown)")
+    }
+
     @Test func soulListShowsALongNameWhole() throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-list-\(UUID().uuidString)")
         let souls = home.appendingPathComponent("config/reception/souls")
