@@ -407,7 +407,8 @@ private struct Analysis {
             if let verbosity = Verbosity(rawValue: value) { soul.verbosity = verbosity }
         }
         if let limit = deriver.maxSentences, let found = deriver.verbosity {
-            let overridden = setByFrontMatter.contains("length") || setByFrontMatter.contains("verbosity")
+            // `length` overrides it; `verbosity` only a limit that follows from a length word.
+            let overridden = setByFrontMatter.contains("length") || (setByFrontMatter.contains("verbosity") && !deriver.maxSentencesStated)
             traits.append(SoulTrait(name: "length", value: "at most \(limit) sentence\(limit == 1 ? "" : "s")", file: found.file, line: found.line, evidence: found.evidence, overridden: overridden))
             if !overridden { soul.length.maxSentences = limit }
         }

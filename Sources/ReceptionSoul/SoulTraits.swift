@@ -41,6 +41,9 @@ struct TraitDeriver {
 
     var verbosity: Found?
     var maxSentences: Int?
+    /// The prose states the count ("one sentence when possible"), rather than a length the
+    /// limit follows from: it holds even when the front matter sets `verbosity`.
+    var maxSentencesStated = false
     var formality: Found?
     var capitalization: Found?
     var emoji: Found?
@@ -136,8 +139,9 @@ struct TraitDeriver {
             }
         }
         if let value = verbosity?.value {
-            maxSentences = value == "one-sentence" ? 1 : value == "terse" ? 2 : value == "concise" ? 3 : nil
-            if value == "one-sentence" { verbosity!.value = "terse" }
+            maxSentences = value == "one-sentence" ? 1 : value == "terse" || value == "two-sentences" ? 2 : value == "concise" ? 3 : nil
+            maxSentencesStated = value == "one-sentence" || value == "two-sentences"
+            if maxSentencesStated { verbosity!.value = "terse" }
         }
 
         // Formality.
@@ -249,7 +253,7 @@ struct TraitDeriver {
         if lowered.fastContains("one or two sentences") || lowered.fastContains("one to two sentences") || lowered.fastContains("1-2 sentences")
             || lowered.fastContains("two sentences") && !lowered.fastContains("two sentences or more") {
             let at = words.firstIndex { $0 == "one" || $0 == "two" || $0 == "1-2" } ?? 0
-            return ("terse", negated(words, before: at))
+            return ("two-sentences", negated(words, before: at))
         }
         let one = lowered.fastContains("one sentence") || lowered.fastContains("one-liner") || lowered.fastContains("one liner")
             || lowered.fastContains("single sentence") || lowered.fastContains("ein satz") || lowered.fastContains("einem satz")

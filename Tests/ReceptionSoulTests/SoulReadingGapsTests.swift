@@ -175,4 +175,17 @@ struct SoulReadingGapsTests {
         let spanish = try SoulParser.parse("# Lola\n\n## Palabras prohibidas\n\n- guay\n- mola\n", fileName: "SOUL.md")
         #expect(spanish.vocabulary.avoid == ["guay", "mola"] && spanish.vocabulary.prefer.isEmpty, "\(spanish.vocabulary)")
     }
+
+    /// "One sentence when possible." holds when the front matter sets only `verbosity` (it was
+    /// marked overridden and answers ran to three sentences); `length` overrides it.
+    @Test func aStatedSentenceCountHoldsUnlessTheFrontMatterSetsLength() throws {
+        let body = "# Ada\n\n## Voice\n\nOne sentence when possible.\n"
+        let terse = try SoulParser.parse("---\nverbosity: terse\n---\n" + body, fileName: "SOUL.md")
+        #expect(terse.length.maxSentences == 1 && terse.traits.first { $0.name == "length" }?.overridden == false, "\(terse.length)")
+        let set = try SoulParser.parse("---\nlength:\n  max_sentences: 4\n---\n" + body, fileName: "SOUL.md")
+        #expect(set.length.maxSentences == 4 && set.traits.first { $0.name == "length" }?.overridden == true)
+        // A limit that only follows from a length word gives way to the front matter's verbosity.
+        let measured = try SoulParser.parse("---\nverbosity: detailed\n---\n# Ada\n\n## Voice\n\nShort answers.\n", fileName: "SOUL.md")
+        #expect(measured.length.maxSentences == nil, "\(measured.length)")
+    }
 }
