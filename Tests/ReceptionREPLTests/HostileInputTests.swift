@@ -181,4 +181,17 @@ struct MarkdownTableTests {
         let styled = MarkdownText.render(markdown, styled: true)
         #expect(!styled.contains("|---|") && styled.contains("\u{1B}[1m"), "the header is bold")
     }
+
+    /// The soul's findings title heads the findings in the REPL as in `soul preview` (the REPL
+    /// dropped it, so findings read as more items of the answer's own list).
+    @Test func theFindingsTitleHeadsTheFindings() async throws {
+        var soul = Soul(name: "titled")
+        soul.titles.findings = "What I have found"
+        soul.verbosity = .detailed
+        let backend = ScriptedBackend { _ in
+            [.event(.result(BackendResult(outcome: .complete, findings: [Finding(content: "Six hours a day.", source: "garden.md")], text: "Roses like sun.")))]
+        }
+        let (output, _, _) = await runREPL(["how much sun?"], backend: backend, middleware: [PersonalityMiddleware(store: SoulStore(soul))])
+        #expect(output.contains("What I have found\n  - Six hours a day."), "\(output)")
+    }
 }

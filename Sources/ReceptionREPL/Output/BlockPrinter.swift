@@ -29,7 +29,11 @@ public struct BlockPrinter: Sendable {
         case .error:
             return styled ? Style.red("✗ ") + body : "error: \(body)"
         case .finding:
-            return (styled ? Style.dim("  • ") : "  - ") + body
+            // The soul's findings title heads the first one, or the findings read as more items
+            // of the answer's own list.
+            let item = (styled ? Style.dim("  • ") : "  - ") + body
+            guard let title = block.title else { return item }
+            return (styled ? Style.bold(title) : title) + "\n" + item
         case .intervention:
             // A soul may put the label inside the text (an "inline" card): then there is no title.
             guard let label = block.title else { return styled ? Style.yellow("┃ ") + body : body }
