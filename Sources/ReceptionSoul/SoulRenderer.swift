@@ -166,7 +166,7 @@ public struct SoulRenderer: Sendable {
         if let note = framing?.note ?? defaults.note, !note.isEmpty, outcome != .inconclusive || !plain.isEmpty || !followups.interventions.isEmpty {
             blocks.append(DisplayBlock(role: .note, markdown: own(note)))
         }
-        if let note = leftOut.note(template: soul.length.omittedNote ?? DefaultVoice.omittedNote) {
+        if let note = leftOut.note(template: soul.length.omittedNote ?? DefaultVoice.omittedNote, words: VoiceDefaults.leftOutWords(language: soul.language)) {
             blocks.append(DisplayBlock(role: .note, markdown: own(note)))
         }
         if let signOff = soul.signOff, !signOff.isEmpty {
@@ -245,13 +245,13 @@ struct LeftOut {
     var findings = 0
     var followups = 0
 
-    func note(template: String) -> String? {
+    func note(template: String, words: VoiceDefaults.LeftOutWords = .english) -> String? {
         var parts: [String] = []
-        if sentences > 0 { parts.append("\(sentences) \(sentences == 1 ? "sentence" : "sentences") of the summary") }
-        if findings > 0 { parts.append("\(findings) \(findings == 1 ? "finding" : "findings")") }
-        if followups > 0 { parts.append("\(followups) \(followups == 1 ? "follow-up" : "follow-ups")") }
+        if sentences > 0 { parts.append(words.sentences(sentences)) }
+        if findings > 0 { parts.append(words.findings(findings)) }
+        if followups > 0 { parts.append(words.followups(followups)) }
         guard !parts.isEmpty else { return nil }
-        let phrase = parts.count == 1 ? parts[0] : parts.dropLast().joined(separator: ", ") + " and " + parts.last!
+        let phrase = parts.count == 1 ? parts[0] : parts.dropLast().joined(separator: words.comma) + words.and + parts.last!
         return template.replacingOccurrences(of: "{left_out}", with: phrase)
     }
 }

@@ -123,6 +123,57 @@ enum VoiceDefaults {
                             .scoping: t("这件事分几部分", "這件事分幾部分"), .education: t("小知识", "小知識")])
     }
 
+    /// How the note about what a length limit cut is said: its template and the counted parts.
+    struct LeftOutWords: Sendable {
+        var template: String
+        var sentences: @Sendable (Int) -> String
+        var findings: @Sendable (Int) -> String
+        var followups: @Sendable (Int) -> String
+        var comma = ", "
+        var and: String
+
+        static let english = LeftOutWords(
+            template: DefaultVoice.omittedNote,
+            sentences: { "\($0) \($0 == 1 ? "sentence" : "sentences") of the summary" },
+            findings: { "\($0) \($0 == 1 ? "finding" : "findings")" },
+            followups: { "\($0) \($0 == 1 ? "follow-up" : "follow-ups")" }, and: " and ")
+    }
+
+    /// The left-out note's words for a language (English for one it does not know).
+    static func leftOutWords(language: String) -> LeftOutWords {
+        let lowered = language.lowercased()
+        switch lowered.split(separator: "-").first.map(String.init) ?? "en" {
+        case "de":
+            return LeftOutWords(template: "Der Kürze halber weggelassen: {left_out}.",
+                                sentences: { "\($0) \($0 == 1 ? "Satz" : "Sätze") der Zusammenfassung" },
+                                findings: { "\($0) \($0 == 1 ? "Fund" : "Funde")" },
+                                followups: { "\($0) \($0 == 1 ? "Anschlussfrage" : "Anschlussfragen")" }, and: " und ")
+        case "fr":
+            return LeftOutWords(template: "Omis par souci de concision : {left_out}.",
+                                sentences: { "\($0) \($0 == 1 ? "phrase" : "phrases") du résumé" },
+                                findings: { "\($0) \($0 == 1 ? "constat" : "constats")" },
+                                followups: { "\($0) \($0 == 1 ? "question de suivi" : "questions de suivi")" }, and: " et ")
+        case "es":
+            return LeftOutWords(template: "Omitido por brevedad: {left_out}.",
+                                sentences: { "\($0) \($0 == 1 ? "frase" : "frases") del resumen" },
+                                findings: { "\($0) \($0 == 1 ? "hallazgo" : "hallazgos")" },
+                                followups: { "\($0) \($0 == 1 ? "pregunta de seguimiento" : "preguntas de seguimiento")" }, and: " y ")
+        case "ja":
+            return LeftOutWords(template: "簡潔にするため省略：{left_out}。",
+                                sentences: { "要約の\($0)文" }, findings: { "調査結果\($0)件" }, followups: { "質問候補\($0)件" },
+                                comma: "、", and: "、")
+        case "zh":
+            let traditional = lowered.hasSuffix("tw") || lowered.hasSuffix("hk") || lowered.hasSuffix("hant")
+            return LeftOutWords(template: traditional ? "為求簡潔，省略了：{left_out}。" : "为求简洁，省略了：{left_out}。",
+                                sentences: { "摘要中的\($0)句" },
+                                findings: { traditional ? "\($0)條發現" : "\($0)条发现" },
+                                followups: { traditional ? "\($0)個後續問題" : "\($0)个后续问题" },
+                                comma: "、", and: traditional ? "和" : "和")
+        default:
+            return .english
+        }
+    }
+
     /// The soul as the renderer uses it: every knob the soul leaves unset filled with the
     /// wording for its language and register, and its derived habits (opener, hedging,
     /// exclamation marks, favourite emoji, refusal) applied to the framing.
@@ -155,6 +206,8 @@ enum VoiceDefaults {
         if let refusal = soul.refusal, result.interventions["pushback"]?.label == nil {
             result.interventions["pushback", default: InterventionStyle()].label = refusal
         }
+        // The note naming what a length limit cut, in the soul's language.
+        if result.length.omittedNote == nil { result.length.omittedNote = leftOutWords(language: soul.language).template }
         if let wording {
             if result.confidence.medium == nil { result.confidence.medium = wording.medium }
             if result.confidence.low == nil { result.confidence.low = wording.low }

@@ -1,3 +1,4 @@
+import ReceptionCore
 import Testing
 @testable import ReceptionSoul
 
@@ -187,5 +188,17 @@ struct SoulReadingGapsTests {
         // A limit that only follows from a length word gives way to the front matter's verbosity.
         let measured = try SoulParser.parse("---\nverbosity: detailed\n---\n# Ada\n\n## Voice\n\nShort answers.\n", fileName: "SOUL.md")
         #expect(measured.length.maxSentences == nil, "\(measured.length)")
+    }
+
+    /// A German soul's framing is German everywhere: the note on what a limit cut (it stayed
+    /// "Left out for brevity: …"), and the leads its prompt quotes (they were English).
+    @Test func aGermanSoulsLeftOutNoteAndPromptAreGerman() throws {
+        let soul = try SoulParser.parse("---\nlanguage: de\nlength:\n  max_sentences: 1\n---\n# Lind\n\nEine Bibliothekarin.\n", fileName: "SOUL.md")
+        let blocks = SoulRenderer(soul: soul).render(.result(BackendResult(outcome: .complete, text: "Erster Satz. Zweiter Satz. Dritter Satz.")), trustLevel: 1)
+        let text = blocks.map(\.markdown).joined(separator: "\n")
+        #expect(text.contains("Der Kürze halber weggelassen: 2 Sätze der Zusammenfassung."), "\(text)")
+        #expect(!text.contains("Left out"), "\(text)")
+        let prompt = SoulPrompts().systemPrompt(soul: soul)
+        #expect(!prompt.contains("This is the best answer available."), "the English lead in a German soul's prompt")
     }
 }

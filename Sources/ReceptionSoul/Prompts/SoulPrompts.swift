@@ -81,7 +81,8 @@ public struct SoulPrompts: Sendable {
         context["text"] = text
         context["has_outcome"] = outcome != nil
         if let outcome {
-            let style = soul.outcomes[outcome.rawValue] ?? OutcomeStyle()
+            // The framing the renderer uses: in the soul's language and register.
+            let style = VoiceDefaults.effective(soul).outcomes[outcome.rawValue] ?? OutcomeStyle()
             let defaults = DefaultVoice.outcome(outcome)
             let lead = style.lead ?? defaults.lead ?? ""
             let note = style.note ?? defaults.note ?? ""
@@ -97,9 +98,12 @@ public struct SoulPrompts: Sendable {
     // MARK: Contexts
 
     static func soulContext(_ soul: Soul) -> [String: Any] {
+        // The framing as the renderer says it, in the soul's language and register (a German
+        // soul's prompt quoted the English leads while its answers opened in German).
+        let framed = VoiceDefaults.effective(soul)
         var outcomes: [[String: Any]] = []
         for outcome in Outcome.knownCases {
-            let style = soul.outcomes[outcome.rawValue] ?? OutcomeStyle()
+            let style = framed.outcomes[outcome.rawValue] ?? OutcomeStyle()
             let defaults = DefaultVoice.outcome(outcome)
             let lead = style.lead ?? defaults.lead ?? ""
             let note = style.note ?? defaults.note ?? ""
@@ -107,12 +111,12 @@ public struct SoulPrompts: Sendable {
                              "has_framing": !lead.isEmpty || !note.isEmpty, "has_both": !lead.isEmpty && !note.isEmpty])
         }
         let interventions: [[String: Any]] = InterventionType.knownCases.map { type in
-            ["type": type.rawValue, "label": soul.interventions[type.rawValue]?.label ?? DefaultVoice.interventionLabel(type)]
+            ["type": type.rawValue, "label": framed.interventions[type.rawValue]?.label ?? DefaultVoice.interventionLabel(type)]
         }
         // An assertive persona does not hedge when fairly sure (the renderer drops that hedge
         // too): the prompt must not ask for one in the line after "do not hedge".
-        let medium = soul.confidence.medium ?? (soul.hedging == .assertive ? "" : DefaultVoice.hedge(.medium))
-        let low = soul.confidence.low ?? DefaultVoice.hedge(.low)
+        let medium = framed.confidence.medium ?? (soul.hedging == .assertive ? "" : DefaultVoice.hedge(.medium))
+        let low = framed.confidence.low ?? DefaultVoice.hedge(.low)
         // The persona in its own words: the main file, then its companions (STYLE.md, example
         // files), each bounded so an odd file cannot swamp the prompt.
         func bounded(_ text: String, _ limit: Int) -> String {
@@ -160,7 +164,7 @@ public struct SoulPrompts: Sendable {
             "confidence": ["has_medium": !medium.isEmpty, "medium": medium, "has_low": !low.isEmpty, "low": low,
                            "high_threshold": soul.confidence.highThreshold, "low_threshold": soul.confidence.lowThreshold] as [String: Any],
             "interventions": interventions,
-            "followups": ["title": soul.followups.title ?? DefaultVoice.followupsTitle, "style": soul.followups.style.rawValue],
+            "followups": ["title": framed.followups.title ?? DefaultVoice.followupsTitle, "style": soul.followups.style.rawValue],
             "vocabulary": [
                 "has_prefer": !soul.vocabulary.prefer.isEmpty, "prefer": soul.vocabulary.prefer,
                 "has_avoid": !soul.vocabulary.avoid.isEmpty, "avoid": soul.vocabulary.avoid,
