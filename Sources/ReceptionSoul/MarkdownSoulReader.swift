@@ -341,7 +341,9 @@ struct MarkdownSoulReader {
                trimmed != "---", trimmed != "***", !trimmed.hasPrefix("**") || !trimmed.hasSuffix(":**"),
                !Self.isAboutTheFiles(trimmed), !Self.instructs(Self.plainText(trimmed)) {
                 voiceToneTaken = true
-                let plain = Self.plainText(trimmed)
+                // The paragraph, not the line: hard-wrapped prose cut the tone at the line break
+                // ("Dry, patient and").
+                let plain = Self.plainText(paragraph(from: index))
                 if tone == nil, let sentence = Sentences.toneSentences(plain), sentence.count <= 100 { tone = sentence; toneLine = firstLine + index }
             }
             // "## Vibe" followed by a list ("- Sharp but friendly"): its first item is the tone
@@ -951,6 +953,21 @@ struct MarkdownSoulReader {
         return nil
     }
 
+    /// The line at `index` and the lines its paragraph goes on in (hard-wrapped prose), joined
+    /// by spaces: up to a blank line, a heading, a list item, a quote, a table or a fence.
+    func paragraph(from index: Int) -> String {
+        var parts = [lines[index].trimmedSpaces]
+        var position = index + 1
+        while position < lines.count, parts.count < 20 {
+            let next = lines[position].trimmedSpaces
+            if next.isEmpty || Self.heading(lines[position]) != nil || Self.isListItem(next) || next.hasPrefix(">") || next.hasPrefix("|")
+                || next.hasPrefix("```") || next == "---" || (position < roles.count && roles[position] == .ignored) { break }
+            parts.append(next)
+            position += 1
+        }
+        return parts.joined(separator: " ")
+    }
+
     /// The first sentence of the first paragraph after a heading, and the line it starts on.
     func firstParagraph(after headingIndex: Int?) -> (String, Int)? {
         let start = (headingIndex ?? -1) + 1
@@ -972,7 +989,12 @@ struct MarkdownSoulReader {
         }
         guard !paragraph.isEmpty else { return nil }
         let plain = Self.plainText(paragraph.joined(separator: " "))
-        guard var sentence = Sentences.firstSentence(plain), sentence.count <= 200 else { return nil }
+        guard var sentence = Sentences.firstSentence(plain) else { return nil }
+        // A long first sentence is cut at a word, not dropped (the description went missing).
+        if sentence.count > 200 {
+            let head = sentence.prefix(200)
+            sentence = String(head[..<(head.lastIndex(of: " ") ?? head.endIndex)]).trimmingScalars(in: " ,;:—–-") + "…"
+        }
         // An epigraph's first sentence ("> \"I'm a builder at heart. I did …\""): its opening
         // quotation mark would be left unclosed.
         for (open, close) in [("\"", "\""), ("“", "”"), ("„", "“"), ("«", "»")] where sentence.hasPrefix(open) && !sentence.dropFirst().contains(close) {

@@ -108,10 +108,11 @@ struct TraitDeriver {
 
                 // Habits: the persona's own words.
                 guard role == .prose || role == .goodExample, !Self.isRuleLine(trimmed) else { continue }
+                let continues = Self.continues(source, at: index, role: role)
                 if role == .goodExample {
-                    goodStats.add(trimmed, found: found, language: language)
+                    goodStats.add(trimmed, found: found, language: language, continues: continues)
                 } else if role == .prose {
-                    proseStats.add(trimmed, found: found, language: language)
+                    proseStats.add(trimmed, found: found, language: language, continues: continues)
                 }
             }
         }
@@ -445,6 +446,19 @@ struct TraitDeriver {
     }
 
     /// "**Emojis:** …", "Capitalization: …": a rule the reader already applies, not the persona's voice.
+    /// The line's sentence goes on in the next line (hard-wrapped prose): no end mark here, and
+    /// the next line is more of the same paragraph, not a list item, heading, table or blank.
+    /// Wrapped or not, the same text must measure alike.
+    static func continues(_ source: Source, at index: Int, role: MarkdownSoulReader.LineRole) -> Bool {
+        let trimmed = source.lines[index].trimmedSpaces
+        guard let last = trimmed.last, !".!?。！？:：".contains(last), !trimmed.hasPrefix("#"), !trimmed.hasPrefix("|"),
+              index + 1 < min(source.lines.count, maxLines) else { return false }
+        let next = source.lines[index + 1].trimmedSpaces
+        let nextRole = index + 1 < source.roles.count ? source.roles[index + 1] : .prose
+        return !next.isEmpty && nextRole == role && !MarkdownSoulReader.isListItem(next) && !next.hasPrefix("#") && !next.hasPrefix("|")
+            && next.hasPrefix(">") == trimmed.hasPrefix(">")
+    }
+
     static func isRuleLine(_ trimmed: String) -> Bool {
         MarkdownSoulReader.rule(trimmed) != nil
     }
@@ -481,6 +495,8 @@ struct TraitDeriver {
         var firstEmoji: Found?
         var firstExclamation: Found?
         var firstHedge: Found?
+        /// The last line added ended mid-sentence (hard-wrapped): the next one does not start one.
+        var midSentence = false
 
         static let slangWords: Set<Substring> = ["gonna", "wanna", "gotta", "kinda", "sorta", "yeah", "yep", "nope", "lol", "lmao", "tbh", "ngl", "imo",
                                                  "lfg", "dude", "bro", "y'all", "ya", "nah", "omg", "btw", "fr", "vibe", "vibes", "legit", "super",
@@ -499,7 +515,9 @@ struct TraitDeriver {
             return true
         }
 
-        mutating func add(_ trimmed: String, found: (String) -> Found, language: String) {
+        mutating func add(_ trimmed: String, found: (String) -> Found, language: String, continues: Bool = false) {
+            let startsMidSentence = midSentence
+            midSentence = false
             var text = trimmed
             if text.hasPrefix(">") { text = String(text.dropFirst()).trimmedSpaces }
             var isShortItem = false
@@ -516,7 +534,7 @@ struct TraitDeriver {
             let countsEmoji = !ProseWords.containsEmoji(text) || !["never", "no ", "don't", "avoid", "not ", "ban", "nie ", "kein", "nicht", "禁止", "使わない"].contains { text.lowercased().fastContains($0) }
             // Sentences and their lengths (CJK: about two characters a word).
             var sentenceCount = 0
-            var atStart = true
+            var atStart = !startsMidSentence
             var previous: Character = " ", beforePrevious: Character = " "
             var cjk = 0
             for character in text {
@@ -551,9 +569,11 @@ struct TraitDeriver {
                 beforePrevious = previous
                 previous = character
             }
-            if let last = text.last, !"。！？".contains(last) { sentenceCount += 1 }
+            if let last = text.last, !"。！？".contains(last) {
+                if continues && !".!?".contains(last) { midSentence = true } else { sentenceCount += 1 }
+            }
             let lowered = text.lowercased()
-            let tokens = TraitDeriver.words(lowered)
+            let tokens = TraitDeriver.words(lowered).filter { $0 != "." }
             if isShortItem { return }
             sentences += sentenceCount
             words += tokens.count + cjk / 2

@@ -201,4 +201,31 @@ struct SoulReadingGapsTests {
         let prompt = SoulPrompts().systemPrompt(soul: soul)
         #expect(!prompt.contains("This is the best answer available."), "the English lead in a German soul's prompt")
     }
+
+    /// Hard-wrapped prose reads as the same prose on one line: the tone is the sentence, not
+    /// the first line of it, and a line break inside a sentence is no sentence end (wrapped,
+    /// the same text measured "concise"; on one line, "balanced").
+    @Test func hardWrappedProseReadsAsItsParagraphs() throws {
+        let wrapped = try SoulParser.parse("# Hale\n\nA historian.\n\n## Voice\n\nDry, patient and\nslightly mischievous. He likes tea.\n", fileName: "SOUL.md")
+        #expect(wrapped.tone == "Dry, patient and slightly mischievous.", "\(wrapped.tone ?? "nil")")
+        let sentences = [
+            "The keeper of the lighthouse answers every question about the coast with the patience of someone who has watched the same tide come in for forty years",
+            "She knows the name of every rock, every wreck and every family along the shore, and she will tell you about them if you let her talk long enough",
+            "Ask her about the weather and you will hear about the storm of nineteen sixty two, the boats that were lost and the ones that came home against the odds",
+            "She never hurries an answer, because in her experience the people who hurry are the ones who end up on the rocks when the fog comes down without warning",
+        ].map { $0 + "." }
+        let oneLine = "# Keeper\n\n## Voice\n\n" + sentences.joined(separator: " ") + "\n"
+        var folded = "# Keeper\n\n## Voice\n\n"
+        var line = ""
+        for word in sentences.joined(separator: " ").split(separator: " ") {
+            if line.count + word.count + 1 > 72 { folded += line + "\n"; line = "" }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        folded += line + "\n"
+        let (a, b) = (try SoulParser.parse(oneLine, fileName: "SOUL.md"), try SoulParser.parse(folded, fileName: "SOUL.md"))
+        #expect(a.verbosity == b.verbosity && a.length.maxSentences == b.length.maxSentences, "one line \(a.verbosity), wrapped \(b.verbosity)")
+        // A first sentence too long for a description is cut at a word, not dropped.
+        let long = try SoulParser.parse("# Keeper\n\n" + sentences.prefix(2).joined(separator: " ").replacingOccurrences(of: ".", with: ",") + " and that is all.\n", fileName: "SOUL.md")
+        #expect(long.summary?.hasSuffix("…") == true && (long.summary?.count ?? 0) <= 201, "\(long.summary ?? "nil")")
+    }
 }
