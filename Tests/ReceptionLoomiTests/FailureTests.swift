@@ -7,6 +7,20 @@ import Testing
 
 @Suite("Loomi: phase two failing, retry, keys")
 struct FailureTests {
+    /// "/recipe 1" is card 1 of the last answer: when that card did not load, it is said, not
+    /// the freshest recipe of the same id from another session (ids are numbered per session).
+    @Test func aCardThatDidNotLoadIsNotAnotherSessionsRecipe() async throws {
+        try await withLoomi { loomi in
+            _ = try await collect(loomi.backend.submit(search("vegan cheesecake", session: "session-earlier")))
+            await loomi.server.server.failRecipeCalls(100)
+            let final = try #require(result(in: try await collect(loomi.backend.submit(search("pasta", session: "session-now")))))
+            #expect(final.text.contains("1. Not loaded yet (session_recipe_001)"), "\(final.text)")
+            let first = try await loomi.command("/recipe", ["1"])
+            #expect(first.hasPrefix("Recipe 1 of the last answer (`session_recipe_001`) did not load"), "\(first)")
+            #expect(!first.contains("Cheesecake"), "another session's recipe: \(first)")
+        }
+    }
+
     @Test func aFailedRecipeCallKeepsTheAnswerAndRetryLoadsTheRest() async throws {
         try await withLoomi { loomi in
             await loomi.server.server.failRecipeCalls(100)

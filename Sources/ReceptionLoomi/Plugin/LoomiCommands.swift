@@ -51,10 +51,21 @@ public struct LoomiCommands: Sendable {
         guard let cache = backend.cache else { return cacheProblem ?? "This session has no recipe cache." }
         let last = backend.lastAnswer
         var id = wanted
-        if let number = Int(wanted), let last, number >= 1, number <= last.ids.count { id = last.ids[number - 1] }
+        var ofLastAnswer = false
+        if let number = Int(wanted), let last, number >= 1, number <= last.ids.count { id = last.ids[number - 1]; ofLastAnswer = true }
         let found: LoomiCache.Recipe?
         do {
-            found = try cache.lookup(id: id, preferring: last?.sessionID)
+            // "The Nth recipe of the last answer" is that answer's session's, or none: ids are
+            // numbered per session, and the freshest of that id was another search's recipe
+            // (another server's, even) when this card had not loaded.
+            if ofLastAnswer, let last {
+                found = try cache.recipe(id: id, sessionID: last.sessionID)
+                guard found != nil else {
+                    return "Recipe \(wanted) of the last answer (`\(RecipeRecord.clip(id, to: 100))`) did not load, so it is not cached. /recipes retry loads it."
+                }
+            } else {
+                found = try cache.lookup(id: id, preferring: last?.sessionID)
+            }
         } catch {
             return "The recipe cache \(cache.path) cannot be read: \(error)"
         }
