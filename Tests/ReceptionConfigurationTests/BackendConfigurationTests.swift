@@ -195,5 +195,27 @@ struct BackendConfigurationTests {
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
         #expect(try profile.secret("api_key", environment: environment) == "s3cret")
+        // Through a link, the file it points to counts.
+        let link = directory.appendingPathComponent("link").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        #expect(try BackendProfile(name: "p", kind: "echo", values: ["api_key": .secretFromFile(link)]).secret("api_key", environment: environment) == "s3cret")
+    }
+
+    /// A directory named as a key file is said to be one, not given "chmod 600" advice and then
+    /// Foundation's "NSCocoaErrorDomain Code=256".
+    @Test func aSecretFileThatIsADirectoryIsSaidPlainly() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-secret-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let profile = BackendProfile(name: "p", kind: "echo", values: ["api_key": .secretFromFile(directory.path)])
+        for mode in [0o755, 0o700] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: directory.path)
+            do {
+                _ = try profile.secret("api_key", environment: .standard(["HOME": directory.path]))
+                Issue.record("a directory is no key file")
+            } catch {
+                #expect("\(error)".contains("the api_key file \(directory.path) is a directory") && !"\(error)".contains("chmod") && !"\(error)".contains("NSCocoa"), "\(error)")
+            }
+        }
     }
 }
