@@ -24,7 +24,11 @@ public final class TimepointBackend: Backend {
         self.client = client
         descriptor = BackendDescriptor(
             name: name, summary: "TIMEPOINT Flash at \(RedactedURL.display(client.configuration.baseURL)): historical scenes, character chat, time travel",
-            capabilities: [.progress, .cancellation],
+            // No `.cancellation`: the server has no call to stop a generation, so Ctrl-C only
+            // stops Reception waiting, and the scene is still made and charged. Declaring it
+            // made the REPL say "Cancelled (asked the backend to cancel …)" over a scene that
+            // went on; without it the REPL says the task may still run on the backend.
+            capabilities: [.progress],
             endpoint: client.configuration.baseURL)
     }
 
