@@ -540,7 +540,7 @@ public actor REPL {
     }
 
     func say(_ markdown: String) {
-        if console.mode == .json { console.line(EventJSON.message("output", markdown).line) } else { console.line(MarkdownText.render(markdown, styled: console.mode == .styled)) }
+        if console.mode == .json { console.line(EventJSON.message("output", markdown).line) } else { console.line(MarkdownText.render(markdown, styled: console.mode == .styled, width: console.columns)) }
     }
 
     func style(dim text: String) -> String { console.mode == .styled ? Style.dim(text) : text }

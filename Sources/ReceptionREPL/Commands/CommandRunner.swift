@@ -53,7 +53,7 @@ extension REPL {
                 if console.mode == .json {
                     console.line(EventJSON.message("output", TerminalText.clean(markdown)).line)
                 } else {
-                    console.line(MarkdownText.render(markdown, styled: console.mode == .styled))
+                    console.line(MarkdownText.render(markdown, styled: console.mode == .styled, width: console.columns))
                 }
             }, plain: { text in
                 console.line(console.mode == .json ? EventJSON.message("output", TerminalText.clean(text)).line : TerminalText.clean(text))

@@ -80,6 +80,9 @@ public final class Console: Sendable {
 
     /// Writes text followed by a newline, clearing the spinner first. On a terminal, long
     /// lines are word-wrapped to its current width (JSON and piped text are left alone).
+    /// The terminal's width in columns; 0 when standard output is no terminal (or in JSON mode).
+    public var columns: Int { mode == .json ? 0 : Int(reception_terminal_columns(STDOUT_FILENO)) }
+
     /// `hanging`: where wrapped lines continue (a table's second column).
     public func line(_ text: String = "", hanging: Int? = nil) {
         let columns = mode == .json ? 0 : Int(reception_terminal_columns(STDOUT_FILENO))

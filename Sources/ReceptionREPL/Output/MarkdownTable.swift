@@ -5,8 +5,11 @@ enum MarkdownTable {
     static func isRow(_ trimmed: String) -> Bool { trimmed.hasPrefix("|") && trimmed.count > 1 }
 
     /// The rows drawn with padded columns; the header (the row before a `|---|` line) is bold
-    /// and underlined by a rule when styled.
-    static func render(_ lines: [String], styled: Bool) -> [String] {
+    /// and underlined by a rule when styled. With a `width` (the terminal's), the widest
+    /// columns give up room, their cells cut with "…", until a row fits: a wider table wrapped
+    /// every row onto a second line under nothing. Padding counts display columns (a CJK
+    /// character takes two).
+    static func render(_ lines: [String], styled: Bool, width: Int = 0) -> [String] {
         var rows: [[String]] = []
         var headerCount = 0
         for line in lines {
@@ -15,18 +18,30 @@ enum MarkdownTable {
                 if headerCount == 0 { headerCount = rows.count }
                 continue
             }
-            rows.append(cells.map { MarkdownText.inline($0, styled: styled) })
+            rows.append(cells)
         }
         guard let columns = rows.map(\.count).max(), columns > 0 else { return [] }
+        let plain = rows.map { $0.map { MarkdownText.inline($0, styled: false) } }
         var widths = Array(repeating: 0, count: columns)
-        for row in rows {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TextWrap.visibleLength(cell)) }
+        for row in plain {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TerminalWidth.of(cell)) }
+        }
+        if width > 0 {
+            var total = widths.reduce(0, +) + 2 * (columns - 1)
+            while total > width - 1, let widest = widths.indices.filter({ widths[$0] > 8 }).max(by: { widths[$0] < widths[$1] }) {
+                widths[widest] -= 1
+                total -= 1
+            }
         }
         var output: [String] = []
         for (rowIndex, row) in rows.enumerated() {
             let padded = (0..<columns).map { index -> String in
-                let cell = index < row.count ? row[index] : ""
-                let pad = String(repeating: " ", count: widths[index] - TextWrap.visibleLength(cell))
+                guard index < row.count else { return String(repeating: " ", count: widths[index]) }
+                let text = plain[rowIndex][index]
+                let cut = TerminalWidth.of(text) > widths[index]
+                // A cut cell is shown plain: its styling's escape sequences cannot be cut.
+                let cell = cut ? TerminalWidth.truncate(text, to: widths[index]) : MarkdownText.inline(row[index], styled: styled)
+                let pad = String(repeating: " ", count: max(0, widths[index] - TerminalWidth.of(cut ? cell : text)))
                 return cell + pad
             }
             var line = padded.joined(separator: "  ")

@@ -5,7 +5,8 @@ import ReceptionCore
 public enum MarkdownText {
     /// The text is cleaned of escape sequences and control characters first (see
     /// `TerminalText`): Markdown reaching here may come from a server or a soul file.
-    public static func render(_ markdown: String, styled: Bool) -> String {
+    /// `width`: the terminal's columns (0 when unknown), which tables are fitted to.
+    public static func render(_ markdown: String, styled: Bool, width: Int = 0) -> String {
         var output: [String] = []
         var inFence = false
         var table: [String] = []
@@ -16,7 +17,7 @@ public enum MarkdownText {
                 continue
             }
             if !table.isEmpty {
-                output += MarkdownTable.render(table, styled: styled)
+                output += MarkdownTable.render(table, styled: styled, width: width)
                 table = []
             }
             if trimmed.hasPrefix("```") {
@@ -40,7 +41,7 @@ public enum MarkdownText {
                 output.append(inline(line, styled: styled))
             }
         }
-        if !table.isEmpty { output += MarkdownTable.render(table, styled: styled) }
+        if !table.isEmpty { output += MarkdownTable.render(table, styled: styled, width: width) }
         return output.joined(separator: "\n")
     }
 
