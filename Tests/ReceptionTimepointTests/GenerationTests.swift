@@ -104,6 +104,24 @@ struct GenerationTests {
         }
     }
 
+    /// A stream cut after the server began answering is "lost mid-answer", not "cannot reach"
+    /// (the server was there, and a generation may have been charged).
+    @Test func aStreamCutMidAnswerIsSaidToBeLost() async throws {
+        try await withTimepoint { rig in
+            let backend = TimepointBackend(client: rig.client)
+            var failure: String?
+            do {
+                for try await event in backend.submit(ReceptionRequest(text: "a dropped line, 1876", trustLevel: 1)) {
+                    if case .failure(let f) = event { failure = f.message }
+                }
+            } catch {
+                failure = "\(error)"
+            }
+            let text = try #require(failure)
+            #expect(text.contains("was lost mid-answer") && !text.contains("Cannot reach"), "\(text)")
+        }
+    }
+
     @Test func theBackendMeetsTheConformanceSuiteAgainstTheReferenceServer() async throws {
         try await withTimepoint { rig in
             let backend = TimepointBackend(client: rig.client)

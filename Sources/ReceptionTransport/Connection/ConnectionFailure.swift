@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import ReceptionCore
@@ -44,6 +45,8 @@ public enum ConnectionFailure {
             if let first = error.connectionErrors.first { return describe(first.error) }
         }
         if let error = error as? IOError { return SocketErrorText.describe(errno: error.errnoCode) }
+        // The body stopped before its end: the server was there and had begun to answer.
+        if let error = error as? HTTPParserError, error == .invalidEOFState { return BackendError.lostMidAnswer }
         if let error = error as? NIOTooManyBytesError { return "the answer is larger than \(error.maxBytes.map(String.init) ?? "the limit") bytes" }
         if let error = error as? ChannelError, case .connectTimeout = error { return "connection timed out" }
         if isTLSFailure(error) { return describeTLS(error) }
