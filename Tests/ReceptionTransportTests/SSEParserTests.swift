@@ -77,6 +77,8 @@ import Testing
         // TIMEPOINT Flash: the words in `error`, a null `detail` beside them (not the text "null").
         let timepoint = Data(#"{"error":"Insufficient credits. This operation costs 5 credits.","detail":null}"#.utf8)
         #expect(HTTPTransport.errorDetail(status: 402, body: timepoint, contentType: "application/json") == "Insufficient credits. This operation costs 5 credits.")
+        // `{"message": …}` (another server answering a wrong URL): the words, not the JSON.
+        #expect(HTTPTransport.errorDetail(status: 404, body: Data(#"{"message":"Not Found"}"#.utf8), contentType: "application/json") == "Not Found")
     }
 }
 

@@ -232,6 +232,8 @@ public final class HTTPTransport: Sendable {
             case nil: break
             }
             if let message = value["error"]?["message"]?.stringValue ?? value["error"]?.stringValue { return message }
+            // `{"message": "Not Found"}` (Express, Hummingbird and others): the words, not the JSON.
+            if let message = value["message"]?.stringValue, !message.isEmpty { return message }
         }
         let text = String(decoding: body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if !text.isEmpty { return text }
