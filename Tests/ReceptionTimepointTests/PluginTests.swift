@@ -45,4 +45,20 @@ struct PluginTests {
             await #expect(throws: BackendError.self) { _ = try await TimepointPlugin.connect(configuration, name: "tp") }
         }
     }
+
+    /// A URL where something answers, but not TIMEPOINT's API (a path too many): the URL and
+    /// what it should be are said, not "Not found: {\"message\":…}".
+    @Test func aURLWithoutTheAPINamesItself() async throws {
+        try await withTimepoint(signedIn: false) { rig in
+            var configuration = rig.client.configuration
+            configuration.baseURL += "/api/v1"
+            do {
+                let connection = try await TimepointPlugin.connect(configuration, name: "tp")
+                await connection.shutdown()
+                Issue.record("a URL with /api/v1 must be refused")
+            } catch {
+                #expect("\(error)".contains("The server at \(configuration.baseURL) has no TIMEPOINT API") && "\(error)".contains("without /api/v1"), "\(error)")
+            }
+        }
+    }
 }

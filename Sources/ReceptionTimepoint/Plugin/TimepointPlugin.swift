@@ -67,6 +67,11 @@ public enum TimepointPlugin {
         let backend = TimepointBackend(client: client, name: name)
         do {
             _ = try await client.costs()
+        } catch TimepointError.notFound(let words) {
+            // Something answers there, but not TIMEPOINT's API: name the URL and what it should be.
+            await client.shutdown()
+            let url = RedactedURL.display(configuration.baseURL)
+            throw TimepointError.unavailable("The server at \(url) has no TIMEPOINT API: GET /api/v1/credits/costs answered 404 (\(words)). Is \(url) TIMEPOINT Flash's base URL (its root, without /api/v1)?")
         } catch {
             await client.shutdown()
             throw error
