@@ -104,7 +104,7 @@ struct CodexCommands: Sendable {
                     if first {
                         backend.select(workerID)
                         output.plain(CodexFormatting.workerLine(worker))
-                        output.plain("Live timeline (the last \(min(backlog, worker.latestSeq)) events first). Ctrl-C returns to the prompt; messages you type go to this worker.")
+                        output.plain("Live timeline (the last \(min(backlog, worker.latestSeq)) events first). Ctrl-C returns to the prompt, where messages you type go to this worker (what is typed during the watch is not sent).")
                         first = false
                     } else {
                         output.plain("Worker now: \(CodexFormatting.workerLine(worker))")
