@@ -8,6 +8,16 @@ struct FridayTerminalTests {
     static let prompt = "› "
 
     /// Starts the reference server on a free port; returns the process and its WebSocket URL.
+    /// A fresh home whose configuration has a profile "fri" for the server at `url`.
+    static func home(withProfileFor url: String) throws -> URL {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
+        let config = home.appendingPathComponent("config/reception")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try #"{"profiles":[{"name":"fri","kind":"friday","url":"\#(url)"}]}"#
+            .write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
+        return home
+    }
+
     func startServer(slowMilliseconds: Int = 400) throws -> (Process, String) {
         try ReferenceServerProcess.start(["friday", "--step-ms", "10", "--slow-ms", String(slowMilliseconds)], url: #"ws://127\.0\.0\.1:\d+/ws"#)
     }
@@ -59,11 +69,7 @@ struct FridayTerminalTests {
     @Test func keysTypedAheadNeverAnswerAPermissionQuestion() async throws {
         let (probe, url) = try startServer()
         probe.terminate(); probe.waitUntilExit()
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
-        let config = home.appendingPathComponent("config/reception")
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try #"{"profiles":[{"name":"fri","kind":"friday","url":"\#(url)"}]}"#
-            .write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
+        let home = try Self.home(withProfileFor: url)
         let terminal = try TerminalSession(arguments: ["--backend", "fri", "--queue-retry", "1"], home: home)
         var at = try await terminal.waitFor(Self.prompt)
         terminal.enter("slow write notes please")
@@ -90,11 +96,7 @@ struct FridayTerminalTests {
     @Test func keysTypedWithoutEnterBeforeAQuestionAreDiscardedAndSaid() async throws {
         let (server, url) = try startServer(slowMilliseconds: 1000)
         defer { server.terminate(); server.waitUntilExit() }
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
-        let config = home.appendingPathComponent("config/reception")
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try #"{"profiles":[{"name":"fri","kind":"friday","url":"\#(url)"}]}"#
-            .write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
+        let home = try Self.home(withProfileFor: url)
         let terminal = try TerminalSession(arguments: ["--backend", "fri"], home: home)
         var at = try await terminal.waitFor(Self.prompt)
         terminal.enter("slow write notes please")
@@ -111,11 +113,7 @@ struct FridayTerminalTests {
     @Test func theFirstChunkIsOnScreenBeforeTheLastIsSent() async throws {
         let (server, url) = try startServer(slowMilliseconds: 400)
         defer { server.terminate(); server.waitUntilExit() }
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
-        let config = home.appendingPathComponent("config/reception")
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try #"{"profiles":[{"name":"fri","kind":"friday","url":"\#(url)"}]}"#
-            .write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
+        let home = try Self.home(withProfileFor: url)
         let terminal = try TerminalSession(arguments: ["--backend", "fri"], home: home)
         var at = try await terminal.waitFor(Self.prompt)
         terminal.enter("a slow hello")
