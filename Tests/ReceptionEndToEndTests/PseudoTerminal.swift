@@ -52,9 +52,10 @@ final class TerminalSession: Sendable {
                 guard poll(&ready, 1, 50) >= 0 || errno == EINTR else { break }
                 if ready.revents == 0 { continue }
                 let count = read(fd, &buffer, buffer.count)
-                // A read a signal interrupted, or that found nothing after all, is no hang-up:
-                // taken for one, the screen stopped growing while the program still ran.
-                if count < 0, errno == EINTR || errno == EAGAIN { continue }
+                // A read a signal interrupted is no hang-up: taken for one, the screen would stop
+                // growing while the program still ran. (Not EAGAIN: a master whose other side is
+                // gone keeps answering it, and the loop would spin.)
+                if count < 0, errno == EINTR { continue }
                 if count <= 0 { break }
                 received.withLock { $0 += buffer[0..<count] }
             }
