@@ -109,6 +109,9 @@ public struct RoomPresence: Sendable {
                 _ = try await client.rooms.register(registration)
                 break
             } catch is CancellationError {
+                // Cancelled while the registration was on its way: the server may have recorded
+                // the room already (a test saw it listed, sent SIGTERM, and the room stayed).
+                await deregister()
                 return
             } catch {
                 onEvent(.registrationFailed(String(describing: error)))
@@ -126,8 +129,12 @@ public struct RoomPresence: Sendable {
             }
             do { try await Task.sleep(for: interval) } catch { break }
         }
-        // Deregister even though this task is cancelled: run it in a fresh, unstructured task
-        // we await, so the request is not cancelled with us.
+        await deregister()
+    }
+
+    /// Deregisters even though this task is cancelled: in a fresh, unstructured task we await,
+    /// so the request is not cancelled with us.
+    private func deregister() async {
         let client = client
         let roomID = registration.roomID
         let status = await Task { try? await client.rooms.deregister(roomID) }.value
