@@ -205,23 +205,31 @@ struct TraitDeriver {
     /// The line's words, with a "." word where a sentence ends, so that a negation stops at it
     /// ("No pleasantries. Casual, …" is casual: "no" was read as negating "casual").
     static func words(_ lowered: String) -> [Substring] {
+        // Over scalars, not Characters: this runs for every line of a soul on each start.
         var result: [Substring] = []
+        let scalars = lowered.unicodeScalars
         var start: String.Index?
-        var index = lowered.startIndex
-        func close(at end: String.Index) {
-            if let begin = start { result.append(lowered[begin..<end]); start = nil }
-        }
-        while index < lowered.endIndex {
-            let character = lowered[index]
-            if character.isLetter || character.isNumber || character == "'" || character == "’" || character == "-" {
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
+            let inWord: Bool
+            if scalar.isASCII {
+                let v = scalar.value
+                inWord = (v >= 0x61 && v <= 0x7A) || (v >= 0x41 && v <= 0x5A) || (v >= 0x30 && v <= 0x39) || v == 0x27 || v == 0x2D
+            } else {
+                let properties = scalar.properties
+                inWord = properties.isAlphabetic || properties.numericType != nil || scalar == "’"
+                    || properties.generalCategory == .nonspacingMark || properties.generalCategory == .spacingMark
+            }
+            if inWord {
                 if start == nil { start = index }
             } else {
-                close(at: index)
-                if ".!?;。！？".contains(character), let last = result.last, last != "." { result.append(Substring(".")) }
+                if let begin = start { result.append(lowered[begin..<index]); start = nil }
+                if ".!?;。！？".unicodeScalars.contains(scalar), let last = result.last, last != "." { result.append(Substring(".")) }
             }
-            index = lowered.index(after: index)
+            index = scalars.index(after: index)
         }
-        close(at: lowered.endIndex)
+        if let begin = start { result.append(lowered[begin..<scalars.endIndex]) }
         return result
     }
 

@@ -16,6 +16,7 @@ length:
   max_followups: 4
 emoji: none
 capitalization: sentence
+dashes: allowed
 greeting: Good day. Ambrose, at your service. How may I be of assistance?
 sign_off: I remain at your disposal.
 outcomes:
@@ -103,6 +104,7 @@ length:
   max_followups: 3
 emoji: allowed
 capitalization: sentence
+dashes: allowed
 greeting: Welcome back! I'm Juniper. What can I arrange for you today?
 sign_off: Anything else I can look after for you?
 outcomes:
@@ -186,6 +188,7 @@ length:
   max_followups: 3
 emoji: sparing
 capitalization: as-written
+dashes: allowed
 greeting: Hi, I'm Reception. What can I look into for you?
 sign_off: ""
 outcomes:
@@ -277,6 +280,7 @@ length:
   max_followups: 3
 emoji: allowed
 capitalization: as-written
+dashes: allowed
 greeting: Hey hey! Pip here 👋 What are we figuring out today?
 sign_off: That's a wrap! 🎬
 outcomes:
@@ -361,6 +365,7 @@ length:
   omitted: "Trimmed: {left_out}."
 emoji: none
 capitalization: lowercase
+dashes: allowed
 greeting: ready.
 outcomes:
   complete: ""
