@@ -158,6 +158,7 @@ struct BackendConfigurationTests {
         let found = issues(#"{"profiles": [{"name": "far", "kind": "echo", "url": "http://127.0.0.1:65536/v1"}]}"#)
         #expect(found.contains { $0.description.contains("url \"http://127.0.0.1:65536/v1\": its port 65536 is not a port number") }, "\(found)")
         #expect(PluginOption.isURL("http://[::1]:8080/v1") && PluginOption.isURL("https://example.com") && !PluginOption.isURL("ws://h:0/ws"))
+        #expect(PluginOption.isURL("http://127.0.0.1:8765?trace=1") && PluginOption.isURL("http://host:80#top"))
     }
 
     @Test func anAbsentFileIsNoProfilesAndADirectoryIsAnError() throws {

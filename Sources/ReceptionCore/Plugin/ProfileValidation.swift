@@ -121,7 +121,9 @@ extension PluginOption {
     /// What is wrong with the URL's port, if it names one outside 1–65535 ("…:99999"): the
     /// HTTP client stops the whole program on such a port, so it must never get that far.
     public static func portProblem(_ text: String) -> String? {
-        guard let authority = text.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).dropFirst(2).first else { return nil }
+        guard let rest = text.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).dropFirst(2).first,
+              let authority = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first?
+                .split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first else { return nil }
         let hostPort = authority.split(separator: "@").last ?? authority
         // "[::1]:8080": the port follows the bracket; "host:8080" the last colon.
         let afterHost = hostPort.hasPrefix("[") ? hostPort.split(separator: "]", maxSplits: 1).dropFirst().first ?? "" : hostPort
