@@ -144,7 +144,16 @@ public struct CorpusReader: Sendable {
         }
     }
 
+    /// `path` "-" is standard input, and a named pipe is read too, when `format` says what they
+    /// hold (a pipe is refused otherwise: a FIFO nobody writes would block).
     public func read(path: String, format: CorpusFormat? = nil) throws -> Result {
+        if let format, path == "-" {
+            return try read(data: FileHandle.standardInput.readData(ofLength: 256 << 20), name: "standard input", format: format)
+        }
+        var info = stat()
+        if let format, stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFIFO, let handle = FileHandle(forReadingAtPath: path) {
+            return try read(data: handle.readData(ofLength: 256 << 20), name: path, format: format)
+        }
         guard let format = format ?? CorpusFormat(path: path) else {
             // A folder or a missing file is that, whatever its name says.
             var isDirectory: ObjCBool = false

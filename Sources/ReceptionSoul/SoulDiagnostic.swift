@@ -56,8 +56,8 @@ public enum SoulLinter {
         if FileManager.default.fileExists(atPath: argument) { return lint(contentsOf: URL(fileURLWithPath: argument)) }
         if let entry = catalog.entry(argument) {
             if let path = entry.path { return lint(contentsOf: URL(fileURLWithPath: path)) }
-            if let text = SoulCatalog.builtInText(entry.id) { return lint(text: text, fileName: entry.id + ".md") }
-            return []  // a built-in soul without text (none today)
+            // Every built-in soul has its text (`plain` too).
+            return lint(text: SoulCatalog.builtInText(entry.id) ?? "", fileName: entry.id + ".md")
         }
         let known = catalog.entries().map(\.id).joined(separator: ", ")
         return [SoulDiagnostic(.error, file: argument, line: 1, message: "no such file or known soul (known: \(known))")]

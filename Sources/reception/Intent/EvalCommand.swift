@@ -63,33 +63,6 @@ struct EvalCommand: ParsableCommand {
         return String(format: "%.\(digits)f", value)
     }
 
-    /// The files in order; `-` is standard input, read whole (up to the limit a file has).
-    func read(_ reader: CorpusReader) throws -> CorpusReader.Result {
-        let chosen = format.flatMap { CorpusFormat(rawValue: $0.lowercased()) }
-        var total = CorpusReader.Result()
-        for file in files {
-            let part: CorpusReader.Result
-            if file == "-", let chosen {
-                let data = FileHandle.standardInput.readData(ofLength: 256 << 20)
-                part = try reader.read(data: data, name: "standard input", format: chosen)
-            } else if let chosen, Self.isPipe(file), let handle = FileHandle(forReadingAtPath: file) {
-                // A pipe named on purpose (`<(…)`, /dev/stdin) with its format said: read it, as
-                // `-` is (a pipe is refused otherwise: a FIFO nobody writes would block).
-                part = try reader.read(data: handle.readData(ofLength: 256 << 20), name: file, format: chosen)
-            } else {
-                part = try reader.read(path: file, format: chosen)
-            }
-            total.messages += part.messages
-            total.issues += part.issues
-        }
-        return total
-    }
-
-    static func isPipe(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
-    }
-
     func run() throws {
         let classifier: IntentClassifier
         do { classifier = try model.classifier() } catch { printError("error: \(error)"); throw ExitCode.failure }
@@ -99,7 +72,7 @@ struct EvalCommand: ParsableCommand {
         let readBar = ProgressBar(label: "reading   ")
         let reader = CorpusReader(strict: strict, progress: { done, total in readBar.update(done, total) })
         var corpus: CorpusReader.Result
-        do { corpus = try read(reader) } catch {
+        do { corpus = try reader.read(paths: files, format: format.flatMap { CorpusFormat(rawValue: $0.lowercased()) }) } catch {
             readBar.finish()
             printError("error: \(error)")
             throw ExitCode.failure
