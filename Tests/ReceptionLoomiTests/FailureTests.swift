@@ -85,6 +85,50 @@ struct FailureTests {
         }
     }
 
+    /// The service forgets a search whose first card was already shown: asking the agent
+    /// again shows the rest, not the answer and the first card a second time, and a retry
+    /// does not point at itself.
+    @Test func aSearchAskedAgainShowsNothingTwice() async throws {
+        try await withLoomi(configure: { $0.recipeAttempts = 1 }) { loomi in
+            await loomi.server.server.failRecipeCalls(1, drop: true)
+            let first = try #require(result(in: try await collect(loomi.backend.submit(search("vegan cheesecake")))))
+            #expect(first.text.contains("2. Not loaded yet (session_recipe_002)"), "\(first.text)")
+            await loomi.server.server.forgetSessions()
+            let retried = try await loomi.command("/recipes", ["retry"])
+            #expect(retried.hasPrefix("The recipe service no longer has the last search"), "\(retried)")
+            #expect(!retried.contains("/recipes retry") && !retried.contains("/agent/find-recipes"), "\(retried)")
+            #expect(try await loomi.command("/recipes", ["retry"]).hasPrefix("The recipe service no longer has the last search"))
+
+            let events = try await collect(loomi.backend.submit(search("continue")))
+            let again = try #require(result(in: events))
+            #expect(progressMessages(events).contains("The recipe service no longer has that search; asking the agent again…"))
+            #expect(again.text.components(separatedBy: "Found 2 perfect matches for your vegan cheesecake!").count == 2, "the answer once: \(again.text)")
+            #expect(again.text.components(separatedBy: "Perfect Vegan Cheesecake (session_recipe_001)").count == 2, "card 1 once: \(again.text)")
+            for position in 2...4 { #expect(again.text.contains("\(position). "), "card \(position): \(again.text)") }
+            #expect(again.outcome == .complete, "\(again.text)")
+        }
+    }
+
+    /// Ctrl-C after the first card: the cards that had not arrived are the ones `/recipes
+    /// retry` loads (it said there was no search to retry).
+    @Test func aRetryAfterAStopLoadsTheCardsThatHadNotArrived() async throws {
+        try await withLoomi(LoomiReferenceOptions(port: 0, recipeDelay: .milliseconds(400))) { loomi in
+            let request = search("vegan cheesecake")
+            var shown = ""
+            for try await event in loomi.backend.submit(request) {
+                guard case .textDelta(let chunk) = event else { continue }
+                shown += chunk
+                if shown.contains("session_recipe_001") { try await loomi.backend.cancel(taskID: request.id) }
+            }
+            #expect(!shown.contains("session_recipe_002)"), "stopped after the first card: \(shown)")
+            #expect(loomi.backend.lastAnswer?.notLoaded == ["session_recipe_002", "session_recipe_003", "session_recipe_004"])
+            let retried = try await loomi.command("/recipes", ["retry"])
+            #expect(retried.hasPrefix("2. "), "\(retried)")
+            #expect(retried.contains("4. "), "\(retried)")
+            #expect(!retried.contains("session_recipe_001"), "card 1 was shown already: \(retried)")
+        }
+    }
+
     /// Issue 20: a redirect to another origin, through Loomi's own client (its data call maps
     /// 3xx itself, not through the shared transport). Reported with the password in the
     /// Location masked, never followed: the key never reaches the other server, and the

@@ -41,6 +41,8 @@ public final class LoomiBackend: Backend {
         /// Ids whose data the last call could not load.
         public var notLoaded: [String]
         public var reason: String?
+        /// The service forgot the search these ids belong to: retrying them cannot work.
+        public var sessionLost = false
     }
 
     public init(client: LoomiClient, cache: LoomiCache?, name: String = "loomi") {

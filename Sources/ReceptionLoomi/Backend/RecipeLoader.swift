@@ -39,8 +39,13 @@ struct RecipeLoader: Sendable {
                 let missing = ids.filter { id in !delivered.withLock { $0.contains(id) } }
                 if let error = answer.error, !missing.isEmpty {
                     // "Session not found": the service forgot the search these ids belong to.
-                    let reason = "the recipe service answered \"\(error)\"" + (answer.suggestion.map { " (\($0))" } ?? "")
-                    return Outcome(notLoaded: missing, reason: reason, sessionLost: error.localizedCaseInsensitiveContains("session"))
+                    // Its suggestion names its own endpoint, not something a person can type,
+                    // so that case is said in Reception's words.
+                    let sessionLost = error.localizedCaseInsensitiveContains("session")
+                    let reason = sessionLost
+                        ? "the recipe service no longer has that search (it keeps searches in memory only)"
+                        : "the recipe service answered \"\(error)\"" + (answer.suggestion.map { " (\($0))" } ?? "")
+                    return Outcome(notLoaded: missing, reason: reason, sessionLost: sessionLost)
                 }
                 return Outcome(unavailable: missing)
             } catch is CancellationError {
