@@ -164,6 +164,24 @@ struct TimepointTerminalTests {
         #expect(try await terminal.exitStatus() != nil)
     }
 
+    /// The backend does not start without its server, so `/signout` cannot run then: the
+    /// refusal says where the saved sign-in is and how to forget it, never the token.
+    @Test func aSavedSignInCanBeForgottenWhileTheServerIsDown() throws {
+        let (server, url) = try Self.startServer()
+        let home = try Self.home(for: url)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let (first, _) = try PipedREPL.run(["--backend", "tp"], input: "/signin dev ada@example.com\n", home: home)
+        server.terminate()
+        server.waitUntilExit()
+        #expect(first.contains("Signed in as"), "\(first)")
+        let (output, status) = try PipedREPL.run(["--backend", "tp"], input: "/signout\n", home: home)
+        #expect(status != 0, "\(output)")
+        #expect(output.contains("Cannot reach"), "\(output)")
+        let tokenFile = try #require(Self.files(under: home).first { $0.path.hasSuffix("/timepoint/tp.json") })
+        #expect(output.contains("A sign-in is saved in \(tokenFile.path). To forget it while the server cannot be reached, delete that file"), "\(output)")
+        #expect(!output.contains("tpr_") && !output.contains("refresh_token"), "no token shown: \(output)")
+    }
+
     @Test func escapeSequencesTheServerEchoesNeverReachTheTerminal() throws {
         let (server, url) = try Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }

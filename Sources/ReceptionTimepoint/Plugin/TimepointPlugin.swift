@@ -73,8 +73,16 @@ public enum TimepointPlugin {
             let url = RedactedURL.display(configuration.baseURL)
             throw TimepointError.unavailable("The server at \(url) has no TIMEPOINT API: GET /api/v1/credits/costs answered 404 (\(words)). Is \(url) TIMEPOINT Flash's base URL (its root, without /api/v1)?")
         } catch {
+            let saved = await client.session.hasSavedSignIn
             await client.shutdown()
-            throw error
+            // The backend does not start without its server, so /signout cannot run: say how
+            // to forget the saved sign-in without it, and what that leaves on the server.
+            guard saved else { throw error }
+            throw TimepointError.unavailable("""
+                \(error)
+                A sign-in is saved in \(configuration.tokenFile). To forget it while the server cannot be reached, delete that file; \
+                the server keeps it valid until it expires (/signout, once the server answers, also revokes it there).
+                """)
         }
         var notice: String
         if await client.session.hasSavedSignIn {
