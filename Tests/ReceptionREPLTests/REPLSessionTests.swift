@@ -24,8 +24,11 @@ final class Transcript: Sendable {
 
 /// Runs the REPL library (no binary, no terminal) on a scripted backend and returns what it printed.
 func runREPL(_ lines: [String], backend: ScriptedBackend, mode: OutputMode = .plain, middleware: [any Middleware] = [],
+             commands: [BackendCommand] = [],
              afterTask: (@Sendable (BackendResult) async -> BackendQuestion?)? = nil) async -> (output: String, state: SessionState, status: Int32) {
-    let plugin = BackendPlugin(kind: "scripted", summary: "test", connect: { _, _ in BackendConnection(backend: backend, afterTask: afterTask) })
+    let plugin = BackendPlugin(kind: "scripted", summary: "test", connect: { _, _ in
+        BackendConnection(backend: backend, commands: commands, afterTask: afterTask)
+    })
     let catalog = BackendCatalog(plugins: [plugin], environment: .standard(["HOME": "/nonexistent"]))
     let transcript = Transcript()
     let repl = REPL(configuration: .init(mode: mode, trustLevel: 1, initialBackend: "scripted"),
@@ -67,6 +70,25 @@ struct REPLSessionTests {
         let planning = ScriptedBackend(capabilities: [.planApproval, .cancellation]) { _ in [.event(.result(BackendResult(text: "x")))] }
         let (offered, _, _) = await runREPL(["/trust 0", "/help"], backend: planning)
         #expect(offered.contains("a plan first, /approve runs it") && offered.contains("  /approve") && offered.contains("  /cancel"), "\(offered)")
+    }
+
+    /// A backend's commands show their arguments the way the REPL's own do, in the command
+    /// column (they were in the summary, or missing), and `/help NAME` shows them too.
+    @Test func helpShowsABackendCommandsArgumentsInTheCommandColumn() async throws {
+        let backend = ScriptedBackend { _ in [.event(.result(BackendResult(text: "x")))] }
+        let commands = [
+            BackendCommand(name: "/things", arguments: "[list | get ID]", summary: "the server's things", usage: "/things list\n/things get ID") { _ in "" },
+            BackendCommand(name: "/everything", arguments: "[a very long list | of arguments | that | will not fit]", summary: "all of it", usage: "u") { _ in "" },
+        ]
+        let (output, _, _) = await runREPL(["/help", "/help things"], backend: backend, commands: commands)
+        let rows = output.split(separator: "\n").map(String.init)
+        let own = try #require(rows.first { $0.hasPrefix("  /trust [0 | 1 | 2]") })
+        let things = try #require(rows.first { $0.hasPrefix("  /things [list | get ID]") }, "\(output)")
+        #expect(things.firstRange(of: "the server's things")?.lowerBound.utf16Offset(in: things) == own.firstRange(of: "show or set")?.lowerBound.utf16Offset(in: own),
+                "the backend's summaries line up with the REPL's own:\n\(output)")
+        let long = try #require(rows.firstIndex { $0 == "  /everything [a very long list | of arguments | that | will not fit]" }, "\(output)")
+        #expect(rows[long + 1].trimmingCharacters(in: .whitespaces) == "all of it", "a long one has its summary on the next line:\n\(output)")
+        #expect(output.contains("/things [list | get ID]: the server's things"), "\(output)")
     }
 
     @Test func everyRequestCarriesTheConversationSoFar() async throws {

@@ -12,12 +12,12 @@ struct CodexCommands: Sendable {
 
     var all: [BackendCommand] {
         [
-            BackendCommand(name: "/workers", summary: "the Codex workers this token can see [STATUS]",
+            BackendCommand(name: "/workers", arguments: "[STATUS]", summary: "the Codex workers this token can see, optionally of one status",
                            usage: "/workers [starting|running|stopping|stopped|failed]    list workers, optionally only those with that status",
                            completions: { _ in CodexWorkerStatus.knownCases.map(\.rawValue) }) { arguments in
                 try await workers(arguments)
             },
-            BackendCommand(name: "/worker", summary: "watch a worker live, send it a request, or stop it",
+            BackendCommand(name: "/worker", arguments: "[request | stop | watch] ID …", summary: "watch a worker live, send it a request, or stop it",
                            usage: """
                            /worker ID                           select the worker, show its snapshot, then its events live until Ctrl-C
                            /worker request ID METHOD [JSON]     send a request (JSON: the params object, in single quotes: '{"thread_id":"t1"}')
@@ -33,7 +33,7 @@ struct CodexCommands: Sendable {
                                }
                            },
                            live: { arguments, output in try await worker(arguments, output) }),
-            BackendCommand(name: "/handshake", summary: "check that the desktop running a worker answers (ios/handshake → desktop/handshake_ack)",
+            BackendCommand(name: "/handshake", arguments: "ID", summary: "check that the desktop running a worker answers (ios/handshake → desktop/handshake_ack)",
                            usage: "/handshake ID    post ios/handshake to the worker and wait up to \(CodexText.duration(client.configuration.handshakeTimeout)) for the desktop's ack",
                            completions: { arguments in arguments.isEmpty ? backend.knownWorkers : [] },
                            live: { arguments, output in try await handshake(arguments, output) }),

@@ -31,6 +31,9 @@ public struct BackendConnection: Sendable {
 public struct BackendCommand: Sendable {
     /// With the slash, e.g. "/knowledge".
     public var name: String
+    /// The arguments in brief, e.g. "[active | recent [N]]", shown after the name in `/help`
+    /// the way the REPL's own commands show theirs; the full form is in `usage`.
+    public var arguments: String
     /// One line for `/help`.
     public var summary: String
     /// Full help for `/help NAME`.
@@ -49,10 +52,11 @@ public struct BackendCommand: Sendable {
     /// does for messages. Status and listing commands (`/tasks`, `/credits`) are not kept.
     public var inTranscript = false
 
-    public init(name: String, summary: String, usage: String,
+    public init(name: String, arguments: String = "", summary: String, usage: String,
                 completions: @escaping @Sendable ([String]) -> [String] = { _ in [] },
                 run: @escaping @Sendable ([String]) async throws -> String) {
         self.name = name
+        self.arguments = arguments
         self.summary = summary
         self.usage = usage
         self.completions = completions
@@ -61,10 +65,10 @@ public struct BackendCommand: Sendable {
 
     /// A command that prints as it goes. `run` (for callers without a live output) gets
     /// an output that keeps nothing and says it is not interactive.
-    public init(name: String, summary: String, usage: String,
+    public init(name: String, arguments: String = "", summary: String, usage: String,
                 completions: @escaping @Sendable ([String]) -> [String] = { _ in [] },
                 live: @escaping @Sendable ([String], CommandOutput) async throws -> String) {
-        self.init(name: name, summary: summary, usage: usage, completions: completions) { arguments in
+        self.init(name: name, arguments: arguments, summary: summary, usage: usage, completions: completions) { arguments in
             try await live(arguments, CommandOutput(interactive: false) { _ in })
         }
         self.live = live

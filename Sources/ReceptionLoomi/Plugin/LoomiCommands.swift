@@ -15,10 +15,10 @@ public struct LoomiCommands: Sendable {
 
     public var all: [BackendCommand] {
         [
-            BackendCommand(name: "/recipes", summary: "list cached recipes (works offline), or retry details that did not load",
+            BackendCommand(name: "/recipes", arguments: "[retry]", summary: "list cached recipes (works offline), or retry details that did not load",
                            usage: "/recipes          the recipes in the cache, newest first (kept 24 h; no network)\n/recipes retry    load the recipe details the last answer could not",
                            completions: { $0.isEmpty ? ["retry"] : [] }) { try await recipes($0) },
-            BackendCommand(name: "/recipe", summary: "show one recipe in full from the cache (works offline)",
+            BackendCommand(name: "/recipe", arguments: "ID | N", summary: "show one recipe in full from the cache (works offline)",
                            usage: "/recipe ID    the cached recipe with this id (e.g. session_recipe_003)\n/recipe N     the Nth recipe of the last answer",
                            completions: { [backend] arguments in arguments.isEmpty ? backend.lastAnswer?.ids ?? [] : [] }) { try await recipe($0) },
         ]

@@ -36,11 +36,11 @@ public struct LoopSymphonyCommands: Sendable {
 
     public var all: [BackendCommand] {
         [
-            BackendCommand(name: "/tasks", summary: "server tasks: active, recent, stats, get, checkpoints",
+            BackendCommand(name: "/tasks", arguments: "[active | recent | stats | …]", summary: "server tasks: active, recent, stats, get, checkpoints",
                           usage: "/tasks [active | recent [N] | stats | get ID | checkpoints ID]\n\nID may be the 8 characters the task tables show, or any start of the id that names one task.") { try await tasks($0) },
-            BackendCommand(name: "/trust-metrics", summary: "trust metrics and upgrade suggestion from the server",
+            BackendCommand(name: "/trust-metrics", arguments: "[set LEVEL]", summary: "trust metrics and upgrade suggestion from the server",
                           usage: "/trust-metrics            metrics and any upgrade suggestion\n/trust-metrics set LEVEL  set the server-side trust level (0, 1 or 2)") { try await trust($0) },
-            BackendCommand(name: "/knowledge", summary: "server knowledge files, entries, learnings and the local cache",
+            BackendCommand(name: "/knowledge", arguments: "[TOPIC | entries | …]", summary: "server knowledge files, entries, learnings and the local cache",
                           usage: """
                           /knowledge [capabilities | boundaries | patterns | changelog]
                           /knowledge entries [CATEGORY]      /knowledge user [ID]   (yours without an ID)
@@ -49,24 +49,24 @@ public struct LoopSymphonyCommands: Sendable {
                           /knowledge refresh | aggregate | sync
                           /knowledge cached [TEXT]           (the local SQLite cache)
                           """) { try await knowledge($0) },
-            BackendCommand(name: "/rooms", summary: "rooms registered on the server and this session's room",
+            BackendCommand(name: "/rooms", arguments: "[list | get ID | status | …]", summary: "rooms registered on the server and this session's room",
                           usage: "/rooms [list | get ID | status | beat | log]") { try await rooms($0) },
-            BackendCommand(name: "/heartbeats", summary: "scheduled tasks (heartbeats) on the server",
+            BackendCommand(name: "/heartbeats", arguments: "[list | get ID | …]", summary: "scheduled tasks (heartbeats) on the server",
                           usage: """
                           /heartbeats [list | status | tick]
                           /heartbeats get ID | pause ID | resume ID | delete ID
                           /heartbeats cron ID EXPRESSION
                           /heartbeats create NAME | CRON | QUERY TEMPLATE   (e.g. Morning | 0 7 * * * | News for {date}?)
                           """) { try await heartbeats($0) },
-            BackendCommand(name: "/arrangements", summary: "arrangement plans and saved arrangements",
+            BackendCommand(name: "/arrangements", arguments: "[plan QUERY | …]", summary: "arrangement plans and saved arrangements",
                           usage: "/arrangements [plan QUERY | list | get ID | delete ID | suggestion | save-from-task ID NAME -- DESCRIPTION]") { try await arrangements($0) },
-            BackendCommand(name: "/loops", summary: "propose a new loop type for a query and show its plan",
+            BackendCommand(name: "/loops", arguments: "propose | plan QUERY", summary: "propose a new loop type for a query and show its plan",
                           usage: "/loops propose QUERY | /loops plan QUERY") { try await loops($0) },
-            BackendCommand(name: "/novel", summary: "submit a task with a novel arrangement (the server composes instruments)",
+            BackendCommand(name: "/novel", arguments: "QUERY", summary: "submit a task with a novel arrangement (the server composes instruments)",
                           usage: "/novel QUERY") { try await submitSpecial($0, loop: false) }.keptInTranscript(),
-            BackendCommand(name: "/loop-task", summary: "submit a task the server solves with a loop it designs",
+            BackendCommand(name: "/loop-task", arguments: "QUERY", summary: "submit a task the server solves with a loop it designs",
                           usage: "/loop-task QUERY") { try await submitSpecial($0, loop: true) }.keptInTranscript(),
-            BackendCommand(name: "/interventions", summary: "intervention engine status or a dry-run evaluation",
+            BackendCommand(name: "/interventions", arguments: "[evaluate QUERY]", summary: "intervention engine status or a dry-run evaluation",
                           usage: "/interventions [status | evaluate QUERY]") { try await interventions($0) },
             BackendCommand(name: "/health", summary: "the server's three health endpoints",
                           usage: "/health") { _ in try await health() },

@@ -21,7 +21,7 @@ public struct OpenAICommands: Sendable {
     }
 
     public var all: [BackendCommand] {
-        [BackendCommand(name: "/model", summary: "show the model, list the server's models, or switch",
+        [BackendCommand(name: "/model", arguments: "[NAME]", summary: "show the model, list the server's models, or switch",
                         usage: "/model         the current model and the ones the server offers\n/model NAME    send the next messages to NAME",
                         completions: { [known] arguments in arguments.isEmpty ? known.all : [] }) { try await model($0) }]
     }

@@ -122,7 +122,8 @@ extension REPL {
             if let command = SlashCommand.named(topic) {
                 say("**\(command.name)**\(command.arguments.isEmpty ? "" : " " + command.arguments)\n\n\(command.details)")
             } else if let extensionCommand = session?.commands.first(where: { $0.name == (topic.hasPrefix("/") ? topic : "/" + topic) }) {
-                say("**\(extensionCommand.name)**: \(extensionCommand.summary)\n\n\(extensionCommand.usage)")
+                let arguments = extensionCommand.arguments.isEmpty ? "" : " " + extensionCommand.arguments
+                say("**\(extensionCommand.name)**\(arguments): \(extensionCommand.summary)\n\n\(extensionCommand.usage)")
             } else {
                 error("No command \(topic). /help lists them.")
             }
@@ -138,18 +139,32 @@ extension REPL {
             default: return true
             }
         }
-        let width = (offered.map { $0.name.count + $0.arguments.count + 1 } + (session?.commands.map { $0.name.count } ?? [])).max() ?? 20
+        let own = offered.map { (Self.helpLeft($0.name, $0.arguments), $0.summary) }
+        let extras = (session?.commands ?? []).map { (Self.helpLeft($0.name, $0.arguments), $0.summary) }
         // Two columns: a summary that wraps goes on under the summaries, not under the commands.
+        // A command whose arguments are longer than the column has its summary on the next line.
+        let width = min(Self.helpColumnLimit, (own + extras).map(\.0.count).max() ?? 20)
         let column = width + 4
-        console.line(offered.map { command in
-            let left = command.arguments.isEmpty ? command.name : "\(command.name) \(command.arguments)"
-            return "  " + left.padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary
-        }.joined(separator: "\n"), hanging: column)
-        if let extras = session?.commands, !extras.isEmpty {
+        func rows(_ entries: [(String, String)]) -> String {
+            entries.map { left, summary in
+                left.count > width
+                    ? "  " + left + "\n" + String(repeating: " ", count: column) + summary
+                    : "  " + left.padding(toLength: width + 2, withPad: " ", startingAt: 0) + summary
+            }.joined(separator: "\n")
+        }
+        console.line(rows(own), hanging: column)
+        if !extras.isEmpty {
             console.line("\nFrom the \(backendName) backend:")
-            console.line(extras.map { "  " + $0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"), hanging: column)
+            console.line(rows(extras), hanging: column)
         }
         console.line("\nType a message to send it. End a line with \\ to continue on the next. Ctrl-C cancels a running task; Ctrl-D leaves.")
+    }
+
+    /// The widest command-and-arguments column `/help` makes: longer ones take a line of their own.
+    static let helpColumnLimit = 36
+
+    static func helpLeft(_ name: String, _ arguments: String) -> String {
+        arguments.isEmpty ? name : "\(name) \(arguments)"
     }
 
     private func soul(_ arguments: [String]) {

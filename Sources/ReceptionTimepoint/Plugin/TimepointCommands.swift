@@ -12,18 +12,18 @@ public struct TimepointCommands: Sendable {
 
     public var all: [BackendCommand] {
         [
-            BackendCommand(name: "/signin", summary: "sign in (dev admin key, or an Apple identity token from a file)",
+            BackendCommand(name: "/signin", arguments: "dev EMAIL | apple FILE", summary: "sign in (dev admin key, or an Apple identity token from a file)",
                            usage: "/signin dev EMAIL [DISPLAY NAME]   with the profile's admin key (X-Admin-Key)\n/signin apple FILE               exchange the Apple identity token held in FILE",
                            completions: { $0.isEmpty ? ["dev", "apple"] : [] }) { try await signIn($0) },
             BackendCommand(name: "/signout", summary: "sign out: revoke the refresh token and forget it",
                            usage: "/signout") { _ in await client.signOut() },
-            BackendCommand(name: "/account", summary: "who is signed in; delete the account",
+            BackendCommand(name: "/account", arguments: "[delete [CONFIRMATION]]", summary: "who is signed in; delete the account",
                            usage: "/account                    who is signed in\n/account delete             what deleting means and the confirmation to type\n/account delete CONFIRMATION  deactivate the account (CONFIRMATION: its email)",
                            completions: { $0.isEmpty ? ["delete"] : [] }) { try await account($0) },
-            BackendCommand(name: "/credits", summary: "balance, history and the cost table",
+            BackendCommand(name: "/credits", arguments: "[history [PAGE] | costs]", summary: "balance, history and the cost table",
                            usage: "/credits              balance and what things cost\n/credits history [PAGE]  the ledger, 20 rows a page\n/credits costs        the cost table",
                            completions: { $0.isEmpty ? ["history", "costs"] : [] }) { try await credits($0) },
-            BackendCommand(name: "/scene", summary: "the scene in context; open, list, generate, make private or public",
+            BackendCommand(name: "/scene", arguments: "[ID | new QUERY | list | …]", summary: "the scene in context; open, list, generate, make private or public",
                            usage: """
                            /scene                       the scene the conversation is about
                            /scene ID                    open a scene (it becomes the context)
@@ -34,22 +34,22 @@ public struct TimepointCommands: Sendable {
                            """,
                            completions: { $0.isEmpty ? ["new", "list", "private", "public", "image"] : [] }) { try await scene($0) }
                 .statingCostFirst { try await scene($0, before: $1) },
-            BackendCommand(name: "/jump", summary: "travel in time from the current scene (costs credits)",
+            BackendCommand(name: "/jump", arguments: "next | prior [N [UNIT]]", summary: "travel in time from the current scene (costs credits)",
                            usage: "/jump next|prior [N [UNIT]]   UNIT: second, minute, hour, day (default), week, month, year",
                            completions: { arguments in arguments.isEmpty ? ["next", "prior"] : arguments.count == 2 ? ["second", "minute", "hour", "day", "week", "month", "year"] : [] }) { try await jump($0) }
                 .statingCostFirst { try await jump($0, before: $1) }
                 .keptInTranscript(),
             BackendCommand(name: "/timeline", summary: "the scenes linked before and after the current one",
                            usage: "/timeline") { _ in try await timeline() },
-            BackendCommand(name: "/chat", summary: "say something to one character of the scene",
+            BackendCommand(name: "/chat", arguments: "NAME MESSAGE", summary: "say something to one character of the scene",
                            usage: "/chat NAME MESSAGE   (or just write “ask NAME …”)",
                            completions: { [backend] arguments in arguments.isEmpty ? (backend.scene?.cast.map { SceneText.shortName($0.name) } ?? []) : [] }) { try await chat($0) }
                 .statingCostFirst { try await chat($0, before: $1) }
                 .keptInTranscript(),
-            BackendCommand(name: "/dialog", summary: "more dialog among the scene's characters",
+            BackendCommand(name: "/dialog", arguments: "[DIRECTION]", summary: "more dialog among the scene's characters",
                            usage: "/dialog [DIRECTION]") { try await dialog($0) }
                 .keptInTranscript(),
-            BackendCommand(name: "/survey", summary: "ask every character the same question",
+            BackendCommand(name: "/survey", arguments: "QUESTION", summary: "ask every character the same question",
                            usage: "/survey QUESTION") { try await survey($0) }
                 .keptInTranscript(),
         ]
