@@ -265,9 +265,11 @@ struct OfflineQueueTests {
         #expect(try queue.removeAll() == 2)
     }
 
-    @Test func onlyAnUnreachableServerIsQueuedNotATimeoutOrARefusal() async throws {
+    /// A connection lost mid-answer reached the server, which may have done the work: sent
+    /// again later, it could be done twice.
+    @Test func onlyAnUnreachableServerIsQueuedNotATimeoutARefusalOrALostAnswer() async throws {
         let queue = try OfflineQueue(path: temporaryQueuePath())
-        for error in [BackendError.timedOut(url: "u", reason: "slow"), .http(status: 500, detail: "boom")] {
+        for error in [BackendError.timedOut(url: "u", reason: "slow"), .http(status: 500, detail: "boom"), .connectionLost(url: "u")] {
             let backend = FailingBackend(error: error)
             let pipeline = Pipeline(middleware: [OfflineQueueMiddleware(queue: queue)], backend: backend)
             await #expect(throws: BackendError.self) { _ = try await run(pipeline, ReceptionRequest(text: "x")) }

@@ -152,6 +152,8 @@ public final class CodexClient: Sendable {
                               operation: operation, requestID: requestID)
         case .unreachable(_, let reason)?:
             return CodexError(state: .unreachable, message: reason, operation: operation, requestID: requestID)
+        case .connectionLost?:
+            return CodexError(state: .unreachable, message: "the connection was lost mid-answer", operation: operation, requestID: requestID)
         case .timedOut(_, let reason)?:
             return CodexError(state: .timedOut, message: reason, operation: operation, requestID: requestID)
         case .protocolViolation(let what)?:

@@ -16,17 +16,18 @@ public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
     /// not a reason to wait and try again, as "unreachable" is.
     case untrusted(url: String, reason: String)
 
-    /// The `unreachable` reason for a connection that closed while the answer was arriving.
-    public static let lostMidAnswer = "the connection was lost mid-answer"
+    /// The server was reached and had begun to answer when the connection closed. Not
+    /// `unreachable`: the server has the request, so it is not queued to be sent again later
+    /// (that could do the work twice); a caller whose call is idempotent may try again.
+    case connectionLost(url: String)
 
     public var description: String {
         switch self {
         case .unsupported(let operation, let backend): "The \(backend) backend cannot \(operation)."
         case .invalidTaskState(let taskID, let reason): "Task \(taskID): \(reason)"
         case .http(let status, let detail): "HTTP \(status): \(detail)"
-        case .unreachable(let url, let reason):
-            // The server was reached and began to answer: not "cannot reach".
-            reason == Self.lostMidAnswer ? "The connection to \(url) was lost mid-answer." : "Cannot reach \(url): \(reason)"
+        case .unreachable(let url, let reason): "Cannot reach \(url): \(reason)"
+        case .connectionLost(let url): "The connection to \(url) was lost mid-answer."
         case .timedOut(let url, let reason): "No answer from \(url) in time: \(reason)"
         case .protocolViolation(let what): "The backend broke its contract: \(what)"
         case .untrusted(let url, let reason): "Cannot trust \(url): \(reason)"

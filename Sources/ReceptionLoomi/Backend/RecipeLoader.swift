@@ -68,7 +68,7 @@ struct RecipeLoader: Sendable {
     /// A failure worth another try: the network, a timeout, a busy or unavailable service.
     static func isRetryable(_ error: any Error) -> Bool {
         switch error as? BackendError {
-        case .unreachable?, .timedOut?: true
+        case .unreachable?, .timedOut?, .connectionLost?: true
         case .http(let status, _)?: [408, 429, 500, 502, 503, 504].contains(status)
         default: false
         }

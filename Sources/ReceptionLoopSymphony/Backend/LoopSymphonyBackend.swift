@@ -285,7 +285,7 @@ public final class LoopSymphonyBackend: Backend, Sendable {
     /// Errors that mean the server is gone or going, not that the task failed.
     static func serverWentAway(_ error: BackendError) -> Bool {
         switch error {
-        case .unreachable, .timedOut: true
+        case .unreachable, .timedOut, .connectionLost: true
         case .http(let status, _): [502, 503, 504].contains(status)
         default: false
         }

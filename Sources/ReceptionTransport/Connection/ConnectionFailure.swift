@@ -25,6 +25,12 @@ public enum ConnectionFailure {
         return error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError
     }
 
+    /// True when the answer stopped before its end: the server was there, had the request
+    /// and had begun to answer (`BackendError.connectionLost`, not `unreachable`).
+    public static func isLostMidAnswer(_ error: any Error) -> Bool {
+        (error as? HTTPParserError) == .invalidEOFState
+    }
+
     /// A failure in plain words ("connection refused (nothing listens there)", "its
     /// certificate could not be verified …"), never NIO's internal description.
     public static func describe(_ error: any Error) -> String {
@@ -45,8 +51,7 @@ public enum ConnectionFailure {
             if let first = error.connectionErrors.first { return describe(first.error) }
         }
         if let error = error as? IOError { return SocketErrorText.describe(errno: error.errnoCode) }
-        // The body stopped before its end: the server was there and had begun to answer.
-        if let error = error as? HTTPParserError, error == .invalidEOFState { return BackendError.lostMidAnswer }
+        if isLostMidAnswer(error) { return "the connection was lost mid-answer" }
         if let error = error as? NIOTooManyBytesError { return "the answer is larger than \(error.maxBytes.map(String.init) ?? "the limit") bytes" }
         if let error = error as? ChannelError, case .connectTimeout = error { return "connection timed out" }
         if isTLSFailure(error) { return describeTLS(error) }

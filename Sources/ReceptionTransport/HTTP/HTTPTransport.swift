@@ -159,6 +159,7 @@ public final class HTTPTransport: Sendable {
         if ConnectionFailure.isTLSFailure(error) {
             return BackendError.untrusted(url: url, reason: Self.describe(error))
         }
+        if ConnectionFailure.isLostMidAnswer(error) { return BackendError.connectionLost(url: url) }
         return BackendError.unreachable(url: url, reason: Self.describe(error))
     }
 
