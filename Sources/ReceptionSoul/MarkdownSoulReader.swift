@@ -282,6 +282,14 @@ struct MarkdownSoulReader {
                 }
             }
 
+            // "no \"as an ai\", no hedging": a quoted phrase right after "no" or "never" is
+            // avoided wherever in the line it stands (published SOUL.md files write bans so).
+            if sectionKind != .vocabulary, roles[index] == .prose {
+                for term in Self.phrasesAfterNo(trimmed).compactMap(Self.cleanTerm) where term.count <= 60 {
+                    if !avoid.contains(where: { $0.lowercased() == term.lowercased() }) { avoid.append(term); avoidLines.append((term, firstLine + index)) }
+                }
+            }
+
             if let (key, ruleValue) = Self.rule(trimmed) {
                 var value = ruleValue
                 // The line a trait is said to come from: the rule's, or its list's first item.
@@ -641,6 +649,31 @@ struct MarkdownSoulReader {
             } else if current != nil {
                 current!.append(character)
             }
+        }
+        return phrases
+    }
+
+    /// The quoted phrases that directly follow the word "no" or "never" ("no \"as an ai\"",
+    /// "never “circle back”"), not those after any other word ("say \"no\"" is not a ban).
+    static func phrasesAfterNo(_ line: String) -> [String] {
+        let opening: Set<Character> = ["\"", "“", "`", "«", "„"]
+        let closing: Set<Character> = ["\"", "”", "`", "»", "“"]
+        let characters = Array(line)
+        var phrases: [String] = []
+        var index = 0
+        while index < characters.count {
+            guard opening.contains(characters[index]) else { index += 1; continue }
+            var end = index + 1
+            while end < characters.count, !closing.contains(characters[end]) { end += 1 }
+            guard end < characters.count else { break }
+            // The word before the opening quote, skipping the space between.
+            var wordEnd = index
+            while wordEnd > 0, characters[wordEnd - 1] == " " { wordEnd -= 1 }
+            var wordStart = wordEnd
+            while wordStart > 0, characters[wordStart - 1].isLetter { wordStart -= 1 }
+            let word = String(characters[wordStart..<wordEnd]).lowercased()
+            if wordEnd < index, word == "no" || word == "never" { phrases.append(String(characters[(index + 1)..<end])) }
+            index = end + 1
         }
         return phrases
     }

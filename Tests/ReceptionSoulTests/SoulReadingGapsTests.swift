@@ -135,6 +135,22 @@ struct SoulReadingGapsTests {
         #expect(tired.name != "tired", "\(tired.name)")
     }
 
+    /// A ban written inside a line of the voice ("no \"as an ai\", no hedging"), as a SOUL.md
+    /// published in another repository writes it, is an avoided phrase; a quoted word after
+    /// any other word is not ("say \"no\"", "called \"the vault\"").
+    @Test func aQuotedPhraseAfterNoIsAvoidedWhereverItStands() throws {
+        let soul = try SoulParser.parse("""
+        # soul
+
+        ## how i sound
+
+        - sure of myself without the gloss. no "as an ai", no hedging, never “circle back”.
+        - i say "no" when i mean it. the archive is called "the vault".
+        """, fileName: "SOUL.md")
+        #expect(soul.vocabulary.avoid == ["as an ai", "circle back"], "\(soul.vocabulary.avoid)")
+        #expect(SoulPrompts().systemPrompt(soul: soul).contains("- Never say: \"as an ai\", \"circle back\"."))
+    }
+
     /// A "No …" sentence negates its own sentence, not the rest of the line (a soul author's
     /// "No pleasantries. Casual, texts like a friend." was read as formal).
     @Test(arguments: [
