@@ -77,6 +77,24 @@ import Testing
         #expect(RoomPresence.defaultRegistration().roomID != RoomPresence.defaultRegistration().roomID)
     }
 
+    /// A beat waiting behind another (`/rooms beat` against the background loop) ends at
+    /// once when cancelled, so leaving does not wait for the beat ahead; the gate still lets
+    /// the next beat in.
+    @Test(.timeLimit(.minutes(1))) func aBeatWaitingBehindAnotherIsCancelledAtOnce() async throws {
+        let gate = HeartbeatGate()
+        #expect(try await gate.enter())
+        let waiter = Task { try await gate.enter() }
+        try await Task.sleep(for: .milliseconds(50))
+        let start = ContinuousClock.now
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await waiter.value }
+        #expect(start.duration(to: .now) < .seconds(1))
+        await gate.leave(syncTried: true)
+        // Not wedged: the gate is free, and the first sync is over.
+        let next = Task { try await gate.enter() }
+        #expect(try await next.value == false)
+    }
+
     /// A cache written before the schema was versioned (GRDB's migrator, `user_version` 0)
     /// opens with its entries and version intact.
     @Test func aCacheFromTheEarlierSchemaKeepsItsEntries() throws {

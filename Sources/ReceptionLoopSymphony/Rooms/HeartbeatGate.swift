@@ -7,17 +7,35 @@
 /// while the background loop beats, and a small delta taken for the whole would empty the cache.
 actor HeartbeatGate {
     private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var waiting: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var nextWaiter = 0
     private var firstSyncTried = false
 
-    /// Waits for the beat in flight, if any. Returns true for the room's first sync.
-    func enter() async -> Bool {
+    /// Waits for the beat in flight, if any. Returns true for the room's first sync. A wait
+    /// that is cancelled ends at once with `CancellationError` (leaving the session does not
+    /// wait for the beat ahead to answer).
+    func enter() async throws -> Bool {
         if busy {
-            await withCheckedContinuation { waiting.append($0) }
+            nextWaiter += 1
+            let id = nextWaiter
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { waiting.append((id, continuation)) }
+                }
+            } onCancel: {
+                Task { await self.giveUp(id) }
+            }
         } else {
             busy = true
         }
         return !firstSyncTried
+    }
+
+    /// A cancelled wait leaves the queue; one already let in goes on (its beat is cancelled
+    /// by its own task).
+    private func giveUp(_ id: Int) {
+        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return }
+        waiting.remove(at: index).continuation.resume(throwing: CancellationError())
     }
 
     /// Ends a beat. `syncTried` is whether it asked for knowledge; once asked, even a failed
@@ -27,7 +45,7 @@ actor HeartbeatGate {
         if waiting.isEmpty {
             busy = false
         } else {
-            waiting.removeFirst().resume()
+            waiting.removeFirst().continuation.resume()
         }
     }
 }

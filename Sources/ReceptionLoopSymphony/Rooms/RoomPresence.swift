@@ -57,7 +57,7 @@ public struct RoomPresence: Sendable {
     /// match it; later ones are deltas (see `HeartbeatGate`).
     @discardableResult
     public func beat() async throws -> RoomHeartbeatResponse {
-        let firstSync = await gate.enter()
+        let firstSync = try await gate.enter()
         do {
             let response = try await beat(firstSync: firstSync)
             await gate.leave(syncTried: cache != nil)
