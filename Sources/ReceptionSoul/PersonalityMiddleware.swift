@@ -8,6 +8,10 @@ import ReceptionCore
 /// is complete, and the rest is released before the next other event and when the
 /// backend's stream ends. Each released `.textDelta` event carries the raw text it covers
 /// (the raw texts concatenate to the backend's text) and one `.text` block in the soul's voice.
+///
+/// Each event's `display` is rendered afresh from the event: blocks that middleware inside it
+/// (after it in the list) added are replaced. A middleware that adds display blocks stands
+/// before it in the list; one that changes fields for the soul to render stands after it.
 public struct PersonalityMiddleware: Middleware {
     public let store: SoulStore
     /// Nil: the built-in templates, compiled on the first system prompt rather than at start

@@ -162,6 +162,7 @@ public struct SoulCatalog: Sendable {
 
     /// A built-in soul by id (`default`, `butler`…), without looking at any directory.
     public static func builtIn(_ id: String) -> Soul? {
+        if id == "plain" { return .plain }
         guard let text = EmbeddedResources.souls[id + ".md"] else { return nil }
         return try? SoulParser.parse(text, fileName: id + ".md")
     }

@@ -2,9 +2,11 @@ import ReceptionCore
 
 // Reading a backend's events in tests, shared by every adapter's test target.
 
-/// Every event of a backend stream, in order, until it ends (rethrows what ends it).
-public func collect(_ stream: BackendEventStream) async throws -> [BackendEvent] {
-    var events: [BackendEvent] = []
+/// Every event of a stream, in order, until it ends (rethrows what ends it): a backend's
+/// `BackendEventStream`, or a pipeline's `ResponseStream` (`exchange.events`, whose events
+/// carry what middleware made of them in `display`).
+public func collect<Element>(_ stream: AsyncThrowingStream<Element, any Error>) async throws -> [Element] {
+    var events: [Element] = []
     for try await event in stream { events.append(event) }
     return events
 }

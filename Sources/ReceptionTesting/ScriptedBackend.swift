@@ -6,14 +6,16 @@ import Synchronization
 /// what the middleware chain sent.
 ///
 /// ```swift
-/// let backend = ScriptedBackend { request in
+/// let backend = ScriptedBackend(capabilities: [.textStreaming, .cancellation]) { request in
 ///     [.event(.textDelta("Hel")), .event(.textDelta("lo")),
 ///      .event(.result(BackendResult(text: "Hello", textWasStreamed: true)))]
 /// }
 /// ```
 ///
-/// Cancelling the consumer, or `cancel(taskID:)`, ends a script where it is with a cancelled
-/// `.failure`, as the event contract asks of every backend.
+/// Cancelling the consumer, or `cancel(taskID:)` with the request's id or a task id the
+/// script announced (`.accepted`, `.status`, `.progress`), ends a script where it is (also in
+/// its last pause) with a cancelled `.failure`, as the event contract asks of every backend;
+/// an id of no running script is refused, as a real backend refuses it.
 public final class ScriptedBackend: Backend, Sendable {
     /// One step of a script.
     public enum Step: Sendable {
@@ -26,7 +28,16 @@ public final class ScriptedBackend: Backend, Sendable {
 
     public let descriptor: BackendDescriptor
     private let script: @Sendable (ReceptionRequest) -> [Step]
-    private let state = Mutex<(received: [ReceptionRequest], cancelled: Set<String>, plans: [String: ReceptionRequest])>(([], [], [:]))
+    private let state = Mutex(State())
+
+    private struct State {
+        var received: [ReceptionRequest] = []
+        /// Request ids whose script was asked to stop.
+        var cancelled: Set<String> = []
+        var plans: [String: ReceptionRequest] = [:]
+        /// Every id a running script answers to (its request's, and task ids it announced) → its request's id.
+        var running: [String: String] = [:]
+    }
 
     /// `script` gives the steps for each submitted (or approved) request.
     public init(name: String = "scripted", capabilities: BackendCapabilities = [.cancellation],
@@ -40,7 +51,8 @@ public final class ScriptedBackend: Backend, Sendable {
         self.init(name: name, capabilities: capabilities) { _ in events.map(Step.event) }
     }
 
-    /// The requests received so far, oldest first.
+    /// The requests received so far, oldest first: submitted ones, and approved plans (their
+    /// `action` is `.approve`).
     public var received: [ReceptionRequest] { state.withLock { $0.received } }
 
     public func submit(_ request: ReceptionRequest) -> BackendEventStream {
@@ -57,6 +69,7 @@ public final class ScriptedBackend: Backend, Sendable {
         }
         var approved = request
         approved.action = .approve(taskID: taskID)
+        state.withLock { $0.received.append(approved) }
         return play(approved)
     }
 
@@ -70,23 +83,31 @@ public final class ScriptedBackend: Backend, Sendable {
         guard descriptor.capabilities.contains(.cancellation) else {
             throw BackendError.unsupported(operation: "cancel", backend: descriptor.name)
         }
-        state.withLock { _ = $0.cancelled.insert(taskID) }
+        try state.withLock { state in
+            guard let requestID = state.running[taskID] else {
+                throw BackendError.invalidTaskState(taskID: taskID, reason: "no such task is running")
+            }
+            state.cancelled.insert(requestID)
+        }
     }
 
     private func play(_ request: ReceptionRequest) -> BackendEventStream {
         let steps = script(request)
+        state.withLock { $0.running[request.id] = request.id }
         return BackendEventStream { continuation in
             let task = Task {
+                defer { self.state.withLock { state in state.running = state.running.filter { $0.value != request.id } } }
                 let cancelled = { Task.isCancelled || self.state.withLock { $0.cancelled.contains(request.id) } }
+                func endCancelled() {
+                    continuation.yield(.failure(TaskFailure(taskID: request.id, message: "Task cancelled", cancelled: true)))
+                    continuation.finish()
+                }
                 for step in steps {
-                    if cancelled() {
-                        continuation.yield(.failure(TaskFailure(taskID: request.id, message: "Task cancelled", cancelled: true)))
-                        continuation.finish()
-                        return
-                    }
+                    if cancelled() { return endCancelled() }
                     switch step {
                     case .event(let event):
                         if case .planAwaitingApproval(let plan) = event { self.state.withLock { $0.plans[plan.taskID] = request } }
+                        if let announced = Self.taskID(of: event) { self.state.withLock { $0.running[announced] = request.id } }
                         continuation.yield(event)
                     case .pause(let duration):
                         // In slices, so `cancel(taskID:)` takes effect promptly.
@@ -99,9 +120,24 @@ public final class ScriptedBackend: Backend, Sendable {
                         return
                     }
                 }
+                // Cancelled in the last pause: the stream still ends as the contract says.
+                if cancelled(), !steps.contains(where: Self.isTerminal) { return endCancelled() }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    /// The task id an event announces, if it names one.
+    private static func taskID(of event: BackendEvent) -> String? {
+        switch event {
+        case .accepted(let id, _), .status(let id, _): id
+        case .progress(let progress): progress.taskID
+        default: nil
+        }
+    }
+
+    private static func isTerminal(_ step: Step) -> Bool {
+        if case .event(let event) = step { event.isTerminal } else { false }
     }
 }

@@ -321,5 +321,7 @@ struct DerivedTraitsTests {
         let catalog = SoulCatalog(directories: [], includeBuiltIn: true)
         #expect(try catalog.load("plain") == Soul.plain)
         #expect(catalog.entries().contains { $0.id == "plain" })
+        // Listed and loadable, so also a built-in by id (it answered nil).
+        #expect(SoulCatalog.builtIn("plain") == Soul.plain)
     }
 }

@@ -51,7 +51,8 @@ public enum PlainFile {
         let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
         if let underlying, underlying.domain == NSPOSIXErrorDomain { return reason(errno: Int32(underlying.code)) }
         // Our own errors say themselves; bridged they would read "The operation could not be completed".
-        if !(error is CocoaError), let described = error as? CustomStringConvertible { return described.description }
+        // (Cast through Any: on Linux the compiler deems the direct cast always true and warns.)
+        if !(error is CocoaError), let described = error as Any as? CustomStringConvertible { return described.description }
         return (error as NSError).localizedDescription
     }
 

@@ -11,7 +11,7 @@ public struct Pipeline: Sendable {
     }
 
     /// Sends a request through every middleware to the backend.
-    public func send(_ request: ReceptionRequest, context: ReceptionContext) async throws -> Exchange {
+    public func send(_ request: ReceptionRequest, context: ReceptionContext = ReceptionContext()) async throws -> Exchange {
         var context = context
         context.backend = backend.descriptor
         return try await chain(from: 0)(request, context)

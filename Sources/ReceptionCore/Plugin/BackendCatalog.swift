@@ -50,13 +50,12 @@ public struct BackendCatalog: Sendable {
     public func connect(_ name: String) async throws -> BackendConnection {
         let (profile, plugin) = try entry(named: name)
         // A file's profiles were checked when the file was read; a built-in one comes from
-        // environment variables and is checked here, or `LOOP_SYMPHONY_URL=htp:/host` would be
-        // "unreachable" and queue messages for a server that cannot exist.
-        for option in plugin.options where option.type == .url {
-            if case .string(let text)? = profile.values[option.name], let problem = option.urlProblem(option.name, text) {
-                let source = profile.origin.map { " (from \($0))" } ?? ""
-                throw BackendCatalogError(description: String(problem.dropLast()) + "\(source).")
-            }
+        // environment variables, and one made in code from anything, so both are checked here
+        // (`LOOP_SYMPHONY_URL=htp:/host` would be "unreachable" and queue messages for a server
+        // that cannot exist; `pause_ms: -5` would reach the plugin unchecked).
+        if let problem = plugin.problems(in: profile).first {
+            let source = profile.origin.map { " (from \($0))" } ?? ""
+            throw BackendCatalogError(description: String(problem.dropLast()) + "\(source).")
         }
         return try await plugin.connect(profile, environment)
     }

@@ -100,6 +100,29 @@ extension BackendPlugin {
     }
 }
 
+extension BackendPlugin {
+    /// What is wrong with a profile already made (built in, or made in code), by the same
+    /// rules as `validate`: options this kind does not have, values of the wrong type or out
+    /// of range. Secrets are named by their source only and not checked here.
+    public func problems(in profile: BackendProfile) -> [String] {
+        profile.values.keys.sorted().compactMap { key in
+            guard let option = options.first(where: { $0.name == key }) else {
+                return "unknown option \"\(key)\" for kind \(kind)."
+            }
+            let value: JSONValue
+            switch profile.values[key]! {
+            case .string(let text): value = .string(text)
+            case .integer(let number): value = .number(Double(number))
+            case .number(let number): value = .number(number)
+            case .boolean(let flag): value = .bool(flag)
+            case .secretFromEnvironment, .secretFromFile: return nil
+            }
+            if case .failure(let mismatch) = option.typed(RawProfile.Entry(key: key, value: value)) { return mismatch.message }
+            return nil
+        }
+    }
+}
+
 extension PluginOption {
     /// Whether `text` is a URL an option of type `.url` takes: http, https, ws or wss, a host,
     /// no whitespace.
