@@ -1,3 +1,4 @@
+import Foundation
 /// A problem in the configuration, located in its file.
 public struct ConfigurationIssue: Error, Sendable, Hashable, CustomStringConvertible {
     public var file: String
@@ -144,6 +145,11 @@ extension PluginOption {
     /// What is wrong with the URL's port, if it names one outside 1–65535 ("…:99999"): the
     /// HTTP client stops the whole program on such a port, so it must never get that far.
     public static func portProblem(_ text: String) -> String? {
+        // Past any user name and password, which may hold "/", "?" or "#" (RedactedURL).
+        var text = text
+        if let userInfo = RedactedURL.userInfoRange(text) {
+            text = String(text[..<userInfo.lowerBound]) + String(text[text.index(after: userInfo.upperBound)...])
+        }
         guard let rest = text.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).dropFirst(2).first,
               let authority = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first?
                 .split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first else { return nil }
@@ -154,9 +160,17 @@ extension PluginOption {
         let port = afterHost[afterHost.index(after: colon)...]
         if port.isEmpty { return nil }
         guard port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber), let number = Int(port), (1...65535).contains(number) else {
-            return "its port \(port.prefix(12)) is not a port number (1 to 65535)"
+            // Quoted only when it is digits: other text there may be a mistyped password.
+            let shown = port.allSatisfy(\.isASCII) && port.allSatisfy(\.isNumber) ? " \(port.prefix(12))" : ""
+            return "its port\(shown) is not a port number (1 to 65535)"
         }
         return nil
+    }
+
+    /// A name a shell can export: a letter or `_`, then letters, digits or `_`.
+    static func isVariableName(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, first == "_" || (first.isASCII && CharacterSet.letters.contains(first)) else { return false }
+        return text.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && CharacterSet.alphanumerics.contains($0)) }
     }
 
     fileprivate func typed(_ entry: RawProfile.Entry) -> Result<ProfileValue, Mismatch> {
@@ -184,6 +198,10 @@ extension PluginOption {
             return .success(.string(text))
         case (.secret, .string(let text)):
             guard !text.isEmpty else { return .failure(Mismatch("\(entry.key) is empty.")) }
+            if entry.key.hasSuffix("_env"), !Self.isVariableName(text) {
+                // Never quoted: what stands there is often the key itself, pasted in the wrong place.
+                return .failure(Mismatch("\(entry.key) must name an environment variable (letters, digits and _, e.g. MY_SERVICE_KEY); what is written there is not a variable name. If it is the key itself, put it in that variable instead: keys never go in this file."))
+            }
             return .success(entry.key.hasSuffix("_env") ? .secretFromEnvironment(text) : .secretFromFile(text))
         default:
             return .failure(Mismatch("\(wrong); got \(entry.value.kindName)."))
