@@ -28,6 +28,11 @@ public final class WebSocketConnection: Sendable {
     /// Connects and returns once the server accepted the upgrade.
     public static func open(url: String, headers: [(name: String, value: String)] = [], maxMessageBytes: Int = 4 << 20,
                             connectTimeout: Duration = .seconds(10)) async throws -> WebSocketConnection {
+        // "ws://user:pass@host" is read by the client as the host "user": refuse it rather
+        // than connect to a server the URL does not name (and never queue for it).
+        guard RedactedURL.display(url) == url else {
+            throw BackendError.untrusted(url: RedactedURL.display(url), reason: "a WebSocket URL cannot carry a user name or password")
+        }
         let (opened, openedContinuation) = AsyncThrowingStream<Void, any Error>.makeStream()
         let connection = WebSocketConnection(url: url, headers: headers, maxMessageBytes: maxMessageBytes, opened: openedContinuation)
         let timeout = Task {

@@ -40,6 +40,11 @@ public enum FridayPlugin {
         guard lower.hasPrefix("ws://") || lower.hasPrefix("wss://") else {
             throw ProfileError(profile: profile, "url must be a ws:// or wss:// URL (Friday listens on ws://HOST:8787/ws); got \(RedactedURL.display(url)).")
         }
+        // The WebSocket client reads "ws://user:pass@host" as the host "user": the messages
+        // would go to a server the URL does not name. Friday takes no credentials in its URL.
+        if RedactedURL.display(url) != url {
+            throw ProfileError(profile: profile, "url must not carry a user name or password (Friday takes none, and the WebSocket client would connect to the user name as if it were the host); got \(RedactedURL.display(url)).")
+        }
         var configuration = FridayConfiguration(url: url)
         if let value = profile.values["idle_timeout"] {
             guard case .integer(let seconds) = value, (1...3600).contains(seconds) else {
