@@ -20,6 +20,10 @@ public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `unreachable`: the server has the request, so it is not queued to be sent again later
     /// (that could do the work twice); a caller whose call is idempotent may try again.
     case connectionLost(url: String)
+    /// The request cannot be sent as configured (a header value with a control character, a
+    /// URL the HTTP client cannot parse): nothing left, and nothing will change by waiting, so
+    /// it is not queued either.
+    case invalidRequest(url: String, reason: String)
 
     public var description: String {
         switch self {
@@ -28,6 +32,7 @@ public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
         case .http(let status, let detail): "HTTP \(status): \(detail)"
         case .unreachable(let url, let reason): "Cannot reach \(url): \(reason)"
         case .connectionLost(let url): "The connection to \(url) was lost mid-answer."
+        case .invalidRequest(let url, let reason): "Cannot send to \(url): \(reason)"
         case .timedOut(let url, let reason): "No answer from \(url) in time: \(reason)"
         case .protocolViolation(let what): "The backend broke its contract: \(what)"
         case .untrusted(let url, let reason): "Cannot trust \(url): \(reason)"

@@ -60,7 +60,7 @@ public struct LoomiClient: Sendable {
                     let response = try await transport.client.execute(request, timeout: .nanoseconds(timeout.nanosecondsValue))
                     let status = Int(response.status.code)
                     guard status == 200 else {
-                        let errorBody = (try? await response.body.collect(upTo: 1 << 20)).map { Data($0.readableBytesView) } ?? Data()
+                        let errorBody = CredentialEcho.masked((try? await response.body.collect(upTo: 1 << 20)).map { Data($0.readableBytesView) } ?? Data(), of: request)
                         throw Self.refusal(status: status, location: response.headers.first(name: "location"), body: errorBody,
                                            contentType: response.headers.first(name: "content-type"))
                     }

@@ -31,6 +31,24 @@ public enum ConnectionFailure {
         (error as? HTTPParserError) == .invalidEOFState
     }
 
+    /// Why the HTTP client would not send the request at all, when that is the reason: the
+    /// configuration is wrong, the server was never asked. The offending values are not
+    /// quoted (a header may hold a credential).
+    public static func configurationProblem(_ error: any Error) -> String? {
+        guard let error = error as? HTTPClientError else { return nil }
+        if [.invalidURL, .emptyHost, .emptyScheme].contains(error) {
+            return "the URL is not one the HTTP client can use; check the profile's url"
+        }
+        // The cases with values cannot be matched by equality; their names can.
+        let name = String(describing: error)
+        if name.hasPrefix("HTTPClientError.invalidHeaderFieldValues") {
+            return "a header value holds a character HTTP does not allow (a line break or other control character); check the profile's user id, names and keys"
+        }
+        if name.hasPrefix("HTTPClientError.invalidHeaderFieldNames") { return "a header name holds a character HTTP does not allow" }
+        if name.hasPrefix("HTTPClientError.unsupportedScheme") { return "the URL is not one the HTTP client can use; check the profile's url" }
+        return nil
+    }
+
     /// A failure in plain words ("connection refused (nothing listens there)", "its
     /// certificate could not be verified …"), never NIO's internal description.
     public static func describe(_ error: any Error) -> String {

@@ -127,8 +127,11 @@ public final class HTTPTransport: Sendable {
                 group.addTask {
                     let response = try await client.execute(request, timeout: .nanoseconds(configuration.requestTimeout.nanosecondsValue))
                     let buffer = try await response.body.collect(upTo: configuration.maxBodyBytes)
-                    return RawResponse(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-                                       body: Data(buffer.readableBytesView), requestID: requestID)
+                    let status = Int(response.status.code)
+                    // An error page may quote the request's credentials back: masked before anyone reads it.
+                    let body = (200..<300).contains(status) ? Data(buffer.readableBytesView) : CredentialEcho.masked(Data(buffer.readableBytesView), of: request)
+                    return RawResponse(status: status, headers: response.headers.map { ($0.name, $0.value) },
+                                       body: body, requestID: requestID)
                 }
                 group.addTask {
                     try await Task.sleep(for: configuration.requestTimeout)
@@ -160,6 +163,7 @@ public final class HTTPTransport: Sendable {
             return BackendError.untrusted(url: url, reason: Self.describe(error))
         }
         if ConnectionFailure.isLostMidAnswer(error) { return BackendError.connectionLost(url: url) }
+        if let reason = ConnectionFailure.configurationProblem(error) { return BackendError.invalidRequest(url: url, reason: reason) }
         return BackendError.unreachable(url: url, reason: Self.describe(error))
     }
 

@@ -61,7 +61,7 @@ extension HTTPTransport {
             }
             if response.status == .ok { break }
             let status = Int(response.status.code)
-            let errorBody = (try? await response.body.collect(upTo: 1 << 20)).map { Data($0.readableBytesView) } ?? Data()
+            let errorBody = CredentialEcho.masked((try? await response.body.collect(upTo: 1 << 20)).map { Data($0.readableBytesView) } ?? Data(), of: request)
             let refusal = Self.refusal(status: status, location: response.headers.first(name: "location"), body: errorBody,
                                        contentType: response.headers.first(name: "content-type"))
             guard case .http(_, let detail) = refusal else { throw refusal }
