@@ -142,8 +142,14 @@ public struct BackendConfiguration: Sendable {
             return ConfigurationIssue(file: file, line: mark.line, column: mark.column, "syntax error: \(problem).")
         case .reader(let problem, _, _, _):
             return ConfigurationIssue(file: file, "cannot be read: \(problem).")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            // Said with its place and names only: the parser's own text quotes the whole
+            // mapping, which may be the whole file, passwords in URLs included.
+            let names = duplicates.prefix(5).map { "\"\($0.prefix(60))\"" }.joined(separator: ", ")
+            return ConfigurationIssue(file: file, line: context.mark.line, column: context.mark.column,
+                                      "syntax error: \(duplicates.count == 1 ? "a key is" : "keys are") given twice in one object: \(names).")
         default:
-            return ConfigurationIssue(file: file, "syntax error: \(error).")
+            return ConfigurationIssue(file: file, "syntax error: \(String(describing: error).prefix(200)).")
         }
     }
 

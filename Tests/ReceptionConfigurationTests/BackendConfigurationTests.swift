@@ -59,6 +59,22 @@ struct BackendConfigurationTests {
         #expect(found.first?.message.contains("syntax error") == true)
     }
 
+    /// The parser's message for a key given twice quoted the whole object (the whole file,
+    /// passwords in URLs included, megabytes of it for a large file): said with its place only.
+    @Test func aKeyGivenTwiceIsLocatedWithoutQuotingTheFile() {
+        let found = issues("""
+        {"profiles": [
+          {"name": "prod", "kind": "echo", "url": "https://alice:S3cretPass@loop.example.com"},
+          {"name": "notes", "kind": "local", "mode": 5, "mode": 6}
+        ]}
+        """)
+        #expect(found.count == 1, "\(found)")
+        let text = found.first?.description ?? ""
+        #expect(text.contains("a key is given twice in one object: \"mode\""), "\(text)")
+        #expect(text.hasPrefix("backends.json:3:"), "\(text)")
+        #expect(!text.contains("S3cretPass") && !text.contains("loop.example.com"), "\(text)")
+    }
+
     @Test func anUnknownKeyIsLocatedWithADidYouMean() {
         let found = issues("""
         {"profiles": [
