@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import ReceptionCore
 
 /// `reception`: the REPL by default, plus tools for intent corpora, souls and servers.
 @main
@@ -16,4 +18,30 @@ struct Reception: AsyncParsableCommand {
                       SoulCommand.self, BackendsCommand.self, QueueCommand.self, ServeCommand.self, BenchCommand.self],
         defaultSubcommand: ChatCommand.self
     )
+
+    /// ArgumentParser's own entry point, with one change: its messages quote what was typed
+    /// (an unknown option, a soul name, a path), so they are cleaned of escape sequences
+    /// before they reach the terminal. Help goes to standard output, errors to standard error,
+    /// with ArgumentParser's exit codes, as before.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            let message = TerminalText.clean(fullMessage(for: error))
+            if !message.isEmpty {
+                if code == .success {
+                    print(message)
+                } else {
+                    FileHandle.standardError.write(Data((message + "\n").utf8))
+                }
+            }
+            Foundation.exit(code.rawValue)
+        }
+    }
 }
