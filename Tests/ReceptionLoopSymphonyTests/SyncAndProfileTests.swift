@@ -85,10 +85,10 @@ import Testing
         #expect(try await gate.enter())
         let waiter = Task { try await gate.enter() }
         try await Task.sleep(for: .milliseconds(50))
-        let start = ContinuousClock.now
         waiter.cancel()
+        // Ends while the beat ahead is still in flight (leave comes after): not a timing
+        // measure, which a loaded machine would make flaky; without the fix it waits for ever.
         await #expect(throws: CancellationError.self) { _ = try await waiter.value }
-        #expect(start.duration(to: .now) < .seconds(1))
         await gate.leave(syncTried: true)
         // Not wedged: the gate is free, and the first sync is over.
         let next = Task { try await gate.enter() }
