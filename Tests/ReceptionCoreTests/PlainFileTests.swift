@@ -35,6 +35,8 @@ struct PlainFileTests {
         let over = directory.appendingPathComponent("over.txt")
         try Data(repeating: 0x61, count: (1 << 20) + 100).write(to: over)
         #expect(problem { try PlainFile.read(over.path, limit: 1 << 20) } == "\(over.path): is 1048676 bytes, more than the 1048576 (1 MB) this reads")
+        // A key file's small limit is said in KB ("(0 MB)" read as a mistake).
+        #expect(problem { try PlainFile.read(over.path, limit: 1 << 16) } == "\(over.path): is 1048676 bytes, more than the 65536 (64 KB) this reads")
         #expect(try PlainFile.read(big.path).count == 3 << 20)
     }
 

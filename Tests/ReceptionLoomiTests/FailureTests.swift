@@ -144,6 +144,7 @@ struct FailureTests {
             #expect(final.text.hasPrefix("Found 2 perfect matches for your vegan cheesecake!"), "the answer stands: \(final.text)")
             #expect(final.text.contains("the server redirects to http://thief:•••@127.0.0.1:\(elsewhere.port)/recipes/by-ids; Reception does not follow redirects"), "\(final.text)")
             #expect(!final.text.contains("hunter2") && !final.text.contains("loomi-secret-key"), "\(final.text)")
+            #expect(final.text.contains("change the backend's url. The answer above stands"), "one full stop, not \"url..\": \(final.text)")
             #expect(await elsewhere.server.received().isEmpty, "nothing, and no key, reached the other server")
         }
     }

@@ -24,7 +24,7 @@ public enum PlainFile {
         default: throw Problem(path: path, reason: "is not a regular file")
         }
         guard Int(info.st_size) <= limit else {
-            throw Problem(path: path, reason: "is \(Int(info.st_size)) bytes, more than the \(limit) (\(limit >> 20) MB) this reads")
+            throw Problem(path: path, reason: "is \(Int(info.st_size)) bytes, more than the \(limit) (\(limit >= 1 << 20 ? "\(limit >> 20) MB" : "\(limit >> 10) KB")) this reads")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else { throw Problem(path: path, reason: reason(errno: errno)) }
         defer { try? handle.close() }

@@ -2,6 +2,13 @@
 /// Linux). A sentence ends at `.`, `!` or `?` (plus closing quotes or brackets) followed by
 /// whitespace; common abbreviations, initials and decimals do not end one.
 public enum Sentences {
+    /// `text` ended as a sentence: a full stop added unless it ends in one already (or in
+    /// `!`, `?`, `…`), so a message that quotes a server's own sentence does not read "url..".
+    public static func ended(_ text: String) -> String {
+        guard let last = text.last, !".!?…".contains(last) else { return text }
+        return text + "."
+    }
+
     static let abbreviations: Set<String> = ["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "no", "approx", "cf", "fig"]
 
     public static func split(_ text: String) -> [String] {

@@ -70,7 +70,7 @@ extension LoomiBackend {
             // Graceful degradation: the agent's answer stands; the details can be loaded later,
             // unless the service forgot the search, when only a new search can bring them.
             let next = outcome.sessionLost ? "send the request again to search anew" : "/recipes retry loads the rest"
-            text.emitBlock("Recipe details could not be loaded: \(outcome.reason ?? "the call failed"). The answer above stands; \(next).")
+            text.emitBlock("Recipe details could not be loaded: \(Sentences.ended(outcome.reason ?? "the call failed")) The answer above stands; \(next).")
             return BackendResult(taskID: request.id, outcome: .bounded, text: text.value, textWasStreamed: true, raw: raw)
         }
         return BackendResult(taskID: request.id, outcome: .complete, text: text.value, textWasStreamed: true, raw: raw)

@@ -24,7 +24,7 @@ extension LoomiBackend {
         if outcome.sessionLost {
             text += (text.isEmpty ? "" : "\n\n") + Self.searchForgotten
         } else if !outcome.notLoaded.isEmpty {
-            text += "\n\nStill not loaded: \(outcome.reason ?? "the call failed"). /recipes retry tries again."
+            text += "\n\nStill not loaded: \(Sentences.ended(outcome.reason ?? "the call failed")) /recipes retry tries again."
         }
         return text
     }

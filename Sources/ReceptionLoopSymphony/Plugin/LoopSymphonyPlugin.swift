@@ -96,7 +96,7 @@ public enum LoopSymphonyPlugin {
             let hint = status == 404
                 ? " Is \(url) Loop Symphony's base URL? It is the server's root, with no path: GET /health must answer there."
                 : ""
-            throw LoopSymphonyConnectError(description: "The server at \(url) answered GET /health with HTTP \(status): \(detail).\(hint)")
+            throw LoopSymphonyConnectError(description: "The server at \(url) answered GET /health with HTTP \(status): \(Sentences.ended(detail))\(hint)")
         } catch {
             await connecting.shutdown()
             throw error
