@@ -106,7 +106,7 @@ struct OpenAIRequestTests {
         }
         try await withOpenAIServer(OpenAIReferenceOptions(port: 0, apiKeys: ["sk-right"])) { _, backend in
             let error = await httpError { _ = try await collect(backend.submit(ReceptionRequest(text: "hi", trustLevel: 1))) }
-            #expect(error?.detail.contains("No API key was sent: set OPENAI_API_KEY") == true, "\(String(describing: error))")
+            #expect(error?.detail.contains("No API key was sent: the built-in openai backend reads OPENAI_API_KEY; a profile of your own names its key with api_key_env or api_key_file.") == true, "\(String(describing: error))")
         }
         try await withOpenAIServer(OpenAIReferenceOptions(port: 0, apiKeys: ["sk-right"]), configure: { $0.apiKey = "sk-right" }) { _, backend in
             let events = try await collect(backend.submit(ReceptionRequest(text: "hi", trustLevel: 1)))

@@ -150,7 +150,7 @@ public struct LoomiClient: Sendable {
         let words = detail.count > 400 ? String(detail.prefix(400)) + "…" : detail
         let advice: String? = switch status {
         case 401: configuration.apiKey == nil
-            ? "No API key was sent: set LOOMI_API_KEY, or api_key_env in the profile."
+            ? "No API key was sent: the built-in loomi backend reads LOOMI_API_KEY; a profile of your own names its key with api_key_env or api_key_file."
             : "The server refused the API key from \(configuration.apiKeySource ?? "the configuration")."
         case 403: "The key is not allowed to do this."
         case 404: "Is \(RedactedURL.display(configuration.baseURL)) the recipe agent's base URL?"

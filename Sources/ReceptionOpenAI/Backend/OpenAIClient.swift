@@ -48,7 +48,7 @@ public struct OpenAIClient: Sendable {
         var words = Self.firstParagraph(detail)
         let advice: String? = switch status {
         case 401: configuration.apiKey == nil
-            ? "No API key was sent: set OPENAI_API_KEY, or api_key_env in the profile."
+            ? "No API key was sent: the built-in openai backend reads OPENAI_API_KEY; a profile of your own names its key with api_key_env or api_key_file."
             : "The server refused the API key from \(configuration.apiKeySource ?? "the configuration")."
         case 403: "The key is not allowed to do this."
         case 404 where words.localizedCaseInsensitiveContains("model"): "/model lists the models this server offers."
