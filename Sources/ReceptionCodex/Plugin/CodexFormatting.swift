@@ -59,8 +59,10 @@ enum CodexFormatting {
         milliseconds < 10_000 ? String(format: "%.1f s", Double(milliseconds) / 1000) : "\(milliseconds / 1000) s"
     }
 
+    /// One line of at most `limit` characters, cleaned before it is cut: a cut inside an
+    /// escape sequence left it unterminated, and the REPL's cleaning then took the rest of
+    /// the line (an event's payload) for part of it, so the line lost its words.
     static func clip(_ text: String, _ limit: Int) -> String {
-        let line = text.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
-        return line.count > limit ? String(line.prefix(limit - 1)) + "…" : line
+        TerminalText.line(text, limit: limit)
     }
 }
