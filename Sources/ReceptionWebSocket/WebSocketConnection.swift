@@ -12,7 +12,7 @@ import Synchronization
 /// module, never on the WebSocket library, so every engine gets the same limits and errors.
 ///
 /// - A message larger than `maxMessageBytes` closes the connection with an error instead of
-///   growing memory; so does a text message that is not UTF-8. Both are protocol errors in
+///   growing memory. A text message that is not UTF-8 closes it too, as a protocol error in
 ///   words, not "unreachable": the server was there.
 /// - A connection that cannot be opened is `BackendError.unreachable` with the reason; one
 ///   that drops mid-conversation ends `messages` by throwing `BackendError.unreachable`, so a
@@ -79,9 +79,9 @@ public final class WebSocketConnection: Sendable {
             } catch is CancellationError {
                 inbound.finish()
             } catch {
-                // A server that broke the protocol was there: "cannot reach" would be wrong (an
-                // offline queue would keep the message for it), and the library's error reads
-                // as a type dump.
+                // A server that broke the protocol was there: "cannot reach" (as it was said)
+                // sends a person looking for a network fault, and is what an offline queue
+                // waits out, though waiting will not mend the server.
                 if let breach = Self.protocolBreach(error, maxMessageBytes: maxMessageBytes) {
                     let violation = BackendError.protocolViolation("\(RedactedURL.display(url)) \(breach), so the connection was closed")
                     opened.finish(throwing: violation)
