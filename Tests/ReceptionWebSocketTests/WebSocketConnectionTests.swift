@@ -10,7 +10,9 @@ import Testing
 /// A WebSocket server on loopback: `/echo` answers each text message with "echo: TEXT" and
 /// reports the `X-Token` header first; `/drop` sends one message and closes the connection;
 /// `/binary` sends a binary message between two text ones; `/badutf8` sends a text message
-/// whose bytes are not UTF-8 between two good ones.
+/// whose bytes are not UTF-8 between two good ones. These two wait for a first message from
+/// the client: frames sent with the upgrade's answer are sometimes lost by the client library
+/// (`aDroppedConnectionKeepsWhatArrivedAndEndsTheStream` hangs now and then for that reason).
 private func withServer(_ body: @escaping @Sendable (Int) async throws -> Void) async throws {
     let router = Router(context: BasicWebSocketRequestContext.self)
     router.ws("/echo") { request, _ in
@@ -24,12 +26,16 @@ private func withServer(_ body: @escaping @Sendable (Int) async throws -> Void) 
     router.ws("/drop") { _, _ in .upgrade([:]) } onUpgrade: { _, outbound, _ in
         try await outbound.write(.text("partial answer"))
     }
-    router.ws("/binary") { _, _ in .upgrade([:]) } onUpgrade: { _, outbound, _ in
+    router.ws("/binary") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
+        var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
+        _ = try await messages.next()
         try await outbound.write(.text("before"))
         try await outbound.write(.binary(ByteBuffer(bytes: [0x00, 0xFF, 0x1B, 0x5B, 0x32, 0x4A])))
         try await outbound.write(.text("after"))
     }
-    router.ws("/badutf8") { _, _ in .upgrade([:]) } onUpgrade: { _, outbound, _ in
+    router.ws("/badutf8") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
+        var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
+        _ = try await messages.next()
         try await outbound.write(.text("before"))
         try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: [0x63, 0x61, 0x66, 0xC3, 0x28, 0xFF, 0xFE]))))
         try await outbound.write(.text("after"))
@@ -90,6 +96,7 @@ struct WebSocketConnectionTests {
     @Test func aBinaryMessageIsSkippedAndTheNextTextArrives() async throws {
         try await withServer { port in
             let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/binary")
+            try await connection.send("go")
             var iterator = connection.messages.makeAsyncIterator()
             #expect(try await iterator.next() == "before")
             #expect(try await iterator.next() == "after")
@@ -104,6 +111,7 @@ struct WebSocketConnectionTests {
     @Test func aTextMessageThatIsNotUTF8IsAProtocolErrorInWordsAndTheNextConnectionWorks() async throws {
         try await withServer { port in
             let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/badutf8")
+            try await connection.send("go")
             var received: [String] = []
             var thrown: (any Error)?
             do {
