@@ -41,7 +41,11 @@ enum CodexFormatting {
 
     /// What the payload says beyond what the line already shows.
     static func detail(of payload: JSONValue) -> String? {
-        guard case .object(var fields) = payload else { return payload == .null ? nil : clip(Wire.jsonString(payload), 160) }
+        // Strings cleaned before they are written as JSON: an escape sequence's body (a long
+        // link, say) would otherwise fill the 160 characters and push the words out.
+        guard case .object(var fields) = TerminalText.cleanStrings(payload) else {
+            return payload == .null ? nil : clip(Wire.jsonString(TerminalText.cleanStrings(payload)), 160)
+        }
         fields["method"] = nil
         fields["occurred_at"] = nil
         guard !fields.isEmpty else { return nil }
