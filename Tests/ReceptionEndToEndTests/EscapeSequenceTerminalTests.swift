@@ -21,11 +21,22 @@ struct EscapeSequenceTerminalTests {
         }
     }
 
-    /// Both streams are free of terminal controls, and every word arrived in one of them.
-    static func expectClean(output: String, errors: String, words: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+    /// What is left on screen of a sequence whose ESC alone was removed (or written as `\u001b`
+    /// in JSON): the clear-screen's and the clipboard write's bodies, the link's target.
+    static let residue = ["[2J", "]52;", "aGVsbG8=", "]8;;", "hostile.invalid", "\\u001b", "\\u009b", "\\u202e"]
+
+    /// Both streams are free of terminal controls, and every word arrived in one of them. Text
+    /// output (`plain`) also shows nothing of the sequences; `--json` keeps values as they came.
+    static func expectClean(output: String, errors: String, words: [String], plain: Bool = true,
+                            sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(controls(in: output).isEmpty, "standard output: \(controls(in: output)) in \(output.debugDescription)", sourceLocation: sourceLocation)
         #expect(controls(in: errors).isEmpty, "standard error: \(controls(in: errors)) in \(errors.debugDescription)", sourceLocation: sourceLocation)
         let both = output + errors
+        if plain {
+            for left in residue {
+                #expect(!both.contains(left), "\(left) is left of a sequence: \(both)", sourceLocation: sourceLocation)
+            }
+        }
         for word in words {
             #expect(both.contains(word), "\(word) did not arrive: \(output)\n--- errors ---\n\(errors)", sourceLocation: sourceLocation)
         }
@@ -44,7 +55,7 @@ struct EscapeSequenceTerminalTests {
         #expect(plain.errors.contains("Errorwords"), "the error is on standard error: \(plain.errors)")
         let json = try PipedREPL.run(["--backend", "friday", "--json"], input: "escapes please\n", environment: ["FRIDAY_URL": url], separateErrors: true)
         Self.expectClean(output: json.output, errors: json.errors,
-                         words: ["Infowords", "Thinkingwords", "Steplabelwords", "Toolinputwords", "Chunkwords arrive.", "Errorwords"])
+                         words: ["Infowords", "Thinkingwords", "Steplabelwords", "Toolinputwords", "Chunkwords arrive.", "Errorwords"], plain: false)
     }
 
     /// OpenAI-compatible: `reasoning_content` (a spinner's, so in `--json`), the streamed
@@ -58,7 +69,7 @@ struct EscapeSequenceTerminalTests {
         Self.expectClean(output: plain.output, errors: plain.errors, words: ["Contentwords arrive whole."])
         #expect(plain.errors.contains("Errorbodywords"), "the error body's message is on standard error: \(plain.errors)")
         let json = try PipedREPL.run(["--backend", "oai", "--json"], input: "escapes please\n", home: home, separateErrors: true)
-        Self.expectClean(output: json.output, errors: json.errors, words: ["Reasoningwords", "Contentwords"])
+        Self.expectClean(output: json.output, errors: json.errors, words: ["Reasoningwords", "Contentwords"], plain: false)
     }
 
     /// Loop Symphony: the plan (description, instrument step), the summary, findings and
