@@ -78,15 +78,18 @@ struct EscapeSequenceTerminalTests {
     @Test func loopSymphonysFieldsArriveWithoutTheirEscapes() throws {
         let (server, url) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
+        let answeringHome = try LoopSymphonyTerminalTests().home(for: url, trustLevel: 1)
+        defer { try? FileManager.default.removeItem(at: answeringHome) }
         let answered = try PipedREPL.run(["--backend", "ls-e2e", "--trust", "1"], input: "escapes please\nescapes fail please\n/tasks recent\n",
-                                         home: try LoopSymphonyTerminalTests().home(for: url, trustLevel: 1), separateErrors: true)
+                                         home: answeringHome, separateErrors: true)
         Self.expectClean(output: answered.output, errors: answered.errors,
                          words: ["Reference note answer to: escapes please", "note finding 1 for: escapes please",
                                  "What would you like to explore next about this?", "Simulated failure: the query asked the reference server to fail",
                                  "Completed", "Failed"])
         #expect(answered.output.components(separatedBy: "escapes fail please").count >= 2, "the query column of /tasks: \(answered.output)")
-        let planned = try PipedREPL.run(["--backend", "ls-e2e"], input: "escapes please\n",
-                                        home: try LoopSymphonyTerminalTests().home(for: url, trustLevel: 0), separateErrors: true)
+        let planningHome = try LoopSymphonyTerminalTests().home(for: url, trustLevel: 0)
+        defer { try? FileManager.default.removeItem(at: planningHome) }
+        let planned = try PipedREPL.run(["--backend", "ls-e2e"], input: "escapes please\n", home: planningHome, separateErrors: true)
         Self.expectClean(output: planned.output, errors: planned.errors,
                          words: ["Quick, single-pass reasoning for simple questions", "instrument: note"])
     }
