@@ -387,7 +387,7 @@ public actor REPL {
     func askPermissionScope(_ permission: PermissionRequest) async -> PermissionAnswer.Scope? {
         let tool = permission.tool.map { TerminalText.line($0, limit: 80) }
         var question = "The backend asks permission to \(tool.map { "use \($0)" } ?? "go on"): \(TerminalText.line(permission.description, limit: 300))"
-        if let input = permission.input, let text = try? String(decoding: Wire.encode(input), as: UTF8.self) {
+        if let input = permission.input, let text = try? String(decoding: Wire.encode(TerminalText.cleanStrings(input)), as: UTF8.self) {
             question += "\n  input: \(TerminalText.line(text, limit: 300))"
         }
         guard reader.isInteractive else {

@@ -12,7 +12,8 @@ import Synchronization
 /// module, never on the WebSocket library, so every engine gets the same limits and errors.
 ///
 /// - A message larger than `maxMessageBytes` closes the connection with an error instead of
-///   growing memory.
+///   growing memory. A text message that is not UTF-8 closes it too, as a protocol error in
+///   words, not "unreachable": the server was there.
 /// - A connection that cannot be opened is `BackendError.unreachable` with the reason; one
 ///   that drops mid-conversation ends `messages` by throwing `BackendError.unreachable`, so a
 ///   front end can keep what it already showed and say what happened.
@@ -83,6 +84,15 @@ public final class WebSocketConnection: Sendable {
             } catch is CancellationError {
                 inbound.finish()
             } catch {
+                // A server that broke the protocol was there: "cannot reach" (as it was said)
+                // sends a person looking for a network fault, and is what an offline queue
+                // waits out, though waiting will not mend the server.
+                if let breach = Self.protocolBreach(error, maxMessageBytes: maxMessageBytes) {
+                    let violation = BackendError.protocolViolation("\(RedactedURL.display(url)) \(breach), so the connection was closed")
+                    opened.finish(throwing: violation)
+                    inbound.finish(throwing: violation)
+                    return
+                }
                 let failure = BackendError.unreachable(url: RedactedURL.display(url), reason: Self.describe(error))
                 // Before the upgrade: nothing answering there is "unreachable" (an offline
                 // queue may keep the message for later); something that answered but refused
@@ -120,6 +130,18 @@ public final class WebSocketConnection: Sendable {
         if error is NIOConnectionError || error is IOError { return true }
         if let error = error as? ChannelError, case .connectTimeout = error { return true }
         return false
+    }
+
+    /// What the server did wrong, in words, when it broke the WebSocket protocol after the
+    /// upgrade (RFC 6455: a text message that is not UTF-8, one over the limit, a bad frame).
+    static func protocolBreach(_ error: any Error, maxMessageBytes: Int) -> String? {
+        guard let error = error as? WebSocketClientError else { return nil }
+        switch error {
+        case .serverSentDataInconsistentWithMessage: return "sent a text message that is not valid UTF-8"
+        case .serverSentMessageTooLarge: return "sent a message larger than \(maxMessageBytes) bytes"
+        case .serverProtocolError: return "broke the WebSocket protocol (a frame out of place)"
+        default: return nil
+        }
     }
 
     /// A connection failure in plain words, as the HTTP transport says it.

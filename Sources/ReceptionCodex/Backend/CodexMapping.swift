@@ -27,7 +27,9 @@ enum CodexMapping {
             if let text = response[key]?.stringValue, !text.isEmpty { return bounded(text) }
         }
         if let text = response.stringValue { return bounded(text) }
-        return bounded(Wire.jsonString(response))
+        // Strings cleaned before they are written as JSON, or each escape sequence's body
+        // ("\u001b]52;c;…") would be shown as text.
+        return bounded(Wire.jsonString(TerminalText.cleanStrings(response)))
     }
 
     static func bounded(_ text: String, limit: Int = 2_000) -> String {

@@ -185,10 +185,11 @@ public final class CodexClient: Sendable {
     }
 }
 
-/// Server text in messages: one line, bounded.
+/// Server text in messages: one line, bounded. Whole escape sequences go, not only their
+/// control characters: a clear-screen or clipboard write whose ESC became a space left
+/// "[2J ]52;c;…" in the message.
 enum TerminalSafe {
     static func excerpt(_ text: String, limit: Int = 300) -> String {
-        let line = String(text.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? " " : Character($0) })
-        return line.count > limit ? String(line.prefix(limit - 1)) + "…" : line
+        TerminalText.line(text, limit: limit)
     }
 }

@@ -41,7 +41,11 @@ enum CodexFormatting {
 
     /// What the payload says beyond what the line already shows.
     static func detail(of payload: JSONValue) -> String? {
-        guard case .object(var fields) = payload else { return payload == .null ? nil : clip(Wire.jsonString(payload), 160) }
+        // Strings cleaned before they are written as JSON: an escape sequence's body (a long
+        // link, say) would otherwise fill the 160 characters and push the words out.
+        guard case .object(var fields) = TerminalText.cleanStrings(payload) else {
+            return payload == .null ? nil : clip(Wire.jsonString(TerminalText.cleanStrings(payload)), 160)
+        }
         fields["method"] = nil
         fields["occurred_at"] = nil
         guard !fields.isEmpty else { return nil }
@@ -59,8 +63,10 @@ enum CodexFormatting {
         milliseconds < 10_000 ? String(format: "%.1f s", Double(milliseconds) / 1000) : "\(milliseconds / 1000) s"
     }
 
+    /// One line of at most `limit` characters, cleaned before it is cut: a cut inside an
+    /// escape sequence left it unterminated, and the REPL's cleaning then took the rest of
+    /// the line (an event's payload) for part of it, so the line lost its words.
     static func clip(_ text: String, _ limit: Int) -> String {
-        let line = text.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
-        return line.count > limit ? String(line.prefix(limit - 1)) + "…" : line
+        TerminalText.line(text, limit: limit)
     }
 }

@@ -125,8 +125,11 @@ package struct FridayTurn: Sendable {
     }
 
     /// One line of at most `limit` characters: status lines must not grow with the server's whims.
+    /// Cleaned before it is cut: an escape sequence's body (a long link) counted against the
+    /// limit and pushed the words out, and a cut inside one left it open, so the REPL's
+    /// cleaning took the rest of the line (a blocked command's reason) for part of it.
     static func line(_ text: String, limit: Int = 200) -> String {
-        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let flat = TerminalText.clean(text).split(whereSeparator: \.isNewline).joined(separator: " ")
         return flat.count > limit ? String(flat.prefix(limit)) + "…" : flat
     }
 }

@@ -16,6 +16,9 @@ public struct CodexReferenceOptions: Sendable {
     /// How many stream requests are answered 502 or 503 (in turn) before any event, as the
     /// gateway in front of the runtime does while it restarts: a burst that then ends.
     public var gatewayErrors = 0
+    /// Stream requests answered, in turn, with garbage where events were expected (a broken
+    /// proxy or runtime), before any event: then the stream ends.
+    public var garbageStreams: [CodexStreamGarbage] = []
     /// Frames end with one newline and no blank line, as the runtime at 562314f4e8 wrote them.
     public var unterminatedFrames = true
     /// Events each worker keeps; a cursor older than what is kept is stale (410).
@@ -35,4 +38,14 @@ public struct CodexReferenceOptions: Sendable {
     public init(port: Int = 8790) {
         self.port = port
     }
+}
+
+/// What a broken proxy or runtime sends on the stream instead of events.
+public enum CodexStreamGarbage: String, Sendable, CaseIterable {
+    /// A `data:` line that is not JSON (an HTML error page cut into the stream).
+    case notJSON
+    /// A `data:` line with bytes that are not UTF-8.
+    case notUTF8
+    /// 200 with an HTML page instead of an event stream (a captive portal, a proxy's page).
+    case htmlPage
 }

@@ -9,7 +9,10 @@ extension CodexReferenceServer {
     /// worker answers at once (`ok` and a `response`), and its ledger gets
     /// `worker.request.received` and `worker.response` (or `worker.error`). Words in the text
     /// of `params.input` script it: "fail" (ok false), "slow" (3 s), "unusual" (fields this
-    /// client does not know), "drop" (the connection closes without an answer).
+    /// client does not know), "drop" (the connection closes without an answer), "escapes"
+    /// (every text it sends back carries its words between escape sequences, `HostileText`:
+    /// the answer or, with "fail", the error, and a `worker.event` whose method and note are
+    /// such; with "refuse", a runtime error whose message is).
     func workerRequest(_ worker: CodexReferenceState.Worker, _ body: Data) async -> Response {
         guard let value = try? Wire.decode(JSONValue.self, from: body), case .object(let request)? = value["request"] else {
             return Self.validation(["request": "The request field is required."])
@@ -26,7 +29,15 @@ extension CodexReferenceServer {
             return ""
         }()
         let words = text.lowercased()
+        let hostile = words.contains("escapes")
+        func wrap(_ text: String) -> String { hostile ? HostileText.around(text) : text }
+        if hostile, words.contains("refuse") { return Self.runtimeError(409, "conflict", HostileText.around("Refusalwords")) }
         await state.append(worker.id, "worker.request.received", .object(["request_id": .string(requestID), "method": .string(method)]))
+        if hostile {
+            await state.append(worker.id, "worker.event", .object(["source": .string("autopilot-desktop"),
+                                                                   "method": .string(HostileText.around("Methodwords")),
+                                                                   "note": .string(HostileText.around("Notewords"))]))
+        }
         if words.contains("drop") {
             return Response(status: .ok, body: ResponseBody { _ in throw CancellationError() })
         }
@@ -34,8 +45,8 @@ extension CodexReferenceServer {
         let ok = !words.contains("fail")
         var response: [String: JSONValue] = ok
             ? ["handled_by": .string("reception-reference"), "method": .string(method),
-               "text": .string(text.isEmpty ? "\(method) accepted" : "\(method) accepted: \(text)")]
-            : ["error": .string("the reference worker was asked to fail"), "method": .string(method)]
+               "text": .string(wrap(text.isEmpty ? "\(method) accepted" : "\(method) accepted: \(text)"))]
+            : ["error": .string(wrap("the reference worker was asked to fail")), "method": .string(method)]
         if words.contains("unusual") { response["mood"] = .string("curious"); response["phase"] = .object(["next": .string("unknown_value")]) }
         await state.append(worker.id, ok ? "worker.response" : "worker.error",
                            .object(["request_id": .string(requestID), "response": .object(response)]))

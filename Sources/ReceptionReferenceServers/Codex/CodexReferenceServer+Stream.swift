@@ -37,6 +37,7 @@ extension CodexReferenceServer {
         let latest = await state.latestSeq(worker.id)
         let start = cursor ?? latest
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
+        if let garbage = await state.takeGarbage() { return Self.garbage(garbage, headers: headers) }
         guard await state.events(worker.id, after: start, limit: 1) != nil else {
             if options.staleAsStatus { return Self.runtimeError(410, "stale_cursor", "cursor is older than retention floor") }
             // Laravel has already answered 200; it retries the runtime, then says so in a frame.
@@ -81,6 +82,25 @@ extension CodexReferenceServer {
             }
             try await writer.finish(nil)
         })
+    }
+}
+
+extension CodexReferenceServer {
+    /// A stream answered with garbage (`garbageStreams`), no event id, then its end.
+    static func garbage(_ garbage: CodexStreamGarbage, headers: HTTPFields) -> Response {
+        var body = ByteBuffer()
+        switch garbage {
+        case .notJSON:
+            body.writeString("event: codex.worker.event\ndata: <html><body>502 Bad Gateway</body></html>\n\n")
+        case .notUTF8:
+            body.writeString("event: codex.worker.event\ndata: {\"workerId\":\"caf")
+            body.writeBytes([0xC3, 0x28, 0xFF, 0xFE])
+            body.writeString("\"}\n\n")
+        case .htmlPage:
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: "<!DOCTYPE html><html><head><title>Sign in to the network</title></head><body><h1>Welcome</h1></body></html>")))
+        }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 }
 

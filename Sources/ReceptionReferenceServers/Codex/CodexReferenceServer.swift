@@ -50,6 +50,7 @@ public struct CodexReferenceServer: Sendable {
 
     public func streamsCut() async -> Int { await state.streamsCut }
     public func gatewayErrorsSent() async -> Int { await state.gatewayErrorsSent }
+    public func garbageSent() async -> Int { await state.garbageSent }
     public func streamsReplayed() async -> Int { await state.streamsReplayed }
     public func streamsOpened() async -> Int { await state.streamsOpened }
     /// Every `X-Request-Id` received, oldest first.

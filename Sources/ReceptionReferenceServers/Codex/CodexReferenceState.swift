@@ -34,6 +34,8 @@ actor CodexReferenceState {
     private var dropsLeft: Int
     private var replaysLeft: Int
     private var gatewayErrorsLeft: Int
+    private var garbageLeft: [CodexStreamGarbage]
+    private(set) var garbageSent = 0
     private(set) var gatewayErrorsSent = 0
     private(set) var streamsOpened = 0
     private(set) var streamsCut = 0
@@ -48,6 +50,7 @@ actor CodexReferenceState {
         dropsLeft = options.drops
         replaysLeft = options.duplicateReplays
         gatewayErrorsLeft = options.gatewayErrors
+        garbageLeft = options.garbageStreams
         (workers, order) = Self.seeded(retention: retention)
     }
 
@@ -162,6 +165,12 @@ actor CodexReferenceState {
     func didCut() { dropsLeft -= 1; streamsCut += 1 }
 
     /// The status this stream request is refused with while the planned burst lasts, else nil.
+    func takeGarbage() -> CodexStreamGarbage? {
+        guard !garbageLeft.isEmpty else { return nil }
+        garbageSent += 1
+        return garbageLeft.removeFirst()
+    }
+
     func takeGatewayError() -> Int? {
         guard gatewayErrorsLeft > 0 else { return nil }
         gatewayErrorsLeft -= 1

@@ -19,6 +19,7 @@ import ReceptionCore
 /// | `stubfail`, `please fail` | one chunk, then the same `error` twice and no `complete` |
 /// | `disconnect`, `drop` | one chunk, then the socket closes |
 /// | `slow` | `slowDelay` between frames |
+/// | `escapes` | every field the client maps wrapped in escape sequences (`HostileText`): info, thinking (both shapes), chunk, tool name and input, permission question (tool, description, input), command_blocked, rule_prompt, then `error` |
 struct FridayReferenceScript: Sendable {
     static let workspace = "/reference/workspace"
 
@@ -65,6 +66,10 @@ struct FridayReferenceScript: Sendable {
             let error: [String: JSONValue] = ["type": .string("error"), "message": .string("Claude Code process exited with code 1")]
             try await send(error)
             try await send(error)  // sent twice, as the real runtime does
+            return
+        }
+        if has("escapes") {
+            try await hostile()
             return
         }
         if has("disconnect") || has("drop") {
@@ -116,6 +121,29 @@ struct FridayReferenceScript: Sendable {
                      "I util", "ize every chunk as it arrives."]
         for part in parts { try await text(part) }
         try await complete(parts.joined(), session: session)
+    }
+
+    /// A hostile runtime: each field the client maps carries its own words between escape
+    /// sequences, so a test can check the words arrive and the sequences do not.
+    func hostile() async throws {
+        func h(_ words: String) -> JSONValue { .string(HostileText.around(words)) }
+        try await send(["type": .string("info"), "message": h("Infowords")])
+        try await send(["type": .string("thinking"), "content": h("Thinkingwords")])
+        try await text(HostileText.around("Chunkwords arrive."))
+        try await send(["type": .string("thinking"), "thinking": .object(["steps": .array([.object(["label": h("Steplabelwords")])])])])
+        try await send(["type": .string("tool_use"), "tool_name": h("Toolnamewords"), "tool_use_id": .string("toolu_ref_hostile"),
+                        "input": .object(["file_path": h("Toolinputwords")])])
+        try await send(["type": .string("command_blocked"), "tool_name": h("Blockedtoolwords"), "command": h("Blockedcommandwords"),
+                        "reason": h("Blockedreasonwords")])
+        try await send(["type": .string("rule_prompt"), "prompt_id": .string("hostile-1"), "rule_id": .string("hostile"),
+                        "title": h("Ruletitlewords"), "message": h("Rulemessagewords"), "actions": .array([])])
+        try await Task.sleep(for: delay)
+        _ = try await connection.ask(tool: HostileText.around("Asktoolwords"),
+                                     input: .object(["file_path": h("Askinputwords")]),
+                                     description: HostileText.around("Askdescriptionwords"), workspace: Self.workspace)
+        let error: [String: JSONValue] = ["type": .string("error"), "message": h("Errorwords")]
+        try await send(error)
+        try await send(error)
     }
 
     /// Looks around (no permission needed), then asks to write a file.

@@ -18,6 +18,9 @@ import ReceptionLoopSymphony
 /// - `cutstream` → the stream ends cleanly after two events, mid-task;
 /// - `vanish` → once complete, `GET /task/{id}` answers 503, as a server going down would;
 /// - `stuckresult` → the stream says `complete`, but `GET /task/{id}` keeps answering `running`;
+/// - `escapes` → every text the client shows carries its words between escape sequences
+///   (`HostileText`): the plan's description and instrument, the summary, findings and
+///   follow-ups, the error (with `fail`), and the query and progress in the task lists;
 /// - `novelfields` → what a newer server might send: outcome `transcendent`, process type
 ///   `hyperconscious`, and fields this contract does not list, in the result and the events.
 enum ReferenceEngine {
@@ -49,12 +52,19 @@ enum ReferenceEngine {
 
     static func processType(_ instrument: String) -> String { instrument == "note" ? "autonomic" : "semi_autonomic" }
 
+    /// The text as it is, or between escape sequences for an `escapes` query.
+    static func hostile(_ query: String) -> @Sendable (String) -> String {
+        let hostile = has(query, ["escapes"])
+        return { text in hostile ? HostileText.around(text) : text }
+    }
+
     static func plan(for request: TaskRequest, instrument: String) -> PyJSON {
-        .object([
-            ("task_id", .string(request.id)), ("query", .string(request.query)), ("instrument", .string(instrument)),
+        let wrap = hostile(request.query)
+        return .object([
+            ("task_id", .string(request.id)), ("query", .string(request.query)), ("instrument", .string(wrap(instrument))),
             ("process_type", .string(processType(instrument))),
             ("estimated_iterations", .int(estimatedIterations[instrument] ?? 1)),
-            ("description", .string(descriptions[instrument] ?? "Process query using \(instrument) instrument")),
+            ("description", .string(wrap(descriptions[instrument] ?? "Process query using \(instrument) instrument"))),
             ("requires_approval", .bool(true)),
         ])
     }
@@ -102,6 +112,7 @@ enum ReferenceEngine {
     static func run(_ taskID: String, state: ReferenceState, options: LoopSymphonyReferenceOptions) async {
         guard let record = await state.task(taskID) else { return }
         let query = record.request.query
+        let wrap = hostile(query)
         let silent = has(query, ["silent"])
         let emit: @Sendable ([(String, PyJSON)]) async -> Void = { pairs in
             if !silent { await state.emit(taskID, pairs) }
@@ -165,19 +176,21 @@ enum ReferenceEngine {
             default: 0.4
             }
             let findings = (1...max(iterations, 1)).map { n in
-                TaskFinding(content: "[reference] \(instrument) finding \(n) for: \(query)",
+                TaskFinding(content: wrap("[reference] \(instrument) finding \(n) for: \(query)"),
                         source: instrument == "research" ? "https://reference.invalid/source/\(n)" : "reference",
                         confidence: confidence, timestamp: PyTime.pydantic(Date()))
             }
             var followups = ["What would you like to explore next about this?"]
             if outcome == .bounded { followups.insert("Continue with a deeper search?", at: 0) }
             followups += interventions.map { "[\($0.0)] \($0.1)" }
-            let summary: String = switch outcome {
+            followups = followups.map(wrap)
+            let plainSummary: String = switch outcome {
             case .complete: "Reference \(instrument) answer to: \(query)"
             case .saturated: "Best available reference answer to: \(query)"
             case .bounded: "Partial reference answer (limits reached) to: \(query)"
             default: "Conflicting reference signals for: \(query)"
             }
+            let summary = wrap(plainSummary)
             let response = TaskResponse(
                 requestID: taskID, outcome: outcome, findings: findings, summary: summary, confidence: confidence,
                 metadata: ExecutionMetadata(instrumentUsed: record.kind == "task" ? instrument : "\(record.kind):\(instrument)",
@@ -205,7 +218,7 @@ enum ReferenceEngine {
             }
             await emit([("event", .string("error")), ("error", .string("Task cancelled"))])
         } catch {
-            let message = (error as? SimulatedFailure)?.message ?? String(describing: error)
+            let message = wrap((error as? SimulatedFailure)?.message ?? String(describing: error))
             await state.updateTask(taskID) {
                 $0.status = .failed
                 $0.error = message

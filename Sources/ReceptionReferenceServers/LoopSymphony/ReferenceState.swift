@@ -113,10 +113,11 @@ actor ReferenceState {
             case .failed: progress = "Failed"
             case .cancelled: progress = "Cancelled"
             }
+            let wrap = ReferenceEngine.hostile(record.request.query)
             return .object([
-                ("task_id", .string(record.request.id)), ("query", .string(query)), ("instrument", .string(record.instrument)),
+                ("task_id", .string(record.request.id)), ("query", .string(wrap(query))), ("instrument", .string(record.instrument)),
                 ("state", .string(record.managerState!.rawValue)), ("started_at", .str(started.map(PyTime.iso))),
-                ("progress", .string(progress)), ("current_iteration", .int(record.currentIteration)),
+                ("progress", .string(wrap(progress))), ("current_iteration", .int(record.currentIteration)),
                 ("max_iterations", .int(record.maxIterations)), ("app_id", .str(record.appID)), ("user_id", .str(record.userID)),
                 ("created_at", .string(PyTime.iso(record.createdAt))),
                 ("running_seconds", .double(((started.map { now.timeIntervalSince($0) } ?? 0) * 1000).rounded() / 1000)),

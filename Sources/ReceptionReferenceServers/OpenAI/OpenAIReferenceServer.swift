@@ -98,6 +98,13 @@ public struct OpenAIReferenceServer: Sendable {
             return Self.openAIError(400, "This model's maximum context length is 2048 tokens. However, you requested 9000 tokens. Please reduce the length of the messages or completion.",
                                     type: "invalid_request_error", param: "messages", code: "context_length_exceeded")
         }
+        if script.has("escapeerror") {
+            return Self.openAIError(400, HostileText.around("Errorbodywords"), type: "invalid_request_error")
+        }
+        if script.has("garbagehtml") {
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: "<!DOCTYPE html><html><head><title>Sign in to the network</title></head><body><h1>Welcome</h1></body></html>")))
+        }
         if script.has("busy"), await state.firstTime(script.lastUser) {
             var response = Self.openAIError(429, "Rate limit reached for requests", type: "requests", code: "rate_limit_exceeded")
             response.headers[.retryAfter] = "1"
@@ -118,6 +125,19 @@ public struct OpenAIReferenceServer: Sendable {
         if script.has("overflow") {
             // The real server's answer to a streamed prompt longer than its context: 200 and nothing.
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer()))
+        }
+        if script.has("garbagejson") || script.has("garbageutf8") {
+            // A broken server or proxy: the role chunk, then a `data:` line that is not a
+            // chunk (an HTML error page, or bytes that are not UTF-8), then the stream ends.
+            var body = ByteBuffer(string: "data: \(script.chunk(delta: ["role": .string("assistant")]))\n\n")
+            if script.has("garbageutf8") {
+                body.writeString("data: {\"choices\":[{\"delta\":{\"content\":\"caf")
+                body.writeBytes([0xC3, 0x28, 0xFF, 0xFE])
+                body.writeString("\"}}]}\n\n")
+            } else {
+                body.writeString("data: <html><body>502 Bad Gateway</body></html>\n\n")
+            }
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
         }
         let delay = script.has("slow") ? options.slowChunkDelay : options.chunkDelay
         let includeUsage = body["stream_options"]?["include_usage"]?.boolValue == true

@@ -16,6 +16,11 @@ import ReceptionCore
 /// | `busy` | 429 with `Retry-After: 1` the first time, then an answer |
 /// | `reasoning` | `reasoning_content` chunks before the answer |
 /// | `long` / `max_tokens` | finish `length` |
+/// | `escapes` | `reasoning_content` and content wrapped in escape sequences (`HostileText`), a whole sequence per chunk |
+/// | `escapeerror` | 400 whose OpenAI error message is wrapped in escape sequences |
+/// | `garbagejson` | an event stream whose first `data:` line is not JSON |
+/// | `garbageutf8` | an event stream with bytes that are not UTF-8 in a `data:` line |
+/// | `garbagehtml` | 200 with an HTML page (a captive portal, a proxy) where the event stream was expected |
 ///
 /// A rewrite request (the last user message is `Prompts/rewrite.mustache`'s: it starts with
 /// "Rewrite the text below" and ends with "Text:" and the text) is answered with the text
@@ -117,6 +122,14 @@ struct OpenAIScript {
         var steps: [Step] = []
         if has("slow") { steps.append(.comment("ping - reference")) }
         steps.append(.data(chunk(delta: ["role": .string("assistant")])))
+        if has("escapes") {
+            // A hostile model: each field it sends carries its words between escape sequences.
+            steps += [.pause, .data(chunk(delta: ["reasoning_content": .string(HostileText.around("Reasoningwords"))]))]
+            for piece in [HostileText.around("Contentwords"), " arrive ", HostileText.around("whole.")] {
+                steps += [.pause, .data(chunk(delta: ["content": .string(piece)]))]
+            }
+            return steps + [.data(chunk(delta: [:], finish: "stop")), .data("[DONE]")]
+        }
         if has("reasoning") {
             for thought in ["Let me think. ", "The person said \(lastUser.prefix(40)).", "\nI will answer."] {
                 steps += [.pause, .data(chunk(delta: ["reasoning_content": .string(thought)]))]

@@ -43,9 +43,12 @@ extension TimepointReferenceServer {
                                                "message": .string("Generation started for '\(query)'"), "request_context": .null]))
             default:
                 let lowered = query.lowercased()
+                if lowered.contains("garbagehtml") { return Self.htmlPage() }
+                let garbage: StreamGarbage? = lowered.contains("garbagejson") ? .notJSON : lowered.contains("garbageutf8") ? .notUTF8 : nil
                 return Self.stream(streamFrames(scene, preset: preset, image: image, unusual: lowered.contains("unusual")),
                                    pause: slow ? options.slowStepDelay : options.stepDelay,
-                                   cutAfter: lowered.contains("dropped") ? 3 : nil, stallAfter: lowered.contains("stalled") ? 3 : nil)
+                                   cutAfter: lowered.contains("dropped") ? 3 : nil, stallAfter: lowered.contains("stalled") ? 3 : nil,
+                                   garbageAfter: garbage.map { ($0, 2) })
             }
         case ("GET", []):
             let page = max(Int(call.query["page"] ?? "1") ?? 1, 1)

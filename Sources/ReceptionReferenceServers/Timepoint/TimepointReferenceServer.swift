@@ -78,7 +78,19 @@ public struct TimepointReferenceServer: Sendable {
     /// SSE frames, `data:` only, each after a pause; `cutAfter` closes the connection in the
     /// middle of the frame after that many (a dropped connection); `stallAfter` goes silent
     /// after that many, the connection left open (a pipeline step that hangs).
-    static func stream(_ frames: [JSONValue], pause: Duration, cutAfter: Int? = nil, stallAfter: Int? = nil) -> Response {
+    /// What a broken server or proxy sends instead of a frame (`garbagejson`, `garbageutf8`).
+    enum StreamGarbage: Sendable { case notJSON, notUTF8 }
+
+    /// 200 with an HTML page where JSON or an event stream was expected (`garbagehtml`): a
+    /// captive portal or a proxy's page.
+    static func htmlPage() -> Response {
+        Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: "<!DOCTYPE html><html><head><title>Sign in to the network</title></head><body><h1>Welcome</h1></body></html>")))
+    }
+
+    /// `garbageAfter`: at that frame, the garbage instead, and the stream ends.
+    static func stream(_ frames: [JSONValue], pause: Duration, cutAfter: Int? = nil, stallAfter: Int? = nil,
+                       garbageAfter: (StreamGarbage, Int)? = nil) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-cache"
@@ -92,6 +104,19 @@ public struct TimepointReferenceServer: Sendable {
                 if let cutAfter, index == cutAfter {
                     try await writer.write(ByteBuffer(string: "data: {\"event\": \"step_comp"))
                     throw CancellationError()  // ends the response without its last chunk
+                }
+                if let (garbage, at) = garbageAfter, index == at {
+                    var bytes = ByteBuffer()
+                    switch garbage {
+                    case .notJSON: bytes.writeString("data: <html><body>502 Bad Gateway</body></html>\n\n")
+                    case .notUTF8:
+                        bytes.writeString("data: {\"event\": \"step_complete\", \"step\": \"caf")
+                        bytes.writeBytes([0xC3, 0x28, 0xFF, 0xFE])
+                        bytes.writeString("\"}\n\n")
+                    }
+                    try await writer.write(bytes)
+                    try await writer.finish(nil)
+                    return
                 }
                 try await writer.write(ByteBuffer(string: "data: \(Wire.jsonString(frame))\n\n"))
             }
