@@ -45,7 +45,8 @@ extension TimepointReferenceServer {
                 let lowered = query.lowercased()
                 return Self.stream(streamFrames(scene, preset: preset, image: image, unusual: lowered.contains("unusual")),
                                    pause: slow ? options.slowStepDelay : options.stepDelay,
-                                   cutAfter: lowered.contains("dropped") ? 3 : nil, stallAfter: lowered.contains("stalled") ? 3 : nil)
+                                   cutAfter: lowered.contains("dropped") ? 3 : nil, stallAfter: lowered.contains("stalled") ? 3 : nil,
+                                   oversizedAfter: lowered.contains("oversized") ? 3 : nil)
             }
         case ("GET", []):
             let page = max(Int(call.query["page"] ?? "1") ?? 1, 1)

@@ -77,8 +77,10 @@ public struct TimepointReferenceServer: Sendable {
 
     /// SSE frames, `data:` only, each after a pause; `cutAfter` closes the connection in the
     /// middle of the frame after that many (a dropped connection); `stallAfter` goes silent
-    /// after that many, the connection left open (a pipeline step that hangs).
-    static func stream(_ frames: [JSONValue], pause: Duration, cutAfter: Int? = nil, stallAfter: Int? = nil) -> Response {
+    /// after that many, the connection left open (a pipeline step that hangs); `oversizedAfter`
+    /// sends one event of 8 MB as short `data:` lines after that many (`OversizedEvent`).
+    static func stream(_ frames: [JSONValue], pause: Duration, cutAfter: Int? = nil, stallAfter: Int? = nil,
+                       oversizedAfter: Int? = nil) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-cache"
@@ -88,6 +90,9 @@ public struct TimepointReferenceServer: Sendable {
                 try await Task.sleep(for: pause)
                 if let stallAfter, index == stallAfter {
                     try await Task.sleep(for: .seconds(3600))
+                }
+                if let oversizedAfter, index == oversizedAfter {
+                    try await OversizedEvent.write(to: &writer)
                 }
                 if let cutAfter, index == cutAfter {
                     try await writer.write(ByteBuffer(string: "data: {\"event\": \"step_comp"))
