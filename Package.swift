@@ -239,6 +239,7 @@ let package = Package(
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
         ]),
         .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionLocal", "ReceptionTesting"]),
         .testTarget(name: "ReceptionLoopSymphonyTests", dependencies: [

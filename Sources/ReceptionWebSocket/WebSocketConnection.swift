@@ -11,9 +11,11 @@ import Synchronization
 /// messages out with `send`. Built on hummingbird-websocket's client; adapters depend on this
 /// module, never on the WebSocket library, so every engine gets the same limits and errors.
 ///
-/// - A message larger than `maxMessageBytes` closes the connection with an error instead of
-///   growing memory. A text message that is not UTF-8 closes it too, as a protocol error in
-///   words, not "unreachable": the server was there.
+/// - A message larger than `maxMessageBytes` closes the connection instead of growing memory;
+///   when it came in fragments that add up, `messages` throws `BackendError.protocolViolation`
+///   naming the limit. (One frame past the limit is refused by NIO's decoder, which closes the
+///   socket without telling this layer why: `messages` just ends.) A text message that is not
+///   UTF-8 closes it too, as a protocol error in words, not "unreachable": the server was there.
 /// - A connection that cannot be opened is `BackendError.unreachable` with the reason; one
 ///   that drops mid-conversation ends `messages` by throwing `BackendError.unreachable`, so a
 ///   front end can keep what it already showed and say what happened.
@@ -45,7 +47,11 @@ public final class WebSocketConnection: Sendable {
             for try await _ in opened { return connection }
             throw BackendError.unreachable(url: RedactedURL.display(url), reason: "the connection closed before the upgrade")
         } catch {
-            await connection.close()
+            // Not `close()`: a server that took the TCP connection and never answers the
+            // upgrade leaves hummingbird-websocket waiting on a future that cancellation does
+            // not reach, so waiting for the connection task here hung `open` for ever, past its
+            // own timeout. The task is cancelled and ends when the server closes the socket.
+            connection.abandon()
             throw error
         }
     }
@@ -58,6 +64,10 @@ public final class WebSocketConnection: Sendable {
         self.messages = messages
         self.outgoing = outgoing
         var configuration = WebSocketClientConfiguration(maxFrameSize: maxMessageBytes, validateUTF8: true)
+        // How long the library's own close (for a message over the limit) waits for the
+        // server's reply before it shuts the socket: with its default 15 s, `messages` said
+        // nothing for 15 s after the limit was passed. (`close()` cancels, so is not held.)
+        configuration.closeTimeout = .seconds(1)
         for header in headers {
             if let name = HTTPField.Name(header.name) { configuration.additionalHeaders[name] = header.value }
         }
@@ -83,6 +93,11 @@ public final class WebSocketConnection: Sendable {
                 inbound.finish()
             } catch is CancellationError {
                 inbound.finish()
+            } catch let error as WebSocketClientError where error == .serverSentMessageTooLarge {
+                // Not "cannot reach": the server is there and sent too much. Said with the limit.
+                let tooLarge = BackendError.protocolViolation("\(RedactedURL.display(url)) sent a WebSocket message larger than \(maxMessageBytes) bytes; Reception closed the connection rather than hold it")
+                opened.finish(throwing: tooLarge)
+                inbound.finish(throwing: tooLarge)
             } catch {
                 // A server that broke the protocol was there: "cannot reach" (as it was said)
                 // sends a person looking for a network fault, and is what an offline queue
@@ -116,6 +131,12 @@ public final class WebSocketConnection: Sendable {
         guard case .enqueued = outgoing.yield(text) else {
             throw BackendError.unreachable(url: RedactedURL.display(url), reason: "the connection is closed")
         }
+    }
+
+    /// Stops the connection without waiting for it to end (see `open`).
+    private func abandon() {
+        outgoing.finish()
+        connection.cancel()
     }
 
     /// Closes the connection and waits until it is closed.

@@ -81,6 +81,31 @@ struct BackendTests {
         }
     }
 
+    /// A slow drip: every 0.5 s an empty chunk and the same thinking label, for ever, with the
+    /// idle timeout at 0.6 s. Each frame used to reset the idle clock, so the turn never ended;
+    /// frames that show nothing new no longer count as news.
+    @Test func framesThatShowNothingNewDoNotKeepATurnOpenForEver() async throws {
+        try await withFridayServer { server in
+            let backend = FridayBackend(configuration: FridayConfiguration(url: server.url, idleTimeout: .milliseconds(600)))
+            let started = ContinuousClock.now
+            let run = try await events(of: backend.submit(ReceptionRequest(text: "drip please")), within: .seconds(5))
+            // About 1.1 s: the first "Still working" is news, its repeats and the empty chunks are not.
+            #expect(started.duration(to: .now) < .seconds(4))
+            #expect(streamedText(run) == "Let me look into that.")
+            #expect(run.contains(.thinking("Still working")), "the first label is shown: \(run)")
+            guard case .failure(let failure)? = run.last else { Issue.record("\(run)"); return }
+            // "nothing new … (only 2 empty or repeated frames)"; on a loaded machine the frames
+            // may come late, and then it is plain silence.
+            #expect(failure.message.hasPrefix("Friday sent nothing new for 0.6 s (only ") || failure.message.hasPrefix("Friday sent nothing for 0.6 s"),
+                    "\(failure.message)")
+            #expect(failure.message.contains("so Reception stopped waiting"), "\(failure.message)")
+            // The dripping socket is closed; the next question gets a fresh one and its answer.
+            let next = try await events(of: backend.submit(ReceptionRequest(text: "hello")))
+            guard case .result? = next.last else { Issue.record("\(next)"); return }
+            await backend.close()
+        }
+    }
+
     @Test func anErrorSentTwiceEndsOneAnswerAndNotTheNext() async throws {
         try await withFridayServer { server in
             let backend = FridayBackend(configuration: FridayConfiguration(url: server.url))

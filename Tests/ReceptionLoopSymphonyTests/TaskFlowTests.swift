@@ -217,6 +217,27 @@ import Testing
         }
     }
 
+    /// One event of 8 MB sent as short `data:` lines: every line is short, so only the
+    /// parser's 1 MB event limit stops it. The stream says so plainly, no more than a megabyte
+    /// is held, the backend still gets the result by polling, and the next task runs as usual.
+    @Test func anEventSplitOverManyLinesPastTheLimitIsAClearErrorAndTheSessionGoesOn() async throws {
+        try await withServer { _, client in
+            let submitted = try await client.tasks.submit(request("oversized research", trust: 1))
+            do {
+                for try await _ in client.tasks.events(submitted.taskID) {}
+                Issue.record("an event past the limit must throw")
+            } catch BackendError.protocolViolation(let what) {
+                #expect(what == "Broken SSE stream: an event exceeded 1048576 bytes of data", "\(what)")
+            }
+            let events = try await collect(LoopSymphonyBackend(client: client).submit(request("oversized research again", trust: 1)))
+            #expect(progress(in: events).contains { $0.message.contains("Broken SSE stream: an event exceeded 1048576 bytes of data); polling for the result") },
+                    "\(progress(in: events).map(\.message))")
+            #expect(result(in: events)?.text.contains("oversized research again") == true, "\(events)")
+            let next = try await collect(LoopSymphonyBackend(client: client).submit(request("research the next thing", trust: 1)))
+            #expect(result(in: next)?.text.contains("research the next thing") == true, "\(next)")
+        }
+    }
+
     @Test func keepaliveTriggersACheckWhenEventsWereLost() async throws {
         try await withServer { _, client in
             // A server going down as the task completes: the streamed summary is kept.

@@ -104,6 +104,40 @@ struct OpenAIStreamingTests {
         }
     }
 
+    /// A model server that sends its headers and a first chunk, then nothing with the
+    /// connection open (a stuck model, a dead worker behind a proxy): the answer ends at the
+    /// chat idle timeout, the chunk that arrived is kept, and the silence is said.
+    @Test func anAnswerThatGoesSilentEndsAtTheIdleTimeoutAndKeepsWhatArrived() async throws {
+        try await withOpenAIServer(configure: { $0.idleTimeout = .milliseconds(800) }) { _, backend in
+            let started = ContinuousClock.now
+            let stream = backend.submit(ReceptionRequest(text: "stalled please", trustLevel: 1))
+            let (events, thrown) = try await withThrowingTaskGroup(of: ([BackendEvent], (any Error)?)?.self) { group in
+                group.addTask {
+                    var events: [BackendEvent] = []
+                    do {
+                        for try await event in stream { events.append(event) }
+                        return (events, nil)
+                    } catch {
+                        return (events, error)
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(10))
+                    return nil
+                }
+                let first = try await group.next()!
+                group.cancelAll()
+                return try #require(first, "the answer did not end within 10 s: the server stays silent for an hour")
+            }
+            let waited = started.duration(to: .now)
+            #expect(waited >= .milliseconds(700) && waited < .seconds(5), "ends at the 0.8 s idle timeout: \(waited)")
+            #expect(streamedText(events) == "Oka", "the chunk that arrived is kept: \(events)")
+            #expect(result(in: events) == nil)
+            let said = failure(in: events)?.message ?? thrown.map { String(describing: $0) } ?? ""
+            #expect(said.contains("0.8 s") && said.contains("What was shown is kept"), "the silence is said: \(said)")
+        }
+    }
+
     @Test func aLengthFinishIsABoundedAnswer() async throws {
         try await withOpenAIServer { _, backend in
             let events = try await collect(backend.submit(ReceptionRequest(text: "long answer", trustLevel: 1)))

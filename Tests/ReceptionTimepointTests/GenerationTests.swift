@@ -104,6 +104,27 @@ struct GenerationTests {
         }
     }
 
+    /// One event of 8 MB sent as short `data:` lines after three steps: every line is short,
+    /// so only the parser's 1 MB event limit stops it. A clear error, the steps shown kept, no
+    /// more than a megabyte held, and the next scene is generated as usual.
+    @Test func anEventSplitOverManyLinesPastTheLimitIsAClearErrorAndTheNextSceneStillComes() async throws {
+        try await withTimepoint { rig in
+            let backend = TimepointBackend(client: rig.client)
+            var events: [BackendEvent] = []
+            var thrown: (any Error)?
+            do {
+                for try await event in backend.submit(ReceptionRequest(text: "an oversized banquet, 1900", trustLevel: 1)) { events.append(event) }
+            } catch {
+                thrown = error
+            }
+            #expect(progressLines(events).contains { $0.hasPrefix("✓ judge") }, "the steps shown are kept: \(progressLines(events))")
+            let said = failure(in: events)?.message ?? thrown.map { String(describing: $0) } ?? ""
+            #expect(said.contains("an event exceeded 1048576 bytes of data"), "the limit is said, not a JSON error: \(said)")
+            let next = try await collect(backend.submit(ReceptionRequest(text: "Oppenheimer at Trinity, 1945", trustLevel: 1)))
+            #expect(result(in: next) != nil, "the session goes on: \(next)")
+        }
+    }
+
     /// A stream cut after the server began answering is "lost mid-answer", not "cannot reach"
     /// (the server was there, and a generation may have been charged).
     @Test func aStreamCutMidAnswerIsSaidToBeLost() async throws {

@@ -6,6 +6,9 @@ import NIOWebSocket
 import ReceptionCore
 import ReceptionWebSocket
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A WebSocket server on loopback: `/echo` answers each text message with "echo: TEXT" and
 /// reports the `X-Token` header first; `/drop` sends one message and closes the connection;
@@ -13,6 +16,9 @@ import Testing
 /// whose bytes are not UTF-8 between two good ones. These two wait for a first message from
 /// the client: frames sent with the upgrade's answer are sometimes lost by the client library
 /// (`aDroppedConnectionKeepsWhatArrivedAndEndsTheStream` hangs now and then for that reason).
+/// `/silent` upgrades and never sends; `/drip` sends "tick N" every 100 ms for as long as the
+/// connection lasts; `/fragments` sends one message in ten 50 ms fragments, then fragments of a
+/// message that never ends; `/flood` sends a 200 kB message in 2,000 fragments.
 private func withServer(_ body: @escaping @Sendable (Int) async throws -> Void) async throws {
     let router = Router(context: BasicWebSocketRequestContext.self)
     router.ws("/echo") { request, _ in
@@ -43,6 +49,37 @@ private func withServer(_ body: @escaping @Sendable (Int) async throws -> Void) 
     router.ws("/big") { _, _ in .upgrade([:]) } onUpgrade: { _, outbound, _ in
         try await outbound.write(.text(String(repeating: "x", count: 200_000)))
         try await Task.sleep(for: .seconds(5))
+    }
+    router.ws("/silent") { _, _ in .upgrade([:]) } onUpgrade: { inbound, _, _ in
+        for try await _ in inbound {}  // until the client goes
+    }
+    router.ws("/drip") { _, _ in .upgrade([:]) } onUpgrade: { _, outbound, _ in
+        for tick in 1... {
+            try await Task.sleep(for: .milliseconds(100))
+            try await outbound.write(.text("tick \(tick)"))
+        }
+    }
+    router.ws("/fragments") { _, _ in .upgrade([:]) } onUpgrade: { _, outbound, _ in
+        for index in 0..<10 {
+            try await Task.sleep(for: .milliseconds(50))
+            try await outbound.write(.custom(WebSocketFrame(fin: index == 9, opcode: index == 0 ? .text : .continuation,
+                                                            data: ByteBuffer(string: "\(index)"))))
+        }
+        try await outbound.write(.custom(WebSocketFrame(fin: false, opcode: .text, data: ByteBuffer(string: "never"))))
+        while true {
+            try await Task.sleep(for: .milliseconds(50))
+            try await outbound.write(.custom(WebSocketFrame(fin: false, opcode: .continuation, data: ByteBuffer(string: "."))))
+        }
+    }
+    router.ws("/flood") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
+        // 200 kB in 2,000 fragments of 100 bytes, then its end (a pause now and then, so the
+        // other tests' servers are not starved).
+        let line = ByteBuffer(string: String(repeating: "y", count: 100))
+        for index in 0..<2_000 {
+            if index % 100 == 99 { try await Task.sleep(for: .milliseconds(1)) }
+            try await outbound.write(.custom(WebSocketFrame(fin: index == 1_999, opcode: index == 0 ? .text : .continuation, data: line)))
+        }
+        for try await _ in inbound {}
     }
     try await withLoopbackServer({ running in
         Application(router: Router(), server: .http1WebSocketUpgrade(webSocketRouter: router),
@@ -147,4 +184,147 @@ struct WebSocketConnectionTests {
             #expect(reason == "connection refused (nothing listens there)", "\(reason)")
         }
     }
+}
+
+/// Stalls and drips (docs/fault-injection.md): a server that goes quiet, one that never answers
+/// the upgrade, one that drips messages or fragments. The transport has no idle clock of its
+/// own (the adapters keep theirs); what it owes is an upgrade deadline, a reader that can be
+/// cancelled, a `close()` that returns, and a bound on a message that never ends.
+@Suite("Shared WebSocket transport: stalls and drips")
+struct WebSocketStallTests {
+    @Test func aListenerThatNeverAnswersTheUpgradeFailsAtTheConnectTimeoutNamingTheURL() async throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let url = "ws://127.0.0.1:\(listener.port)/ws"
+        let started = ContinuousClock.now
+        let outcome = try await within(.seconds(5)) {
+            do {
+                _ = try await WebSocketConnection.open(url: url, connectTimeout: .milliseconds(500))
+                return "opened"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let waited = started.duration(to: .now)
+        #expect(waited >= .milliseconds(450) && waited < .seconds(3), "\(waited)")
+        let said = try #require(outcome, "open did not return within 5 s")
+        #expect(said.contains(url) && said.contains("no WebSocket upgrade within 0.5 seconds"), "\(said)")
+    }
+
+    @Test func aServerThatUpgradesAndGoesQuietCanBeStoppedPromptly() async throws {
+        try await withServer { port in
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/silent", connectTimeout: .seconds(1))
+            let reader = Task {
+                var received: [String] = []
+                for try await message in connection.messages { received.append(message) }
+                return received
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            let cancelled = ContinuousClock.now
+            reader.cancel()
+            let received = try await within(.seconds(2)) { try await reader.value }
+            #expect(received == [], "nothing was sent, and the reader came back")
+            #expect(cancelled.duration(to: .now) < .seconds(1))
+            let closing = ContinuousClock.now
+            _ = try await within(.seconds(2)) { await connection.close() }
+            #expect(closing.duration(to: .now) < .seconds(1), "close() returns though the server says nothing")
+        }
+    }
+
+    @Test func aDripOfMessagesArrivesAsItComesAndCloseStopsIt() async throws {
+        try await withServer { port in
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/drip", connectTimeout: .seconds(1))
+            let started = ContinuousClock.now
+            let first = try await within(.seconds(2)) {
+                var iterator = connection.messages.makeAsyncIterator()
+                return [try await iterator.next(), try await iterator.next(), try await iterator.next()]
+            }
+            #expect(first == ["tick 1", "tick 2", "tick 3"], "each message as it comes, none held back")
+            #expect(started.duration(to: .now) < .seconds(2))
+            let closing = ContinuousClock.now
+            _ = try await within(.seconds(2)) { await connection.close() }
+            #expect(closing.duration(to: .now) < .seconds(1), "close() returns while the server keeps dripping")
+            await #expect(throws: BackendError.self) { try await connection.send("after close") }
+        }
+    }
+
+    @Test func aMessageDrippedInFragmentsArrivesWholeAndOneThatNeverEndsCanBeLeft() async throws {
+        try await withServer { port in
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/fragments", connectTimeout: .seconds(1))
+            let reader = Task {
+                var received: [String] = []
+                for try await message in connection.messages { received.append(message) }
+                return received
+            }
+            // The whole message after its tenth fragment, then a message whose end never comes.
+            try await Task.sleep(for: .milliseconds(1200))
+            let cancelled = ContinuousClock.now
+            reader.cancel()
+            let received = try await within(.seconds(2)) { try await reader.value }
+            #expect(cancelled.duration(to: .now) < .seconds(1))
+            #expect(received == ["0123456789"], "one message, whole, not its pieces: \(String(describing: received))")
+            _ = try await within(.seconds(2)) { await connection.close() }
+        }
+    }
+
+    @Test func aMessageSplitOverManyFragmentsPastTheLimitEndsTheConnection() async throws {
+        try await withServer { port in
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/flood", maxMessageBytes: 50_000,
+                                                                connectTimeout: .seconds(1))
+            let started = ContinuousClock.now
+            let outcome = try await within(.seconds(5)) {
+                do {
+                    for try await message in connection.messages { return "a message of \(message.utf8.count) bytes" }
+                    return "the stream ended without an error"
+                } catch {
+                    return "\(error)"
+                }
+            }
+            let said = try #require(outcome, "a message without end must not be read for ever")
+            #expect(said.contains("ws://127.0.0.1:\(port)/flood sent a WebSocket message larger than 50000 bytes"), "\(said)")
+            #expect(started.duration(to: .now) < .seconds(3), "not the library's 15 s wait for a closing handshake")
+            await connection.close()
+        }
+    }
+}
+
+/// The value of `body`, or nil when it takes longer than `limit` (then it is cancelled), so a
+/// hang fails the test instead of stopping the suite.
+private func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        let first = try await group.next()!
+        group.cancelAll()
+        return first
+    }
+}
+
+/// A TCP socket on loopback that listens and never accepts: the kernel completes the
+/// connection, and the upgrade request waits for an answer that never comes.
+private struct SilentListener {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic -> Bool in
+                bind(descriptor, generic, length) == 0 && listen(descriptor, 8) == 0 && getsockname(descriptor, generic, &length) == 0
+            }
+        }
+        try #require(descriptor >= 0 && bound, "a listening socket on 127.0.0.1")
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { _ = Glibc.close(descriptor) }
 }

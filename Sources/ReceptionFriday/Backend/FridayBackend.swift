@@ -94,9 +94,10 @@ public struct FridayBackend: Backend {
                 }
                 group.addTask {
                     var turn = FridayTurn(taskID: request.id, maxTextBytes: configuration.maxAnswerBytes)
+                    // The last thinking or progress line shown: the same again is no news.
+                    var lastStatus: BackendEvent?
                     do {
                         for try await frame in query.frames {
-                            query.clock.touch()
                             switch frame {
                             case .session(let id), .complete(_, let id?, _):
                                 session.remember(id)
@@ -104,7 +105,17 @@ public struct FridayBackend: Backend {
                             default: break
                             }
                             let events = turn.take(frame)
+                            // Only news resets the idle clock (see `IdleClock`).
+                            if events.contains(where: { !Self.repeats($0, lastStatus) }) {
+                                query.clock.touch()
+                            } else {
+                                query.clock.heartbeat()
+                            }
                             for event in events {
+                                switch event {
+                                case .thinking, .progress: lastStatus = event
+                                default: break
+                                }
                                 // The person may take their time; silence is not the server's.
                                 if case .permissionRequest = event { query.clock.pause() }
                                 continuation.yield(event)
@@ -136,7 +147,10 @@ public struct FridayBackend: Backend {
             await channel.end(query.token, cleanly: cleanly)
         case .idle:
             await channel.end(query.token, cleanly: false)
-            var message = "Friday sent nothing for \(seconds(configuration.idleTimeout)) after its last message, so Reception stopped waiting. Friday ends some runs (too many turns, an execution error, an unknown session) without a word; what arrived is shown above."
+            let heartbeats = query.clock.heartbeats
+            var message = heartbeats == 0
+                ? "Friday sent nothing for \(seconds(configuration.idleTimeout)) after its last message, so Reception stopped waiting. Friday ends some runs (too many turns, an execution error, an unknown session) without a word; what arrived is shown above."
+                : "Friday sent nothing new for \(seconds(configuration.idleTimeout)) (only \(heartbeats) empty or repeated frame\(heartbeats == 1 ? "" : "s")), so Reception stopped waiting. What arrived is shown above."
             if let resuming, let new = announced.current, new != resuming {
                 // The server did not know the session it was asked to resume and started another.
                 session.forget()
@@ -148,6 +162,14 @@ public struct FridayBackend: Backend {
             continuation.yield(.failure(TaskFailure(taskID: request.id, message: "The connection to Friday at \(RedactedURL.display(configuration.url)) was lost mid-answer (\(FridayTurn.line(reason, limit: 300))). What arrived is shown above; the next message opens a new connection.")))
         }
         continuation.finish()
+    }
+
+    /// True when `event` shows nothing new: a thinking or progress line the same as the last one.
+    static func repeats(_ event: BackendEvent, _ lastStatus: BackendEvent?) -> Bool {
+        switch event {
+        case .thinking, .progress: event == lastStatus
+        default: false
+        }
     }
 
     static func seconds(_ duration: Duration) -> String {

@@ -46,14 +46,14 @@ public final class OpenAIBackend: Backend {
         let client = client
         let id = request.id
         return running.stream(id: id) { continuation in
+            // Accepted once the server answers: a server that cannot be reached throws
+            // before any event, so the offline queue knows nothing reached it.
+            var accepted = false
             do {
                 let frames = try client.streamChat(body) { notice in
                     continuation.yield(.progress(TaskProgress(taskID: id, phase: "retry", message: notice.message)))
                 }
                 var reader = AnswerReader(taskID: id)
-                // Accepted once the server answers: a server that cannot be reached throws
-                // before any event, so the offline queue knows nothing reached it.
-                var accepted = false
                 for try await frame in frames {
                     // A frame that was already on its way when the answer was cancelled is
                     // not shown: the byte stream can hand it over before it notices.
@@ -72,10 +72,22 @@ public final class OpenAIBackend: Backend {
             } catch is CancellationError {
                 continuation.yield(.failure(TaskFailure(taskID: id, message: "Stopped; what was shown is kept.", cancelled: true)))
                 continuation.finish()
+            } catch BackendError.timedOut where accepted {
+                // The answer began, then the server went silent (a stuck model): said like the
+                // other ways an answer ends early, with the limit that ended it.
+                let limit = client.configuration.idleTimeout
+                continuation.yield(.failure(TaskFailure(taskID: id, message: "The model server sent nothing for \(Self.seconds(limit)) mid-answer, so Reception stopped waiting (the profile's timeout_s sets how long). What was shown is kept.")))
+                continuation.finish()
             } catch {
                 continuation.finish(throwing: client.explain(error))
             }
         }
+    }
+
+    /// "120 s", "0.8 s".
+    static func seconds(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
     }
 
     /// Stops a streaming answer: the request is closed, so the server stops generating.

@@ -20,8 +20,12 @@ import ReceptionCore
 /// | `disconnect`, `drop` | one chunk, then the socket closes |
 /// | `slow` | `slowDelay` between frames |
 /// | `escapes` | every field the client maps wrapped in escape sequences (`HostileText`): info, thinking (both shapes), chunk, tool name and input, permission question (tool, description, input), command_blocked, rule_prompt, then `error` |
+/// | `drip` | one chunk, then every `dripInterval` an empty `chunk` and the same `thinking` label, for ever (until the socket closes) |
 struct FridayReferenceScript: Sendable {
     static let workspace = "/reference/workspace"
+
+    /// How often `drip` sends a frame that shows nothing new.
+    static let dripInterval = Duration.milliseconds(500)
 
     let question: String
     let connection: FridayReferenceConnection
@@ -60,6 +64,17 @@ struct FridayReferenceScript: Sendable {
         if has("maxturns") {
             try await text("Let me keep looking.")
             return  // a non-success result: the real runtime sends nothing more
+        }
+        if has("drip") {
+            // A server that keeps the socket busy without saying anything: each frame used to
+            // reset the client's idle clock, so the turn never ended.
+            try await text("Let me look into that.")
+            while !Task.isCancelled {
+                try await Task.sleep(for: Self.dripInterval)
+                try await connection.send(["type": .string("chunk"), "text": .string("")])
+                try await connection.send(["type": .string("thinking"), "content": .string("Still working")])
+            }
+            return
         }
         if has("stubfail") || (has("please") && has("fail")) {
             try await text("Starting on th")

@@ -16,6 +16,7 @@ import ReceptionLoopSymphony
 /// - `silent` → no events are put on the stream (as after a server restart); only polling sees the result;
 /// - `brokenstream` → the stream sends one malformed frame and closes;
 /// - `cutstream` → the stream ends cleanly after two events, mid-task;
+/// - `oversized` → the stream sends one event of 8 MB as short `data:` lines (`OversizedEvent`);
 /// - `vanish` → once complete, `GET /task/{id}` answers 503, as a server going down would;
 /// - `stuckresult` → the stream says `complete`, but `GET /task/{id}` keeps answering `running`;
 /// - `escapes` → every text the client shows carries its words between escape sequences

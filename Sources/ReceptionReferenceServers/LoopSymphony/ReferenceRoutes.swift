@@ -245,6 +245,12 @@ extension LoopSymphonyReferenceServer {
             let broken = "data: {\"event\": \"started\", \"task_id\": \"\(id)\"\n\n"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: broken)))
         }
+        if ReferenceEngine.has(record.request.query, ["oversized"]) {
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                try await OversizedEvent.write(to: &writer)
+                try await writer.finish(nil)
+            })
+        }
         let body = ResponseBody { writer in
             let (subscription, events) = await state.subscribe(id)
             enum Item: Sendable { case event(PyJSON, Bool), tick, end }

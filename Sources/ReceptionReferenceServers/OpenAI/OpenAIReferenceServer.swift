@@ -151,6 +151,7 @@ public struct OpenAIReferenceServer: Sendable {
                         try await writer.write(ByteBuffer(string: "data: \(text)\n\n"))
                         await state.wroteEvent()
                     case .comment(let text): try await writer.write(ByteBuffer(string: ": \(text)\n\n"))
+                    case .stall: try await Task.sleep(for: .seconds(3600))
                     }
                 }
                 try await writer.finish(nil)

@@ -11,6 +11,7 @@ import ReceptionCore
 /// | `nodone` | finish chunk, then the connection closes without `[DONE]` |
 /// | `cut` | `[DONE]` after a few chunks and no finish reason (llama.cpp, when another request interrupts) |
 /// | `dropped` | the connection closes mid-answer, nothing more |
+/// | `stalled` | the role chunk and one content chunk, then silence with the connection open (a stuck model) |
 /// | `overflow` | 200 with an empty body (a streamed prompt longer than the context) |
 /// | `errorbody` | 400 with an OpenAI error body |
 /// | `busy` | 429 with `Retry-After: 1` the first time, then an answer |
@@ -35,7 +36,7 @@ import ReceptionCore
 /// | `addnumber` | ends with "That makes 42 in all." |
 /// | `addname` | ends with "Ask Margaret Hamilton." |
 struct OpenAIScript {
-    enum Step { case pause, data(String), comment(String) }
+    enum Step { case pause, data(String), comment(String), stall }
 
     let messages: [JSONValue]
     let model: String
@@ -141,6 +142,7 @@ struct OpenAIScript {
             steps += [.pause, .data(chunk(delta: ["content": .string(piece)]))]
             if has("cut"), index == 4 { return steps + [.data("[DONE]")] }
             if has("dropped"), index == 6 { return steps }
+            if has("stalled"), index == 0 { return steps + [.stall] }
         }
         steps.append(.data(chunk(delta: [:], finish: finishReason)))
         if includeUsage {

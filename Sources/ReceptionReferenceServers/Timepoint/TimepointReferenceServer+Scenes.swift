@@ -48,6 +48,7 @@ extension TimepointReferenceServer {
                 return Self.stream(streamFrames(scene, preset: preset, image: image, unusual: lowered.contains("unusual")),
                                    pause: slow ? options.slowStepDelay : options.stepDelay,
                                    cutAfter: lowered.contains("dropped") ? 3 : nil, stallAfter: lowered.contains("stalled") ? 3 : nil,
+                                   oversizedAfter: lowered.contains("oversized") ? 3 : nil,
                                    garbageAfter: garbage.map { ($0, 2) })
             }
         case ("GET", []):

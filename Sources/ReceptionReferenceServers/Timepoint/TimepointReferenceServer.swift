@@ -75,9 +75,6 @@ public struct TimepointReferenceServer: Sendable {
         })]))
     }
 
-    /// SSE frames, `data:` only, each after a pause; `cutAfter` closes the connection in the
-    /// middle of the frame after that many (a dropped connection); `stallAfter` goes silent
-    /// after that many, the connection left open (a pipeline step that hangs).
     /// What a broken server or proxy sends instead of a frame (`garbagejson`, `garbageutf8`).
     enum StreamGarbage: Sendable { case notJSON, notUTF8 }
 
@@ -88,9 +85,13 @@ public struct TimepointReferenceServer: Sendable {
                  body: ResponseBody(byteBuffer: ByteBuffer(string: "<!DOCTYPE html><html><head><title>Sign in to the network</title></head><body><h1>Welcome</h1></body></html>")))
     }
 
+    /// SSE frames, `data:` only, each after a pause; `cutAfter` closes the connection in the
+    /// middle of the frame after that many (a dropped connection); `stallAfter` goes silent
+    /// after that many, the connection left open (a pipeline step that hangs); `oversizedAfter`
+    /// sends one event of 8 MB as short `data:` lines after that many (`OversizedEvent`).
     /// `garbageAfter`: at that frame, the garbage instead, and the stream ends.
     static func stream(_ frames: [JSONValue], pause: Duration, cutAfter: Int? = nil, stallAfter: Int? = nil,
-                       garbageAfter: (StreamGarbage, Int)? = nil) -> Response {
+                       oversizedAfter: Int? = nil, garbageAfter: (StreamGarbage, Int)? = nil) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-cache"
@@ -100,6 +101,9 @@ public struct TimepointReferenceServer: Sendable {
                 try await Task.sleep(for: pause)
                 if let stallAfter, index == stallAfter {
                     try await Task.sleep(for: .seconds(3600))
+                }
+                if let oversizedAfter, index == oversizedAfter {
+                    try await OversizedEvent.write(to: &writer)
                 }
                 if let cutAfter, index == cutAfter {
                     try await writer.write(ByteBuffer(string: "data: {\"event\": \"step_comp"))
