@@ -1,26 +1,52 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A file that holds someone's data (a queue of messages, a cache of what they searched for):
 /// readable by its owner only, and never deleted when it cannot be read.
 public enum PrivateFile {
     /// Writes conversation data so that only its owner can read it: the bytes go to a new
-    /// 0600 file beside the target, which then replaces it in one rename, so there is never a
-    /// moment when the text is readable by others or half written.
+    /// file beside the target, 0600 from its creation and flushed to the disk, which then
+    /// replaces it in one rename, so there is never a moment when the text is readable by
+    /// others or half written.
     public static func write(_ data: Data, to url: URL) throws {
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            var isDirectory: ObjCBool = false
-            if !FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
-                throw Failure(description: "the folder \(directory.path) does not exist")
+        // open(2) gives the file its 0600 mode as it creates it: FileManager's createFile wrote
+        // the bytes into a 0666-less-umask file first and tightened it only afterwards.
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw creationFailure(in: directory, errno: errno) }
+        var written = 0
+        let complete = data.withUnsafeBytes { bytes -> Bool in
+            while written < bytes.count {
+                let count = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+                if count < 0 { if errno == EINTR { continue }; return false }
+                written += count
             }
-            if !isDirectory.boolValue { throw Failure(description: "\(directory.path) is not a folder") }
-            throw Failure(description: "cannot create a file in \(directory.path) (\(FileManager.default.isWritableFile(atPath: directory.path) ? "no space left, or a name too long?" : "permission denied"))")
+            // On the disk before the rename: a crash leaves the old file or the new one, whole.
+            return fsync(descriptor) == 0
+        }
+        let writeError = errno
+        close(descriptor)
+        guard complete else {
+            unlink(temporary.path)
+            throw Failure(description: "cannot write a file in \(directory.path) (\(String(cString: strerror(writeError)).lowercased()))")
         }
         guard rename(temporary.path, url.path) == 0 else {
             let reason = String(cString: strerror(errno)).lowercased()
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary.path)
             throw Failure(description: reason)
+        }
+    }
+
+    /// Why no file could be made in `directory`, in the words the person needs.
+    private static func creationFailure(in directory: URL, errno code: Int32) -> Failure {
+        switch code {
+        case ENOENT: Failure(description: "the folder \(directory.path) does not exist")
+        case ENOTDIR: Failure(description: "\(directory.path) is not a folder")
+        case EACCES, EPERM: Failure(description: "cannot create a file in \(directory.path) (permission denied)")
+        default: Failure(description: "cannot create a file in \(directory.path) (\(String(cString: strerror(code)).lowercased()))")
         }
     }
 
