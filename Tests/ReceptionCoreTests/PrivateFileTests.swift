@@ -36,6 +36,34 @@ struct PrivateFileTests {
     }
 }
 
+extension PrivateFileTests {
+    /// Audit finding 8, for every writer (`/save`, `eval --report`): a FIFO, a device or a link
+    /// at the target is refused with what it is, not replaced by the rename.
+    @Test func aTargetThatIsNotARegularFileIsRefusedAndLeftAsItIs() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fifo = directory + "/pipe.md", link = directory + "/link.md"
+        #expect(mkfifo(fifo, 0o600) == 0 && symlink(directory + "/nowhere.md", link) == 0)
+        for (path, kind) in [(fifo, "a named pipe (FIFO)"), (link, "a symbolic link")] {
+            do {
+                try PrivateFile.write(Data("text".utf8), to: URL(fileURLWithPath: path))
+                Issue.record("\(path) was replaced")
+            } catch {
+                #expect("\(error)" == "\(path) is \(kind), not a regular file; it is left as it is")
+            }
+        }
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/nowhere.md"))
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["pipe.md", "link.md"], "no temporary file left behind")
+        // A regular file is still replaced.
+        let file = directory + "/notes.md"
+        try "old".write(toFile: file, atomically: false, encoding: .utf8)
+        try PrivateFile.write(Data("new".utf8), to: URL(fileURLWithPath: file))
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "new")
+    }
+}
+
 /// Lists a folder over and over on its own thread and keeps the widest mode each entry had.
 final class FolderWatcher: Sendable {
     let directory: String

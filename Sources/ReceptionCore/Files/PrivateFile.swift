@@ -10,7 +10,12 @@ public enum PrivateFile {
     /// file beside the target, 0600 from its creation and flushed to the disk, which then
     /// replaces it in one rename, so there is never a moment when the text is readable by
     /// others or half written.
+    /// A device, a FIFO, a socket or a symbolic link at `url` is refused, never replaced: the
+    /// rename would put the file where `/dev/null` or a link someone placed was.
     public static func write(_ data: Data, to url: URL) throws {
+        if let kind = irregularKind(of: url.path) {
+            throw Failure(description: "\(url.path) is \(kind), not a regular file; it is left as it is")
+        }
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).tmp")
         // open(2) gives the file its 0600 mode as it creates it: FileManager's createFile wrote
@@ -47,6 +52,22 @@ public enum PrivateFile {
         case ENOTDIR: Failure(description: "\(directory.path) is not a folder")
         case EACCES, EPERM: Failure(description: "cannot create a file in \(directory.path) (permission denied)")
         default: Failure(description: "cannot create a file in \(directory.path) (\(String(cString: strerror(code)).lowercased()))")
+        }
+    }
+
+    /// What is at `path` when it is there and is not a regular file ("a symbolic link", "a
+    /// device"), looked at without following a link; nil for a regular file or nothing.
+    public static func irregularKind(of path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFLNK: return "a symbolic link"
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a named pipe (FIFO)"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR, S_IFBLK: return "a device"
+        default: return "something other than a file"
         }
     }
 
