@@ -77,8 +77,14 @@ public enum PrivateFile {
     }
 
     /// Makes `path`'s directory (0700) and the file itself (0600, empty) if missing, and tightens
-    /// the modes of ones that predate us with laxer modes.
+    /// the modes of ones that predate us with laxer modes. A symbolic link at `path` is refused:
+    /// following it would make the file it points to 0600 (as root, `/dev/zero`) and have
+    /// SQLite write its journal files beside that file, outside the private folder.
     public static func prepare(_ path: String) throws {
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            throw Failure(description: "it is a symbolic link, which is not followed for private data (the file it points to would be changed); remove the link")
+        }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
