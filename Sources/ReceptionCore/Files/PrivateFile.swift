@@ -10,6 +10,7 @@ public enum PrivateFile {
     /// file beside the target, 0600 from its creation and flushed to the disk, which then
     /// replaces it in one rename, so there is never a moment when the text is readable by
     /// others or half written.
+    ///
     /// A device, a FIFO, a socket or a symbolic link at `url` is refused, never replaced: the
     /// rename would put the file where `/dev/null` or a link someone placed was.
     public static func write(_ data: Data, to url: URL) throws {

@@ -1,7 +1,7 @@
 import Foundation
 import ReceptionCore
 
-/// The file readline keeps typed lines in: what the person typed, so their eyes only.
+/// The file readline keeps typed lines in: what the person typed, so readable by them only.
 enum HistoryFile {
     /// Makes `path` ready for readline, or says why it cannot be used (nil when it can). A
     /// missing file is created 0600 (and a missing folder 0700); an existing regular file is
