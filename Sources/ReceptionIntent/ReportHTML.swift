@@ -25,6 +25,11 @@ public enum ReportHTML {
         let file = directory.appendingPathComponent("index.html")
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else { return file }
         guard isDirectory.boolValue else { throw ReportTargetError("\(directory.path) is a file; --report takes a directory to write index.html into") }
+        // Looked at before reading: a FIFO would block the read, and a link or a device would
+        // be replaced by the report's rename.
+        if let kind = PrivateFile.irregularKind(of: file.path) {
+            throw ReportTargetError("\(file.path) is \(kind), not a report of reception eval; choose another directory")
+        }
         guard let existing = FileManager.default.contents(atPath: file.path) else { return file }
         guard String(decoding: existing.prefix(2_048), as: UTF8.self).contains(generator) else {
             throw ReportTargetError("\(file.path) exists and is not a report of reception eval; choose another directory")

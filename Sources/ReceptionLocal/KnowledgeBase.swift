@@ -45,7 +45,9 @@ public struct KnowledgeBase: Sendable {
             .sorted { $0.path < $1.path }
         for file in files {
             let relative = String(file.standardizedFileURL.path.dropFirst(root.path.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-            let text = try String(contentsOf: file, encoding: .utf8)
+            // A FIFO, a device or a file that is not UTF-8 is named for what it is, with its path
+            // (a FIFO would block; Foundation called it "permission denied").
+            let text = try PlainFile.readText(file.path)
             passages += Self.split(text, file: relative)
         }
         guard !passages.isEmpty else { throw LocalBackendError.knowledgeFolderEmpty(root.path) }

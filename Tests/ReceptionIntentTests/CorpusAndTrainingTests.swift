@@ -36,6 +36,25 @@ func shippedTrainingMessages() throws -> [LabelledMessage] {
 
 @Suite("Corpus reading")
 struct CorpusReadingTests {
+    /// Audit finding 8: an index.html that is a link (even to an earlier report) was followed
+    /// by the check and then replaced by the report's rename; it is refused, and left as it is.
+    @Test func aReportNeverReplacesALinkAtItsIndex() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("report-link-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let earlier = folder.appendingPathComponent("earlier.html").path, index = folder.appendingPathComponent("index.html").path
+        try "<html>\(ReportHTML.generator)</html>".write(toFile: earlier, atomically: false, encoding: .utf8)
+        #expect(symlink(earlier, index) == 0)
+        do {
+            _ = try ReportHTML.checkedTarget(folder)
+            Issue.record("the link was taken for the report's index")
+        } catch {
+            #expect("\(error)" == "\(index) is a symbolic link, not a report of reception eval; choose another directory")
+        }
+        var info = stat()
+        #expect(lstat(index, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "the link is still there")
+    }
+
     /// Issue 20: a directory or a FIFO given as a corpus got a raw Foundation error (and a
     /// FIFO could block); now each is named for what it is, with its path.
     @Test func aDirectoryOrAFIFOGivenAsACorpusIsNamedPlainly() throws {

@@ -24,6 +24,24 @@ struct LocalBackendTests {
 
     let fast = LocalBackend.Settings(stepDelay: .milliseconds(1))
 
+    /// Audit finding 12: a FIFO among the knowledge files gave Foundation's "You don't have
+    /// permission" (NSCocoaErrorDomain 257); it is now named for what it is, with its path,
+    /// and never opened (it would block).
+    @Test func aFIFOInTheKnowledgeFolderIsNamedPlainly() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-kb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "# A\nhello\n".write(to: directory.appendingPathComponent("a.md"), atomically: true, encoding: .utf8)
+        let fifo = directory.appendingPathComponent("b.md").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        do {
+            _ = try KnowledgeBase(directory: directory)
+            Issue.record("a FIFO was read as knowledge")
+        } catch {
+            #expect("\(error)" == "\(directory.standardizedFileURL.path)/b.md: is a named pipe (FIFO), not a regular file")
+        }
+    }
+
     @Test func trustZeroReturnsAPlanAndApproveRunsIt() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: fast)
         let request = ReceptionRequest(text: "how do trust levels and plans work?", trustLevel: 0)

@@ -58,6 +58,21 @@ struct CacheTests {
         }
     }
 
+    /// Audit finding 7: a link at the cache's path was followed (its target made 0600, a
+    /// journal written beside it). Now the session goes on without the cache and says why.
+    @Test func aSymbolicLinkAtTheCachePathIsRefusedAndTheSessionSaysWhy() async throws {
+        try await withScratchDirectory { directory in
+            let document = directory + "/doc.txt", path = directory + "/cache.sqlite"
+            try "someone's document".write(toFile: document, atomically: false, encoding: .utf8)
+            #expect(chmod(document, 0o644) == 0 && symlink(document, path) == 0)
+            let connection = try LoomiPlugin.connect(testConfiguration("http://127.0.0.1:9"), name: "loomi", cachePath: path)
+            #expect(connection.notice == "The recipe cache \(path) could not be opened (it is a symbolic link, which is not followed for private data (the file it points to would be changed); remove the link); this session works without it.")
+            await connection.shutdown()
+            #expect(try FileManager.default.attributesOfItem(atPath: document)[.posixPermissions] as? Int == 0o644)
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["doc.txt", "cache.sqlite"], "no journal")
+        }
+    }
+
     @Test func theCacheFileIsPrivateAndBounded() async throws {
         try await withScratchDirectory { directory in
             let path = directory + "/loomi/cache.sqlite"

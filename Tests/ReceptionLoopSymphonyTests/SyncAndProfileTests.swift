@@ -7,6 +7,24 @@ import ReceptionReferenceServers
 import Testing
 
 @Suite struct SyncAndProfileTests {
+    /// Audit finding 7: a link at the knowledge cache's path was followed (its target made
+    /// 0600, a journal written beside it); it is refused, and the target left as it was.
+    @Test func aSymbolicLinkAtTheKnowledgeCachePathIsRefused() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let document = directory.appendingPathComponent("doc.txt").path, path = directory.appendingPathComponent("knowledge.sqlite").path
+        try "someone's document".write(toFile: document, atomically: false, encoding: .utf8)
+        #expect(chmod(document, 0o644) == 0 && symlink(document, path) == 0)
+        do {
+            _ = try KnowledgeCache(path: path)
+            Issue.record("the cache was opened through the link")
+        } catch {
+            #expect("\(error)".hasPrefix("it is a symbolic link, which is not followed for private data"), "\(error)")
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: document)[.posixPermissions] as? Int == 0o644)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["doc.txt", "knowledge.sqlite"], "no journal")
+    }
+
     @Test func knowledgeDeltaSyncIntoSQLitePersistsServerVersionAcrossReopen() async throws {
         let directory = try temporaryDirectory()
         let path = directory.appendingPathComponent("knowledge.sqlite").path

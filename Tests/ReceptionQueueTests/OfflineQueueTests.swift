@@ -356,6 +356,35 @@ struct OfflineQueueTests {
         #expect(Set(kept) == [Data(repeating: 0x41, count: 4096), Data(repeating: 0x42, count: 4096)])
     }
 
+    /// Audit finding 7: a link at the queue's path was followed: the file it pointed to was
+    /// made 0600 (as root, `/dev/zero`) and SQLite wrote its journal beside it. The link is now
+    /// refused, and what it points to is left as it was.
+    @Test func aSymbolicLinkAtTheQueuePathIsRefusedAndItsTargetLeftAlone() throws {
+        let path = temporaryQueuePath()
+        let directory = (path as NSString).deletingLastPathComponent
+        let elsewhere = (directory as NSString).deletingLastPathComponent + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: (elsewhere as NSString).deletingLastPathComponent) }
+        let document = elsewhere + "/doc.txt"
+        try "someone's document".write(toFile: document, atomically: false, encoding: .utf8)
+        #expect(chmod(document, 0o644) == 0 && symlink(document, path) == 0)
+        let problem: String
+        do {
+            let queue = try OfflineQueue(path: path)
+            try queue.enqueue(ReceptionRequest(text: "later"), backend: "engine")
+            problem = "queued through the link"
+        } catch {
+            problem = PlainFile.reason(of: error)
+        }
+        #expect(problem == "it is a symbolic link, which is not followed for private data (the file it points to would be changed); remove the link")
+        var info = stat()
+        #expect(lstat(document, &info) == 0 && info.st_mode & 0o777 == 0o644, "the target keeps its mode")
+        #expect(try String(contentsOfFile: document, encoding: .utf8) == "someone's document")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere) == ["doc.txt"], "no journal beside the target")
+        #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "the link is not replaced either")
+    }
+
     @Test func aDamagedFileIsKeptAsideNotDeleted() throws {
         let path = temporaryQueuePath()
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

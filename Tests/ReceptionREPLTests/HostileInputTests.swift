@@ -140,6 +140,29 @@ struct HostileInputTests {
         #expect(text.contains("secret plans") && !text.contains("\u{1B}"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["talk.md"], "no temporary file left behind")
     }
+
+    /// Audit finding 8: `/save FILE --force` renamed the transcript over whatever FILE was (as
+    /// root, `/dev/stdout` was replaced), and a dangling link counted as "no file" even without
+    /// --force. Now only a regular file is replaced; anything else is named and left as it is.
+    @Test func saveNeverReplacesALinkOrAFIFO() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-save-kind-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let shared = directory + "/shared.txt"
+        try "someone else's".write(toFile: shared, atomically: false, encoding: .utf8)
+        let link = directory + "/link.md", dangling = directory + "/dangling.md", fifo = directory + "/pipe.md"
+        #expect(symlink(shared, link) == 0 && symlink(directory + "/nowhere.md", dangling) == 0 && mkfifo(fifo, 0o600) == 0)
+        let backend = ScriptedBackend { _ in [.event(.result(BackendResult(text: "secret plans")))] }
+        let (output, _, _) = await runREPL(["hello", "/save \(link) --force", "/save \(dangling)", "/save \(fifo) --force"], backend: backend)
+        #expect(output.contains("\(link) is a symbolic link, not a regular file; /save replaces only a regular file"), "\(output)")
+        #expect(output.contains("\(dangling) is a symbolic link, not a regular file"), "\(output)")
+        #expect(output.contains("\(fifo) is a named pipe (FIFO), not a regular file"), "\(output)")
+        #expect(!output.contains("Saved"), "\(output)")
+        func kind(_ path: String) -> mode_t { var info = stat(); return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0 }
+        #expect(kind(link) == S_IFLNK && kind(dangling) == S_IFLNK && kind(fifo) == S_IFIFO, "each is still what it was")
+        #expect(try String(contentsOfFile: shared, encoding: .utf8) == "someone else's")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/nowhere.md"), "nothing written through the dangling link")
+    }
 }
 
 @Suite("Status line")

@@ -196,6 +196,19 @@ struct SessionTests {
         #expect(!dumped.contains("visible"))
     }
 
+    /// Audit finding 11: a token folder made earlier with mode 0755 stayed 0755 after a sign-in
+    /// (the queue's and the caches' folders are tightened).
+    @Test func anExistingTokenFolderOthersCanListIsTightenedTo0700() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-tp-dir-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory + "/timepoint", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        #expect(fileMode(directory + "/timepoint") == 0o755)
+        try RefreshTokenFile(path: directory + "/timepoint/dev.json", origin: "http://127.0.0.1:1").save(SecretToken("tpr_folder"))
+        #expect(fileMode(directory + "/timepoint") == 0o700)
+        #expect(fileMode(directory + "/timepoint/dev.json") == 0o600)
+    }
+
     @Test func aTokenFileOthersCanReadIsNotUsed() async throws {
         try await withTimepoint { rig in
             chmod(rig.tokenFile, 0o644)

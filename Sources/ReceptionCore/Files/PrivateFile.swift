@@ -1,26 +1,74 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A file that holds someone's data (a queue of messages, a cache of what they searched for):
 /// readable by its owner only, and never deleted when it cannot be read.
 public enum PrivateFile {
     /// Writes conversation data so that only its owner can read it: the bytes go to a new
-    /// 0600 file beside the target, which then replaces it in one rename, so there is never a
-    /// moment when the text is readable by others or half written.
+    /// file beside the target, 0600 from its creation and flushed to the disk, which then
+    /// replaces it in one rename, so there is never a moment when the text is readable by
+    /// others or half written.
+    ///
+    /// A device, a FIFO, a socket or a symbolic link at `url` is refused, never replaced: the
+    /// rename would put the file where `/dev/null` or a link someone placed was.
     public static func write(_ data: Data, to url: URL) throws {
+        if let kind = irregularKind(of: url.path) {
+            throw Failure(description: "\(url.path) is \(kind), not a regular file; it is left as it is")
+        }
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            var isDirectory: ObjCBool = false
-            if !FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
-                throw Failure(description: "the folder \(directory.path) does not exist")
+        // open(2) gives the file its 0600 mode as it creates it: FileManager's createFile wrote
+        // the bytes into a 0666-less-umask file first and tightened it only afterwards.
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw creationFailure(in: directory, errno: errno) }
+        var written = 0
+        let complete = data.withUnsafeBytes { bytes -> Bool in
+            while written < bytes.count {
+                let count = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+                if count < 0 { if errno == EINTR { continue }; return false }
+                written += count
             }
-            if !isDirectory.boolValue { throw Failure(description: "\(directory.path) is not a folder") }
-            throw Failure(description: "cannot create a file in \(directory.path) (\(FileManager.default.isWritableFile(atPath: directory.path) ? "no space left, or a name too long?" : "permission denied"))")
+            // On the disk before the rename: a crash leaves the old file or the new one, whole.
+            return fsync(descriptor) == 0
+        }
+        let writeError = errno
+        close(descriptor)
+        guard complete else {
+            unlink(temporary.path)
+            throw Failure(description: "cannot write a file in \(directory.path) (\(String(cString: strerror(writeError)).lowercased()))")
         }
         guard rename(temporary.path, url.path) == 0 else {
             let reason = String(cString: strerror(errno)).lowercased()
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary.path)
             throw Failure(description: reason)
+        }
+    }
+
+    /// Why no file could be made in `directory`, in the words the person needs.
+    private static func creationFailure(in directory: URL, errno code: Int32) -> Failure {
+        switch code {
+        case ENOENT: Failure(description: "the folder \(directory.path) does not exist")
+        case ENOTDIR: Failure(description: "\(directory.path) is not a folder")
+        case EACCES, EPERM: Failure(description: "cannot create a file in \(directory.path) (permission denied)")
+        default: Failure(description: "cannot create a file in \(directory.path) (\(String(cString: strerror(code)).lowercased()))")
+        }
+    }
+
+    /// What is at `path` when it is there and is not a regular file ("a symbolic link", "a
+    /// device"), looked at without following a link; nil for a regular file or nothing.
+    public static func irregularKind(of path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFLNK: return "a symbolic link"
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a named pipe (FIFO)"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR, S_IFBLK: return "a device"
+        default: return "something other than a file"
         }
     }
 
@@ -30,8 +78,14 @@ public enum PrivateFile {
     }
 
     /// Makes `path`'s directory (0700) and the file itself (0600, empty) if missing, and tightens
-    /// the modes of ones that predate us with laxer modes.
+    /// the modes of ones that predate us with laxer modes. A symbolic link at `path` is refused:
+    /// following it would make the file it points to 0600 (as root, `/dev/zero`) and have
+    /// SQLite write its journal files beside that file, outside the private folder.
     public static func prepare(_ path: String) throws {
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            throw Failure(description: "it is a symbolic link, which is not followed for private data (the file it points to would be changed); remove the link")
+        }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)

@@ -359,9 +359,15 @@ extension REPL {
         guard !words.isEmpty else { return error("Usage: /save FILE [--force]") }
         let path = words.joined(separator: " ")
         let url = URL(fileURLWithPath: UserPath.expand(path))
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { return error("\(url.path) is a folder; /save takes a file name, such as \(url.appendingPathComponent("session.md").path).") }
+        // What the name itself is (lstat: a link is not followed, a dangling one is not "missing").
+        var info = stat()
+        if lstat(url.path, &info) == 0 {
+            if info.st_mode & S_IFMT == S_IFDIR { return error("\(url.path) is a folder; /save takes a file name, such as \(url.appendingPathComponent("session.md").path).") }
+            // --force replaces a file, never a device, a FIFO or a link: the rename would put the
+            // transcript where /dev/null or the link was.
+            if let kind = PrivateFile.irregularKind(of: url.path) {
+                return error("\(url.path) is \(kind), not a regular file; /save replaces only a regular file, so it is left as it is. Choose another name.")
+            }
             if !force { return error("\(url.path) already exists; /save \(path) --force replaces it.") }
         }
         let markdown = TranscriptWriter.markdown(state.transcript, sessionID: state.sessionID, backend: backendName,

@@ -23,21 +23,20 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
     /// Completion candidates for a line typed so far: called on the readline thread.
     public typealias Completer = @Sendable (_ line: String, _ word: String) -> [String]
 
+    /// Why the history file asked for is not used (a FIFO, a link, a device...), for the caller
+    /// to say once; the session then keeps its history in memory only.
+    public let historyProblem: String?
+
     public init(historyPath: String?, completer: @escaping Completer) {
-        self.historyPath = historyPath
+        historyProblem = historyPath.flatMap(HistoryFile.prepare)
+        self.historyPath = historyProblem == nil ? historyPath : nil
         var fds: [Int32] = [0, 0]
         pipe(&fds)
         wakePipe = (fds[0], fds[1])
         ReadlineGlobals.completer.withLock { $0 = completer }
         reception_rl_configure("reception", readlineCompletion)
         using_history()
-        if let historyPath {
-            let directory = (historyPath as NSString).deletingLastPathComponent
-            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                     attributes: [.posixPermissions: 0o700])
-            if !FileManager.default.fileExists(atPath: historyPath) {
-                _ = FileManager.default.createFile(atPath: historyPath, contents: nil, attributes: [.posixPermissions: 0o600])
-            }
+        if let historyPath = self.historyPath {
             read_history(historyPath)
             history_truncate_file(historyPath, 2000)
         }

@@ -59,6 +59,9 @@ public struct RefreshTokenFile: Sendable {
         let data = try Wire.encode(Content(origin: origin, refreshToken: token.reveal())) + Data("\n".utf8)
         let directory = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // The mode above is for a new folder only: one made earlier with a laxer mode is
+        // tightened, as the queue's and the caches' folders are.
+        chmod(directory, 0o700)
         let temporary = "\(directory)/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FileProblem(path: temporary, action: "create") }

@@ -108,11 +108,15 @@ struct ChatCommand: AsyncParsableCommand {
         if interactive && !json {
             let history = noHistory ? nil : (historyFile ?? environment.stateDirectory + "/history")
             let backendNames = catalog.names
-            reader = ReadlineLineReader(historyPath: history) { line, _ in
+            let readline = ReadlineLineReader(historyPath: history) { line, _ in
                 REPL.completions(line: line, backends: backendNames, souls: library.names(),
                                  extensions: completionWords.extensionCommands,
                                  extensionArguments: completionWords.arguments(for:_:))
             }
+            if let problem = readline.historyProblem {
+                console.errorLine("warning: \(problem); this session keeps no input history on disk.")
+            }
+            reader = readline
         } else {
             reader = PlainLineReader()
         }
