@@ -5,6 +5,7 @@ import NIOCore
 import NIOWebSocket
 import ReceptionCore
 import ReceptionWebSocket
+import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -29,7 +30,10 @@ private func withServer(_ body: @escaping @Sendable (Int) async throws -> Void) 
             if case .text(let text) = message { try await outbound.write(.text("echo: \(text)")) }
         }
     }
-    router.ws("/drop") { _, _ in .upgrade([:]) } onUpgrade: { _, outbound, _ in
+    router.ws("/drop") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
+        // After the client's first message, like /binary: see above.
+        var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
+        _ = try await messages.next()
         try await outbound.write(.text("partial answer"))
     }
     router.ws("/binary") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
@@ -87,7 +91,7 @@ private func withServer(_ body: @escaping @Sendable (Int) async throws -> Void) 
     }, body)
 }
 
-@Suite("Shared WebSocket transport")
+@Suite("Shared WebSocket transport", .serialized)
 struct WebSocketConnectionTests {
     @Test func messagesGoBothWaysWithTheHeadersGiven() async throws {
         try await withServer { port in
@@ -106,14 +110,18 @@ struct WebSocketConnectionTests {
     @Test func aDroppedConnectionKeepsWhatArrivedAndEndsTheStream() async throws {
         try await withServer { port in
             let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/drop")
-            var received: [String] = []
-            do {
-                for try await message in connection.messages { received.append(message) }
-            } catch {
-                #expect(error is BackendError, "\(error)")
+            try await connection.send("go")
+            let received = try await within(.seconds(10)) { () -> [String] in
+                var received: [String] = []
+                do {
+                    for try await message in connection.messages { received.append(message) }
+                } catch {
+                    #expect(error is BackendError, "\(error)")
+                }
+                return received
             }
-            #expect(received == ["partial answer"])
-            await connection.close()
+            #expect(received == ["partial answer"], "the stream ended, with what arrived")
+            _ = try await within(.seconds(5)) { await connection.close() }
         }
     }
 
@@ -190,7 +198,7 @@ struct WebSocketConnectionTests {
 /// the upgrade, one that drips messages or fragments. The transport has no idle clock of its
 /// own (the adapters keep theirs); what it owes is an upgrade deadline, a reader that can be
 /// cancelled, a `close()` that returns, and a bound on a message that never ends.
-@Suite("Shared WebSocket transport: stalls and drips")
+@Suite("Shared WebSocket transport: stalls and drips", .serialized)
 struct WebSocketStallTests {
     @Test func aListenerThatNeverAnswersTheUpgradeFailsAtTheConnectTimeoutNamingTheURL() async throws {
         let listener = try SilentListener()
@@ -291,15 +299,27 @@ struct WebSocketStallTests {
 /// The value of `body`, or nil when it takes longer than `limit` (then it is cancelled), so a
 /// hang fails the test instead of stopping the suite.
 private func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            return nil
+    // Whichever ends first answers; a body that ignores cancellation is left behind rather
+    // than waited for (a task group would wait for it, and the test would hang, not fail).
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T?, any Error>) in
+        let answer = FirstAnswer(continuation)
+        let work = Task {
+            do { answer.give(.success(try await body())) } catch { answer.give(.failure(error)) }
         }
-        let first = try await group.next()!
-        group.cancelAll()
-        return first
+        Task {
+            try? await Task.sleep(for: limit)
+            work.cancel()
+            answer.give(.success(nil))
+        }
+    }
+}
+
+/// Resumes a continuation with the first result given, and ignores the rest.
+private final class FirstAnswer<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T?, any Error>?>
+    init(_ continuation: CheckedContinuation<T?, any Error>) { self.continuation = Mutex(continuation) }
+    func give(_ result: Result<T?, any Error>) {
+        continuation.withLock { $0.take() }?.resume(with: result)
     }
 }
 
