@@ -87,10 +87,9 @@ struct BackendTests {
     @Test func framesThatShowNothingNewDoNotKeepATurnOpenForEver() async throws {
         try await withFridayServer { server in
             let backend = FridayBackend(configuration: FridayConfiguration(url: server.url, idleTimeout: .milliseconds(600)))
-            let started = ContinuousClock.now
-            let run = try await events(of: backend.submit(ReceptionRequest(text: "drip please")), within: .seconds(5))
-            // About 1.1 s: the first "Still working" is news, its repeats and the empty chunks are not.
-            #expect(started.duration(to: .now) < .seconds(4))
+            // The drip never stops, so ending at all is the point (about 1.1 s on a quiet
+            // machine: the first "Still working" is news, its repeats and the empty chunks are not).
+            let run = try await events(of: backend.submit(ReceptionRequest(text: "drip please")), within: .seconds(30))
             #expect(streamedText(run) == "Let me look into that.")
             #expect(run.contains(.thinking("Still working")), "the first label is shown: \(run)")
             guard case .failure(let failure)? = run.last else { Issue.record("\(run)"); return }

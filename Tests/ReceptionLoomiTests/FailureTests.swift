@@ -112,7 +112,7 @@ struct FailureTests {
     /// Ctrl-C after the first card: the cards that had not arrived are the ones `/recipes
     /// retry` loads (it said there was no search to retry).
     @Test func aRetryAfterAStopLoadsTheCardsThatHadNotArrived() async throws {
-        try await withLoomi(LoomiReferenceOptions(port: 0, recipeDelay: .milliseconds(400))) { loomi in
+        try await withLoomi(LoomiReferenceOptions(port: 0, recipeDelay: .seconds(1))) { loomi in
             let request = search("vegan cheesecake")
             var shown = ""
             for try await event in loomi.backend.submit(request) {
@@ -120,12 +120,13 @@ struct FailureTests {
                 shown += chunk
                 if shown.contains("session_recipe_001") { try await loomi.backend.cancel(taskID: request.id) }
             }
-            #expect(!shown.contains("session_recipe_002)"), "stopped after the first card: \(shown)")
-            #expect(loomi.backend.lastAnswer?.notLoaded == ["session_recipe_002", "session_recipe_003", "session_recipe_004"])
+            // However slow the machine, what was not shown is what retry loads, and only that.
+            let all = (1...4).map { String(format: "session_recipe_%03d", $0) }
+            let missing = all.filter { !shown.contains("(\($0))") }
+            #expect(!missing.isEmpty, "stopped before every card arrived: \(shown)")
+            #expect(loomi.backend.lastAnswer?.notLoaded == missing)
             let retried = try await loomi.command("/recipes", ["retry"])
-            #expect(retried.hasPrefix("2. "), "\(retried)")
-            #expect(retried.contains("4. "), "\(retried)")
-            #expect(!retried.contains("session_recipe_001"), "card 1 was shown already: \(retried)")
+            for id in all { #expect(retried.contains("(\(id))") == missing.contains(id), "\(id): \(retried)") }
         }
     }
 
