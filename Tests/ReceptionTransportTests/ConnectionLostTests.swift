@@ -17,21 +17,16 @@ struct ConnectionLostTests {
                 throw CancellationError()
             })
         }
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
-        let server = Task { try await app.run() }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(port)"))
-        defer { Task { await transport.shutdown() } }
-        do {
-            _ = try await transport.json(JSONValue.self, .POST, "/cut", body: Data("{}".utf8), auth: .none)
-            Issue.record("a cut answer was read as whole")
-        } catch let error as BackendError {
-            #expect(error == .connectionLost(url: "http://127.0.0.1:\(port)/cut"), "\(error)")
-            #expect(error.description == "The connection to http://127.0.0.1:\(port)/cut was lost mid-answer.")
+        try await serving(router) { port in
+            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(port)"))
+            defer { Task { await transport.shutdown() } }
+            do {
+                _ = try await transport.json(JSONValue.self, .POST, "/cut", body: Data("{}".utf8), auth: .none)
+                Issue.record("a cut answer was read as whole")
+            } catch let error as BackendError {
+                #expect(error == .connectionLost(url: "http://127.0.0.1:\(port)/cut"), "\(error)")
+                #expect(error.description == "The connection to http://127.0.0.1:\(port)/cut was lost mid-answer.")
+            }
         }
     }
 

@@ -17,28 +17,23 @@ struct CredentialEchoTests {
         }
         router.post("call", use: echo)
         router.get("stream", use: echo)
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
-        let server = Task { try await app.run() }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        let authentication = HeaderAuthentication([("Authorization", "Bearer sk-SECRET-123456"), ("X-Admin-Key", "SEKRIT-admin-tp")])
-        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(port)", authentication: authentication))
-        defer { Task { await transport.shutdown() } }
+        try await serving(router) { port in
+            let authentication = HeaderAuthentication([("Authorization", "Bearer sk-SECRET-123456"), ("X-Admin-Key", "SEKRIT-admin-tp")])
+            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(port)", authentication: authentication))
+            defer { Task { await transport.shutdown() } }
 
-        var messages: [String] = []
-        do {
-            _ = try await transport.json(JSONValue.self, .POST, "/call", body: Data("{}".utf8), auth: .required)
-        } catch { messages.append("\(error)") }
-        do {
-            for try await _ in transport.eventStream("/stream", auth: .required) {}
-        } catch { messages.append("\(error)") }
-        #expect(messages.count == 2)
-        for message in messages {
-            #expect(message.contains("bad credentials: auth=••• admin=•••"), "\(message)")
-            #expect(!message.contains("SECRET-123456") && !message.contains("SEKRIT"), "\(message)")
+            var messages: [String] = []
+            do {
+                _ = try await transport.json(JSONValue.self, .POST, "/call", body: Data("{}".utf8), auth: .required)
+            } catch { messages.append("\(error)") }
+            do {
+                for try await _ in transport.eventStream("/stream", auth: .required) {}
+            } catch { messages.append("\(error)") }
+            #expect(messages.count == 2)
+            for message in messages {
+                #expect(message.contains("bad credentials: auth=••• admin=•••"), "\(message)")
+                #expect(!message.contains("SECRET-123456") && !message.contains("SEKRIT"), "\(message)")
+            }
         }
     }
 }

@@ -316,32 +316,27 @@ struct HTTPTransportSecretTests {
             captured.append(request.headers[HTTPField.Name("X-Api-Key")!] ?? "no key")
             return Response(status: .ok)
         }
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
-        let server = Task { try await app.run() }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(
-            baseURL: "http://127.0.0.1:\(port)", authentication: HeaderAuthentication([("X-Api-Key", "sk-secret-key")])))
-        do {
-            _ = try await transport.json(JSONValue.self, .GET, "/moved", auth: .required)
-            Issue.record("a redirect must not be followed")
-        } catch let error as BackendError {
-            let text = error.description
-            #expect(text.contains("redirects to http://user:•••@127.0.0.1:1/capture") && text.contains("does not follow redirects"), "\(text)")
-            #expect(!text.contains("hunter2") && !text.contains("sk-secret-key"))
+        try await serving(router) { port in
+            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(
+                baseURL: "http://127.0.0.1:\(port)", authentication: HeaderAuthentication([("X-Api-Key", "sk-secret-key")])))
+            do {
+                _ = try await transport.json(JSONValue.self, .GET, "/moved", auth: .required)
+                Issue.record("a redirect must not be followed")
+            } catch let error as BackendError {
+                let text = error.description
+                #expect(text.contains("redirects to http://user:•••@127.0.0.1:1/capture") && text.contains("does not follow redirects"), "\(text)")
+                #expect(!text.contains("hunter2") && !text.contains("sk-secret-key"))
+            }
+            // An event stream (OpenAI-compatible answers) says the same, not a bare "307".
+            do {
+                for try await _ in transport.eventStream("/moved", auth: .required) {}
+                Issue.record("a redirect must not be followed")
+            } catch let error as BackendError {
+                #expect(error.description.contains("does not follow redirects"), "\(error)")
+            }
+            #expect(captured.all.isEmpty, "the key went nowhere")
+            await transport.shutdown()
         }
-        // An event stream (OpenAI-compatible answers) says the same, not a bare "307".
-        do {
-            for try await _ in transport.eventStream("/moved", auth: .required) {}
-            Issue.record("a redirect must not be followed")
-        } catch let error as BackendError {
-            #expect(error.description.contains("does not follow redirects"), "\(error)")
-        }
-        #expect(captured.all.isEmpty, "the key went nowhere")
-        await transport.shutdown()
     }
 
     @Test func passwordsInURLsAreMaskedWhereverTheyAreShown() {

@@ -222,7 +222,7 @@ struct WebSocketStallTests {
 
     @Test func aServerThatUpgradesAndGoesQuietCanBeStoppedPromptly() async throws {
         try await withServer { port in
-            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/silent", connectTimeout: .seconds(1))
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/silent", connectTimeout: .seconds(20))
             let reader = Task {
                 var received: [String] = []
                 for try await message in connection.messages { received.append(message) }
@@ -239,7 +239,7 @@ struct WebSocketStallTests {
 
     @Test func aDripOfMessagesArrivesAsItComesAndCloseStopsIt() async throws {
         try await withServer { port in
-            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/drip", connectTimeout: .seconds(1))
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/drip", connectTimeout: .seconds(20))
             let first = try await within(.seconds(20)) {
                 var iterator = connection.messages.makeAsyncIterator()
                 return [try await iterator.next(), try await iterator.next(), try await iterator.next()]
@@ -253,7 +253,7 @@ struct WebSocketStallTests {
 
     @Test func aMessageDrippedInFragmentsArrivesWholeAndOneThatNeverEndsCanBeLeft() async throws {
         try await withServer { port in
-            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/fragments", connectTimeout: .seconds(1))
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/fragments", connectTimeout: .seconds(20))
             let seen = Mutex<[String]>([])
             let reader = Task {
                 for try await message in connection.messages { seen.withLock { $0.append(message) } }
@@ -274,7 +274,7 @@ struct WebSocketStallTests {
     @Test func aMessageSplitOverManyFragmentsPastTheLimitEndsTheConnection() async throws {
         try await withServer { port in
             let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/flood", maxMessageBytes: 50_000,
-                                                                connectTimeout: .seconds(1))
+                                                                connectTimeout: .seconds(20))
             // Within 12 s: not the library's 15 s wait for a closing handshake.
             let outcome = try await within(.seconds(12)) {
                 do {
