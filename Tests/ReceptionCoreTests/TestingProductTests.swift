@@ -105,9 +105,14 @@ struct TestingProductTests {
             BackendProfile(name: "bad", kind: "scripted", values: ["pause_ms": .integer(-5)], origin: "code"),
             BackendProfile(name: "typo", kind: "scripted", values: ["paus_ms": .integer(5)]),
             BackendProfile(name: "good", kind: "scripted", values: ["pause_ms": .integer(5)]),
+            BackendProfile(name: "env", kind: "scripted", values: ["pause_ms": .string("abc")], origin: "the SCRIPTED_* environment variables"),
         ], environment: .standard(["HOME": "/nonexistent"]))
         await #expect { _ = try await catalog.connect("bad") } throws: { "\($0)" == "pause_ms must be an integer from 0 to 5000; got -5 (from code)." }
         await #expect { _ = try await catalog.connect("typo") } throws: { "\($0)" == "unknown option \"paus_ms\" for kind scripted." }
+        // A value read from an environment variable is quoted as typed, not called "a string".
+        await #expect { _ = try await catalog.connect("env") } throws: {
+            "\($0)" == "pause_ms must be an integer from 0 to 5000; got \"abc\" (from the SCRIPTED_* environment variables)."
+        }
         _ = try await catalog.connect("good")
     }
 }

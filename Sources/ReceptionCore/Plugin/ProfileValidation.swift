@@ -118,9 +118,20 @@ extension BackendPlugin {
             case .boolean(let flag): value = .bool(flag)
             case .secretFromEnvironment, .secretFromFile: return nil
             }
-            if case .failure(let mismatch) = option.typed(RawProfile.Entry(key: key, value: value)) { return mismatch.message }
-            return nil
+            guard case .failure(let mismatch) = option.typed(RawProfile.Entry(key: key, value: value)) else { return nil }
+            // A built-in profile reads its values from environment variables, as text: the
+            // text is what the person typed, so it is quoted rather than called "a string".
+            if case .string(let text) = value, option.type != .string, option.type != .url, !Self.isChoice(option.type) {
+                return "\(key) must be \(option.expectation); got \"\(text.prefix(40))\"."
+            }
+            return mismatch.message
         }
+    }
+}
+
+extension BackendPlugin {
+    static func isChoice(_ type: PluginOption.ValueType) -> Bool {
+        if case .choice = type { true } else { false }
     }
 }
 
