@@ -656,6 +656,8 @@ struct MarkdownSoulReader {
     /// The quoted phrases that directly follow the word "no" or "never" ("no \"as an ai\"",
     /// "never “circle back”"), not those after any other word ("say \"no\"" is not a ban).
     static func phrasesAfterNo(_ line: String) -> [String] {
+        // Most lines quote nothing: they are passed over without copying their characters.
+        guard line.unicodeScalars.contains(where: { $0 == "\"" || $0 == "“" || $0 == "`" || $0 == "«" || $0 == "„" }) else { return [] }
         let opening: Set<Character> = ["\"", "“", "`", "«", "„"]
         let closing: Set<Character> = ["\"", "”", "`", "»", "“"]
         let characters = Array(line)
