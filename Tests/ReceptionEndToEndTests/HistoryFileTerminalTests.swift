@@ -16,11 +16,11 @@ struct HistoryFileTerminalTests {
         let fifo = home.appendingPathComponent("state/reception/history").path
         #expect(mkfifo(fifo, 0o600) == 0)
         let terminal = try TerminalSession(arguments: [], home: home)
-        let at = try await terminal.waitFor(Self.prompt, timeout: .seconds(20))
+        let at = try await terminal.waitFor(Self.prompt)
         #expect(terminal.screen.contains("warning: the history file \(fifo) is a named pipe (FIFO), not a regular file; this session keeps no input history on disk."),
                 "\(terminal.screen)")
         terminal.enter("/trust")
-        try await terminal.waitFor("Trust level", after: at, timeout: .seconds(20))
+        try await terminal.waitFor("Trust level", after: at)
         terminal.enter("/quit")
         #expect(try await terminal.exitStatus() == 0)
     }
@@ -35,10 +35,10 @@ struct HistoryFileTerminalTests {
         let link = home.appendingPathComponent("state/reception/history").path
         #expect(symlink(shared, link) == 0)
         let terminal = try TerminalSession(arguments: [], home: home)
-        let at = try await terminal.waitFor(Self.prompt, timeout: .seconds(20))
+        let at = try await terminal.waitFor(Self.prompt)
         #expect(terminal.screen.contains("warning: the history file \(link) is a symbolic link, not a regular file"), "\(terminal.screen)")
         terminal.enter("/goal my private line")
-        try await terminal.waitFor("Goal set", after: at, timeout: .seconds(20))
+        try await terminal.waitFor("Goal set", after: at)
         terminal.enter("/quit")
         #expect(try await terminal.exitStatus() == 0)
         #expect(try String(contentsOfFile: shared, encoding: .utf8) == "shared\n", "nothing typed reached the link's target")
