@@ -33,7 +33,7 @@ public final class WebSocketConnection: Sendable {
                             connectTimeout: Duration = .seconds(10)) async throws -> WebSocketConnection {
         // "ws://user:pass@host" is read by the client as the host "user": refuse it rather
         // than connect to a server the URL does not name (and never queue for it).
-        guard RedactedURL.display(url) == url else {
+        guard !RedactedURL.carriesCredentials(url) else {
             throw BackendError.untrusted(url: RedactedURL.display(url), reason: "a WebSocket URL cannot carry a user name or password")
         }
         let (opened, openedContinuation) = AsyncThrowingStream<Void, any Error>.makeStream()

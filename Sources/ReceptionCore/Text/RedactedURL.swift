@@ -15,6 +15,9 @@ public enum RedactedURL {
         return url.replacingCharacters(in: url.index(after: colon)..<userInfo.upperBound, with: "•••")
     }
 
+    /// True when `url` carries a user name or password (what `display` masks).
+    public static func carriesCredentials(_ url: String) -> Bool { userInfoRange(url) != nil }
+
     /// Where the user name and password stand (without the `@`), if the text carries them.
     static func userInfoRange(_ url: String) -> Range<String.Index>? {
         if let scheme = url.range(of: "://") {

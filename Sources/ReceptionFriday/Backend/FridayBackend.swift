@@ -149,8 +149,8 @@ public struct FridayBackend: Backend {
             await channel.end(query.token, cleanly: false)
             let heartbeats = query.clock.heartbeats
             var message = heartbeats == 0
-                ? "Friday sent nothing for \(seconds(configuration.idleTimeout)) after its last message, so Reception stopped waiting. Friday ends some runs (too many turns, an execution error, an unknown session) without a word; what arrived is shown above."
-                : "Friday sent nothing new for \(seconds(configuration.idleTimeout)) (only \(heartbeats) empty or repeated frame\(heartbeats == 1 ? "" : "s")), so Reception stopped waiting. What arrived is shown above."
+                ? "Friday sent nothing for \(DurationText.seconds(configuration.idleTimeout)) after its last message, so Reception stopped waiting. Friday ends some runs (too many turns, an execution error, an unknown session) without a word; what arrived is shown above."
+                : "Friday sent nothing new for \(DurationText.seconds(configuration.idleTimeout)) (only \(Counted.phrase(heartbeats, "empty or repeated frame"))), so Reception stopped waiting. What arrived is shown above."
             if let resuming, let new = announced.current, new != resuming {
                 // The server did not know the session it was asked to resume and started another.
                 session.forget()
@@ -170,10 +170,5 @@ public struct FridayBackend: Backend {
         case .thinking, .progress: event == lastStatus
         default: false
         }
-    }
-
-    static func seconds(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
     }
 }

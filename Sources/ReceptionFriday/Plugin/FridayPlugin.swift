@@ -42,7 +42,7 @@ public enum FridayPlugin {
         }
         // The WebSocket client reads "ws://user:pass@host" as the host "user": the messages
         // would go to a server the URL does not name. Friday takes no credentials in its URL.
-        if RedactedURL.display(url) != url {
+        if RedactedURL.carriesCredentials(url) {
             throw ProfileError(profile: profile, "url must not carry a user name or password (Friday takes none, and the WebSocket client would connect to the user name as if it were the host); got \(RedactedURL.display(url)).")
         }
         var configuration = FridayConfiguration(url: url)

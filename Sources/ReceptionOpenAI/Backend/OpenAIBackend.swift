@@ -76,18 +76,12 @@ public final class OpenAIBackend: Backend {
                 // The answer began, then the server went silent (a stuck model): said like the
                 // other ways an answer ends early, with the limit that ended it.
                 let limit = client.configuration.idleTimeout
-                continuation.yield(.failure(TaskFailure(taskID: id, message: "The model server sent nothing for \(Self.seconds(limit)) mid-answer, so Reception stopped waiting (the profile's timeout_s sets how long). What was shown is kept.")))
+                continuation.yield(.failure(TaskFailure(taskID: id, message: "The model server sent nothing for \(DurationText.seconds(limit)) mid-answer, so Reception stopped waiting (the profile's timeout_s sets how long). What was shown is kept.")))
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: client.explain(error))
             }
         }
-    }
-
-    /// "120 s", "0.8 s".
-    static func seconds(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
     }
 
     /// Stops a streaming answer: the request is closed, so the server stops generating.
