@@ -222,10 +222,14 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
 
+        // For the test targets only: where the third-party data in `../shared` is, and the
+        // `.needsShared(…)` trait that skips a test, naming the folder, when a clone lacks it.
+        .target(name: "ReceptionTestSupport", path: "Tests/Support"),
+
         .testTarget(name: "ReceptionCoreTests", dependencies: ["ReceptionCore", "ReceptionTesting"]),
         .testTarget(name: "ReceptionConfigurationTests", dependencies: ["ReceptionConfiguration", "ReceptionCore"]),
-        .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent"]),
-        .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul"], exclude: ["Fixtures"]),
+        .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent", "ReceptionTestSupport"]),
+        .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul", "ReceptionTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ReceptionTransportTests", dependencies: [
             "ReceptionTransport", "ReceptionCore",
             .product(name: "Hummingbird", package: "hummingbird"),

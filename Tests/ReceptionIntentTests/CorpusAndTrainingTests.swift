@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ReceptionCore
 @testable import ReceptionIntent
+import ReceptionTestSupport
 
 let corpora = repositoryRoot.appendingPathComponent("Tests/Corpora")
 
@@ -11,8 +12,10 @@ func split(_ name: String) throws -> [LabelledMessage] {
 }
 
 /// Messages people wrote, labelled twice (third-party data: read from `../shared`, as CI has it
-/// beside the clone, never copied into the project).
-let humanCorpus = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora/human-train/agreed.jsonl")
+/// beside the clone, never copied into the project). Tests that read it carry
+/// `.needsShared(humanCorpusFolder)`.
+let humanCorpusFolder = "corpora/human-train"
+let humanCorpus = SharedData.url(humanCorpusFolder).appendingPathComponent("agreed.jsonl")
 
 func human(_ selection: TrainingSelection = TrainingSelection()) throws -> [LabelledMessage] {
     selection.apply(try CorpusReader(strict: true).read(path: humanCorpus.path).messages)
@@ -198,7 +201,7 @@ struct TrainingTests {
         #expect(first.contains("\"examples\": \"300\""))
     }
 
-    @Test func theShippedWeightsAreWhatTrainProducesOnTheTrainSplit() async throws {
+    @Test(.needsShared(humanCorpusFolder)) func theShippedWeightsAreWhatTrainProducesOnTheTrainSplit() async throws {
         let messages = try shippedTrainingMessages()
         #expect(messages.contains { $0.source != nil } && messages.contains { $0.source == nil })
         let fresh = await offThePool { Trainer.train(messages, lexicon: .shipped).serialized() }

@@ -2,14 +2,15 @@ import Foundation
 import Testing
 import ReceptionCore
 @testable import ReceptionSoul
+import ReceptionTestSupport
 
 /// Persona files other people published (`../shared/real-souls`, third-party text read in
 /// place and never copied into the project): each SOUL.md with its STYLE.md, laid out as the
 /// folder their author's template asks for. What a person authoring or choosing a soul would
 /// notice if it were read wrong.
-@Suite("Published personas")
+@Suite("Published personas", .needsShared("real-souls/aaronjmars"))
 struct PublishedPersonaTests {
-    static let published = Paths.repository.deletingLastPathComponent().appendingPathComponent("shared/real-souls/aaronjmars")
+    static let published = SharedData.url("real-souls/aaronjmars")
 
     /// The persona `name` as a soul folder (SOUL.md and STYLE.md) in a fresh temporary folder.
     static func load(_ name: String) throws -> Soul {
