@@ -9,6 +9,10 @@ import ReceptionCore
 ///   real backend). Not bounded: that says a limit cut the search short and invites "continue",
 ///   and the default soul then read "as far as I could get … double-check it … keep going?"
 ///   over an answer that had searched everything;
+/// - complete, unsure: only weak matches. The closest passage is the answer, named as the
+///   closest and given a low confidence (the soul says to double-check it). Saying "I found
+///   nothing" and then showing the passage that answers the question under "What I found"
+///   contradicted itself;
 /// - inconclusive: strong matches from different files disagree (one negates what the other states).
 enum Answerer {
     struct Composed {
@@ -37,29 +41,40 @@ enum Answerer {
     /// The answer to "continue" after an answer that found nothing: the search covered every
     /// file already, so there is no more to give (saturated, not another bounded answer that
     /// invites "continue" again).
-    static func nothingMore() -> Composed {
+    /// `suggestions`: questions the knowledge in use can answer, offered when this one found
+    /// nothing (about Reception for the built-in knowledge, topics of the person's own folder
+    /// for theirs: never a question about Reception to someone asking their notes).
+    static func nothingMore(suggestions: [String]) -> Composed {
         Composed(outcome: .saturated,
                  summary: "There is nothing more on that in my knowledge: I searched all of it. The local backend only knows " +
                      "its Markdown knowledge files; connect a real backend with /backend for questions like that one.",
-                 findings: [], confidence: 0.9, discrepancy: nil, followups: ["What can Reception do?"], usedPassages: [])
+                 findings: [], confidence: 0.9, discrepancy: nil, followups: suggestions, usedPassages: [])
     }
 
     static func compose(query: String, matches: [KnowledgeBase.Match], alreadySaid: Set<String>,
-                        sections: (String) -> [String] = { _ in [] }) -> Composed {
+                        suggestions: [String] = [], sections: (String) -> [String] = { _ in [] }) -> Composed {
         let strong = matches.filter { $0.coverage >= strongCoverage }
         let others = matches.filter { $0.coverage < strongCoverage && $0.coverage >= relevantCoverage }
-        let followups = (strong.dropFirst(2) + others).filter(\.passage.isSection).map(\.passage.heading)
+        let followups = (strong.dropFirst(2) + others.dropFirst(strong.isEmpty ? 1 : 0)).filter(\.passage.isSection)
+            .map(\.passage.heading)
             .reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
             .prefix(2).map { "Tell me more about \($0.lowercased())" }
 
         guard let best = strong.first else {
-            let partial = others.prefix(2).map(finding)
+            if let closest = others.first {
+                // Not sure, but not nothing: the closest passage, said to be the closest, with a
+                // confidence under the souls' "low" threshold so the reader is told to check it.
+                let summary = "The closest I have is \(closest.passage.file) (\(closest.passage.heading)): " +
+                    leadSentences(closest.passage.text, count: 3)
+                return Composed(outcome: .complete, summary: summary, findings: others.prefix(2).map(finding),
+                                confidence: 0.3 + 0.4 * closest.coverage, discrepancy: nil, followups: followups,
+                                usedPassages: [closest.passage.id])
+            }
             let summary = "I found nothing in my knowledge that answers this. The local backend only knows its Markdown " +
                 "knowledge files, not the wider world; connect a real backend with /backend for questions like this one."
             // Sure of it: every file was searched.
-            return Composed(outcome: .saturated, summary: summary, findings: partial,
-                            confidence: 0.9, discrepancy: nil,
-                            followups: followups.isEmpty ? ["What can Reception do?"] : followups, usedPassages: [], answered: false)
+            return Composed(outcome: .saturated, summary: summary, findings: [],
+                            confidence: 0.9, discrepancy: nil, followups: suggestions, usedPassages: [], answered: false)
         }
         if let (a, b) = disagreement(in: strong) {
             let discrepancy = "\(a.passage.file) (\(a.passage.heading)) says: \"\(bestSentence(a))\" — " +

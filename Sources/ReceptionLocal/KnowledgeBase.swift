@@ -133,6 +133,11 @@ public struct KnowledgeBase: Sendable {
 /// A light suffix stripper: enough that "plans" finds "plan" and "classified" finds "classify".
 enum Stemmer {
     static func stem(_ word: String) -> String {
+        if word.count == 4, word.hasSuffix("s"), !["ss", "us", "is", "as", "os"].contains(where: word.hasSuffix) {
+            // Short plurals and third persons too: "when do the bins go out" finds "the garden
+            // bin goes out" ("bins" → bin, "goes" → go).
+            return String(word.dropLast(word.hasSuffix("oes") ? 2 : 1))
+        }
         guard word.count > 4 else { return word }
         for (suffix, replacement) in [("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")] where word.hasSuffix(suffix) {
             if suffix == "s" && (word.hasSuffix("ss") || word.hasSuffix("us")) { return word }

@@ -63,9 +63,11 @@ actor LocalEngine {
         let knowledge = knowledge
         // "continue" after an answer that found nothing would search the same files again and
         // give the same answer: say there is no more.
+        let suggestions = suggestions()
         let composed = memory.lastWasUnanswered && Answerer.asksToContinue(request.text)
-            ? Answerer.nothingMore()
-            : Answerer.compose(query: request.text, matches: matches, alreadySaid: memory.saidPassages) { file in
+            ? Answerer.nothingMore(suggestions: suggestions)
+            : Answerer.compose(query: request.text, matches: matches, alreadySaid: memory.saidPassages,
+                               suggestions: suggestions) { file in
                 knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading)
             }
         let interventions = InterventionRules.evaluate(
@@ -83,6 +85,21 @@ actor LocalEngine {
             confidence: composed.confidence, discrepancy: composed.discrepancy, followups: followups,
             usage: Usage(other: ["iterations": 2, "milliseconds": Double(durationMS)]),
             raw: .object(["instrument": .string("knowledge_search"), "sources": .array(sources.map(JSONValue.string))]))
+    }
+
+    /// What to offer when a question found nothing: questions the knowledge in use answers.
+    /// The built-in knowledge is about Reception; a person's own folder is toured by its
+    /// topics, one from each of its first files, skipping what this session already heard.
+    private func suggestions() -> [String] {
+        if usesBuiltInKnowledge { return ["What can Reception do?"] }
+        var seenFiles: Set<String> = []
+        var topics: [String] = []
+        for passage in knowledge.passages where passage.isSection && !memory.saidPassages.contains(passage.id) {
+            guard seenFiles.insert(passage.file).inserted else { continue }
+            topics.append("Tell me more about \(passage.heading.lowercased())")
+            if topics.count == 2 { break }
+        }
+        return topics
     }
 
     private static func answerShape(_ intent: IntentType) -> String {

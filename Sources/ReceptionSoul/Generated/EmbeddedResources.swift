@@ -194,7 +194,7 @@ sign_off: ""
 outcomes:
   complete: ""
   saturated:
-    lead: "Here's the best answer available."
+    lead: "I've looked through everything I have."
     note: Digging further is unlikely to change it, but I can try a different angle if you like.
   # One line (the lead alone; the note is the default offer to continue).
   bounded: "Here's as far as I could get:"

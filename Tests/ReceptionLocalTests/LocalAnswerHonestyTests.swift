@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import ReceptionCore
+@testable import ReceptionLocal
+
+/// What the embedded backend says is one story: it never says it found nothing above a passage
+/// it then shows, and what it offers next comes from the knowledge in use.
+@Suite("Local answers say one thing")
+struct LocalAnswerHonestyTests {
+    static let notes = [
+        "home.md": """
+        # Home
+
+        ## Bins
+
+        Recycling and general waste are collected on alternate Tuesdays. Put them out on Monday evening;
+        the garden bin goes out on the first Friday of the month.
+
+        ## Boiler
+
+        The boiler service is due every October. The engineer's number is in the kitchen drawer.
+        """,
+        "work.md": """
+        # Work
+
+        ## Expenses
+
+        Submit expenses by the 25th of each month through the portal, with receipts attached.
+        """,
+    ]
+
+    static func ask(_ backend: LocalBackend, _ question: String) async throws -> BackendResult {
+        try #require(LocalBackendTests.result(try await LocalBackendTests.events(backend.submit(ReceptionRequest(text: question, trustLevel: 1)))))
+    }
+
+    @Test func aQuestionAboutTheBinsIsAnsweredFromTheNotes() async throws {
+        let backend = LocalBackend(knowledge: try LocalBackendTests.knowledge(Self.notes), settings: .init(stepDelay: .milliseconds(1)))
+        let answer = try await Self.ask(backend, "when do the bins go out")
+        #expect(answer.outcome == .complete, "\(answer.text)")
+        #expect(answer.text.contains("Monday evening"), "\(answer.text)")
+        #expect(!answer.text.contains("found nothing"), "\(answer.text)")
+    }
+
+    /// Only a weak match: the closest passage, named as the closest, at a confidence the souls
+    /// hedge ("please double-check it"), never "I found nothing" followed by that passage.
+    @Test func aWeakMatchIsTheClosestPassageNotNothing() async throws {
+        let backend = LocalBackend(knowledge: try LocalBackendTests.knowledge(Self.notes), settings: .init(stepDelay: .milliseconds(1)))
+        let answer = try await Self.ask(backend, "boiler service radiators")
+        #expect(!answer.text.contains("found nothing"), "\(answer.text)")
+        #expect(answer.text.hasPrefix("The closest I have is home.md (Boiler): "), "\(answer.text)")
+        #expect((answer.confidence ?? 1) < 0.5, "\(answer.confidence ?? -1)")
+    }
+
+    /// Whatever the question, "found nothing" comes with no findings: the two never meet.
+    @Test(arguments: ["is my data kept private?", "when do the bins go out", "what is the capital of peru?",
+                      "does reception keep my messages?", "how do I restart the boiler?", "can it work offline?"])
+    func foundNothingNeverComesWithFindings(_ question: String) async throws {
+        for backend in [LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1))),
+                        LocalBackend(knowledge: try LocalBackendTests.knowledge(Self.notes), settings: .init(stepDelay: .milliseconds(1)))] {
+            let answer = try await Self.ask(backend, question)
+            if answer.text.contains("found nothing") {
+                #expect(answer.findings.isEmpty, "\(question): \(answer.findings)")
+            }
+        }
+    }
+
+    /// Someone asking their own notes is offered their notes' topics, never a question about Reception.
+    @Test func nothingFoundInYourNotesOffersYourNotesTopics() async throws {
+        let backend = LocalBackend(knowledge: try LocalBackendTests.knowledge(Self.notes), settings: .init(stepDelay: .milliseconds(1)))
+        let answer = try await Self.ask(backend, "what is the capital of peru?")
+        #expect(answer.text.contains("found nothing"))
+        let offered = answer.followups.plainFollowups
+        #expect(!offered.isEmpty && !offered.contains { $0.contains("Reception") }, "\(offered)")
+        #expect(offered.allSatisfy { question in ["bins", "boiler", "expenses"].contains { question.contains($0) } }, "\(offered)")
+        let more = try await Self.ask(backend, "continue")
+        #expect(!more.followups.plainFollowups.contains { $0.contains("Reception") }, "\(more.followups.plainFollowups)")
+    }
+
+    /// The built-in knowledge is about Reception: there the offer is about Reception.
+    @Test func nothingFoundInTheBuiltInKnowledgeOffersWhatReceptionDoes() async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))
+        let answer = try await Self.ask(backend, "what is the capital of peru?")
+        #expect(answer.followups.plainFollowups == ["What can Reception do?"], "\(answer.followups.plainFollowups)")
+    }
+
+    @Test func shortPluralsAndThirdPersonsMeetTheirStems() {
+        #expect(KnowledgeBase.terms("bins goes days") == ["bin", "go", "day"])
+        #expect(KnowledgeBase.terms("this plus bus") == ["plus", "bus"], "'this' is a stopword; -us words keep their s")
+    }
+}
