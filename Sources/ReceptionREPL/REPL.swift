@@ -17,13 +17,16 @@ public actor REPL {
         /// While the person sits at the prompt with messages queued for the current backend,
         /// they are tried again this often (quietly: nothing is printed unless one goes).
         public var queueRetryInterval: Duration
+        /// Lines shown under the greeting at a terminal (e.g. a model server found on this machine).
+        public var startupNotes: [String]
 
         public init(mode: OutputMode, trustLevel: Int? = nil, initialBackend: String = "local",
-                    queueRetryInterval: Duration = .seconds(30)) {
+                    queueRetryInterval: Duration = .seconds(30), startupNotes: [String] = []) {
             self.mode = mode
             self.trustLevel = trustLevel
             self.initialBackend = initialBackend
             self.queueRetryInterval = queueRetryInterval
+            self.startupNotes = startupNotes
         }
     }
 
@@ -106,7 +109,7 @@ public actor REPL {
                         await leave()
                         return exitStatus
                     }
-                } else if let number = Int(text), !state.lastFollowups.isEmpty {
+                } else if let number = Int(text), !state.lastFollowups.isEmpty || backendSuggestsFollowups {
                     await sendFollowup(number)
                 } else {
                     await send(text)
@@ -152,7 +155,19 @@ public actor REPL {
         await execute(request, context: context)
     }
 
+    /// Whether the backend numbers follow-up questions (task engines such as `local` and Loop
+    /// Symphony): there a number alone is a choice among them, never a message. To a
+    /// conversational backend (a language model, Friday) it is an ordinary reply ("how many
+    /// guests?" "4").
+    var backendSuggestsFollowups: Bool {
+        session?.backend.descriptor.capabilities.contains(.interventions) ?? false
+    }
+
     func sendFollowup(_ number: Int) async {
+        guard !state.lastFollowups.isEmpty else {
+            error("A number alone picks a follow-up question, and the last answer offered none: nothing was sent. /send \(number) sends it as a message.")
+            return
+        }
         guard state.lastFollowups.indices.contains(number - 1) else {
             error("There is no follow-up \(number); /followups lists \(state.lastFollowups.count).")
             return
@@ -513,6 +528,7 @@ public actor REPL {
         // The name comes from the soul file: foreign text, cleaned like everything else it says.
         let soul = souls.map { " · soul \(TerminalText.clean($0.currentName, singleLine: true))" } ?? ""
         console.line(style(dim: "Reception · backend \(backendName)\(soul) · trust \(state.trustLevel) · /help for commands, Ctrl-D to leave"))
+        for line in configuration.startupNotes { note(line) }
     }
 
     // MARK: output helpers

@@ -23,6 +23,12 @@ extension REPL {
         case "/reject": await reject()
         case "/cancel": await cancel(arguments)
         case "/followups": await followups(arguments)
+        case "/send":
+            // The text as typed, spaces and all: `/send 2` sends "2", `/send /etc/hosts?` a
+            // line starting with a slash.
+            let text = line.drop { $0 == " " }.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty else { error("Usage: /send TEXT"); break }
+            await send(text)
         case "/goal": goal(arguments)
         case "/request": request()
         case "/raw": raw()

@@ -23,6 +23,8 @@ public struct SlashCommand: Sendable, Hashable {
                      details: "Ctrl-C cancels the task that is running in front of you. `/cancel` asks the backend to stop the last task (or TASK_ID), e.g. one still running on a server after you stopped watching it."),
         SlashCommand(name: "/followups", arguments: "[N]", summary: "list suggested follow-ups, or send number N (typing N alone does too)",
                      details: "Lists the follow-up questions of the last result, numbered. `/followups N`, or typing just the number, sends that question."),
+        SlashCommand(name: "/send", arguments: "TEXT", summary: "send TEXT as a message, exactly as typed",
+                     details: "For a message the REPL would otherwise read another way: a number alone (which picks a follow-up where the backend suggests them) or a line starting with a slash."),
         SlashCommand(name: "/goal", arguments: "[TEXT | clear]", summary: "show or set the conversation goal",
                      details: "The goal travels as `context.goal` with every message and can shift how messages are classified."),
         SlashCommand(name: "/request", arguments: "", summary: "show the last request as sent (JSON)",
