@@ -138,8 +138,10 @@ public struct BackendConfiguration: Sendable {
 
     static func issue(for error: YamlError, file: String) -> ConfigurationIssue {
         switch error {
-        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
-            return ConfigurationIssue(file: file, line: mark.line, column: mark.column, "syntax error: \(problem).")
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
+            let place = YAMLErrorPlace.choose(problem: problem, line: mark.line, column: mark.column,
+                                              context: context?.text, contextLine: context?.mark.line, contextColumn: context?.mark.column)
+            return ConfigurationIssue(file: file, line: place.line, column: place.column, "syntax error: \(place.message).")
         case .reader(let problem, _, _, _):
             return ConfigurationIssue(file: file, "cannot be read: \(problem).")
         case .duplicatedKeysInMapping(let duplicates, let context):

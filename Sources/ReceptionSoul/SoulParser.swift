@@ -905,8 +905,8 @@ private struct Analysis {
     static func describe(_ error: YamlError) -> (line: Int, column: Int, message: String) {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
-            let prefix = context.map { "\($0.text) (line \($0.mark.line + 1)): " } ?? ""
-            return (mark.line, mark.column, prefix + problem)
+            return YAMLErrorPlace.choose(problem: problem, line: mark.line, column: mark.column,
+                                         context: context?.text, contextLine: context?.mark.line, contextColumn: context?.mark.column)
         case .reader(let problem, let offset, let value, let yaml):
             // A character the YAML reader refuses (a raw control character): its own line and column.
             guard let offset, let index = yaml.index(yaml.startIndex, offsetBy: offset, limitedBy: yaml.endIndex) else { return (1, 1, problem) }

@@ -59,6 +59,15 @@ struct BackendConfigurationTests {
         #expect(found.first?.message.contains("syntax error") == true)
     }
 
+    /// In YAML, a key without its colon is noticed on the next line: the error points at the
+    /// key's own line, once.
+    @Test func aYAMLKeyWithoutItsColonIsPlacedAtItsLine() {
+        let found = issues("profiles:\n  - name: a\n    kind echo\n    url: x\n")
+        #expect(found.count == 1, "\(found)")
+        #expect(found.first?.line == 3, "\(found)")
+        #expect(found.first?.message.contains("(line") == false, "\(found)")
+    }
+
     /// The parser's message for a key given twice quoted the whole object (the whole file,
     /// passwords in URLs included, megabytes of it for a large file): said with its place only.
     @Test func aKeyGivenTwiceIsLocatedWithoutQuotingTheFile() {

@@ -144,6 +144,16 @@ struct LintTests {
         #expect(error.column >= 1)
     }
 
+    /// A key without its colon: libyaml notices on the next line and names the key's line as
+    /// its context. Said once, at the key's line, with no second line number in the message.
+    @Test func aYAMLErrorHasOnePlace() {
+        let text = "---\nname: Pirate\ntone warm\nformality: casual\n---\n\nArr.\n"
+        let error = SoulLinter.lint(text: text, fileName: "pirate.md").errors.first
+        #expect(error?.line == 3, "the key's line: \(String(describing: error))")
+        #expect(error?.message.contains("could not find expected ':'") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("(line") == false, "one place only: \(String(describing: error))")
+    }
+
     @Test func unclosedFrontMatterAndNonMapping() {
         #expect(SoulLinter.lint(text: "---\nname: x\n# X\n", fileName: "a.md").errors.first?.message.contains("no closing") == true)
         let list = SoulLinter.lint(text: "---\n- a\n- b\n---\n# X\n", fileName: "b.md")
