@@ -1030,11 +1030,14 @@ private struct Analysis {
         if let greeting = soul.greeting, let limit = soul.length.maxCharacters, greeting.count > limit, let (line, column) = greetingLocation {
             report(.warning, line, column, "the greeting is \(greeting.count) characters, longer than `length.max_characters` (\(limit))")
         }
-        // The soul's own wording should follow its own rules.
-        let avoided = soul.vocabulary.avoid.map { $0.lowercased() } + soul.vocabulary.replace.map { $0.avoid.lowercased() }
+        // The soul's own wording should follow its own rules. Its labels, leads and greeting are
+        // rendered through its replacements ("Could you …" shows as "Could ye …" in a soul that
+        // replaces you by ye), so only words it avoids without a replacement are worth a word.
+        let avoidedOutright = soul.vocabulary.avoid.map { $0.lowercased() }
+        let avoided = avoidedOutright + soul.vocabulary.replace.map { $0.avoid.lowercased() }
         for (key, location) in stringLocations.sorted(by: { $0.key < $1.key }) {
             let lowered = location.text.lowercased()
-            for term in avoided where ProseWords.containsWord(lowered, term) {
+            for term in avoidedOutright where ProseWords.containsWord(lowered, term) {
                 report(.warning, location.line, location.column, "`\(key)` uses `\(term)`, which this soul avoids")
             }
             if soul.emoji == .never, ProseWords.containsEmoji(location.text) {

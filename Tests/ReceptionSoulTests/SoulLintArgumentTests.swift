@@ -26,6 +26,19 @@ struct SoulLintArgumentTests {
         #expect(!clean.warnings.contains { $0.line == 14 }, "\(clean)")
     }
 
+    /// A label that says a word the soul replaces is shown with the replacement ("Could you …"
+    /// reads "Could ye …" in a soul that replaces you by ye): no warning. A word the soul avoids
+    /// outright, with nothing to put in its place, still is one.
+    @Test func aLabelWithAReplacedWordIsNoWarningButAnAvoidedOneIs() {
+        let text = "---\nname: Captain\nvocabulary:\n  replace:\n    you: ye\n  avoid: [synergy]\ninterventions:\n  pushback:\n    label: \"Could you narrow it down?\"\n  scoping:\n    label: \"Synergy ahead\"\n---\n\n# Captain\n"
+        let diagnostics = SoulLinter.lint(text: text, fileName: "captain.md")
+        #expect(!diagnostics.warnings.contains { $0.message.contains("uses `you`") }, "\(diagnostics)")
+        #expect(diagnostics.warnings.contains { $0.line == 11 && $0.message.contains("uses `synergy`, which this soul avoids") }, "\(diagnostics)")
+        let soul = try? SoulParser.parse(text)
+        let rendered = soul.map { SoulRenderer(soul: $0).own("Could you narrow it down?") }
+        #expect(rendered == "Could ye narrow it down?", "the renderer replaces it: \(rendered ?? "no soul")")
+    }
+
     @Test func aSoulInADirectoryIsLintedAtItsPath() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soul-lint-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
