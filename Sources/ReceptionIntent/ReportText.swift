@@ -39,8 +39,10 @@ public enum ReportText {
                 let c = error.classification
                 out += "\n\(error.location)\(error.id.map { " [\($0)]" } ?? ""): \(TerminalText.line(error.text, limit: messageLimit))\n"
                 out += "  expected \(error.expectedIntent)/\(error.expectedUrgency), got \(c.intent.rawValue) \(f2(c.intentConfidence)) / \(c.urgency.rawValue) \(f2(c.urgencyConfidence))\n"
-                if c.intent.rawValue != error.expectedIntent, let e = c.intentExplanation { out += explanation(e, indent: "    ") }
-                if c.urgency.rawValue != error.expectedUrgency, let e = c.urgencyExplanation { out += explanation(e, indent: "    ") }
+                // Each head's block under its name, as `classify --explain` shows them: both
+                // heads' blocks list "chosen" and "runner-up", so unnamed they read alike.
+                if c.intent.rawValue != error.expectedIntent, let e = c.intentExplanation { out += "  intent:\n" + explanation(e, indent: "    ") }
+                if c.urgency.rawValue != error.expectedUrgency, let e = c.urgencyExplanation { out += "  urgency:\n" + explanation(e, indent: "    ") }
             }
         }
         if !report.issues.isEmpty {

@@ -324,6 +324,12 @@ struct ReportTests {
         #expect(text.contains("confusion (rows: truth, columns: predicted)"))
         // The misclassified message is listed, without the escape sequence it carried.
         #expect(text.contains("why is the sky blue") && !text.contains("\u{1B}") && !text.contains("pwned"), "\(text)")
+        // Each head's explanation under its name: both list "chosen" and "runner-up", so
+        // unnamed, the intent and urgency blocks read alike.
+        let errors = try #require(text.range(of: "== most confident errors ==").map { String(text[$0.upperBound...]) })
+        let headers = errors.split(separator: "\n").filter { $0.hasSuffix("intent:") || $0.hasSuffix("urgency:") }
+        let chosenLines = errors.split(separator: "\n").filter { $0.hasPrefix("    chosen ") }
+        #expect(!chosenLines.isEmpty && headers.count == chosenLines.count, "every block named:\n\(errors)")
         let json = try report.json()
         let decoded = try JSONDecoder().decode(EvaluationReport.self, from: Data(json.utf8))
         #expect(decoded.count == 3 && decoded.intent.confusion == report.intent.confusion)
