@@ -13,9 +13,11 @@ final class TerminalSession: Sendable {
     private let closed = Mutex(false)
     let home: URL
 
-    convenience init(arguments: [String], home: URL? = nil, rows: UInt16 = 50, columns: UInt16 = 250) throws {
+    /// `environment`: variables added to (or replacing) the session's few (`NAME=value`).
+    convenience init(arguments: [String], home: URL? = nil, rows: UInt16 = 50, columns: UInt16 = 250,
+                     environment: [String] = []) throws {
         let binary = try Binary.reception()
-        try self.init(argv: [binary] + arguments, home: home, rows: rows, columns: columns)
+        try self.init(argv: [binary] + arguments, home: home, rows: rows, columns: columns, environment: environment)
     }
 
     /// A shell command line on the terminal, e.g. to run `stty -a` after `reception` ends.
@@ -23,7 +25,7 @@ final class TerminalSession: Sendable {
         try self.init(argv: ["/bin/sh", "-c", command], home: home)
     }
 
-    init(argv: [String], home: URL?, rows: UInt16 = 50, columns: UInt16 = 250) throws {
+    init(argv: [String], home: URL?, rows: UInt16 = 50, columns: UInt16 = 250, environment extra: [String] = []) throws {
         let binary = argv[0]
         let home = home ?? FileManager.default.temporaryDirectory.appendingPathComponent("reception-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
@@ -31,7 +33,10 @@ final class TerminalSession: Sendable {
         let environment = [
             "HOME=\(home.path)", "XDG_STATE_HOME=\(home.path)/state", "XDG_CONFIG_HOME=\(home.path)/config",
             "TERM=xterm-256color", "LANG=C.UTF-8", "PATH=/usr/bin:/bin",
-        ]
+            // No looking for model servers on this machine's usual ports: a developer's running
+            // Ollama must not change what a test sees. Tests of that look name their own ports.
+            "RECEPTION_LOCAL_SERVERS=",
+        ].filter { variable in !extra.contains { $0.prefix { $0 != "=" } == variable.prefix { $0 != "=" } } } + extra
         var master: Int32 = -1
         let pid = withCStrings(argv) { argvPointers in
             withCStrings(environment) { envPointers in

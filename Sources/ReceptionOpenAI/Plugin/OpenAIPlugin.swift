@@ -32,13 +32,34 @@ public enum OpenAIPlugin {
         """,
         builtInProfile: builtInProfile,
         endpoint: { profile, _ in profile.string("url").map { OpenAIConfiguration(baseURL: $0).baseURL } },
-        connect: { profile, environment in try await connect(configuration(for: profile, environment: environment), name: profile.name) })
+        connect: { profile, environment in
+            if let advice = unconfiguredAdvice(profile, environment) { throw OpenAIConnectError(description: advice) }
+            return try await connect(configuration(for: profile, environment: environment), name: profile.name)
+        })
+
+    /// The built-in `openai` profile with nothing set would ask api.openai.com without a key:
+    /// certain to fail, and worded by the network ("the host does not resolve") rather than by
+    /// what to do. Instead: how to point it at a server, and the local ones answering now.
+    static func unconfiguredAdvice(_ profile: BackendProfile, _ environment: PluginEnvironment) -> String? {
+        guard profile.name == kind, profile.origin == builtInOrigin, profile.values["api_key"] == nil,
+              environment[variable: "OPENAI_BASE_URL"] == nil else { return nil }
+        let found = LocalModelServers.probe(LocalModelServers.places(environment))
+        let local = found.isEmpty ? "" :
+            " Running on this machine now: " + found.map { "\($0.place.product) at \($0.place.baseURL) (/backend \($0.place.name))" }
+                .joined(separator: ", ") + "."
+        return "The openai backend is not set up: it would ask \(defaultBaseURL) without an API key." + local +
+            " To use another OpenAI-compatible server, start Reception with OPENAI_BASE_URL=http://HOST:PORT/v1 " +
+            "(e.g. OPENAI_BASE_URL=http://127.0.0.1:8080/v1 reception --backend openai), or add a profile of kind openai " +
+            "with its url to the configuration file (reception backends shows where); for OpenAI itself, set OPENAI_API_KEY."
+    }
+
+    static let builtInOrigin = "the OPENAI_* environment variables"
 
     static func builtInProfile(_ environment: PluginEnvironment) -> BackendProfile {
         var values: [String: ProfileValue] = ["url": .string(environment[variable: "OPENAI_BASE_URL"] ?? defaultBaseURL)]
         if environment[variable: "OPENAI_API_KEY"] != nil { values["api_key"] = .secretFromEnvironment("OPENAI_API_KEY") }
         if let model = environment[variable: "OPENAI_MODEL"] { values["model"] = .string(model) }
-        return BackendProfile(name: kind, kind: kind, values: values, origin: "the OPENAI_* environment variables")
+        return BackendProfile(name: kind, kind: kind, values: values, origin: builtInOrigin)
     }
 
     /// A client configuration for a profile, with its key read from where the profile says.

@@ -2,6 +2,7 @@ import Foundation
 import ReceptionConfiguration
 import ReceptionCore
 import ReceptionLocal
+import ReceptionOpenAI
 
 /// Reads the configuration file and builds the catalog the REPL and `reception backends` use.
 enum BackendSetup {
@@ -11,7 +12,10 @@ enum BackendSetup {
     static func catalog(environment: PluginEnvironment = .standard(), localKnowledge: String? = nil,
                         localStepMilliseconds: Int? = nil) throws -> BackendCatalog {
         let configuration = BackendConfiguration(path: BackendConfiguration.standardPath(environment), plugins: BackendPlugins.all)
+        // After the file's profiles, so that a profile of the same name in the file wins.
         var profiles = try configuration.load()
+        let localServers = LocalModelServers.profiles(environment).filter { server in !profiles.contains { $0.name == server.name } }
+        profiles += localServers
         guard localKnowledge != nil || localStepMilliseconds != nil else {
             return BackendCatalog(plugins: BackendPlugins.all, profiles: profiles, environment: environment)
         }

@@ -2,9 +2,35 @@ import ArgumentParser
 import Foundation
 import ReceptionConfiguration
 import ReceptionCore
+import ReceptionOpenAI
 
 /// `reception backends`: the plugins, what their profiles may set, and the profiles configured.
 struct BackendsCommand: ParsableCommand {
+    /// Model servers on their usual local ports, looked at now (loopback, `GET /v1/models`
+    /// only, 300 ms at most: this is not on the way to a prompt).
+    func localServerLines(environment: PluginEnvironment, catalog: BackendCatalog) -> [String] {
+        let places = LocalModelServers.places(environment)
+        guard !places.isEmpty else { return ["Model servers on this machine: not looked for (RECEPTION_LOCAL_SERVERS is empty)."] }
+        let found = LocalModelServers.probe(places, deadline: .milliseconds(300))
+        var lines = ["Model servers on this machine (their usual ports; RECEPTION_LOCAL_SERVERS=name=port,… changes where to look):"]
+        for place in places {
+            let profile = catalog.profiles.first { $0.name == place.name }
+            let replaced = profile?.kind != OpenAIPlugin.kind || profile?.string("url") != place.baseURL
+            let state: String
+            if replaced {
+                state = "the name is taken by a profile of the configuration file"
+            } else if let server = found.first(where: { $0.place == place }) {
+                let models = server.models.prefix(6).joined(separator: ", ") + (server.models.count > 6 ? ", …" : "")
+                state = "answering" + (models.isEmpty ? ", no model listed" : ": \(models)") + " (reception --backend \(place.name))"
+            } else {
+                state = "nothing answers"
+            }
+            // Model names come from the server: cleaned before printing.
+            lines.append(TerminalText.clean("  \(place.name) (\(place.product)) \(place.baseURL): \(state)", singleLine: true))
+        }
+        return lines
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "backends",
         abstract: "List the backend kinds, their profile options and the configured profiles (and check the configuration file).",
@@ -32,11 +58,15 @@ struct BackendsCommand: ParsableCommand {
         do {
             let catalog = try BackendSetup.catalog(environment: environment)
             lines.append("Profiles (\(FileManager.default.fileExists(atPath: path) ? path : "no file at \(path); built-in ones only")):")
-            for entry in catalog.entries {
+            // The model servers' profiles are listed below, with whether they answer.
+            let localServers = Set(LocalModelServers.profiles(environment))
+            for entry in catalog.entries where !localServers.contains(entry.profile) {
                 let origin = entry.profile.origin.map { " [\($0)]" } ?? " [built in]"
                 // Names and values come from the configuration file: cleaned before printing.
                 lines.append(TerminalText.clean("  \(entry.profile.name) (\(entry.plugin.kind))\(entry.profile.values.isEmpty ? "" : ": " + entry.profile.summary)\(origin)", singleLine: true))
             }
+            lines.append("")
+            lines.append(contentsOf: localServerLines(environment: environment, catalog: catalog))
             print(lines.joined(separator: "\n"))
         } catch {
             print(lines.joined(separator: "\n"))

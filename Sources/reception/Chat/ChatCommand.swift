@@ -19,8 +19,8 @@ struct ChatCommand: AsyncParsableCommand {
         """
     )
 
-    @Option(name: .long, help: ArgumentHelp("Backend to start on: a kind or a profile name (reception backends lists them).", valueName: "name"))
-    var backend = "local"
+    @Option(name: .long, help: ArgumentHelp("Backend to start on: a kind or a profile name (reception backends lists them). Default: local, the embedded one; at a terminal Reception then also says which model servers run on this machine (Ollama, llama.cpp, LM Studio, vLLM on their usual ports).", valueName: "name"))
+    var backend: String?
 
     @Option(name: .long, help: ArgumentHelp("Model for a language-model backend (openai): overrides its profile's model.", valueName: "name"))
     var model: String?
@@ -80,6 +80,9 @@ struct ChatCommand: AsyncParsableCommand {
             console.errorLine("warning: --insecure: servers' TLS certificates are not verified; anyone on the network path could read and change this session, API keys included.")
         }
         let environment = PluginEnvironment.standard()
+        // Only when the person chose no backend, at a terminal: beside the rest of start-up, bounded.
+        async let localServers = self.backend == nil && interactive && mode != .json ? LocalServerNotice.look(environment) : []
+        let backend = self.backend ?? "local"
 
         let library: SoulLibrary
         do {
@@ -147,8 +150,10 @@ struct ChatCommand: AsyncParsableCommand {
         } catch {
             console.errorLine("warning: the offline queue \(queuePath) cannot be opened (\(error)); messages sent while a backend is unreachable will not be queued.")
         }
+        let startupNotes = LocalServerNotice.line(await localServers).map { [$0] } ?? []
         let repl = REPL(
-            configuration: .init(mode: mode, trustLevel: trust, initialBackend: backend, queueRetryInterval: .seconds(queueRetry)),
+            configuration: .init(mode: mode, trustLevel: trust, initialBackend: backend, queueRetryInterval: .seconds(queueRetry),
+                                 startupNotes: startupNotes),
             reader: reader, console: console,
             middleware: middleware,
             catalog: catalog, souls: library, completionWords: completionWords, queue: queueControl)
