@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// The dependency rules are the architecture (see README "Architecture"):
+// The dependency rules are the architecture (see docs/architecture.md):
 // - ReceptionCore: Reception's vocabulary (request, events, results), Backend, Middleware,
 //   Pipeline, and the plugin seam (BackendPlugin, profiles). Foundation only.
 // - ReceptionIntent and ReceptionSoul depend on the core, never on each other.

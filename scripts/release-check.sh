@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the end-to-end suite against the release binary (README "Before a release").
+# Runs the end-to-end suite against the release binary (docs/development.md, "Before a release").
 #
 #   scripts/release-check.sh
 #

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import ReceptionCore
 
-// The middleware example of README.md, verbatim, so the README cannot drift from the API:
-// `theReadmeShowsThisExample` checks the README holds this code character for character.
+// The middleware example of docs/architecture.md (the page the README links for library use),
+// verbatim, so the documentation cannot drift from the API: `theDocumentationShowsThisExample`
+// checks that page holds this code character for character.
 
 /// Adds the person's city to every request, and times each answer.
 struct LocationAndTiming: Middleware {
@@ -32,7 +33,7 @@ private struct Answer: Backend {
     }
 }
 
-@Test("The README middleware example enriches requests and wraps results")
+@Test("The documented middleware example enriches requests and wraps results")
 func readmeMiddlewareExample() async throws {
     let pipeline = Pipeline(middleware: [LocationAndTiming(city: "Lisbon")], backend: Answer())
     let exchange = try await pipeline.send(ReceptionRequest(text: "hi"), context: ReceptionContext())
@@ -47,13 +48,14 @@ func readmeMiddlewareExample() async throws {
     #expect(display.first?.markdown.hasPrefix("answered in ") == true)
 }
 
-@Test("README.md shows the middleware example exactly as it compiles here")
-func theReadmeShowsThisExample() throws {
+@Test("docs/architecture.md shows the middleware example exactly as it compiles here")
+func theDocumentationShowsThisExample() throws {
     let source = try String(contentsOfFile: #filePath, encoding: .utf8)
     let start = try #require(source.range(of: "/// Adds the person's city"))
     let end = try #require(source.range(of: "private struct Answer"))
     let example = source[start.lowerBound..<end.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
-    let readme = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../README.md").path, encoding: .utf8)
-    #expect(readme.contains("```swift\nimport ReceptionCore\n\n" + example + "\n```"))
+    let page = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../docs/architecture.md").path, encoding: .utf8)
+    #expect(page.contains("```swift\nimport ReceptionCore\n\n" + example + "\n```"),
+            "docs/architecture.md must show the middleware example exactly as it compiles here")
 }

@@ -13,7 +13,7 @@ import ReceptionLoopSymphony
 /// 422 validation list, text/plain 500), SSE with `data:` lines only, `task_id`/`timestamp`
 /// appended to every event, `: keepalive` comments after `keepaliveInterval` of silence, late
 /// joiners get the history, stream ends after `complete`/`error`. Behaviour is scripted by words
-/// in the query (see `ReferenceEngine`). Differences from the real server are listed in the README.
+/// in the query (see `ReferenceEngine`). Differences from the real server are listed in docs/loop-symphony.md.
 public struct LoopSymphonyReferenceServer: Sendable {
     public let options: LoopSymphonyReferenceOptions
     let state: ReferenceState
