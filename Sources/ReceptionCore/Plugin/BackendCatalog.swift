@@ -1,14 +1,18 @@
 /// The backends a front end can name: the plugins the executable lists, each kind's built-in
-/// profile, and the profiles of the configuration file. A profile's name wins over a built-in
-/// one of the same name.
+/// profile, further built-in profiles the executable adds (`defaults`: the model servers'
+/// usual local ports), and the profiles of the configuration file. A profile's name wins over
+/// a built-in one of the same name.
 public struct BackendCatalog: Sendable {
     public var plugins: [BackendPlugin]
     public var profiles: [BackendProfile]
+    /// Built-in profiles beyond each kind's own, listed after them.
+    public var defaults: [BackendProfile]
     public var environment: PluginEnvironment
 
-    public init(plugins: [BackendPlugin], profiles: [BackendProfile] = [], environment: PluginEnvironment) {
+    public init(plugins: [BackendPlugin], profiles: [BackendProfile] = [], defaults: [BackendProfile] = [], environment: PluginEnvironment) {
         self.plugins = plugins
         self.profiles = profiles
+        self.defaults = defaults
         self.environment = environment
     }
 
@@ -23,6 +27,10 @@ public struct BackendCatalog: Sendable {
         for plugin in plugins {
             guard let builtIn = plugin.builtInProfile?(environment), taken.insert(builtIn.name).inserted else { continue }
             result.append((builtIn, plugin))
+        }
+        for profile in defaults {
+            guard let plugin = plugin(kind: profile.kind), taken.insert(profile.name).inserted else { continue }
+            result.append((profile, plugin))
         }
         return result
     }

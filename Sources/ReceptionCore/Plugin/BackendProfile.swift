@@ -9,12 +9,16 @@ public struct BackendProfile: Sendable, Hashable {
     public var values: [String: ProfileValue]
     /// Where it was defined, e.g. `~/.config/reception/backends.json:12`, for messages.
     public var origin: String?
+    /// What it is, for listings, when its kind's summary says too little ("Ollama's usual port
+    /// on this machine" for a profile of kind openai).
+    public var about: String?
 
-    public init(name: String, kind: String, values: [String: ProfileValue] = [:], origin: String? = nil) {
+    public init(name: String, kind: String, values: [String: ProfileValue] = [:], origin: String? = nil, about: String? = nil) {
         self.name = name
         self.kind = kind
         self.values = values
         self.origin = origin
+        self.about = about
     }
 
     public func string(_ option: String) -> String? {

@@ -60,7 +60,8 @@ public enum LocalModelServers {
     public static func profiles(_ environment: PluginEnvironment) -> [BackendProfile] {
         places(environment).map { place in
             BackendProfile(name: place.name, kind: OpenAIPlugin.kind, values: ["url": .string(place.baseURL)],
-                           origin: "\(place.product)'s usual port on this machine")
+                           origin: "\(place.product)'s usual port on this machine",
+                           about: "\(place.product) on this machine, if it runs (OpenAI-compatible)")
         }
     }
 

@@ -202,7 +202,7 @@ extension REPL {
                 let marker = entry.profile.name == backendName ? "→" : " "
                 let kind = entry.profile.name == entry.plugin.kind ? "" : " (\(entry.plugin.kind))"
                 let detail = entry.profile.values.isEmpty ? "" : " (\(entry.profile.summary))"
-                return "\(marker) \(entry.profile.name)\(kind) — \(entry.plugin.summary)\(detail)"
+                return "\(marker) \(entry.profile.name)\(kind) — \(entry.profile.about ?? entry.plugin.summary)\(detail)"
             }
             let capabilities = session.map { "\ncurrent capabilities: \($0.backend.descriptor.capabilities.summary)" } ?? ""
             verbatim(lines.joined(separator: "\n") + "\n(→ the current one; /backend NAME switches)" + capabilities)

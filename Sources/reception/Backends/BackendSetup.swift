@@ -12,19 +12,18 @@ enum BackendSetup {
     static func catalog(environment: PluginEnvironment = .standard(), localKnowledge: String? = nil,
                         localStepMilliseconds: Int? = nil) throws -> BackendCatalog {
         let configuration = BackendConfiguration(path: BackendConfiguration.standardPath(environment), plugins: BackendPlugins.all)
-        // After the file's profiles, so that a profile of the same name in the file wins.
         var profiles = try configuration.load()
-        let localServers = LocalModelServers.profiles(environment).filter { server in !profiles.contains { $0.name == server.name } }
-        profiles += localServers
+        // Listed after the kinds' own; a profile of the same name in the file wins.
+        let localServers = LocalModelServers.profiles(environment)
         guard localKnowledge != nil || localStepMilliseconds != nil else {
-            return BackendCatalog(plugins: BackendPlugins.all, profiles: profiles, environment: environment)
+            return BackendCatalog(plugins: BackendPlugins.all, profiles: profiles, defaults: localServers, environment: environment)
         }
         var local = profiles.first { $0.name == LocalPlugin.kind && $0.kind == LocalPlugin.kind }
             ?? LocalPlugin.plugin.builtInProfile!(environment)
         if let localKnowledge { local.values["knowledge"] = .string(localKnowledge) }
         if let localStepMilliseconds { local.values["step_ms"] = .integer(localStepMilliseconds) }
         profiles.removeAll { $0.name == LocalPlugin.kind }
-        return BackendCatalog(plugins: BackendPlugins.all, profiles: [local] + profiles, environment: environment)
+        return BackendCatalog(plugins: BackendPlugins.all, profiles: [local] + profiles, defaults: localServers, environment: environment)
     }
 
     /// The catalog with `--model` applied to the backend the REPL starts on, as if its profile

@@ -14,7 +14,7 @@ struct BackendsCommand: ParsableCommand {
         let found = LocalModelServers.probe(places, deadline: .milliseconds(300))
         var lines = ["Model servers on this machine (their usual ports; RECEPTION_LOCAL_SERVERS=name=port,… changes where to look):"]
         for place in places {
-            let profile = catalog.profiles.first { $0.name == place.name }
+            let profile = catalog.entries.first { $0.profile.name == place.name }?.profile
             let replaced = profile?.kind != OpenAIPlugin.kind || profile?.string("url") != place.baseURL
             let state: String
             if replaced {
