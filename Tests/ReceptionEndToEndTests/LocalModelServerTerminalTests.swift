@@ -14,7 +14,8 @@ struct LocalModelServerTerminalTests {
         defer { server.terminate(); server.waitUntilExit() }
         let port = try #require(url.split(separator: ":").last?.split(separator: "/").first)
         let terminal = try TerminalSession(arguments: ["--local-step-ms", "0"],
-                                           environment: ["RECEPTION_LOCAL_SERVERS=llama.cpp=\(port),ollama=1"])
+                                           // A loaded machine may take longer than 50 ms to answer.
+                                           environment: ["RECEPTION_LOCAL_SERVERS=llama.cpp=\(port),ollama=1", "RECEPTION_LOCAL_SERVERS_WAIT_MS=10000"])
         var at = try await terminal.waitFor(Self.prompt)
         let firstScreen = String(terminal.screen[..<at])
         #expect(firstScreen.contains("llama.cpp's server answers at http://127.0.0.1:\(port)/v1 (model reference-model): /backend llama.cpp talks to it."),
@@ -32,7 +33,7 @@ struct LocalModelServerTerminalTests {
         defer { server.terminate(); server.waitUntilExit() }
         let port = try #require(url.split(separator: ":").last?.split(separator: "/").first)
         let terminal = try TerminalSession(arguments: ["--backend", "local", "--local-step-ms", "0"],
-                                           environment: ["RECEPTION_LOCAL_SERVERS=llama.cpp=\(port)"])
+                                           environment: ["RECEPTION_LOCAL_SERVERS=llama.cpp=\(port)", "RECEPTION_LOCAL_SERVERS_WAIT_MS=10000"])
         let at = try await terminal.waitFor(Self.prompt)
         #expect(!terminal.screen[..<at].contains("answers at"), "\(terminal.screen)")
     }
@@ -44,7 +45,7 @@ struct LocalModelServerTerminalTests {
         defer { server.terminate(); server.waitUntilExit() }
         let port = try #require(url.split(separator: ":").last?.split(separator: "/").first)
         let terminal = try TerminalSession(arguments: ["--backend", "local", "--local-step-ms", "0"],
-                                           environment: ["RECEPTION_LOCAL_SERVERS=llama.cpp=\(port)"])
+                                           environment: ["RECEPTION_LOCAL_SERVERS=llama.cpp=\(port)", "RECEPTION_LOCAL_SERVERS_WAIT_MS=10000"])
         var at = try await terminal.waitFor(Self.prompt)
         terminal.enter("/backend openai")
         at = try await terminal.waitFor("OPENAI_BASE_URL=http://", after: at)

@@ -14,7 +14,7 @@ struct LocalModelServersTests {
         let server = try await RunningOpenAIServer.start(OpenAIReferenceOptions(port: 0, models: ["tiny", "small"]))
         let place = LocalModelServers.Place(name: "llama.cpp", product: "llama.cpp's server", port: server.port)
         let nowhere = LocalModelServers.Place(name: "ollama", product: "Ollama", port: try Self.closedPort())
-        let found = await Task.detached { LocalModelServers.probe([nowhere, place], deadline: .seconds(5)) }.value
+        let found = await LocalModelServers.look([nowhere, place], deadline: .seconds(10))
         await server.stop()
         #expect(found == [LocalModelServers.Found(place: place, models: ["tiny", "small"])])
     }
@@ -23,7 +23,7 @@ struct LocalModelServersTests {
     @Test func aServerWithoutAModelListIsNotNamed() async throws {
         let server = try await RunningLoopSymphonyServer.start(LoopSymphonyReferenceOptions(port: 0))
         let place = LocalModelServers.Place(name: "vllm", product: "vLLM", port: server.port)
-        let found = await Task.detached { LocalModelServers.probe([place], deadline: .seconds(5)) }.value
+        let found = await LocalModelServers.look([place], deadline: .seconds(10))
         await server.stop()
         #expect(found.isEmpty)
     }
@@ -34,7 +34,7 @@ struct LocalModelServersTests {
         defer { close(listener) }
         let place = LocalModelServers.Place(name: "lm-studio", product: "LM Studio", port: port)
         let started = ContinuousClock.now
-        let found = await Task.detached { LocalModelServers.probe([place], deadline: .milliseconds(200)) }.value
+        let found = await LocalModelServers.look([place], deadline: .milliseconds(200))
         #expect(found.isEmpty)
         // Bounded by its own deadline, not by the listener: generous, as the machine may be loaded.
         #expect(started.duration(to: .now) < .seconds(10))

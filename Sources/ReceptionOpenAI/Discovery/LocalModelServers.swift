@@ -54,6 +54,24 @@ public enum LocalModelServers {
         }
     }
 
+    /// How long the look at start-up may take: 50 ms, or `RECEPTION_LOCAL_SERVERS_WAIT_MS`
+    /// (1–10000) for a machine too busy to answer that fast.
+    public static func startupDeadline(_ environment: PluginEnvironment) -> Duration {
+        guard let text = environment[variable: "RECEPTION_LOCAL_SERVERS_WAIT_MS"], let milliseconds = Int(text),
+              (1...10_000).contains(milliseconds) else { return .milliseconds(50) }
+        return .milliseconds(milliseconds)
+    }
+
+    /// `probe` on a thread of its own, for async callers: it blocks in poll(2), which must not
+    /// hold one of the few threads Swift concurrency runs everything else on (a server in the
+    /// same process could then not answer it).
+    public static func look(_ places: [Place], deadline: Duration = .milliseconds(50)) async -> [Found] {
+        guard !places.isEmpty else { return [] }
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: probe(places, deadline: deadline)) }
+        }
+    }
+
     /// A built-in profile of kind `openai` for each place, so `/backend ollama` works whether
     /// or not it was running when Reception started. A configuration file's profile of the
     /// same name wins (the catalog takes the file's first).
@@ -66,8 +84,8 @@ public enum LocalModelServers {
     }
 
     /// Looks at every place at once and returns those that answered with a model list
-    /// before `deadline`, in the order given. Blocking; call it off the main path (it is
-    /// quick, but a server that accepts and never answers holds it to the deadline).
+    /// before `deadline`, in the order given. Blocking (a server that accepts and never answers
+    /// holds it to the deadline): async code calls `look` instead.
     public static func probe(_ places: [Place], deadline: Duration = .milliseconds(50)) -> [Found] {
         guard !places.isEmpty else { return [] }
         let end = ContinuousClock.now + deadline

@@ -33,17 +33,17 @@ public enum OpenAIPlugin {
         builtInProfile: builtInProfile,
         endpoint: { profile, _ in profile.string("url").map { OpenAIConfiguration(baseURL: $0).baseURL } },
         connect: { profile, environment in
-            if let advice = unconfiguredAdvice(profile, environment) { throw OpenAIConnectError(description: advice) }
+            if let advice = await unconfiguredAdvice(profile, environment) { throw OpenAIConnectError(description: advice) }
             return try await connect(configuration(for: profile, environment: environment), name: profile.name)
         })
 
     /// The built-in `openai` profile with nothing set would ask api.openai.com without a key:
     /// certain to fail, and worded by the network ("the host does not resolve") rather than by
     /// what to do. Instead: how to point it at a server, and the local ones answering now.
-    static func unconfiguredAdvice(_ profile: BackendProfile, _ environment: PluginEnvironment) -> String? {
+    static func unconfiguredAdvice(_ profile: BackendProfile, _ environment: PluginEnvironment) async -> String? {
         guard profile.name == kind, profile.origin == builtInOrigin, profile.values["api_key"] == nil,
               environment[variable: "OPENAI_BASE_URL"] == nil else { return nil }
-        let found = LocalModelServers.probe(LocalModelServers.places(environment))
+        let found = await LocalModelServers.look(LocalModelServers.places(environment), deadline: LocalModelServers.startupDeadline(environment))
         let local = found.isEmpty ? "" :
             " Running on this machine now: " + found.map { "\($0.place.product) at \($0.place.baseURL) (/backend \($0.place.name))" }
                 .joined(separator: ", ") + "."

@@ -3,15 +3,11 @@ import ReceptionCore
 import ReceptionOpenAI
 
 /// At start-up on the default backend: whether a model server runs on this machine, said in
-/// one line with the command that switches to it. The look runs beside the rest of start-up,
-/// on a thread of its own (it blocks in poll), and is bounded at 50 ms, loopback only.
+/// one line with the command that switches to it. The look runs beside the rest of start-up
+/// and is bounded (50 ms), loopback only.
 enum LocalServerNotice {
     static func look(_ environment: PluginEnvironment) async -> [LocalModelServers.Found] {
-        let places = LocalModelServers.places(environment)
-        guard !places.isEmpty else { return [] }
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: LocalModelServers.probe(places)) }
-        }
+        await LocalModelServers.look(LocalModelServers.places(environment), deadline: LocalModelServers.startupDeadline(environment))
     }
 
     /// "llama.cpp's server answers at http://127.0.0.1:8080/v1 (model smollm2): /backend llama.cpp talks to it."
