@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes everything that reads untrusted bytes (issue 20, point 9; docs/fuzzing.md).
+# Fuzzes everything that reads untrusted bytes (docs/fuzzing.md).
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     default: 60 s for each target, all targets
 #

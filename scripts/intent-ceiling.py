@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How far a small transformer gets on the same held-out sets: a ceiling for issue 25's bar.
+"""How far a small transformer gets on the same held-out sets: a ceiling for the bar on text people wrote.
 
 Trains two systems on the same messages as `reception train` (as scripts/intent-baselines.py
 does) and prints the same tables for every held-out set of docs/intent-human-text.md:

@@ -108,7 +108,7 @@ enum Answerer {
     /// claim with opposite polarity: at least two shared terms, most of the shorter
     /// sentence's terms shared (negation words aside), exactly one of them negated, and the
     /// negation about something the other sentence says ("does not open" against "opens";
-    /// "needs no server" does not contradict "only knows its files": issue 21, point 9).
+    /// "needs no server" does not contradict "only knows its files").
     static func disagreement(in strong: [KnowledgeBase.Match]) -> (KnowledgeBase.Match, KnowledgeBase.Match)? {
         for (index, a) in strong.enumerated() {
             for b in strong.dropFirst(index + 1) where b.passage.file != a.passage.file {

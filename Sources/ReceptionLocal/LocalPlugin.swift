@@ -24,7 +24,7 @@ public enum LocalPlugin {
             let backend = LocalBackend(knowledge: knowledge, usesBuiltInKnowledge: directory == nil,
                                        settings: .init(stepDelay: .milliseconds(step)), name: profile.name)
             // Level 1 unless configured: an embedded engine that costs nothing to run should
-            // answer a first message, not show a plan (issue 21, point 10).
+            // answer a first message, not show a plan.
             return BackendConnection(backend: backend, defaultTrustLevel: profile.integer("trust_level") ?? 1)
         })
 }

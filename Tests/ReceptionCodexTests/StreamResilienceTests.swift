@@ -35,7 +35,7 @@ struct StreamResilienceTests {
         }
     }
 
-    /// Issue 20's burst of 5xx: the gateway answers the stream 502/503 four times while the
+    /// A burst of 5xx: the gateway answers the stream 502/503 four times while the
     /// runtime restarts, then the burst ends. The watcher reports each as a reconnect and still
     /// delivers every seq exactly once.
     @Test func aBurstOfGatewayErrorsIsWaitedOutAndLosesNothing() async throws {

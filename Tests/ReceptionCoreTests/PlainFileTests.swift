@@ -2,7 +2,7 @@ import Foundation
 import ReceptionCore
 import Testing
 
-/// Issue 20, point 8: a directory, a FIFO, a missing, oversized or non-UTF-8 file named by a
+/// A directory, a FIFO, a missing, oversized or non-UTF-8 file named by a
 /// person gets a plain message with its path, never Foundation's "could not be completed",
 /// and a FIFO is never opened (it would block for ever).
 @Suite("Reading files people name")

@@ -13,7 +13,7 @@ struct PrivateFileTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 
-    /// Audit finding 2: the temporary file was created 0666 less the umask and tightened to
+    /// The temporary file was created 0666 less the umask and tightened to
     /// 0600 only after the text was in it, so another user could open it meanwhile. A watcher
     /// looks at the folder while a large file is written under umask 000.
     @Test func aFileIsNeverReadableByOthersWhileItIsWrittenEvenUnderUmask000() throws {
@@ -37,7 +37,7 @@ struct PrivateFileTests {
 }
 
 extension PrivateFileTests {
-    /// Audit finding 8, for every writer (`/save`, `eval --report`): a FIFO, a device or a link
+    /// For every writer (`/save`, `eval --report`): a FIFO, a device or a link
     /// at the target is refused with what it is, not replaced by the rename.
     @Test func aTargetThatIsNotARegularFileIsRefusedAndLeftAsItIs() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }

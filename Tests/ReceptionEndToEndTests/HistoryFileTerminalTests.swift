@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Audit finding 6, as a person at a terminal sees it: a history path that is not a regular
-/// file is said once, and the session works without a history file.
+/// As a person at a terminal sees it: a history path that is not a regular file is said once,
+/// and the session works without a history file.
 @Suite("History file on a pseudo-terminal", .serialized)
 struct HistoryFileTerminalTests {
     static let prompt = "› "

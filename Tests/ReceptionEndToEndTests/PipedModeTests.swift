@@ -13,7 +13,7 @@ struct PipedModeTests {
         #expect(output.contains("searched"))
     }
 
-    /// Issue 20, point 6: a script's output holds the answers; what went wrong is on stderr.
+    /// A script's output holds the answers; what went wrong is on stderr.
     @Test func errorsGoToStandardErrorAndAnswersToStandardOutput() throws {
         let (output, errors, status) = try PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],
                                                          input: "/soul no-such-soul\nwhat can reception do?\n", separateErrors: true)
@@ -103,7 +103,7 @@ struct PipedModeTests {
 
 @Suite("Subcommands outside the repository")
 struct SubcommandsOutsideTheRepositoryTests {
-    /// Issue 21, point 11: the bench's default corpus is relative to the repository root.
+    /// The bench's default corpus is relative to the repository root.
     @Test func benchOutsideTheRepositorySaysWhichFileToPass() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Binary.reception())

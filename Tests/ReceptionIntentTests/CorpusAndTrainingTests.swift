@@ -39,7 +39,7 @@ func shippedTrainingMessages() throws -> [LabelledMessage] {
 
 @Suite("Corpus reading")
 struct CorpusReadingTests {
-    /// Audit finding 8: an index.html that is a link (even to an earlier report) was followed
+    /// An index.html that is a link (even to an earlier report) was followed
     /// by the check and then replaced by the report's rename; it is refused, and left as it is.
     @Test func aReportNeverReplacesALinkAtItsIndex() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("report-link-\(UUID().uuidString)")
@@ -58,7 +58,7 @@ struct CorpusReadingTests {
         #expect(lstat(index, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "the link is still there")
     }
 
-    /// Issue 20: a directory or a FIFO given as a corpus got a raw Foundation error (and a
+    /// A directory or a FIFO given as a corpus got a raw Foundation error (and a
     /// FIFO could block); now each is named for what it is, with its path.
     @Test func aDirectoryOrAFIFOGivenAsACorpusIsNamedPlainly() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString).jsonl")
@@ -265,7 +265,7 @@ extension TrainingTests {
         #expect(report.intent.ece <= 0.05 && report.urgency.ece <= 0.05, "ECE \(report.intent.ece), \(report.urgency.ece)")
     }
 
-    /// Two later writers who read only the guidelines (issue 25): non-native English and chat
+    /// Two later writers who read only the guidelines: non-native English and chat
     /// fragments (m), long pasted context with the question at the end (n). Kept out of
     /// training. The shipped model scores intent 0.948, urgency 0.902 on them together (ECE
     /// 0.039 / 0.019); urgency is under the issue's 0.94: this floor catches a change that costs

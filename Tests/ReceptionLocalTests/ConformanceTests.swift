@@ -23,7 +23,7 @@ struct LocalConformanceTests {
 
 @Suite("Local plugin")
 struct LocalPluginTests {
-    /// Issue 21, point 10: a newcomer's first message gets an answer, not a plan.
+    /// A newcomer's first message gets an answer, not a plan.
     @Test func theEmbeddedBackendStartsAtTrustOneUnlessConfigured() async throws {
         let environment = PluginEnvironment.standard(["HOME": "/nonexistent"])
         let builtIn = try #require(LocalPlugin.plugin.builtInProfile?(environment))

@@ -24,7 +24,7 @@ struct LocalBackendTests {
 
     let fast = LocalBackend.Settings(stepDelay: .milliseconds(1))
 
-    /// Audit finding 12: a FIFO among the knowledge files gave Foundation's "You don't have
+    /// A FIFO among the knowledge files gave Foundation's "You don't have
     /// permission" (NSCocoaErrorDomain 257); it is now named for what it is, with its path,
     /// and never opened (it would block).
     @Test func aFIFOInTheKnowledgeFolderIsNamedPlainly() throws {
@@ -137,7 +137,7 @@ extension LocalAnswerTests {
         }
     }
 
-    /// Issue 21, point 9: two passages that say compatible things ("needs no server" and
+    /// Two passages that say compatible things ("needs no server" and
     /// "only knows its files") are no conflict; a newcomer's first answers must not look broken.
     @Test func compatiblePassagesAreNoConflict() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))

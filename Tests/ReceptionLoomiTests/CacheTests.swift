@@ -58,7 +58,7 @@ struct CacheTests {
         }
     }
 
-    /// Audit finding 7: a link at the cache's path was followed (its target made 0600, a
+    /// A link at the cache's path was followed (its target made 0600, a
     /// journal written beside it). Now the session goes on without the cache and says why.
     @Test func aSymbolicLinkAtTheCachePathIsRefusedAndTheSessionSaysWhy() async throws {
         try await withScratchDirectory { directory in

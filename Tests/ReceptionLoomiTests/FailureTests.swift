@@ -130,7 +130,7 @@ struct FailureTests {
         }
     }
 
-    /// Issue 20: a redirect to another origin, through Loomi's own client (its data call maps
+    /// A redirect to another origin, through Loomi's own client (its data call maps
     /// 3xx itself, not through the shared transport). Reported with the password in the
     /// Location masked, never followed: the key never reaches the other server, and the
     /// agent's answer stands.

@@ -4,7 +4,7 @@ import ReceptionLoopSymphony
 import ReceptionReferenceServers
 import Testing
 
-/// Connecting as a person's REPL does (issue 21, points 2 and 3): the key is checked once,
+/// Connecting as a person's REPL does: the key is checked once,
 /// on an endpoint that requires it, and the server's trust level is where a session starts.
 @Suite("Connecting to Loop Symphony")
 struct ConnectTests {

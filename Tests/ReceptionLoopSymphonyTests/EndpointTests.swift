@@ -39,7 +39,7 @@ func sessionCommands(for client: LoopSymphonyClient) -> LoopSymphonyCommands {
         }
     }
 
-    /// Issue 21, point 6: the server answers a failed or cancelled task with a 500; the
+    /// The server answers a failed or cancelled task with a 500; the
     /// command says what happened to the task instead of showing the raw error.
     @Test func tasksGetSaysAFailedOrCancelledTaskPlainly() async throws {
         try await withServer { _, client in
@@ -126,7 +126,7 @@ func sessionCommands(for client: LoopSymphonyClient) -> LoopSymphonyCommands {
         }
     }
 
-    /// Issue 21, point 5: the server keys user knowledge by its internal id; with no argument
+    /// The server keys user knowledge by its internal id; with no argument
     /// the command finds the person's own through /trust/metrics instead of showing zeros.
     @Test func knowledgeUserWithoutAnIDShowsThePersonsOwn() async throws {
         try await withServer { _, client in

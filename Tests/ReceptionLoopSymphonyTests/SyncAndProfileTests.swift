@@ -7,7 +7,7 @@ import ReceptionReferenceServers
 import Testing
 
 @Suite struct SyncAndProfileTests {
-    /// Audit finding 7: a link at the knowledge cache's path was followed (its target made
+    /// A link at the knowledge cache's path was followed (its target made
     /// 0600, a journal written beside it); it is refused, and the target left as it was.
     @Test func aSymbolicLinkAtTheKnowledgeCachePathIsRefused() throws {
         let directory = try temporaryDirectory()

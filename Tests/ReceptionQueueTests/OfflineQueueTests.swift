@@ -356,7 +356,7 @@ struct OfflineQueueTests {
         #expect(Set(kept) == [Data(repeating: 0x41, count: 4096), Data(repeating: 0x42, count: 4096)])
     }
 
-    /// Audit finding 7: a link at the queue's path was followed: the file it pointed to was
+    /// A link at the queue's path was followed: the file it pointed to was
     /// made 0600 (as root, `/dev/zero`) and SQLite wrote its journal beside it. The link is now
     /// refused, and what it points to is left as it was.
     @Test func aSymbolicLinkAtTheQueuePathIsRefusedAndItsTargetLeftAlone() throws {

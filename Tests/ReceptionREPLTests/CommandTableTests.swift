@@ -55,7 +55,7 @@ struct TerminalTextTests {
                 == "• alpha beta gamma delta epsilon zeta eta theta")
     }
 
-    /// Issue 21, point 8: some wrapped list lines lost their indent (the first line of a
+    /// Some wrapped list lines lost their indent (the first line of a
     /// nested item), and a card's continuation lines lost its bar.
     @Test func aNestedItemKeepsItsIndentAndACardItsBarWhenWrapped() {
         let nested = "      • " + "one two three four five six seven eight"

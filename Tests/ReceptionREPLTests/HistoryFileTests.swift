@@ -2,7 +2,7 @@ import Foundation
 @testable import ReceptionREPL
 import Testing
 
-/// Audit finding 6: the input history holds what the person typed. A FIFO at its path hung the
+/// The input history holds what the person typed. A FIFO at its path hung the
 /// REPL before its prompt, an existing 0644 file stayed 0644, and a link was followed, so the
 /// lines went into the file it pointed to.
 @Suite("Input history file")

@@ -6,7 +6,7 @@ import ReceptionTesting
 import Testing
 
 /// What a hostile server or a script must not be able to do to the person's terminal,
-/// files or input (issue 20's cases that live in the REPL).
+/// files or input: the cases the REPL itself handles.
 @Suite("Hostile input at the REPL")
 struct HostileInputTests {
     static let clearScreen = "\u{1B}[2J\u{1B}[H"

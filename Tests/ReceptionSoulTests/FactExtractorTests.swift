@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ReceptionSoul
 
-/// The facts a rewrite must keep, found in text (part 4 of issue 26).
+/// The facts a rewrite must keep, found in text.
 @Suite("Fact extractor")
 struct FactExtractorTests {
     func facts(_ text: String, _ kind: Fact.Kind) -> [String] {

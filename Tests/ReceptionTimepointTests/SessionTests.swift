@@ -196,7 +196,7 @@ struct SessionTests {
         #expect(!dumped.contains("visible"))
     }
 
-    /// Audit finding 11: a token folder made earlier with mode 0755 stayed 0755 after a sign-in
+    /// A token folder made earlier with mode 0755 stayed 0755 after a sign-in
     /// (the queue's and the caches' folders are tightened).
     @Test func anExistingTokenFolderOthersCanListIsTightenedTo0700() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-tp-dir-\(UUID().uuidString)").path

@@ -1,5 +1,5 @@
 /// Markdown tables as aligned columns: the Loop Symphony commands answer with tables, and
-/// raw `| a | b |` text with a `|---|` line is hard to read (issue 21, point 8).
+/// raw `| a | b |` text with a `|---|` line is hard to read.
 enum MarkdownTable {
     /// True for a line that belongs to a table (`| a | b |`).
     static func isRow(_ trimmed: String) -> Bool { trimmed.hasPrefix("|") && trimmed.count > 1 }

@@ -29,7 +29,7 @@ public final class HTTPTransport: Sendable {
             config.redirectConfiguration = .disallow
             // A refused connection fails at once: by default the pool keeps trying to connect
             // with a backoff until the connect timeout, so "nothing listens there" took 5 s to
-            // say (issue 20, point 2). Retries are ours to decide (`send`, `eventStream`).
+            // say. Retries are ours to decide (`send`, `eventStream`).
             config.connectionPool.retryConnectionEstablishment = false
             // Verified unless the person said --insecure (one switch for every transport).
             if let tls = ConnectionFailure.tlsConfiguration() { config.tlsConfiguration = tls }
@@ -122,7 +122,7 @@ public final class HTTPTransport: Sendable {
         do {
             // The client's deadline covers the request until the head arrives; the body is read
             // under the same deadline here, or a server that drips its body a byte at a time
-            // would hold the call for ever (issue 20).
+            // would hold the call for ever.
             return try await withThrowingTaskGroup(of: RawResponse?.self) { group in
                 group.addTask {
                     let response = try await client.execute(request, timeout: .nanoseconds(configuration.requestTimeout.nanosecondsValue))

@@ -45,7 +45,7 @@ struct BenchCommand: ParsableCommand {
         do { classifier = try model.classifier() } catch { printError("error: \(error)"); throw ExitCode.failure }
         let source: [LabelledMessage]
         guard FileManager.default.fileExists(atPath: corpus) else {
-            // The default is relative to the repository root (issue 21, point 11): say so.
+            // The default is relative to the repository root: say so.
             printError("error: no corpus at \(corpus). Run from the Reception repository root, or pass --corpus FILE (a labelled JSONL, CSV or TSV corpus).")
             throw ExitCode.failure
         }
