@@ -17,11 +17,13 @@ public actor REPL {
         /// While the person sits at the prompt with messages queued for the current backend,
         /// they are tried again this often (quietly: nothing is printed unless one goes).
         public var queueRetryInterval: Duration
-        /// Lines shown under the greeting at a terminal (e.g. a model server found on this machine).
-        public var startupNotes: [String]
+        /// Lines shown under the greeting at a terminal (e.g. a model server found on this
+        /// machine), asked for once the backend is connected, just before the greeting: work
+        /// started earlier has had all of start-up to finish.
+        public var startupNotes: @Sendable () async -> [String]
 
         public init(mode: OutputMode, trustLevel: Int? = nil, initialBackend: String = "local",
-                    queueRetryInterval: Duration = .seconds(30), startupNotes: [String] = []) {
+                    queueRetryInterval: Duration = .seconds(30), startupNotes: @escaping @Sendable () async -> [String] = { [] }) {
             self.mode = mode
             self.trustLevel = trustLevel
             self.initialBackend = initialBackend
@@ -67,7 +69,7 @@ public actor REPL {
     public func run() async -> Int32 {
         InterruptMonitor.shared.install()
         guard await connect(to: configuration.initialBackend) else { return 1 }
-        greet()
+        greet(notes: await configuration.startupNotes())
         if let problem = queue?.problem { error(problem) }
         // Messages queued while the backend was unreachable (in this or an earlier run) go first.
         await flushQueue()
@@ -518,7 +520,7 @@ public actor REPL {
         session = nil
     }
 
-    private func greet() {
+    private func greet(notes: [String]) {
         guard console.mode != .json else {
             console.line(EventJSON.message("ready", "backend \(backendName), soul \(souls?.currentName ?? "none"), trust \(state.trustLevel)").line)
             return
@@ -528,7 +530,7 @@ public actor REPL {
         // The name comes from the soul file: foreign text, cleaned like everything else it says.
         let soul = souls.map { " · soul \(TerminalText.clean($0.currentName, singleLine: true))" } ?? ""
         console.line(style(dim: "Reception · backend \(backendName)\(soul) · trust \(state.trustLevel) · /help for commands, Ctrl-D to leave"))
-        for line in configuration.startupNotes { note(line) }
+        for line in notes { note(line) }
     }
 
     // MARK: output helpers

@@ -54,8 +54,9 @@ public enum LocalModelServers {
         }
     }
 
-    /// How long the look at start-up may take: 50 ms, or `RECEPTION_LOCAL_SERVERS_WAIT_MS`
-    /// (1–10000) for a machine too busy to answer that fast.
+    /// How long a look may hold anything up (the prompt at start-up, the advice of an
+    /// unconfigured openai backend): 50 ms, or `RECEPTION_LOCAL_SERVERS_WAIT_MS` (1–10000) for a
+    /// machine too busy to answer that fast.
     public static func startupDeadline(_ environment: PluginEnvironment) -> Duration {
         guard let text = environment[variable: "RECEPTION_LOCAL_SERVERS_WAIT_MS"], let milliseconds = Int(text),
               (1...10_000).contains(milliseconds) else { return .milliseconds(50) }

@@ -80,8 +80,8 @@ struct ChatCommand: AsyncParsableCommand {
             console.errorLine("warning: --insecure: servers' TLS certificates are not verified; anyone on the network path could read and change this session, API keys included.")
         }
         let environment = PluginEnvironment.standard()
-        // Only when the person chose no backend, at a terminal: beside the rest of start-up, bounded.
-        async let localServers = self.backend == nil && interactive && mode != .json ? LocalServerNotice.look(environment) : []
+        // Only when the person chose no backend, at a terminal: beside the rest of start-up.
+        let localServers = self.backend == nil && interactive && mode != .json ? LocalServerNotice.start(environment) : nil
         let backend = self.backend ?? "local"
 
         let library: SoulLibrary
@@ -150,10 +150,9 @@ struct ChatCommand: AsyncParsableCommand {
         } catch {
             console.errorLine("warning: the offline queue \(queuePath) cannot be opened (\(error)); messages sent while a backend is unreachable will not be queued.")
         }
-        let startupNotes = LocalServerNotice.line(await localServers).map { [$0] } ?? []
         let repl = REPL(
             configuration: .init(mode: mode, trustLevel: trust, initialBackend: backend, queueRetryInterval: .seconds(queueRetry),
-                                 startupNotes: startupNotes),
+                                 startupNotes: { await localServers?.lines() ?? [] }),
             reader: reader, console: console,
             middleware: middleware,
             catalog: catalog, souls: library, completionWords: completionWords, queue: queueControl)
