@@ -97,14 +97,20 @@ struct ConversationLogFailureTests {
         #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o400, "the file is left read-only")
     }
 
-    /// The disk full: no file may grow past 16 KB (`ulimit -f`), so the new log's first
-    /// transaction is cut short as on a full disk (the kernel writes part of it, then no more).
+    /// A full disk: the log's folder is a filesystem of 48 KB (a tmpfs mounted in a mount
+    /// namespace of the session's own: `unshare`), too small for the new log's first
+    /// transaction, so the kernel answers "no space left on device" as a full disk does.
     @Test func aLogOnAFullDiskIsSkipped() throws {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
-        let (output, status) = try Self.shell("trap '' XFSZ; ulimit -f 32; exec \"$@\"", ["--backend", "oai"], input: Self.messages, home: home)
-        #expect(status == 0)
+        let folder = URL(fileURLWithPath: ConversationLogEndToEndTests.logPath(home)).deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // As root, a mount namespace; otherwise a user namespace too (where root's is mapped to ours).
+        let namespace = getuid() == 0 ? "unshare -m" : "unshare -rm"
+        let (output, status) = try Self.shell("exec \(namespace) sh -c 'mount -t tmpfs -o size=48k tmpfs \"$0\" && exec \"$@\"' \"\(folder)\" \"$@\"",
+                                              ["--backend", "oai"], input: Self.messages, home: home)
+        #expect(status == 0, "\(output)")
         Self.expectSentAndSaidOnce(output, reason: "the disk is full")
     }
 
