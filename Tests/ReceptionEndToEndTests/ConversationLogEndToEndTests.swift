@@ -52,6 +52,21 @@ struct ConversationLogEndToEndTests {
         #expect(listed.contains("4 exchanges") && listed.components(separatedBy: "exchanges").count == 2, "one conversation of four: \(listed)")
     }
 
+    /// On a terminal the words found are highlighted, and nothing from the log (a message a
+    /// script typed with escape sequences in it) reaches the terminal as an escape sequence.
+    @Test func searchResultsAreHighlightedOnATerminalAndCleanedOfEscapeSequences() async throws {
+        let (server, url) = try OpenAITerminalTests.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try OpenAITerminalTests.home(for: url)
+        _ = try PipedREPL.run(["--backend", "oai"], input: "the night \u{1B}]0;pwned\u{07}boat \u{1B}[2Jtimes\n", home: home)
+        let terminal = try TerminalSession(arguments: ["logs", "-q", "boat"], home: home)
+        #expect(try await terminal.exitStatus() == 0)
+        try await terminal.waitFor("times")
+        let raw = terminal.rawOutput
+        #expect(raw.contains("\u{1B}[1;33mboat\u{1B}[22;39m"), "highlighted: \(raw.debugDescription)")
+        #expect(!raw.contains("\u{1B}]0;") && !raw.contains("\u{1B}[2J") && !raw.contains("\u{07}"), "\(raw.debugDescription)")
+    }
+
     @Test func killedMidAnswerTheShownPartIsLoggedAndTheNextSessionStartsNormally() async throws {
         let (server, url) = try OpenAITerminalTests.startServer(chunkMilliseconds: 150)
         defer { server.terminate(); server.waitUntilExit() }
