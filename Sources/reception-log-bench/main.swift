@@ -51,7 +51,7 @@ struct TextMaker {
         let syllables = ["ka", "lo", "mi", "ren", "tos", "va", "qui", "del", "sor", "an", "bel", "tur", "nix", "po", "ha", "ge", "rui", "fen"]
         var words = Set<String>()
         while words.count < 20_000 {
-            let count = 1 + Int(random.next() % 3)
+            let count = 1 + Int(random.next() % 4)  // up to 4 syllables: 18^4 words to draw from
             words.insert((0..<count).map { _ in syllables[Int(random.next() % UInt64(syllables.count))] }.joined())
         }
         vocabulary = words.sorted()
