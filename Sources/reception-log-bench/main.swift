@@ -95,8 +95,9 @@ do {
         var made = existing
         let base = Date().addingTimeInterval(-Double(options.exchanges) * 60)
         while made < options.exchanges {
-            let conversation = ConversationRecord(startedAt: base.addingTimeInterval(Double(made) * 60), backend: made % 3 == 0 ? "openai" : "local",
-                                                  soul: made % 2 == 0 ? "default" : "butler", title: "")
+            let number = made / perConversation
+            let conversation = ConversationRecord(startedAt: base.addingTimeInterval(Double(made) * 60), backend: number % 3 == 0 ? "openai" : "local",
+                                                  soul: number % 2 == 0 ? "default" : "butler", title: "")
             try log.save(conversation)
             var batch: [ExchangeRecord] = []
             for index in 0..<perConversation where made < options.exchanges {

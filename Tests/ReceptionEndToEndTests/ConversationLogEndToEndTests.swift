@@ -33,7 +33,7 @@ struct ConversationLogEndToEndTests {
             at = try await terminal.waitFor(Self.prompt, after: at)
         }
         terminal.enter("/quit")
-        #expect(try await terminal.exitStatus() == 0)
+        #expect(try await terminal.exitStatus(timeout: .seconds(45)) == 0)
 
         // "message 3" is in the third answer only (its message does not say it).
         let (found, status) = try Self.reception(["logs", "-q", "\"message 3\""], home: home)
@@ -60,7 +60,7 @@ struct ConversationLogEndToEndTests {
         let home = try OpenAITerminalTests.home(for: url)
         _ = try PipedREPL.run(["--backend", "oai"], input: "the night \u{1B}]0;pwned\u{07}boat \u{1B}[2Jtimes\n", home: home)
         let terminal = try TerminalSession(arguments: ["logs", "-q", "boat"], home: home)
-        #expect(try await terminal.exitStatus() == 0)
+        #expect(try await terminal.exitStatus(timeout: .seconds(45)) == 0)
         try await terminal.waitFor("times")
         let raw = terminal.rawOutput
         #expect(raw.contains("\u{1B}[1;33mboat\u{1B}[22;39m"), "highlighted: \(raw.debugDescription)")
@@ -76,7 +76,7 @@ struct ConversationLogEndToEndTests {
         terminal.enter("hello")
         at = try await terminal.waitFor("You said", after: at)
         kill(terminal.pid, SIGKILL)
-        #expect(try await terminal.exitStatus() == 128 + SIGKILL)
+        #expect(try await terminal.exitStatus(timeout: .seconds(45)) == 128 + SIGKILL)
         let shown = String(terminal.screen[at...])
         #expect(!shown.contains("of our conversation."), "killed before the end: \(shown)")
 
