@@ -12,6 +12,9 @@ import PackageDescription
 // - ReceptionTesting (scripted backend, conformance suite) depends on the core only.
 // - ReceptionQueue (the offline queue middleware, SQLite) depends on the core and GRDB; no
 //   adapter and not the REPL depend on it: the executable wires it in.
+// - ReceptionLog (the conversation log, SQLite) depends on the core, GRDB and ReceptionStorage
+//   (private SQLite files); the REPL reaches it through its `LogControl` protocol, wired in by
+//   the executable, so neither the REPL nor any adapter depends on SQLite.
 // - Reference servers are used by tests and the `reception-reference-server` program, never
 //   linked into the `reception` chat binary.
 // - Only the executables see everything.
@@ -36,6 +39,8 @@ let package = Package(
         .library(name: "ReceptionWebSocket", targets: ["ReceptionWebSocket"]),
         .library(name: "ReceptionQueue", targets: ["ReceptionQueue"]),
         .library(name: "ReceptionLoomi", targets: ["ReceptionLoomi"]),
+        .library(name: "ReceptionStorage", targets: ["ReceptionStorage"]),
+        .library(name: "ReceptionLog", targets: ["ReceptionLog"]),
         .executable(name: "reception", targets: ["reception"]),
         .executable(name: "reception-reference-server", targets: ["reception-reference-server"]),
     ],
@@ -154,6 +159,18 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
 
+        // Private SQLite files: 0600 in a 0700 folder, WAL, versioned schemas, a newer schema left alone.
+        .target(name: "ReceptionStorage", dependencies: [
+            "ReceptionCore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+
+        // The conversation log: every exchange of the REPL, searchable (FTS5), exportable as a corpus.
+        .target(name: "ReceptionLog", dependencies: [
+            "ReceptionCore", "ReceptionStorage",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+
         // GNU readline, reached through a small shim header (Swift 6 forbids touching its C globals directly).
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
 
@@ -168,7 +185,7 @@ let package = Package(
             dependencies: [
                 "ReceptionCore", "ReceptionIntent", "ReceptionSoul", "ReceptionLocal", "ReceptionREPL",
                 "ReceptionConfiguration", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionFriday", "ReceptionQueue",
-                "ReceptionCodex", "ReceptionLoomi", "ReceptionTimepoint",
+                "ReceptionCodex", "ReceptionLoomi", "ReceptionTimepoint", "ReceptionLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds only (figures and the reasons in docs/benchmarks.md, "Static runtime"):
@@ -215,6 +232,8 @@ let package = Package(
         ]),
         // The conformance suite against a live server (the real engine, by hand; CI runs it against reference servers).
         .executableTarget(name: "reception-conformance", dependencies: ["ReceptionCore", "ReceptionLoopSymphony", "ReceptionOpenAI", "ReceptionTesting"]),
+        // `logs -q` over a log of 100,000 exchanges: builds one and prints figures (run with -c release).
+        .executableTarget(name: "reception-log-bench", dependencies: ["ReceptionLog", "ReceptionCore"]),
         // Adapter overhead vs raw HTTP round trips against the reference server (run with -c release).
         .executableTarget(name: "loop-symphony-bench", dependencies: [
             "ReceptionCore", "ReceptionLoopSymphony", "ReceptionReferenceServers",
@@ -272,8 +291,11 @@ let package = Package(
         ]),
         .testTarget(name: "ReceptionQueueTests", dependencies: ["ReceptionQueue", "ReceptionCore", "ReceptionTesting",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ReceptionLogTests", dependencies: ["ReceptionLog", "ReceptionStorage", "ReceptionCore",
+                                                           .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.
-        .testTarget(name: "ReceptionEndToEndTests", dependencies: ["CPseudoTerminal", "ReceptionSoul"]),
+        .testTarget(name: "ReceptionEndToEndTests", dependencies: ["CPseudoTerminal", "ReceptionSoul",
+                                                                .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

@@ -17,17 +17,31 @@ public actor REPL {
         /// While the person sits at the prompt with messages queued for the current backend,
         /// they are tried again this often (quietly: nothing is printed unless one goes).
         public var queueRetryInterval: Duration
+        /// A new conversation, or one from the log to carry on (`--continue`, `--conversation ID`).
+        public var conversation: ConversationStart
+        /// False with `--no-log`: nothing of this session is written to the conversation log.
+        public var logging: Bool
+        /// False when `initialBackend` is only the default: a resumed conversation then
+        /// starts on its own backend (likewise the soul).
+        public var backendChosenByPerson: Bool
+        public var soulChosenByPerson: Bool
         /// Lines shown under the greeting at a terminal (e.g. a model server found on this
         /// machine), asked for once the backend is connected, just before the greeting: work
         /// started earlier has had all of start-up to finish.
         public var startupNotes: @Sendable () async -> [String]
 
         public init(mode: OutputMode, trustLevel: Int? = nil, initialBackend: String = "local",
-                    queueRetryInterval: Duration = .seconds(30), startupNotes: @escaping @Sendable () async -> [String] = { [] }) {
+                    queueRetryInterval: Duration = .seconds(30), conversation: ConversationStart = .new, logging: Bool = true,
+                    backendChosenByPerson: Bool = true, soulChosenByPerson: Bool = true,
+                    startupNotes: @escaping @Sendable () async -> [String] = { [] }) {
             self.mode = mode
             self.trustLevel = trustLevel
             self.initialBackend = initialBackend
             self.queueRetryInterval = queueRetryInterval
+            self.conversation = conversation
+            self.logging = logging
+            self.backendChosenByPerson = backendChosenByPerson
+            self.soulChosenByPerson = soulChosenByPerson
             self.startupNotes = startupNotes
         }
     }
@@ -42,15 +56,18 @@ public actor REPL {
     let completionWords: CompletionWords?
     /// The offline queue, when the front end has one (the executable wires `ReceptionQueue`'s).
     let queue: (any QueueControl)?
+    /// The conversation log (the executable wires `ReceptionLog`'s), and this session's use of it.
+    var log: LogSession
     var state: SessionState
     var session: BackendConnection?
     var backendName: String = ""
 
     public init(configuration: Configuration, reader: any LineReader, console: Console,
                 middleware: [any Middleware], catalog: BackendCatalog, souls: (any SoulControl)?,
-                completionWords: CompletionWords? = nil, queue: (any QueueControl)? = nil) {
+                completionWords: CompletionWords? = nil, queue: (any QueueControl)? = nil, log: (any LogControl)? = nil) {
         self.completionWords = completionWords
         self.queue = queue
+        self.log = LogSession(control: log, writing: configuration.logging)
         self.configuration = configuration
         self.reader = reader
         self.console = console
@@ -68,8 +85,26 @@ public actor REPL {
     /// Runs until `/quit` or end of input. Returns the process exit status.
     public func run() async -> Int32 {
         InterruptMonitor.shared.install()
-        guard await connect(to: configuration.initialBackend) else { return 1 }
+        // A conversation to carry on is read first: its backend and soul are the session's.
+        var resumed: (ConversationRecord, [ExchangeRecord])?
+        switch conversationToResume(configuration.conversation) {
+        case .success(let found): resumed = found
+        case .failure(let failure):
+            error(failure.message)
+            return 1
+        }
+        var backend = configuration.initialBackend
+        if let (conversation, _) = resumed {
+            if !configuration.backendChosenByPerson { backend = conversation.backend }
+            if !configuration.soulChosenByPerson, let soul = conversation.soul, let souls, soul != soulForLog {
+                do { _ = try souls.use(soul) } catch {
+                    warning("The conversation's soul \(soul) cannot be used (\(describe(error))); \(souls.currentName) speaks instead.")
+                }
+            }
+        }
+        guard await connect(to: backend) else { return 1 }
         greet(notes: await configuration.startupNotes())
+        if let (conversation, exchanges) = resumed { await resume(conversation, exchanges) }
         if let problem = queue?.problem { error(problem) }
         // Messages queued while the backend was unreachable (in this or an earlier run) go first.
         await flushQueue()
@@ -199,6 +234,7 @@ public actor REPL {
             }
         }
         var outcome = ExecuteOutcome.answered
+        var errorText: String?
         do {
             try await consumer.value
         } catch is CancellationError {
@@ -209,10 +245,11 @@ public actor REPL {
             if running.midText { console.write("\n"); running.midText = false }
             // A bare "HTTP 500: Internal Server Error" did not say which server said it.
             if case BackendError.http(let status, let detail)? = error as? BackendError {
-                self.error("The \(backendName) server answered HTTP \(status): \(detail)")
+                errorText = "The \(backendName) server answered HTTP \(status): \(detail)"
             } else {
-                self.error(describe(error))
+                errorText = describe(error)
             }
+            self.error(errorText!)
             outcome = .failed
         }
         InterruptMonitor.shared.restore(previous)
@@ -228,6 +265,8 @@ public actor REPL {
         // An answer stopped half-way (Ctrl-C, a failure, a lost connection) was still seen:
         // history and /save keep what was shown, once.
         if let sent = state.lastRequest { recordPartial(running, request: sent) }
+        logEnded(request, sent: sent, context: context, outcome: interrupted.withLock({ $0 }) ? .cancelled : outcome,
+                 running: running, errorText: errorText)
         if interrupted.withLock({ $0 }) {
             console.stopSpinner(running.spinner)
             let taskNote = running.taskID.map { cancellable ? " (asked the backend to cancel \($0))" : " (\($0) may still run on the backend)" } ?? ""
@@ -251,6 +290,8 @@ public actor REPL {
             state.lastWirePayload = pipeline.backend.wirePayload(for: exchange.request)
             showClassification(exchange.request)
         }
+        // On its way: now it is written to the log (a log that waits cannot hold the message up).
+        logBegan(request, sent: exchange.request, context: context)
         running.spinner = console.startSpinner("working…")
         defer { console.stopSpinner(running.spinner) }
         var sawTerminal = false
@@ -274,11 +315,15 @@ public actor REPL {
                 if let earlier = state.pendingPlan, earlier.request.id != exchange.request.id {
                     // One plan waits at a time: the earlier one will not run, and says so.
                     state.recordMessage(earlier.request, status: "plan replaced, not run")
+                    logPlanClosed(earlier.request.id, .replaced)
                     note("The plan for “\(TerminalText.line(earlier.request.text, limit: 80))” was not approved and is replaced by this one; it will not run.")
                 }
                 state.pendingPlan = PendingPlan(plan: plan, request: exchange.request)
                 running.ending = "plan waiting for /approve"
+                running.logEnding = (.planWaiting, nil, nil)
+                running.markShown()
                 show(event, fallback: [DisplayBlock(role: .plan, title: "Plan", markdown: plan.summary)])
+                running.final = (lastDisplayText, plan.summary)
                 // Said once: a soul's rendering of the plan may already say how to approve it.
                 let said = event.display.contains { $0.markdown.contains("/approve") || $0.items.contains { $0.contains("/approve") } }
                 if console.mode != .json, !said {
@@ -295,6 +340,9 @@ public actor REPL {
                 // A paragraph that resumes after a status line already starts on a line of
                 // its own: its leading line breaks would only add blank lines on screen.
                 let onScreen = running.midText || first ? rendered : String(rendered.drop { $0 == "\n" })
+                // In the log before it is on screen: a kill now leaves what was shown there.
+                logShown(request.id, shown: rendered, engineText: text)
+                if !rendered.isEmpty { running.markShown() }
                 if console.mode != .json, !onScreen.isEmpty { console.write(onScreen); running.midText = true }
             case .toolUse(let tool):
                 show(event, fallback: [DisplayBlock(role: .progress, markdown: "using \(tool.name)")])
@@ -304,9 +352,12 @@ public actor REPL {
             case .result(let result):
                 sawTerminal = true
                 console.stopSpinner(running.spinner)
+                running.markShown()
                 show(event, fallback: result.textWasStreamed ? [] : [DisplayBlock(role: .summary, markdown: result.text)])
-                record(result, request: exchange.request, streamed: running.takeStreamed().shown)
+                running.final = (record(result, request: exchange.request, streamed: running.takeStreamed().shown), result.text)
+                running.result = result
                 running.ending = result.outcome?.rawValue ?? "answered"
+                running.logEnding = (.answered, result.outcome, nil)
                 await askAfterTask(result)
             case .queued(let notice):
                 sawTerminal = true
@@ -318,6 +369,7 @@ public actor REPL {
                 sawTerminal = true
                 if !failure.cancelled { state.failedTasks += 1 }
                 running.ending = failure.cancelled ? "cancelled" : "failed"
+                running.logEnding = (failure.cancelled ? .cancelled : .failed, nil, failure.message)
                 console.stopSpinner(running.spinner)
                 recordPartial(running, request: exchange.request)
                 show(event, fallback: [DisplayBlock(role: .error, markdown: failure.message)])
@@ -339,10 +391,12 @@ public actor REPL {
     private func recordPartial(_ running: RunningTask, request: ReceptionRequest) {
         guard let partial = running.unrecordedPartial() else { return }
         lastDisplay = []
-        record(BackendResult(text: partial.raw, textWasStreamed: true), request: request, streamed: partial.shown)
+        running.final = (record(BackendResult(text: partial.raw, textWasStreamed: true), request: request, streamed: partial.shown), partial.raw)
     }
 
-    private func record(_ result: BackendResult, request: ReceptionRequest, streamed: String) {
+    /// Keeps an answer in the conversation and the transcript; returns it as it was shown.
+    @discardableResult
+    private func record(_ result: BackendResult, request: ReceptionRequest, streamed: String) -> String {
         let followups = result.followups.gated(forTrustLevel: request.trustLevel)
         state.lastFollowups = followups.plainFollowups
         state.turns.append(ConversationTurn(query: request.text, intent: request.classification?.intent,
@@ -353,9 +407,13 @@ public actor REPL {
         if !blocks.isEmpty { shown += (shown.isEmpty ? "" : "\n\n") + BlockPrinter(styled: false).text(for: blocks) }
         state.transcript.append(TranscriptEntry(speaker: .reception, markdown: shown))
         lastDisplay = []
+        return shown
     }
 
     private var lastDisplay: [DisplayBlock] = []
+
+    /// The blocks just shown, as plain text (what the log keeps of a plan).
+    private var lastDisplayText: String { BlockPrinter(styled: false).text(for: lastDisplay) }
 
     private func show(_ event: ResponseEvent, fallback: [DisplayBlock]) {
         let blocks = event.display.isEmpty ? fallback : event.display
@@ -514,6 +572,7 @@ public actor REPL {
             // The plan lives in this session only: say so rather than leave it to be wondered about.
             note("The plan for “\(TerminalText.line(plan.request.text, limit: 80))” was not approved; it will not run.")
             state.recordMessage(plan.request, status: "plan not approved, not run")
+            logPlanClosed(plan.request.id, .unanswered)
             state.pendingPlan = nil
         }
         if let session { await session.shutdown() }
@@ -538,6 +597,17 @@ public actor REPL {
     func note(_ text: String) {
         let text = TerminalText.clean(text)
         if console.mode == .json { console.line(EventJSON.message("note", text).line) } else { console.line(style(dim: text)) }
+    }
+
+    /// Something the person should know that stops nothing (a log not written): on standard
+    /// error in a script, so its output holds only answers.
+    func warning(_ text: String) {
+        let text = TerminalText.clean(text)
+        switch console.mode {
+        case .json: console.line(EventJSON.message("warning", text).line)
+        case .styled: console.errorLine(Style.yellow("! ") + text)
+        case .plain: console.errorLine("warning: \(text)")
+        }
     }
 
     func error(_ text: String) {
@@ -568,6 +638,29 @@ public actor REPL {
 /// The id of the task in flight and its spinner, shared with the Ctrl-C handler.
 final class RunningTask: Sendable {
     private let state = Mutex<(taskID: String?, spinner: Task<Void, Never>?)>((nil, nil))
+    /// When the message was sent, and when the first of its answer was on screen (the log's timings).
+    let started = ContinuousClock.now
+    private let shownAt = Mutex<ContinuousClock.Instant?>(nil)
+    /// What the log keeps of the answer: as shown, the engine's own text, the result, how it ended.
+    private let logged = Mutex<(final: (shown: String, engineText: String)?, result: BackendResult?,
+                                ending: (ending: ExchangeRecord.Ending, outcome: Outcome?, detail: String?)?)>((nil, nil, nil))
+
+    var firstShown: ContinuousClock.Instant? { shownAt.withLock { $0 } }
+    /// Notes the first character of the answer on screen (once).
+    func markShown() { shownAt.withLock { if $0 == nil { $0 = .now } } }
+    var final: (shown: String, engineText: String)? {
+        get { logged.withLock { $0.final } }
+        set { logged.withLock { $0.final = newValue } }
+    }
+    var result: BackendResult? {
+        get { logged.withLock { $0.result } }
+        set { logged.withLock { $0.result = newValue } }
+    }
+    var logEnding: (ending: ExchangeRecord.Ending, outcome: Outcome?, detail: String?)? {
+        get { logged.withLock { $0.ending } }
+        set { logged.withLock { $0.ending = newValue } }
+    }
+
     /// Streamed text as the engine sent it and as the soul rendered it: history keeps the
     /// first, the transcript the second, whether or not a `.result` follows.
     private let streamed = Mutex<(raw: String, shown: String)>(("", ""))

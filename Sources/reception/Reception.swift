@@ -15,7 +15,7 @@ struct Reception: AsyncParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [ChatCommand.self, ClassifyCommand.self, EvalCommand.self, TrainCommand.self,
-                      SoulCommand.self, BackendsCommand.self, QueueCommand.self, ServeCommand.self, BenchCommand.self],
+                      SoulCommand.self, BackendsCommand.self, QueueCommand.self, LogsCommand.self, ServeCommand.self, BenchCommand.self],
         defaultSubcommand: ChatCommand.self
     )
 

@@ -7,17 +7,18 @@ enum PipedREPL {
     /// config below it; `XDG_DATA_HOME` left unset so data follows `$HOME`). Returns all it
     /// printed, stdout and stderr interleaved, and its exit status.
     static func run(_ arguments: [String], input: String, home: URL? = nil,
-                    environment extra: [String: String] = [:]) throws -> (output: String, status: Int32) {
-        let (output, _, status) = try run(arguments, input: input, home: home, environment: extra, separateErrors: false)
+                    environment extra: [String: String] = [:], executable: String? = nil) throws -> (output: String, status: Int32) {
+        let (output, _, status) = try run(arguments, input: input, home: home, environment: extra, separateErrors: false, executable: executable)
         return (output, status)
     }
 
     /// As `run`, with standard error on a pipe of its own when `separateErrors` is true.
+    /// `executable` runs instead of the binary (a shell that sets limits, then runs it).
     static func run(_ arguments: [String], input: String, home: URL? = nil, environment extra: [String: String] = [:],
-                    separateErrors: Bool) throws -> (output: String, errors: String, status: Int32) {
+                    separateErrors: Bool, executable: String? = nil) throws -> (output: String, errors: String, status: Int32) {
         let home = home ?? FileManager.default.temporaryDirectory.appendingPathComponent("reception-pipe-\(UUID().uuidString)")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Binary.reception())
+        process.executableURL = URL(fileURLWithPath: try executable ?? Binary.reception())
         process.arguments = arguments
         process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config", "TERM": "xterm"]
             .merging(extra) { _, new in new }

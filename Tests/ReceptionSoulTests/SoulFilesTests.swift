@@ -174,7 +174,7 @@ struct LintTests {
     }
 
     @Test func ownWordingThatBreaksOwnRules() {
-        let text = "---\nemoji: none\ngreeting: \"Let's utilize this 🚀\"\nvocabulary:\n  replace:\n    utilize: use\n---\n# X\n\nBody.\n"
+        let text = "---\nemoji: none\ngreeting: \"Let's utilize this 🚀\"\nvocabulary:\n  avoid: [utilize]\n---\n# X\n\nBody.\n"
         let diagnostics = SoulLinter.lint(text: text, fileName: "d.md")
         #expect(diagnostics.contains { $0.line == 3 && $0.message.contains("uses `utilize`") })
         #expect(diagnostics.contains { $0.line == 3 && $0.message.contains("contains emoji") })

@@ -78,7 +78,9 @@ public enum PrivateFile {
     }
 
     /// Makes `path`'s directory (0700) and the file itself (0600, empty) if missing, and tightens
-    /// the modes of ones that predate us with laxer modes. A symbolic link at `path` is refused:
+    /// the modes of ones that predate us with laxer modes: the group's and others' bits are
+    /// cleared, the owner's kept (a file the person made read-only stays read-only, and is
+    /// then reported as such, never quietly made writable again). A symbolic link at `path` is refused:
     /// following it would make the file it points to 0600 (as root, `/dev/zero`) and have
     /// SQLite write its journal files beside that file, outside the private folder.
     public static func prepare(_ path: String) throws {
@@ -88,12 +90,19 @@ public enum PrivateFile {
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+        ownerOnly(directory.path)
         if !FileManager.default.fileExists(atPath: path) {
             _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
         } else {
-            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            ownerOnly(path)
         }
+    }
+
+    /// Clears the group's and others' permission bits, leaving the owner's as they are.
+    private static func ownerOnly(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & 0o077 != 0 else { return }
+        chmod(path, info.st_mode & 0o700)
     }
 
     /// Moves a damaged database and its journal files (`-journal`, `-wal`, `-shm`) to

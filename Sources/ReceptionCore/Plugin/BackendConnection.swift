@@ -13,17 +13,45 @@ public struct BackendConnection: Sendable {
     public var notice: String?
     /// Called when the front end leaves this backend (switch or exit), e.g. to deregister a room.
     public var shutdown: @Sendable () async -> Void
+    /// What the engine keeps of a conversation beyond its turns, for a front end that carries
+    /// conversations across sessions; nil when the turns are all it needs.
+    public var continuity: ConversationContinuity?
 
     public init(backend: any Backend, commands: [BackendCommand] = [],
                 afterTask: (@Sendable (BackendResult) async -> BackendQuestion?)? = nil,
-                defaultTrustLevel: Int? = nil, notice: String? = nil,
+                defaultTrustLevel: Int? = nil, notice: String? = nil, continuity: ConversationContinuity? = nil,
                 shutdown: @escaping @Sendable () async -> Void = {}) {
         self.backend = backend
         self.commands = commands
         self.afterTask = afterTask
         self.defaultTrustLevel = defaultTrustLevel
         self.notice = notice
+        self.continuity = continuity
         self.shutdown = shutdown
+    }
+}
+
+/// What an engine keeps of a conversation beyond the turns every request carries (Friday's
+/// session id, TIMEPOINT's scene), so that a conversation resumed in a later session goes on
+/// where it was, and so that starting a new one also starts it afresh on the engine's side.
+///
+/// `state` is written to the conversation log: short values, never a key, a token or a password.
+public struct ConversationContinuity: Sendable {
+    /// The engine's side of the conversation now, as short named values (`friday.session_id`,
+    /// `timepoint.scene_id`; `model` names the model a language model answered with).
+    public var state: @Sendable () -> [String: String]
+    /// Picks the conversation up again from a `state` an earlier session kept; returns what
+    /// to tell the person (nil: nothing worth saying). Names it does not know are ignored.
+    public var resume: @Sendable (_ state: [String: String]) async throws -> String?
+    /// Forgets the conversation on the engine's side (the REPL's `/new`); returns what to tell the person.
+    public var startOver: @Sendable () async throws -> String?
+
+    public init(state: @escaping @Sendable () -> [String: String],
+                resume: @escaping @Sendable ([String: String]) async throws -> String? = { _ in nil },
+                startOver: @escaping @Sendable () async throws -> String? = { nil }) {
+        self.state = state
+        self.resume = resume
+        self.startOver = startOver
     }
 }
 

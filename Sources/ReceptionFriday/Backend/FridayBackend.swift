@@ -52,6 +52,12 @@ public struct FridayBackend: Backend {
         try await channel.sendIfConnected(.newSession)
     }
 
+    /// Carries on a conversation the server gave this id to (in an earlier session): the next
+    /// query sends it back. A server that no longer knows it starts a new one and says so.
+    public func resume(sessionID: String) {
+        session.remember(sessionID)
+    }
+
     /// Opens the socket before the first question, so a missing server is said at once.
     public func open() async throws { try await channel.open() }
 

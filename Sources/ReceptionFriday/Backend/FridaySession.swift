@@ -2,7 +2,7 @@ import Synchronization
 
 /// The server-issued id of the conversation this REPL session is having with Friday. Friday
 /// resumes only ids it issued itself (sent in `session` and `complete`), so the client never
-/// makes one up; `/new` forgets it.
+/// makes one up; the REPL's `/new` forgets it.
 final class FridaySession: Sendable {
     private let id = Mutex<String?>(nil)
 

@@ -55,7 +55,8 @@ public enum FridayPlugin {
         return configuration
     }
 
-    /// The connection: the backend, `/new`, and closing the socket when the front end leaves.
+    /// The connection: the backend, its session carried across `/new` and `reception -c`, and
+    /// closing the socket when the front end leaves.
     /// The socket opens at once, so a server that is not there is said before the first
     /// question. Nothing listening there is not the end: the session starts offline with a
     /// notice, and each question tries the socket again (the offline queue keeps what cannot
@@ -68,7 +69,7 @@ public enum FridayPlugin {
         } catch BackendError.unreachable(_, let reason) {
             notice = "Friday at \(RedactedURL.display(configuration.url)) cannot be reached (\(reason)). Messages you send now are queued and sent when it answers."
         }
-        return BackendConnection(backend: backend, commands: FridayCommands(backend: backend).all, notice: notice,
+        return BackendConnection(backend: backend, notice: notice, continuity: FridayContinuity(backend: backend).continuity,
                                  shutdown: { await backend.close() })
     }
 }

@@ -119,7 +119,9 @@ public enum OpenAIPlugin {
         }
         let backend = OpenAIBackend(client: client, model: model, name: name)
         let known = ModelNames(offered)
+        // The model is named in the conversation log; the turns are all it needs to go on.
         return BackendConnection(backend: backend, commands: OpenAICommands(backend: backend, known: known).all, notice: notice,
+                                 continuity: ConversationContinuity(state: { ["model": backend.model] }),
                                  shutdown: { await client.shutdown() })
     }
 }

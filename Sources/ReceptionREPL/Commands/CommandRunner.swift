@@ -32,7 +32,8 @@ extension REPL {
         case "/goal": goal(arguments)
         case "/request": request()
         case "/raw": raw()
-        case "/history": history()
+        case "/history": historyCommand()
+        case "/new": await newConversation()
         case "/save": save(arguments)
         case "/queue": await queueCommand(arguments)
         default:
@@ -281,6 +282,7 @@ extension REPL {
         guard let pending = state.pendingPlan, let session else { return error("No plan is waiting for approval.") }
         state.pendingPlan = nil
         state.recordMessage(pending.request, status: "plan rejected")
+        logPlanClosed(pending.request.id, .rejected)
         do {
             try await session.backend.reject(taskID: pending.plan.taskID)
             note("Plan dropped; nothing ran.")
@@ -343,19 +345,6 @@ extension REPL {
     private func raw() {
         guard let text = state.turns.last?.summary, !text.isEmpty else { return note("No answer yet.") }
         if console.mode == .json { console.line(EventJSON.message("output", text).line) } else { console.line(TerminalText.clean(text)) }
-    }
-
-    private func history() {
-        guard !state.messages.isEmpty else { return note("No messages yet in this session.") }
-        let lines = state.messages.enumerated().map { index, message in
-            let labels = [message.intent?.rawValue, message.urgency?.rawValue].compactMap { $0 }.joined(separator: "/")
-            // Each message as typed (not read as Markdown; a message of several lines keeps
-            // them), a pasted page clipped.
-            let query = TerminalText.clean(message.text)
-            let shown = query.count > 300 ? String(query.prefix(299)) + "…" : query
-            return "\(index + 1). \(shown)" + (labels.isEmpty ? "" : "  [\(labels)]") + " → \(message.status)"
-        }
-        verbatim(lines.joined(separator: "\n"))
     }
 
     private func save(_ arguments: [String]) {

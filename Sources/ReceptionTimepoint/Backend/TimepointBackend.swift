@@ -43,6 +43,14 @@ public final class TimepointBackend: Backend {
         }
     }
 
+    /// The server's chat session with each character of the scene, by name.
+    public var chatSessions: [String: String] { state.withLock { $0.chatSessions } }
+
+    /// Takes back chat sessions an earlier session of the same scene had.
+    public func restoreChatSessions(_ sessions: [String: String]) {
+        state.withLock { $0.chatSessions.merge(sessions) { current, _ in current } }
+    }
+
     /// The cost table, asked once per connection.
     public func costs() async -> CreditCosts {
         if let known = state.withLock({ $0.costs }) { return known }

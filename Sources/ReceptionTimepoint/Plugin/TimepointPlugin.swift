@@ -102,6 +102,7 @@ public enum TimepointPlugin {
         // Last, on a line of its own: it may end in a command to copy, which no full stop may follow.
         if let problem = configuration.adminKeyProblem { notice += "\n" + TimepointClient.devSignInUnavailable(problem) }
         return BackendConnection(backend: backend, commands: TimepointCommands(backend: backend).all, notice: notice,
+                                 continuity: backend.continuity,
                                  shutdown: { await client.shutdown() })
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ReceptionCore
 import ReceptionIntent
+import ReceptionLog
 import ReceptionQueue
 import ReceptionREPL
 import ReceptionSoul
@@ -16,17 +17,20 @@ struct ChatCommand: AsyncParsableCommand {
         completion, a spinner while a task runs, Ctrl-C to cancel it, Ctrl-D to leave.
         With standard input from a pipe or file: one message or /command per line, plain \
         text output without colours (or --json: one JSON object per event).
+        Every exchange is kept in the conversation log ($XDG_DATA_HOME/reception/conversations.sqlite; \
+        reception logs reads, searches and removes it): -c carries the last conversation on, \
+        --no-log keeps this session out of it.
         """
     )
 
-    @Option(name: .long, help: ArgumentHelp("Backend to start on: a kind or a profile name (reception backends lists them). Default: local, the embedded one; at a terminal Reception then also says which model servers run on this machine (Ollama, llama.cpp, LM Studio, vLLM on their usual ports).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("Backend to start on: a kind or a profile name (reception backends lists them; default local, or the continued conversation's). Without it, at a terminal, Reception also says which model servers run on this machine (Ollama, llama.cpp, LM Studio, vLLM on their usual ports).", valueName: "name"))
     var backend: String?
 
     @Option(name: .long, help: ArgumentHelp("Model for a language-model backend (openai): overrides its profile's model.", valueName: "name"))
     var model: String?
 
-    @Option(name: .long, help: ArgumentHelp("Soul name (reception soul list), a soul.md file, or a folder holding SOUL.md and its companions.", valueName: "name|file|dir"))
-    var soul = "default"
+    @Option(name: .long, help: ArgumentHelp("Soul name (reception soul list), a soul.md file, or a folder holding SOUL.md and its companions (default: default, or the continued conversation's).", valueName: "name|file|dir"))
+    var soul: String?
 
     @Option(name: .long, help: ArgumentHelp("Rewrite answers in the soul's voice with this language-model profile (an openai profile), facts checked; `off` turns off a profile's \"rewrite\": true.", valueName: "profile"))
     var rewrite: String?
@@ -58,6 +62,15 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("While you are idle at the prompt, how often messages queued for an unreachable backend are tried again, in seconds (default 30).", valueName: "seconds"))
     var queueRetry: Int = 30
 
+    @Flag(name: [.customShort("c"), .customLong("continue")], help: "Carry on the last conversation from the conversation log: its earlier turns go with your next message, on its backend and with its soul unless you name others.")
+    var continueLast = false
+
+    @Option(name: .long, help: ArgumentHelp("Carry on this conversation from the log (its id, or the first characters of it, as reception logs lists them).", valueName: "id"))
+    var conversation: String?
+
+    @Flag(name: .long, help: "Keep this session out of the conversation log (reception logs off stops logging for good).")
+    var noLog = false
+
     @Flag(name: .long, help: "Do not verify servers' TLS certificates (your own development server with a self-signed certificate). Anyone on the network path could then read and change the session, API keys included.")
     var insecure = false
 
@@ -66,6 +79,24 @@ struct ChatCommand: AsyncParsableCommand {
         if let localStepMs, !(0...60_000).contains(localStepMs) { throw ValidationError("--local-step-ms must be 0...60000.") }
         guard (1...3600).contains(queueRetry) else { throw ValidationError("--queue-retry must be 1...3600 seconds.") }
         if let rewriteTimeout, !(1...600).contains(rewriteTimeout) { throw ValidationError("--rewrite-timeout must be 1...600 seconds.") }
+        if continueLast, conversation != nil { throw ValidationError("--continue carries on the last conversation, --conversation ID a given one: use one of them.") }
+        if let conversation, conversation.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--conversation needs an id (reception logs lists them).") }
+    }
+
+    /// The backend `--model` applies to: the one named, else a continued conversation's (read
+    /// from the log only in that case), else `local`.
+    func modelBackend(environment: PluginEnvironment) -> String {
+        if let backend { return backend }
+        guard conversationStart != .new else { return "local" }
+        let id: String? = if case .id(let id) = conversationStart { id } else { nil }
+        let log = ConversationLog(path: ConversationLog.path(in: environment))
+        return (try? log.conversation(id))?.backend ?? "local"
+    }
+
+    /// The conversation to start with: a new one, the last one, or a given one.
+    var conversationStart: ConversationStart {
+        if let conversation { return .id(conversation.trimmingCharacters(in: .whitespaces)) }
+        return continueLast ? .last : .new
     }
 
     func run() async throws {
@@ -80,15 +111,15 @@ struct ChatCommand: AsyncParsableCommand {
             console.errorLine("warning: --insecure: servers' TLS certificates are not verified; anyone on the network path could read and change this session, API keys included.")
         }
         let environment = PluginEnvironment.standard()
-        // Only when the person chose no backend, at a terminal: beside the rest of start-up.
-        let localServers = self.backend == nil && interactive && mode != .json ? LocalServerNotice.start(environment) : nil
-        let backend = self.backend ?? "local"
+        // A new conversation on no chosen backend, at a terminal: beside the rest of start-up.
+        let localServers = backend == nil && conversationStart == .new && interactive && mode != .json
+            ? LocalServerNotice.start(environment) : nil
 
         let library: SoulLibrary
         do {
-            library = try SoulLibrary(catalog: SoulCatalog(directories: SoulCatalog.standardDirectories()), initial: soul)
+            library = try SoulLibrary(catalog: SoulCatalog(directories: SoulCatalog.standardDirectories()), initial: soul ?? "default")
         } catch {
-            throw ValidationError("Cannot use soul \(soul): \(error)")
+            throw ValidationError("Cannot use soul \(soul ?? "default"): \(error)")
         }
 
         var catalog: BackendCatalog
@@ -101,7 +132,7 @@ struct ChatCommand: AsyncParsableCommand {
         }
         if let model {
             do {
-                catalog = try BackendSetup.applying(model: model, to: backend, in: catalog)
+                catalog = try BackendSetup.applying(model: model, to: modelBackend(environment: environment), in: catalog)
             } catch {
                 throw ValidationError("\(error)")
             }
@@ -150,12 +181,17 @@ struct ChatCommand: AsyncParsableCommand {
         } catch {
             console.errorLine("warning: the offline queue \(queuePath) cannot be opened (\(error)); messages sent while a backend is unreachable will not be queued.")
         }
+        // The conversation log: nothing is opened here (the first message opens it), so the
+        // prompt comes as fast as without one.
+        let log = ConversationLogControl.standard(environment: environment, catalog: catalog)
         let repl = REPL(
-            configuration: .init(mode: mode, trustLevel: trust, initialBackend: backend, queueRetryInterval: .seconds(queueRetry),
+            configuration: .init(mode: mode, trustLevel: trust, initialBackend: backend ?? "local", queueRetryInterval: .seconds(queueRetry),
+                                 conversation: conversationStart, logging: !noLog,
+                                 backendChosenByPerson: backend != nil, soulChosenByPerson: soul != nil,
                                  startupNotes: { await localServers?.lines() ?? [] }),
             reader: reader, console: console,
             middleware: middleware,
-            catalog: catalog, souls: library, completionWords: completionWords, queue: queueControl)
+            catalog: catalog, souls: library, completionWords: completionWords, queue: queueControl, log: log)
         let status = await repl.run()
         if let rewriteStage { await rewriteStage.connection.shutdown() }
         if status != 0 { throw ExitCode(status) }

@@ -1,0 +1,194 @@
+import Foundation
+import GRDB
+import ReceptionCore
+
+/// Which conversations or exchanges a listing or a search keeps.
+public struct LogFilter: Sendable, Hashable {
+    /// A backend profile name.
+    public var backend: String?
+    /// A soul (its id or name, any case).
+    public var soul: String?
+    public var intent: IntentType?
+    /// Only what was sent at or after this moment.
+    public var since: Date?
+
+    public init(backend: String? = nil, soul: String? = nil, intent: IntentType? = nil, since: Date? = nil) {
+        self.backend = backend
+        self.soul = soul
+        self.intent = intent
+        self.since = since
+    }
+
+    /// The conditions on an exchange row aliased `e`, and their arguments.
+    var exchangeConditions: (sql: [String], arguments: StatementArguments) {
+        var sql: [String] = []
+        var arguments = StatementArguments()
+        if let backend { sql.append("e.backend = ?"); arguments += [backend] }
+        if let soul { sql.append("e.soul = ? COLLATE NOCASE"); arguments += [soul] }
+        if let intent { sql.append("e.intent = ?"); arguments += [intent.rawValue] }
+        if let since { sql.append("e.sent_at >= ?"); arguments += [since.timeIntervalSince1970] }
+        return (sql, arguments)
+    }
+
+    var isEmpty: Bool { backend == nil && soul == nil && intent == nil && since == nil }
+}
+
+/// What `reception logs status` reports.
+public struct LogStatistics: Sendable, Hashable {
+    public var conversations: Int
+    public var exchanges: Int
+    public var first: Date?
+    public var last: Date?
+    /// The database, its WAL and shared-memory files together.
+    public var bytes: Int64
+
+    public init(conversations: Int = 0, exchanges: Int = 0, first: Date? = nil, last: Date? = nil, bytes: Int64 = 0) {
+        self.conversations = conversations
+        self.exchanges = exchanges
+        self.first = first
+        self.last = last
+        self.bytes = bytes
+    }
+}
+
+extension ConversationLog {
+    /// The most recent conversations first (those with an exchange the filter keeps).
+    public func conversations(matching filter: LogFilter = LogFilter(), limit: Int = 20) throws -> [ConversationRecord] {
+        guard let database = try existingDatabase() else { return [] }
+        return try database.read { db in
+            var conditions = ""
+            var arguments = StatementArguments()
+            if !filter.isEmpty {
+                let (sql, values) = filter.exchangeConditions
+                conditions = "WHERE EXISTS (SELECT 1 FROM exchanges e WHERE e.conversation_id = c.id AND \(sql.joined(separator: " AND ")))"
+                arguments += values
+            }
+            arguments += [limit]
+            return try Row.fetchAll(db, sql: """
+                SELECT c.*, (SELECT COUNT(*) FROM exchanges x WHERE x.conversation_id = c.id) AS exchange_count
+                FROM conversations c \(conditions) ORDER BY c.last_at DESC LIMIT ?
+                """, arguments: arguments).map(Self.conversation)
+        }
+    }
+
+    /// The conversation whose id is `id` or starts with it (as people type the first
+    /// characters a listing shows); the most recent one when `id` is nil. Nil when none; an
+    /// error when a prefix fits several.
+    public func conversation(_ id: String?) throws -> ConversationRecord? {
+        guard let database = try existingDatabase() else { return nil }
+        return try database.read { db in
+            let rows: [Row]
+            let select = "SELECT c.*, (SELECT COUNT(*) FROM exchanges x WHERE x.conversation_id = c.id) AS exchange_count FROM conversations c"
+            if let id {
+                let typed = id.lowercased()
+                if let exact = try Row.fetchOne(db, sql: "\(select) WHERE c.id = ?", arguments: [typed]) { return Self.conversation(exact) }
+                // A prefix: LIKE's wildcards in what was typed are taken literally.
+                let escaped = typed.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                    .replacingOccurrences(of: "_", with: "\\_")
+                rows = try Row.fetchAll(db, sql: "\(select) WHERE c.id LIKE ? ESCAPE '\\' ORDER BY c.last_at DESC LIMIT 6",
+                                        arguments: [escaped + "%"])
+                if rows.count > 1 {
+                    throw ConversationLogError("\(rows.count > 5 ? "more than 5" : String(rows.count)) conversations start with “\(TerminalText.line(id, limit: 40))”; type more of the id")
+                }
+            } else {
+                rows = try Row.fetchAll(db, sql: "\(select) ORDER BY c.last_at DESC LIMIT 1")
+            }
+            return rows.first.map(Self.conversation)
+        }
+    }
+
+    /// A conversation's exchanges, oldest first: all of them, or the last `last`.
+    public func exchanges(of conversationID: String, last: Int? = nil) throws -> [ExchangeRecord] {
+        guard let database = try existingDatabase() else { return [] }
+        return try database.read { db in
+            let rows: [Row]
+            if let last {
+                rows = try Row.fetchAll(db, sql: """
+                    SELECT * FROM (SELECT * FROM exchanges WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq
+                    """, arguments: [conversationID, last])
+            } else {
+                rows = try Row.fetchAll(db, sql: "SELECT * FROM exchanges WHERE conversation_id = ? ORDER BY seq", arguments: [conversationID])
+            }
+            return try rows.map { try Self.exchange($0, in: db) }
+        }
+    }
+
+    /// Every exchange the filter keeps, oldest first, a batch at a time (exports of the whole
+    /// log never hold it in memory at once).
+    public func forEachExchange(matching filter: LogFilter = LogFilter(), conversation: String? = nil,
+                                _ body: (ExchangeRecord) throws -> Void) throws {
+        guard let database = try existingDatabase() else { return }
+        var after: Int64 = 0
+        while true {
+            let batch: [(Int64, ExchangeRecord)] = try database.read { db in
+                var (sql, arguments) = filter.exchangeConditions
+                sql.insert("e.seq > ?", at: 0)
+                arguments = [after] + arguments
+                if let conversation { sql.append("e.conversation_id = ?"); arguments += [conversation] }
+                return try Row.fetchAll(db, sql: "SELECT e.* FROM exchanges e WHERE \(sql.joined(separator: " AND ")) ORDER BY e.seq LIMIT 500",
+                                        arguments: arguments).map { (($0["seq"] as Int64), try Self.exchange($0, in: db)) }
+            }
+            guard let last = batch.last else { return }
+            for (_, exchange) in batch { try body(exchange) }
+            after = last.0
+        }
+    }
+
+    public func statistics() throws -> LogStatistics {
+        let bytes = ["", "-wal", "-shm"].reduce(Int64(0)) { total, suffix in
+            total + ((try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? Int64) ?? 0)
+        }
+        guard let database = try existingDatabase() else { return LogStatistics(conversations: 0, exchanges: 0, bytes: 0) }
+        return try database.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT (SELECT COUNT(*) FROM conversations) AS conversations, (SELECT COUNT(*) FROM exchanges) AS exchanges,
+                       (SELECT MIN(started_at) FROM conversations) AS first, (SELECT MAX(last_at) FROM conversations) AS last
+                """)!
+            return LogStatistics(conversations: row["conversations"], exchanges: row["exchanges"],
+                                 first: (row["first"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                                 last: (row["last"] as Double?).map(Date.init(timeIntervalSince1970:)), bytes: bytes)
+        }
+    }
+
+    // MARK: rows
+
+    static func conversation(_ row: Row) -> ConversationRecord {
+        var record = ConversationRecord(id: row["id"], startedAt: Date(timeIntervalSince1970: row["started_at"]),
+                                        lastAt: Date(timeIntervalSince1970: row["last_at"]), backend: row["backend"],
+                                        soul: row["soul"], model: row["model"], title: row["title"],
+                                        exchangeCount: row["exchange_count"] ?? 0)
+        // Stored already in the log's spelling.
+        record.endpoint = row["endpoint"]
+        return record
+    }
+
+    /// An exchange row; one still being answered (or whose writer was killed and nobody
+    /// has closed it yet) shows the pieces shown so far.
+    static func exchange(_ row: Row, in db: Database) throws -> ExchangeRecord {
+        let ending = ExchangeRecord.Ending(rawValue: row["ending"]) ?? .open
+        var shown: String = row["shown"]
+        var engineText: String? = row["engine_text"]
+        if ending == .open {
+            let pieces = try Row.fetchAll(db, sql: "SELECT shown, engine_text FROM shown_pieces WHERE exchange_seq = ? ORDER BY n",
+                                          arguments: [row["seq"] as Int64])
+            shown += pieces.map { $0["shown"] as String }.joined()
+            let raw = pieces.map { $0["engine_text"] as String }.joined()
+            if !raw.isEmpty { engineText = (engineText ?? "") + raw }
+        }
+        let stateJSON: String? = row["engine_state"]
+        let state = stateJSON.flatMap { try? Wire.decode([String: String].self, from: Data($0.utf8)) } ?? [:]
+        var record = ExchangeRecord(
+            id: row["id"], conversationID: row["conversation_id"], sentAt: Date(timeIntervalSince1970: row["sent_at"]),
+            endedAt: (row["ended_at"] as Double?).map(Date.init(timeIntervalSince1970:)), backend: row["backend"],
+            soul: row["soul"], model: row["model"], message: row["message"], goal: row["goal"], trustLevel: row["trust_level"],
+            intent: (row["intent"] as String?).map(IntentType.init(wire:)), intentConfidence: row["intent_confidence"],
+            intentByHand: row["intent_by_hand"], urgency: (row["urgency"] as String?).map(UrgencyLevel.init(wire:)),
+            urgencyConfidence: row["urgency_confidence"], urgencyByHand: row["urgency_by_hand"], shown: shown,
+            engineText: engineText, ending: ending, engineOutcome: (row["engine_outcome"] as String?).map(Outcome.init(wire:)),
+            plan: (row["plan"] as String?).flatMap(ExchangeRecord.PlanDecision.init(rawValue:)), detail: row["detail"],
+            taskID: row["task_id"], engineState: state, firstCharacterMilliseconds: row["first_character_ms"],
+            totalMilliseconds: row["total_ms"], inputTokens: row["input_tokens"], outputTokens: row["output_tokens"])
+        record.endpoint = row["endpoint"]
+        return record
+    }
+}

@@ -1,0 +1,91 @@
+import GRDB
+import ReceptionStorage
+
+extension ConversationLog {
+    /// The log's schema, one step per version. A step is never changed once released: a new
+    /// column or table is a new step.
+    static let migrations: [PrivateDatabase.Migration] = [
+        PrivateDatabase.Migration(version: 1) { db in
+            try db.execute(sql: """
+                CREATE TABLE conversations (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    started_at REAL NOT NULL,
+                    last_at REAL NOT NULL,
+                    backend TEXT NOT NULL,
+                    endpoint TEXT,
+                    soul TEXT,
+                    model TEXT,
+                    title TEXT NOT NULL DEFAULT ''
+                );
+                CREATE INDEX conversations_last ON conversations(last_at);
+
+                CREATE TABLE exchanges (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT NOT NULL UNIQUE,
+                    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    sent_at REAL NOT NULL,
+                    ended_at REAL,
+                    backend TEXT NOT NULL,
+                    endpoint TEXT,
+                    soul TEXT,
+                    model TEXT,
+                    message TEXT NOT NULL,
+                    goal TEXT,
+                    trust_level INTEGER,
+                    intent TEXT,
+                    intent_confidence REAL,
+                    intent_by_hand INTEGER NOT NULL DEFAULT 0,
+                    urgency TEXT,
+                    urgency_confidence REAL,
+                    urgency_by_hand INTEGER NOT NULL DEFAULT 0,
+                    shown TEXT NOT NULL DEFAULT '',
+                    engine_text TEXT,
+                    ending TEXT NOT NULL,
+                    engine_outcome TEXT,
+                    plan TEXT,
+                    detail TEXT,
+                    task_id TEXT,
+                    engine_state TEXT,
+                    first_character_ms REAL,
+                    total_ms REAL,
+                    input_tokens INTEGER,
+                    output_tokens INTEGER,
+                    writer_pid INTEGER
+                );
+                CREATE INDEX exchanges_conversation ON exchanges(conversation_id, seq);
+                CREATE INDEX exchanges_open ON exchanges(ending) WHERE ending = 'open';
+
+                -- What an answer being streamed has shown so far, a row per piece, written before the
+                -- piece is printed; folded into exchanges.shown when the answer ends (or, after a
+                -- kill, by the next process that opens the log).
+                CREATE TABLE shown_pieces (
+                    n INTEGER PRIMARY KEY AUTOINCREMENT,
+                    exchange_seq INTEGER NOT NULL REFERENCES exchanges(seq) ON DELETE CASCADE,
+                    shown TEXT NOT NULL,
+                    engine_text TEXT NOT NULL
+                );
+                CREATE INDEX shown_pieces_exchange ON shown_pieces(exchange_seq, n);
+
+                -- Full-text search over what was typed and what was shown. External content: the
+                -- text is stored once, in exchanges; the index follows it through the triggers.
+                CREATE VIRTUAL TABLE exchanges_search USING fts5(
+                    message, shown, content = 'exchanges', content_rowid = 'seq',
+                    tokenize = 'unicode61 remove_diacritics 2'
+                );
+                CREATE TRIGGER exchanges_search_insert AFTER INSERT ON exchanges BEGIN
+                    INSERT INTO exchanges_search(rowid, message, shown) VALUES (new.seq, new.message, new.shown);
+                END;
+                CREATE TRIGGER exchanges_search_delete AFTER DELETE ON exchanges BEGIN
+                    INSERT INTO exchanges_search(exchanges_search, rowid, message, shown) VALUES ('delete', old.seq, old.message, old.shown);
+                END;
+                CREATE TRIGGER exchanges_search_update AFTER UPDATE OF message, shown ON exchanges BEGIN
+                    INSERT INTO exchanges_search(exchanges_search, rowid, message, shown) VALUES ('delete', old.seq, old.message, old.shown);
+                    INSERT INTO exchanges_search(rowid, message, shown) VALUES (new.seq, new.message, new.shown);
+                END;
+                """)
+        },
+    ]
+
+    /// The newest schema version this program writes.
+    public static var schemaVersion: Int { migrations.map(\.version).max() ?? 0 }
+}

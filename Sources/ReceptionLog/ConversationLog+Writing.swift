@@ -1,0 +1,157 @@
+import Foundation
+import GRDB
+import ReceptionCore
+
+extension ConversationLog {
+    /// Records a new conversation (its first exchange follows). Saving one that is there
+    /// already changes nothing.
+    public func save(_ conversation: ConversationRecord) throws {
+        try database().write { db in
+            try db.execute(sql: """
+                INSERT INTO conversations (id, started_at, last_at, backend, endpoint, soul, model, title)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
+                """, arguments: [conversation.id, conversation.startedAt.timeIntervalSince1970, conversation.lastAt.timeIntervalSince1970,
+                                 conversation.backend, scrub(conversation.endpoint), conversation.soul, conversation.model,
+                                 scrub(conversation.title)])
+        }
+    }
+
+    /// Records an exchange as it stands now: when its message has gone out (`ending` open),
+    /// when its plan was approved, and when it ends. An exchange that is there already (the
+    /// same request: a plan approved, a queued message delivered in a later session) stays in
+    /// its conversation and is brought up to date. Once it has ended, the pieces of its
+    /// streamed answer are folded into `shown`. Its conversation takes its backend, soul and
+    /// model as the latest.
+    public func save(_ exchange: ExchangeRecord) throws {
+        let state: String? = exchange.engineState.isEmpty ? nil
+            : String(decoding: try Wire.encode(exchange.engineState.mapValues(scrub)), as: UTF8.self)
+        let e = exchange
+        let seq: Int64 = try database().write { db in
+            try db.execute(sql: """
+                INSERT INTO exchanges (id, conversation_id, sent_at, ended_at, backend, endpoint, soul, model, message, goal,
+                    trust_level, intent, intent_confidence, intent_by_hand, urgency, urgency_confidence, urgency_by_hand,
+                    shown, engine_text, ending, engine_outcome, plan, detail, task_id, engine_state, first_character_ms,
+                    total_ms, input_tokens, output_tokens, writer_pid)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET
+                    ended_at = excluded.ended_at, backend = excluded.backend, endpoint = excluded.endpoint,
+                    soul = excluded.soul, model = COALESCE(excluded.model, model), goal = excluded.goal,
+                    trust_level = excluded.trust_level,
+                    intent = COALESCE(excluded.intent, intent), intent_confidence = COALESCE(excluded.intent_confidence, intent_confidence),
+                    intent_by_hand = MAX(excluded.intent_by_hand, intent_by_hand),
+                    urgency = COALESCE(excluded.urgency, urgency), urgency_confidence = COALESCE(excluded.urgency_confidence, urgency_confidence),
+                    urgency_by_hand = MAX(excluded.urgency_by_hand, urgency_by_hand),
+                    shown = excluded.shown, engine_text = excluded.engine_text, ending = excluded.ending,
+                    engine_outcome = excluded.engine_outcome, plan = COALESCE(excluded.plan, plan), detail = excluded.detail,
+                    task_id = COALESCE(excluded.task_id, task_id), engine_state = COALESCE(excluded.engine_state, engine_state),
+                    first_character_ms = COALESCE(excluded.first_character_ms, first_character_ms),
+                    total_ms = excluded.total_ms, input_tokens = COALESCE(excluded.input_tokens, input_tokens),
+                    output_tokens = COALESCE(excluded.output_tokens, output_tokens), writer_pid = excluded.writer_pid
+                """, arguments: [
+                    e.id, e.conversationID, e.sentAt.timeIntervalSince1970, e.endedAt?.timeIntervalSince1970, e.backend,
+                    scrub(e.endpoint), e.soul, e.model, scrub(e.message), scrub(e.goal), e.trustLevel, e.intent?.rawValue,
+                    e.intentConfidence, e.intentByHand, e.urgency?.rawValue, e.urgencyConfidence, e.urgencyByHand,
+                    scrub(e.shown), scrub(e.engineText), e.ending.rawValue, e.engineOutcome?.rawValue, e.plan?.rawValue,
+                    scrub(e.detail), e.taskID, state, e.firstCharacterMilliseconds, e.totalMilliseconds, e.inputTokens,
+                    e.outputTokens, e.ending == .open ? Int64(getpid()) : nil,
+                ])
+            guard let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM exchanges WHERE id = ?", arguments: [e.id]) else {
+                throw ConversationLogError("the exchange \(e.id) was not stored")
+            }
+            if e.ending != .open {
+                try db.execute(sql: "DELETE FROM shown_pieces WHERE exchange_seq = ?", arguments: [seq])
+            }
+            try db.execute(sql: """
+                UPDATE conversations SET last_at = MAX(last_at, ?), backend = ?, endpoint = ?, soul = ?,
+                    model = COALESCE(?, model), title = CASE WHEN title = '' THEN ? ELSE title END
+                WHERE id = (SELECT conversation_id FROM exchanges WHERE seq = ?)
+                """, arguments: [e.sentAt.timeIntervalSince1970, e.backend, scrub(e.endpoint), e.soul, e.model,
+                                 Self.title(scrub(e.message)), seq])
+            return seq
+        }
+        lock.withLock {
+            if exchange.ending == .open || exchange.ending == .planWaiting { seqByID[exchange.id] = seq } else { seqByID[exchange.id] = nil }
+        }
+    }
+
+    /// Records many ended exchanges of existing conversations in one transaction (an import;
+    /// the benchmark's 100,000). Each is written as `save` would write it.
+    public func save(_ exchanges: [ExchangeRecord]) throws {
+        try database().write { db in
+            for e in exchanges {
+                let state: String? = e.engineState.isEmpty ? nil
+                    : String(decoding: try Wire.encode(e.engineState.mapValues(scrub)), as: UTF8.self)
+                try db.execute(sql: """
+                    INSERT INTO exchanges (id, conversation_id, sent_at, ended_at, backend, endpoint, soul, model, message, goal,
+                        trust_level, intent, intent_confidence, intent_by_hand, urgency, urgency_confidence, urgency_by_hand,
+                        shown, engine_text, ending, engine_outcome, plan, detail, task_id, engine_state, first_character_ms,
+                        total_ms, input_tokens, output_tokens)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [
+                        e.id, e.conversationID, e.sentAt.timeIntervalSince1970, e.endedAt?.timeIntervalSince1970, e.backend,
+                        scrub(e.endpoint), e.soul, e.model, scrub(e.message), scrub(e.goal), e.trustLevel, e.intent?.rawValue,
+                        e.intentConfidence, e.intentByHand, e.urgency?.rawValue, e.urgencyConfidence, e.urgencyByHand,
+                        scrub(e.shown), scrub(e.engineText), e.ending.rawValue, e.engineOutcome?.rawValue, e.plan?.rawValue,
+                        scrub(e.detail), e.taskID, state, e.firstCharacterMilliseconds, e.totalMilliseconds, e.inputTokens,
+                        e.outputTokens,
+                    ])
+                try db.execute(sql: """
+                    UPDATE conversations SET last_at = MAX(last_at, ?), title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?
+                    """, arguments: [e.sentAt.timeIntervalSince1970, Self.title(scrub(e.message)), e.conversationID])
+            }
+        }
+    }
+
+    /// Adds a piece of the answer being streamed for `exchangeID` (saved open first), as it is
+    /// about to be shown, and the engine's text it came from. Committed when this returns.
+    public func appendShown(exchangeID: String, shown: String, engineText: String) throws {
+        let known = lock.withLock { seqByID[exchangeID] }
+        let shown = scrub(shown), engineText = scrub(engineText)
+        try database().write { db in
+            guard let seq = try known ?? Int64.fetchOne(db, sql: "SELECT seq FROM exchanges WHERE id = ?", arguments: [exchangeID]) else {
+                throw ConversationLogError("no exchange \(exchangeID) to add the answer to")
+            }
+            try db.execute(sql: "INSERT INTO shown_pieces (exchange_seq, shown, engine_text) VALUES (?, ?, ?)",
+                           arguments: [seq, shown, engineText])
+        }
+    }
+
+    /// A conversation's title: its first message on one line, clipped.
+    static func title(_ message: String) -> String {
+        let line = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return line.count > 120 ? String(line.prefix(119)) + "…" : line
+    }
+
+    /// Closes the exchanges whose writing process is gone (killed mid-answer): what they had
+    /// shown becomes their answer, and they read as `interrupted`. Returns how many.
+    @discardableResult
+    static func closeInterrupted(in database: DatabaseQueue) throws -> Int {
+        let open = try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT seq, writer_pid FROM exchanges WHERE ending = 'open'")
+        }
+        let orphans: [Int64] = open.compactMap { row in
+            let pid: Int64? = row["writer_pid"]
+            guard let pid, pid != Int64(getpid()), isAlive(Int32(truncatingIfNeeded: pid)) else {
+                return pid == Int64(getpid()) ? nil : row["seq"]
+            }
+            return nil
+        }
+        guard !orphans.isEmpty else { return 0 }
+        try database.write { db in
+            for seq in orphans {
+                let pieces = try Row.fetchAll(db, sql: "SELECT shown, engine_text FROM shown_pieces WHERE exchange_seq = ? ORDER BY n",
+                                              arguments: [seq])
+                let shown = pieces.map { $0["shown"] as String }.joined()
+                let engineText = pieces.map { $0["engine_text"] as String }.joined()
+                try db.execute(sql: """
+                    UPDATE exchanges SET ending = 'interrupted', shown = shown || ?,
+                        engine_text = CASE WHEN ? = '' THEN engine_text ELSE COALESCE(engine_text, '') || ? END,
+                        writer_pid = NULL
+                    WHERE seq = ? AND ending = 'open'
+                    """, arguments: [shown, engineText, engineText, seq])
+                try db.execute(sql: "DELETE FROM shown_pieces WHERE exchange_seq = ?", arguments: [seq])
+            }
+        }
+        return orphans.count
+    }
+}

@@ -1,0 +1,301 @@
+import Foundation
+import ReceptionCore
+
+/// The conversation log, from the REPL's side: what is written when, resuming a conversation,
+/// `/new` and `/history`. Writing never stands between a person and their message: the
+/// message has gone out before its exchange is written, and a log that fails is said once and
+/// left alone for the rest of the conversation.
+extension REPL {
+    // MARK: writing
+
+    /// The exchange of `request` has gone out (`sent` is it after every middleware): written
+    /// with its classification before the answer comes. An approved plan reopens its exchange.
+    func logBegan(_ request: ReceptionRequest, sent: ReceptionRequest, context: ReceptionContext) {
+        guard log.writable != nil else { return }
+        if case .approve = request.action, var open = log.open[request.id] {
+            open.record.ending = .open
+            open.record.plan = .approved
+            open.started = .now
+            log.open[request.id] = open
+            persist(open.record)
+            return
+        }
+        let record = exchangeRecord(request, sent: sent, context: context)
+        log.open[request.id] = LogSession.OpenExchange(record: record, started: .now)
+        persist(record)
+    }
+
+    /// A piece of a streamed answer, about to be printed (written first: a process killed now
+    /// leaves it in the log).
+    func logShown(_ requestID: String, shown: String, engineText: String) {
+        guard log.open[requestID] != nil, !(shown.isEmpty && engineText.isEmpty) else { return }
+        write { try $0.appendShown(exchangeID: requestID, shown: shown, engineText: engineText) }
+    }
+
+    /// How the exchange ended (`execute` knows it last): the answer as shown, the engine's
+    /// own text, ids, timings, tokens.
+    func logEnded(_ request: ReceptionRequest, sent: ReceptionRequest, context: ReceptionContext, outcome: ExecuteOutcome,
+                  running: RunningTask, errorText: String?) {
+        guard log.writable != nil else { return }
+        var record = log.open[request.id]?.record ?? exchangeRecord(request, sent: sent, context: context)
+        if record.intent == nil, let classification = sent.classification {
+            record.intent = classification.intent
+            record.intentConfidence = classification.intentConfidence
+            record.urgency = classification.urgency
+            record.urgencyConfidence = classification.urgencyConfidence
+        }
+        let now = ContinuousClock.now
+        record.endedAt = Date()
+        record.totalMilliseconds = Self.milliseconds(running.started.duration(to: now))
+        if let first = running.firstShown { record.firstCharacterMilliseconds = Self.milliseconds(running.started.duration(to: first)) }
+        switch outcome {
+        case .queued: record.ending = .queued
+        case .cancelled: record.ending = .cancelled
+        case .failed:
+            record.ending = .failed
+            record.detail = errorText
+        case .answered:
+            let ending = running.logEnding ?? (.answered, nil, nil)
+            record.ending = ending.ending
+            record.engineOutcome = ending.outcome
+            record.detail = ending.detail
+        }
+        if let final = running.final {
+            record.shown = final.shown
+            record.engineText = final.engineText
+        }
+        if let result = running.result {
+            record.taskID = result.taskID ?? record.taskID
+            record.inputTokens = result.usage?.inputTokens
+            record.outputTokens = result.usage?.outputTokens
+        }
+        record.taskID = record.taskID ?? running.taskID
+        let engineState = session?.continuity?.state() ?? [:]
+        if !engineState.isEmpty { record.engineState = engineState }
+        record.model = engineState["model"] ?? record.model
+        if record.ending == .planWaiting {
+            log.open[request.id] = LogSession.OpenExchange(record: record, started: log.open[request.id]?.started ?? running.started)
+        } else {
+            log.open[request.id] = nil
+        }
+        persist(record)
+    }
+
+    /// A plan that will not run: rejected, replaced by another, or left waiting at `/new` or
+    /// the end of the session.
+    func logPlanClosed(_ requestID: String, _ decision: ExchangeRecord.PlanDecision) {
+        guard var open = log.open.removeValue(forKey: requestID)?.record else { return }
+        open.ending = .planNotRun
+        open.plan = decision
+        open.endedAt = Date()
+        persist(open)
+    }
+
+    /// The exchange as the log keeps it, before anything came back.
+    private func exchangeRecord(_ request: ReceptionRequest, sent: ReceptionRequest, context: ReceptionContext) -> ExchangeRecord {
+        let classification = sent.classification ?? request.classification
+        let engineState = session?.continuity?.state() ?? [:]
+        return ExchangeRecord(
+            id: request.id, conversationID: log.conversation?.id ?? "", backend: backendName,
+            endpoint: session?.backend.descriptor.endpoint, soul: soulForLog, model: engineState["model"],
+            message: request.text, goal: sent.goal, trustLevel: sent.trustLevel,
+            intent: classification?.intent, intentConfidence: classification?.intentConfidence,
+            intentByHand: context.intentOverride?.intent != nil || classification?.source == .manual,
+            urgency: classification?.urgency, urgencyConfidence: classification?.urgencyConfidence,
+            urgencyByHand: context.intentOverride?.urgency != nil || classification?.source == .manual,
+            engineState: engineState)
+    }
+
+    /// The soul as the log names it: its catalog id (what `--soul` takes), else its name.
+    var soulForLog: String? { souls.map { $0.currentID ?? $0.currentName } }
+
+    /// Writes the exchange, and its conversation first when it is the conversation's first.
+    private func persist(_ record: ExchangeRecord) {
+        write { control in
+            var record = record
+            if log.conversation == nil {
+                let conversation = ConversationRecord(backend: backendName, endpoint: session?.backend.descriptor.endpoint,
+                                                      soul: soulForLog, model: record.model, title: record.message)
+                try control.save(conversation)
+                log.conversation = conversation
+            }
+            record.conversationID = log.conversation!.id
+            if var open = log.open[record.id] {
+                open.record.conversationID = record.conversationID
+                log.open[record.id] = open
+            }
+            try control.save(record)
+        }
+    }
+
+    /// Runs a write; the first failure stops the log for this conversation and is said once.
+    private func write(_ body: (any LogControl) throws -> Void) {
+        guard let control = log.writable else { return }
+        do {
+            try body(control)
+        } catch {
+            logFailed(describe(error))
+        }
+    }
+
+    /// Says once that this conversation is not logged, and why.
+    func logFailed(_ reason: String) {
+        guard log.unavailable == nil else { return }
+        log.unavailable = reason
+        warning("This conversation is not being logged: \(reason). Your messages are sent as usual.")
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+
+    // MARK: resuming
+
+    /// `--continue` or `--conversation ID`: the conversation to carry on, read before the
+    /// backend is connected (its backend and soul become the session's, unless the person
+    /// chose others). Nil with no conversation to carry on; `.failure` for an id that is not in
+    /// the log (the session does not start: the person meant another one).
+    func conversationToResume(_ start: ConversationStart) -> Result<(ConversationRecord, [ExchangeRecord])?, ResumeFailure> {
+        let wanted: String?
+        switch start {
+        case .new: return .success(nil)
+        case .last: wanted = nil
+        case .id(let id): wanted = id
+        }
+        guard let control = log.control else {
+            return .failure(ResumeFailure(message: "This session has no conversation log to continue from."))
+        }
+        do {
+            guard let found = try control.conversation(wanted, lastExchanges: Self.resumedExchanges) else {
+                if let wanted {
+                    return .failure(ResumeFailure(message: "There is no conversation “\(TerminalText.line(wanted, limit: 40))” in the log; reception logs lists them."))
+                }
+                note("There is no conversation in the log to continue yet; this one is new.")
+                return .success(nil)
+            }
+            return .success(found)
+        } catch {
+            // The log cannot be read: the session goes on without it (and without logging).
+            if case .id = start { return .failure(ResumeFailure(message: "Cannot continue that conversation: \(describe(error)).")) }
+            logFailed(describe(error))
+            note("The last conversation cannot be read from the log, so this one is new.")
+            return .success(nil)
+        }
+    }
+
+    /// The most turns any engine is sent (an OpenAI-compatible profile's `history_turns` is
+    /// at most 200); older exchanges stay in the log.
+    static let resumedExchanges = 200
+
+    /// Carries a logged conversation on with the connected backend: its turns go with the
+    /// next message (each engine takes what it needs of them), the engine gets back what it
+    /// kept (Friday's session, TIMEPOINT's scene), and new exchanges join it in the log. A
+    /// profile that now points at another server is not sent the history.
+    func resume(_ conversation: ConversationRecord, _ exchanges: [ExchangeRecord]) async {
+        let short = String(conversation.id.prefix(8))
+        let current = session?.backend.descriptor.endpoint.map(ConversationRecord.endpointKey)
+        if conversation.backend == backendName, conversation.endpoint != current {
+            warning("Conversation \(short) was held with \(backendName) at \(conversation.endpoint ?? "no server"), and \(backendName) now points at \(current ?? "no server"); its history is not sent there, so this is a new conversation. Point the profile back to continue it.")
+            return
+        }
+        state.turns = exchanges.compactMap(\.turn)
+        state.goal = exchanges.last?.goal
+        for exchange in exchanges {
+            state.messages.append(SentMessage(id: exchange.id, text: exchange.message, intent: exchange.intent,
+                                              urgency: exchange.urgency, status: exchange.status))
+            state.transcript.append(TranscriptEntry(speaker: .person, markdown: exchange.message))
+            if !exchange.shown.isEmpty { state.transcript.append(TranscriptEntry(speaker: .reception, markdown: exchange.shown)) }
+        }
+        log.conversation = conversation
+        let moved = conversation.backend == backendName ? "" : " (held with \(conversation.backend); its turns now go to \(backendName))"
+        let earlier = conversation.exchangeCount > exchanges.count ? " (the last \(exchanges.count) of \(conversation.exchangeCount))" : ""
+        note("Continuing conversation \(short)\(moved): \(Counted.phrase(exchanges.count, "earlier exchange"))\(earlier), the last on \(Self.dateText(conversation.lastAt)). /history lists them; /new starts afresh.")
+        let engineState = exchanges.last { !$0.engineState.isEmpty }?.engineState ?? [:]
+        if let continuity = session?.continuity, !engineState.isEmpty {
+            do {
+                if let said = try await continuity.resume(engineState) { note(said) }
+            } catch {
+                warning("The \(backendName) backend could not pick up where the conversation was: \(describe(error)).")
+            }
+        }
+    }
+
+    static func dateText(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+
+    // MARK: commands
+
+    /// `/new`: a fresh conversation. The engine forgets this one (Friday starts a new
+    /// session), the next message carries no history, and `/history` and `/save` start empty;
+    /// the log keeps the last one.
+    func newConversation() async {
+        if let plan = state.pendingPlan {
+            note("The plan for “\(TerminalText.line(plan.request.text, limit: 80))” was not approved; it will not run.")
+            logPlanClosed(plan.request.id, .unanswered)
+            state.pendingPlan = nil
+        }
+        let previous = log.conversation
+        state.turns = []
+        state.messages = []
+        state.transcript = []
+        state.goal = nil
+        state.lastFollowups = []
+        log.conversation = nil
+        log.open = [:]
+        if let continuity = session?.continuity {
+            do {
+                if let said = try await continuity.startOver() { note(said) }
+            } catch {
+                warning("The \(backendName) backend could not start afresh: \(describe(error)).")
+            }
+        }
+        var said = "Started a new conversation."
+        if let previous, log.control != nil, log.unavailable == nil {
+            said += " The last one is kept in the log: reception --conversation \(previous.id.prefix(8)) continues it."
+        }
+        note(said)
+    }
+
+    /// `/history`: this conversation's messages, from the log when it is written (a resumed
+    /// conversation's earlier exchanges included), else from this session's memory.
+    func historyCommand() {
+        if log.writable != nil, let conversation = log.conversation, let control = log.control {
+            do {
+                if let (stored, exchanges) = try control.conversation(conversation.id, lastExchanges: Self.resumedExchanges) {
+                    let lines = exchanges.enumerated().map { index, exchange in
+                        Self.historyLine(index + 1 + max(0, stored.exchangeCount - exchanges.count), text: exchange.message,
+                                         intent: exchange.intent, urgency: exchange.urgency, status: exchange.status)
+                    }
+                    let omitted = stored.exchangeCount - exchanges.count
+                    let header = omitted > 0 ? ["(\(Counted.phrase(omitted, "earlier exchange")) not shown: reception logs show \(stored.id.prefix(8)))"] : []
+                    if !lines.isEmpty { return verbatim((header + lines).joined(separator: "\n")) }
+                }
+            } catch {
+                logFailed(describe(error))
+            }
+        }
+        guard !state.messages.isEmpty else { return note("No messages yet in this conversation.") }
+        let lines = state.messages.enumerated().map { index, message in
+            Self.historyLine(index + 1, text: message.text, intent: message.intent, urgency: message.urgency, status: message.status)
+        }
+        verbatim(lines.joined(separator: "\n"))
+    }
+
+    /// One line of `/history`: the message as typed (not read as Markdown; a message of
+    /// several lines keeps them, a pasted page is clipped), its labels and how it ended.
+    static func historyLine(_ number: Int, text: String, intent: IntentType?, urgency: UrgencyLevel?, status: String) -> String {
+        let labels = [intent?.rawValue, urgency?.rawValue].compactMap { $0 }.joined(separator: "/")
+        let query = TerminalText.clean(text)
+        let shown = query.count > 300 ? String(query.prefix(299)) + "…" : query
+        return "\(number). \(shown)" + (labels.isEmpty ? "" : "  [\(labels)]") + " → \(status)"
+    }
+}
+
+/// Why a session cannot carry on the conversation it was asked to.
+struct ResumeFailure: Error {
+    var message: String
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import ReceptionCore
+import ReceptionLog
+
+/// `reception logs export ID|--all --markdown|--jsonl`: conversations as Markdown to read, or
+/// as the classifier's corpus to label, evaluate and train on.
+struct LogsExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export a conversation (or all) as Markdown, or its messages as a corpus (JSONL).",
+        discussion: """
+        --jsonl writes one line per message in the corpus format reception label, eval and train read: \\
+        {"id", "text"}, with "intent" and "urgency" where you set them by hand (/intent set), and the \\
+        conversation's "goal". eval and train skip a line without both labels, with a warning; \\
+        --labelled keeps only the lines that have both. Without -o the export goes to standard output; \\
+        -o FILE writes a file readable by you only.
+        """)
+
+    @Argument(help: ArgumentHelp("The conversation (its id, or the first characters of it; `last` for the most recent).", valueName: "id"))
+    var id: String?
+
+    @Flag(name: .long, help: "Every conversation (the filters apply).")
+    var all = false
+
+    @Flag(name: .long, help: "As Markdown (the default).")
+    var markdown = false
+
+    @Flag(name: .long, help: "As a corpus, one JSON object per message.")
+    var jsonl = false
+
+    @Flag(name: .long, help: "With --jsonl: only messages whose intent and urgency you both set by hand.")
+    var labelled = false
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (0600) instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @Flag(name: .long, help: "Replace the -o file if it exists.")
+    var force = false
+
+    @OptionGroup var filters: LogFilterOptions
+
+    func validate() throws {
+        guard (id != nil) != all else { throw ValidationError("Name one conversation (its id) or --all.") }
+        if markdown && jsonl { throw ValidationError("Choose one of --markdown and --jsonl.") }
+        if labelled && !jsonl { throw ValidationError("--labelled goes with --jsonl.") }
+    }
+
+    func run() throws {
+        let log = LogsCommand.log()
+        var text = ""
+        try LogsCommand.using(log) {
+            var conversationID: String?
+            if let id {
+                guard let conversation = try log.conversation(id == "last" ? nil : id) else {
+                    throw LogsCommand.fail("There is no conversation “\(TerminalText.line(id, limit: 40))” in the log (reception logs lists them).")
+                }
+                conversationID = conversation.id
+            }
+            if jsonl {
+                try log.forEachExchange(matching: filters.filter, conversation: conversationID) { exchange in
+                    if labelled, !ConversationExport.isLabelled(exchange) { return }
+                    text += ConversationExport.corpusLine(exchange) + "\n"
+                }
+            } else {
+                let conversations = try conversationID.flatMap { try log.conversation($0) }.map { [$0] }
+                    ?? log.conversations(matching: filters.filter, limit: Int.max).reversed()
+                for conversation in conversations {
+                    var exchanges: [ExchangeRecord] = []
+                    try log.forEachExchange(matching: filters.filter, conversation: conversation.id) { exchanges.append($0) }
+                    text += ConversationExport.markdown(conversation, exchanges) + "\n"
+                }
+            }
+        }
+        guard let output else { return StandardStreams.write(text) }
+        let url = URL(fileURLWithPath: UserPath.expand(output))
+        if FileManager.default.fileExists(atPath: url.path), !force {
+            throw LogsCommand.fail("\(url.path) already exists; add --force to replace it.")
+        }
+        do {
+            try PrivateFile.write(Data(text.utf8), to: url)
+        } catch {
+            throw LogsCommand.fail("Cannot write \(url.path): \(PlainFile.reason(of: error))")
+        }
+        StandardStreams.writeError("Wrote \(url.path).\n")
+    }
+}

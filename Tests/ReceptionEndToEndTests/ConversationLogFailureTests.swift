@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import Testing
+
+/// When the conversation log is not there for the session (locked, read-only, damaged, the
+/// disk full, a newer schema): the REPL says once that the conversation is not logged and
+/// why, and every message is still sent and answered.
+@Suite("Conversation log failures through the binary", .serialized)
+struct ConversationLogFailureTests {
+    static let messages = "first message\nsecond message\n"
+
+    /// The session's two messages were answered (the second with the first as history), and
+    /// the warning came once, with its reason.
+    static func expectSentAndSaidOnce(_ output: String, reason: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(output.contains("You said: first message"), "the first message was sent: \(output)", sourceLocation: sourceLocation)
+        #expect(output.contains("You said: second message") && output.contains("This is message 2 of our conversation."),
+                "the second too, with the conversation so far: \(output)", sourceLocation: sourceLocation)
+        #expect(output.components(separatedBy: "This conversation is not being logged").count == 2, "said once: \(output)",
+                sourceLocation: sourceLocation)
+        #expect(output.contains(reason), "with why (\(reason)): \(output)", sourceLocation: sourceLocation)
+    }
+
+    /// A home with an `oai` profile and a log of one earlier session.
+    static func homeWithLog(_ url: String) throws -> URL {
+        let home = try OpenAITerminalTests.home(for: url)
+        let (output, status) = try PipedREPL.run(["--backend", "oai"], input: "an earlier session\n", home: home)
+        #expect(status == 0 && FileManager.default.fileExists(atPath: ConversationLogEndToEndTests.logPath(home)), "\(output)")
+        return home
+    }
+
+    @Test func aLogLockedLongerThanAMomentIsSkipped() throws {
+        let (server, url) = try OpenAITerminalTests.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try Self.homeWithLog(url)
+        let holder = try DatabaseQueue(path: ConversationLogEndToEndTests.logPath(home))
+        try holder.inDatabase { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            defer { try? db.execute(sql: "ROLLBACK") }
+            let (output, status) = try PipedREPL.run(["--backend", "oai"], input: Self.messages, home: home)
+            #expect(status == 0)
+            Self.expectSentAndSaidOnce(output, reason: "another process has kept it locked")
+        }
+    }
+
+    @Test func aDamagedLogIsSkippedAndLeftAsItIs() throws {
+        let (server, url) = try OpenAITerminalTests.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try OpenAITerminalTests.home(for: url)
+        let path = ConversationLogEndToEndTests.logPath(home)
+        try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
+        let garbage = Data((0..<16_384).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try garbage.write(to: URL(fileURLWithPath: path))
+        let (output, status) = try PipedREPL.run(["--backend", "oai"], input: Self.messages, home: home)
+        #expect(status == 0)
+        Self.expectSentAndSaidOnce(output, reason: "is not a database SQLite can read")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage, "never replaced or deleted")
+    }
+
+    @Test func aLogOfANewerSchemaIsSkippedAndLeftAsItIs() throws {
+        let (server, url) = try OpenAITerminalTests.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try Self.homeWithLog(url)
+        let path = ConversationLogEndToEndTests.logPath(home)
+        try DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 42") }
+        let (output, status) = try PipedREPL.run(["--backend", "oai"], input: Self.messages, home: home)
+        #expect(status == 0)
+        Self.expectSentAndSaidOnce(output, reason: "written by a newer version of Reception (schema version 42")
+        let version = try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
+        #expect(version == 42)
+    }
+
+    /// Read-only for the person running Reception (as root, the session runs as `nobody`:
+    /// root writes to any file whatever its mode).
+    @Test func aReadOnlyLogIsSkipped() throws {
+        let (server, url) = try OpenAITerminalTests.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try OpenAITerminalTests.home(for: url)
+        let asRoot = getuid() == 0
+        let run: (String) throws -> (String, Int32) = { input in
+            asRoot ? try Self.shell("exec setpriv --reuid=65534 --regid=65534 --clear-groups -- \"$@\"", ["--backend", "oai"], input: input, home: home)
+                   : try PipedREPL.run(["--backend", "oai"], input: input, home: home)
+        }
+        if asRoot { try Self.own(home, by: 65534) }
+        let (first, _) = try run("an earlier session\n")
+        let path = ConversationLogEndToEndTests.logPath(home)
+        #expect(FileManager.default.fileExists(atPath: path), "\(first)")
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: path + suffix)
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: folder)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder) }
+        let (output, status) = try run(Self.messages)
+        #expect(status == 0)
+        Self.expectSentAndSaidOnce(output, reason: "read-only")
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o400, "the file is left read-only")
+    }
+
+    /// A full disk: the log's folder is a filesystem of 48 KB (a tmpfs mounted in a mount
+    /// namespace of the session's own: `unshare`), too small for the new log's first
+    /// transaction, so the kernel answers "no space left on device" as a full disk does.
+    @Test func aLogOnAFullDiskIsSkipped() throws {
+        let (server, url) = try OpenAITerminalTests.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try OpenAITerminalTests.home(for: url)
+        let folder = URL(fileURLWithPath: ConversationLogEndToEndTests.logPath(home)).deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // As root, a mount namespace; otherwise a user namespace too (where root's is mapped to ours).
+        let namespace = getuid() == 0 ? "unshare -m" : "unshare -rm"
+        let (output, status) = try Self.shell("exec \(namespace) sh -c 'mount -t tmpfs -o size=48k tmpfs \"$0\" && exec \"$@\"' \"\(folder)\" \"$@\"",
+                                              ["--backend", "oai"], input: Self.messages, home: home)
+        #expect(status == 0, "\(output)")
+        Self.expectSentAndSaidOnce(output, reason: "the disk is full")
+    }
+
+    /// `reception ARGUMENTS` run by `sh -c SCRIPT` (the script ends in `exec "$@"`).
+    static func shell(_ script: String, _ arguments: [String], input: String, home: URL) throws -> (String, Int32) {
+        let binary = try Binary.reception()
+        return try PipedREPL.run(["-c", script, "sh", binary] + arguments, input: input, home: home, executable: "/bin/sh")
+    }
+
+    /// Hands `home` and everything in it to `uid`.
+    static func own(_ home: URL, by uid: Int) throws {
+        let chown = Process()
+        chown.executableURL = URL(fileURLWithPath: "/bin/chown")
+        chown.arguments = ["-R", "\(uid):\(uid)", home.path]
+        try chown.run()
+        chown.waitUntilExit()
+    }
+}
