@@ -77,21 +77,10 @@ func withLoomi<T>(_ options: LoomiReferenceOptions = LoomiReferenceOptions(port:
     }
 }
 
-/// One event and when it arrived, counted from the submit.
-struct TimedEvent: Sendable {
-    var at: Duration
-    var event: BackendEvent
-}
-
-func collectTimed(_ stream: BackendEventStream) async throws -> [TimedEvent] {
-    let start = ContinuousClock.now
-    var events: [TimedEvent] = []
-    for try await event in stream { events.append(TimedEvent(at: start.duration(to: .now), event: event)) }
-    return events
-}
-
 func collect(_ stream: BackendEventStream) async throws -> [BackendEvent] {
-    try await collectTimed(stream).map(\.event)
+    var events: [BackendEvent] = []
+    for try await event in stream { events.append(event) }
+    return events
 }
 
 func texts(_ events: [BackendEvent]) -> [String] {
@@ -104,4 +93,55 @@ func progressMessages(_ events: [BackendEvent]) -> [String] {
 
 func search(_ text: String, session: String = "session-a") -> ReceptionRequest {
     ReceptionRequest(text: text, trustLevel: 1, sessionID: session)
+}
+
+/// Holds each recipe of a data answer at the reference server until the test releases it
+/// (`LoomiReferenceOptions.recipeGate`): the test releases recipe N only once the client has
+/// shown card N-1, so a client that showed the cards only at the end would never see the
+/// next one. A recipe still held after `patience` goes anyway and is counted as forced, so
+/// such a client fails the test instead of hanging it.
+actor RecipeRelease {
+    /// How many recipes the server may send (recipes 0..<released).
+    private(set) var released = 0
+    /// Recipes that went because the client showed nothing for `patience`.
+    private(set) var forced: [Int] = []
+    private var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+    let patience: Duration
+
+    init(patience: Duration = .seconds(30)) { self.patience = patience }
+
+    /// What the server awaits before writing recipe `index`.
+    nonisolated var gate: @Sendable (Int) async -> Void {
+        { index in
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.hold(index) }
+                group.addTask {
+                    try? await Task.sleep(for: self.patience)
+                    await self.force(index)
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Lets recipes up to `index` go.
+    func release(through index: Int) {
+        released = max(released, index + 1)
+        for (waiter, continuation) in waiting where waiter < released {
+            waiting[waiter] = nil
+            continuation.resume()
+        }
+    }
+
+    private func hold(_ index: Int) async {
+        if index < released { return }
+        await withCheckedContinuation { waiting[index] = $0 }
+    }
+
+    private func force(_ index: Int) {
+        guard let continuation = waiting.removeValue(forKey: index) else { return }
+        forced.append(index)
+        continuation.resume()
+    }
 }
