@@ -1,0 +1,124 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A loopback relay between the `reception` binary and a reference server running as a
+/// process of its own: bytes pass unchanged both ways, and the relay notes each HTTP request
+/// line the client sends and when each connection ends. A test then knows what the server
+/// was asked, in order (a request that was not made, a long poll that was closed), without a
+/// hook in the server and without a clock.
+final class RequestRelay: Sendable {
+    enum Note: Sendable, Equatable {
+        case request(connection: Int, line: String)
+        case closed(connection: Int)
+    }
+
+    let port: Int
+    private let listener: Int32
+    private let notes = Mutex<[Note]>([])
+    private let connections = Mutex(0)
+
+    /// Relays 127.0.0.1:`port` (a free one) to 127.0.0.1:`upstream`.
+    init(to upstream: Int) throws {
+        let (listener, bound) = try LoopbackSocket.listen(port: 0)
+        self.listener = listener
+        self.port = bound
+        Thread.detachNewThread { [self] in
+            while true {
+                let client = accept(listener, nil, nil)
+                if client < 0 {
+                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    return  // stopped
+                }
+                let number = connections.withLock { $0 += 1; return $0 }
+                guard let server = LoopbackSocket.connect(port: upstream) else {
+                    LoopbackSocket.reset(client)
+                    notes.withLock { $0.append(.closed(connection: number)) }
+                    continue
+                }
+                relay(client: client, server: server, number: number)
+            }
+        }
+    }
+
+    /// Every note so far, oldest first.
+    var all: [Note] { notes.withLock { $0 } }
+
+    /// Request lines containing `text`, with their connection, oldest first.
+    func requests(containing text: String) -> [(connection: Int, line: String)] {
+        all.compactMap { if case .request(let connection, let line) = $0, line.contains(text) { (connection, line) } else { nil } }
+    }
+
+    func isClosed(_ connection: Int) -> Bool { all.contains(.closed(connection: connection)) }
+
+    func close() { LoopbackSocket.stopListening(listener) }
+
+    /// Copies both ways until either side ends, then ends both and notes the close once.
+    private func relay(client: Int32, server: Int32, number: Int) {
+        let copiesOver = Counter()
+        let finish: @Sendable () -> Void = { [self] in
+            // The first copy to end ends both, and the connection is noted closed once.
+            guard copiesOver.increment() == 1 else { return }
+            shutdown(client, Int32(SHUT_RDWR))
+            shutdown(server, Int32(SHUT_RDWR))
+            notes.withLock { $0.append(.closed(connection: number)) }
+        }
+        let release: @Sendable () -> Void = {
+            // Both copies are over: only now are the descriptors free to close.
+            if copiesOver.increment() == 4 {
+                Glibc.close(client)
+                Glibc.close(server)
+            }
+        }
+        Thread.detachNewThread { [self] in
+            var pending: [UInt8] = []
+            Self.copy(from: client, to: server) { bytes in
+                pending += bytes
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                    pending.removeSubrange(...newline)
+                    if line.range(of: #"^[A-Z]+ /\S* HTTP/1\.[01]$"#, options: .regularExpression) != nil {
+                        notes.withLock { $0.append(.request(connection: number, line: line)) }
+                    }
+                }
+                if pending.count > 65_536 { pending.removeAll() }  // a body, not a request line
+            }
+            finish()
+            release()
+        }
+        Thread.detachNewThread {
+            Self.copy(from: server, to: client) { _ in }
+            finish()
+            release()
+        }
+    }
+
+    /// Copies until `source` ends or `destination` fails; `look` sees each chunk first.
+    private static func copy(from source: Int32, to destination: Int32, look: ([UInt8]) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = read(source, &buffer, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return }
+            let chunk = Array(buffer[0..<count])
+            // Noted before it is passed on: a request is on record before the server can answer it.
+            look(chunk)
+            var sent = 0
+            while sent < chunk.count {
+                // MSG_NOSIGNAL: a peer that went away is an error here, not SIGPIPE for the test process.
+                let wrote = chunk.withUnsafeBytes { send(destination, $0.baseAddress! + sent, chunk.count - sent, Int32(MSG_NOSIGNAL)) }
+                if wrote < 0, errno == EINTR { continue }
+                if wrote <= 0 { return }
+                sent += wrote
+            }
+        }
+    }
+}
+
+/// A count shared by threads.
+private final class Counter: Sendable {
+    private let value = Mutex(0)
+    func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+}
