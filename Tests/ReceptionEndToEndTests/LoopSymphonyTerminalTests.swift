@@ -34,6 +34,15 @@ struct LoopSymphonyTerminalTests {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// The tasks the server has run or is running (its task manager's list), as JSON text. A
+    /// plan awaiting approval is not in it: it waits in the database until approved.
+    static func tasksRun(at url: String) async throws -> String {
+        var request = URLRequest(url: URL(string: url + "/tasks/recent?limit=100")!)
+        request.setValue("dev-key", forHTTPHeaderField: "X-Api-Key")
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// A session at its prompt whose room the server lists; `leave` ends it, and the room must
     /// be gone afterwards, with the exit status `leave` expects.
     func roomIsDeregistered(when leave: (TerminalSession) -> Void, exitStatus expected: Int32) async throws {
@@ -95,12 +104,17 @@ struct LoopSymphonyTerminalTests {
         terminal.enter("research the best hiking trails near Portland")
         at = try await terminal.waitFor("Multi-iteration research with web search and analysis", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
-        #expect(!terminal.screen[at...].contains("Reference research answer"), "nothing runs before approval")
+        // Asked at the server: the plan is there, and no task has run (the same list holds the
+        // task once it is approved, below).
+        let beforeApproval = try await Self.tasksRun(at: url)
+        #expect(beforeApproval == "[]", "nothing runs before approval: \(beforeApproval)")
         terminal.enter("/approve")
         at = try await terminal.waitFor("iteration 1: 4 new findings", after: at)
         at = try await terminal.waitFor("iteration 3:", after: at)
         at = try await terminal.waitFor("Reference research answer to: research the best hiking trails near Portland", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
+        let afterApproval = try await Self.tasksRun(at: url)
+        #expect(afterApproval.contains("research the best hiking trails near Portland"), "the approved plan ran: \(afterApproval)")
 
         // Interventions arrive as cards, not as plain follow-ups.
         terminal.enter("tell me everything about rust")
