@@ -98,7 +98,8 @@ private func withServer(_ body: @escaping @Sendable (String, SeenIDs) async thro
     }
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                          onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+                          onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) },
+                          logger: TestServerLogging.logger("transport-test-server"))
     let server = Task { try await app.run() }
     var iterator = ports.makeAsyncIterator()
     let port = try #require(await iterator.next())
