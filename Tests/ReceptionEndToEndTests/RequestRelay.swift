@@ -12,6 +12,8 @@ import Glibc
 final class RequestRelay: Sendable {
     enum Note: Sendable, Equatable {
         case request(connection: Int, line: String)
+        /// The status line of an answer the server sent on that connection.
+        case response(connection: Int, line: String)
         case closed(connection: Int)
     }
 
@@ -73,23 +75,18 @@ final class RequestRelay: Sendable {
             }
         }
         Thread.detachNewThread { [self] in
-            var pending: [UInt8] = []
+            let lines = LineScanner(pattern: #"[A-Z]+ /\S* HTTP/1\.[01]$"#)
             Self.copy(from: client, to: server) { bytes in
-                pending += bytes
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                    pending.removeSubrange(...newline)
-                    if line.range(of: #"^[A-Z]+ /\S* HTTP/1\.[01]$"#, options: .regularExpression) != nil {
-                        notes.withLock { $0.append(.request(connection: number, line: line)) }
-                    }
-                }
-                if pending.count > 65_536 { pending.removeAll() }  // a body, not a request line
+                for line in lines.matches(in: bytes) { notes.withLock { $0.append(.request(connection: number, line: line)) } }
             }
             finish()
             release()
         }
-        Thread.detachNewThread {
-            Self.copy(from: server, to: client) { _ in }
+        Thread.detachNewThread { [self] in
+            let lines = LineScanner(pattern: #"HTTP/1\.[01] [0-9]{3}( [^"{}]*)?$"#)
+            Self.copy(from: server, to: client) { bytes in
+                for line in lines.matches(in: bytes) { notes.withLock { $0.append(.response(connection: number, line: line)) } }
+            }
             finish()
             release()
         }
@@ -121,4 +118,27 @@ final class RequestRelay: Sendable {
 private final class Counter: Sendable {
     private let value = Mutex(0)
     func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+}
+
+/// Finds lines ending in a pattern in a byte stream that arrives in pieces. Ending, not
+/// starting: on a kept-alive connection a request or answer follows the previous body, which
+/// need not end with a line break, on the same line.
+private final class LineScanner: @unchecked Sendable {
+    // Used by the one thread that copies its direction of a connection.
+    private var pending: [UInt8] = []
+    private let pattern: String
+
+    init(pattern: String) { self.pattern = pattern }
+
+    func matches(in bytes: [UInt8]) -> [String] {
+        pending += bytes
+        var found: [String] = []
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = String(decoding: pending[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            pending.removeSubrange(...newline)
+            if let match = line.range(of: pattern, options: .regularExpression) { found.append(String(line[match])) }
+        }
+        if pending.count > 65_536 { pending.removeAll() }  // inside a body: no line of interest
+        return found
+    }
 }
