@@ -76,22 +76,34 @@ struct LoopSymphonyTerminalTests {
     }
 
     /// Issue 21, point 4: a slow slash command gives the prompt back on Ctrl-C, and says so.
+    /// The session talks to the server through a relay that notes each request and answer,
+    /// so the test knows the tick is at the server before Ctrl-C, and that the prompt came
+    /// back before the server answered it (without timing either).
     @Test func ctrlCCancelsASlowSlashCommand() async throws {
         let (server, url) = try startServer()
         defer { server.terminate(); server.waitUntilExit() }
-        let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: url))
+        let relay = try RequestRelay(to: Int(url.split(separator: ":").last!)!)
+        defer { relay.close() }
+        let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: "http://127.0.0.1:\(relay.port)"))
         var at = try await terminal.waitFor(Self.prompt)
         terminal.enter("/heartbeats create Slow one | * * * * * | slow report for {date}")
         at = try await terminal.waitFor("Created heartbeat", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
         terminal.enter("/heartbeats tick")
-        try await Task.sleep(for: .milliseconds(800))
-        let started = ContinuousClock.now
+        // The tick is at the server, which takes 30 s over it, when Ctrl-C is pressed.
+        try await eventually("the tick at the server", seen: { "\(relay.all)" }) { !relay.requests(containing: "POST /heartbeats/tick").isEmpty }
+        let tick = try #require(relay.requests(containing: "POST /heartbeats/tick").last)
         terminal.type("\u{03}")
         at = try await terminal.waitFor("/heartbeats cancelled by Ctrl-C", after: at)
         try await terminal.waitFor(Self.prompt, after: at)
-        #expect(started.duration(to: .now) < .seconds(20), "the 30 s tick did not hold the prompt")
+        // The prompt did not wait for the tick: no answer to it had passed the relay.
+        let notes = relay.all
+        let asked = try #require(notes.lastIndex(of: .request(connection: tick.connection, line: tick.line)))
+        let answered = notes[asked...].contains { if case .response(tick.connection, _) = $0 { true } else { false } }
+        #expect(!answered, "the prompt came back only after the server answered the tick: \(notes[asked...])")
         #expect(!terminal.screen[at...].contains("Cannot reach"))
+        // And the call was let go of, not left waiting in the background.
+        try await eventually("the tick's connection to be closed") { relay.isClosed(tick.connection) }
     }
 
     @Test func planApproveStreamsInterventionCardsAndTrustOffer() async throws {
