@@ -19,7 +19,7 @@ struct BackendTests {
                 failing: ReceptionRequest(text: "please fail", trustLevel: 1),
                 unusual: ReceptionRequest(text: "something unusual", trustLevel: 1),
                 dropped: ReceptionRequest(text: "drop the line", trustLevel: 1),
-                notApplicable: ["planned": "a worker runs what it is sent; there is no plan to approve"]), deadline: .seconds(20)).run()
+                notApplicable: ["planned": "a worker runs what it is sent; there is no plan to approve"]), deadline: .seconds(120)).run()
             #expect(report.failures.isEmpty, "\(report)")
         }
     }

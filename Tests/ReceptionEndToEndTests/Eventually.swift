@@ -4,7 +4,7 @@ import Testing
 /// (a request the server saw, a connection closed) instead of sleeping through the time it
 /// should take. `timeout` only keeps a broken feature from hanging the suite.
 /// `seen` says what there was instead, when it times out.
-func eventually(_ what: String, timeout: Duration = .seconds(45), seen: () -> String = { "" },
+func eventually(_ what: String, timeout: Duration = .seconds(120), seen: () -> String = { "" },
                 sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {

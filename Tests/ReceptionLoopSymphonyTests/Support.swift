@@ -20,8 +20,10 @@ func withServer<T: Sendable>(_ options: LoopSymphonyReferenceOptions = .fast(), 
                              _ body: (RunningLoopSymphonyServer, LoopSymphonyClient) async throws -> T) async throws -> T {
     let server = try await RunningLoopSymphonyServer.start(options)
     let client = LoopSymphonyClient(configuration: LoopSymphonyConfiguration(
-        baseURL: server.baseURL, apiKey: apiKey, userID: userID, requestTimeout: .seconds(10),
-        streamIdleTimeout: .seconds(10), pollInterval: .milliseconds(30), prefersStreaming: prefersStreaming))
+        // Limits far above any answer's time, however loaded the machine: no test here is
+        // about them, and at 10 s a suite run beside other builds missed them.
+        baseURL: server.baseURL, apiKey: apiKey, userID: userID, requestTimeout: .seconds(60),
+        streamIdleTimeout: .seconds(60), pollInterval: .milliseconds(30), prefersStreaming: prefersStreaming))
     do {
         let result = try await body(server, client)
         await client.shutdown()

@@ -96,11 +96,15 @@ private func withServer(_ body: @escaping @Sendable (Int) async throws -> Void) 
     }, body)
 }
 
+/// How long the tests that are not about the upgrade wait for it: far above its time, however
+/// loaded the machine (at the default 10 s, a suite run beside other builds missed it).
+private let upgradeLimit = Duration.seconds(60)
+
 @Suite("Shared WebSocket transport", .serialized)
 struct WebSocketConnectionTests {
     @Test func messagesGoBothWaysWithTheHeadersGiven() async throws {
         try await withServer { port in
-            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/echo", headers: [("X-Token", "t-1")])
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/echo", headers: [("X-Token", "t-1")], connectTimeout: upgradeLimit)
             var iterator = connection.messages.makeAsyncIterator()
             #expect(try await iterator.next() == "token: t-1")
             try await connection.send("hello")
@@ -114,9 +118,9 @@ struct WebSocketConnectionTests {
 
     @Test func aDroppedConnectionKeepsWhatArrivedAndEndsTheStream() async throws {
         try await withServer { port in
-            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/drop")
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/drop", connectTimeout: upgradeLimit)
             try await connection.send("go")
-            let received = try await within(.seconds(10)) { () -> [String] in
+            let received = try await within(.seconds(60)) { () -> [String] in
                 var received: [String] = []
                 do {
                     for try await message in connection.messages { received.append(message) }
@@ -126,13 +130,13 @@ struct WebSocketConnectionTests {
                 return received
             }
             #expect(received == ["partial answer"], "the stream ended, with what arrived")
-            _ = try await within(.seconds(5)) { await connection.close() }
+            _ = try await within(.seconds(60)) { await connection.close() }
         }
     }
 
     @Test func aMessageOverTheLimitEndsTheConnectionInsteadOfGrowingMemory() async throws {
         try await withServer { port in
-            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/big", maxMessageBytes: 50_000)
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/big", maxMessageBytes: 50_000, connectTimeout: upgradeLimit)
             try await connection.send("go")
             var received = 0
             var thrown: (any Error)?
@@ -159,7 +163,7 @@ struct WebSocketConnectionTests {
     /// No engine here sends binary messages: one is skipped, and the text after it arrives.
     @Test func aBinaryMessageIsSkippedAndTheNextTextArrives() async throws {
         try await withServer { port in
-            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/binary")
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/binary", connectTimeout: upgradeLimit)
             try await connection.send("go")
             var iterator = connection.messages.makeAsyncIterator()
             #expect(try await iterator.next() == "before")
@@ -174,7 +178,7 @@ struct WebSocketConnectionTests {
     /// the WebSocket library's). What arrived before it stays, and a new connection works.
     @Test func aTextMessageThatIsNotUTF8IsAProtocolErrorInWordsAndTheNextConnectionWorks() async throws {
         try await withServer { port in
-            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/badutf8")
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/badutf8", connectTimeout: upgradeLimit)
             try await connection.send("go")
             var received: [String] = []
             var thrown: (any Error)?
@@ -191,7 +195,7 @@ struct WebSocketConnectionTests {
             }
             #expect(what.contains("not valid UTF-8"), "\(what)")
             #expect(!what.contains("serverSent") && !what.contains("WebSocketClientError"), "\(what)")
-            let next = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/echo")
+            let next = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/echo", connectTimeout: upgradeLimit)
             var iterator = next.messages.makeAsyncIterator()
             #expect(try await iterator.next() == "token: none")
             try await next.send("still here")
