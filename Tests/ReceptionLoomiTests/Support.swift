@@ -106,19 +106,26 @@ actor RecipeRelease {
     private(set) var released = 0
     /// Recipes that went because the client showed nothing for `patience`.
     private(set) var forced: [Int] = []
-    private var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+    /// Recipes the server waits to send, by index (a data call asked again waits at the same
+    /// index as the first one).
+    private var waiting: [(index: Int, id: UUID, continuation: CheckedContinuation<Void, Never>)] = []
     let patience: Duration
 
     init(patience: Duration = .seconds(60)) { self.patience = patience }
 
+    deinit {
+        for waiter in waiting { waiter.continuation.resume() }
+    }
+
     /// What the server awaits before writing recipe `index`.
     nonisolated var gate: @Sendable (Int) async -> Void {
         { index in
+            let id = UUID()
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.hold(index) }
+                group.addTask { await self.hold(index, id: id) }
                 group.addTask {
                     try? await Task.sleep(for: self.patience)
-                    await self.force(index)
+                    await self.force(id)
                 }
                 await group.next()
                 group.cancelAll()
@@ -129,20 +136,20 @@ actor RecipeRelease {
     /// Lets recipes up to `index` go.
     func release(through index: Int) {
         released = max(released, index + 1)
-        for (waiter, continuation) in waiting where waiter < released {
-            waiting[waiter] = nil
-            continuation.resume()
-        }
+        let going = waiting.filter { $0.index < released }
+        waiting.removeAll { $0.index < released }
+        for waiter in going { waiter.continuation.resume() }
     }
 
-    private func hold(_ index: Int) async {
+    private func hold(_ index: Int, id: UUID) async {
         if index < released { return }
-        await withCheckedContinuation { waiting[index] = $0 }
+        await withCheckedContinuation { waiting.append((index, id, $0)) }
     }
 
-    private func force(_ index: Int) {
-        guard let continuation = waiting.removeValue(forKey: index) else { return }
-        forced.append(index)
-        continuation.resume()
+    private func force(_ id: UUID) {
+        guard let position = waiting.firstIndex(where: { $0.id == id }) else { return }
+        let waiter = waiting.remove(at: position)
+        forced.append(waiter.index)
+        waiter.continuation.resume()
     }
 }

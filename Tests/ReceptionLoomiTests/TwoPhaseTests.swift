@@ -17,7 +17,9 @@ struct TwoPhaseTests {
         options.recipeGate = release.gate
         // The slow-decision notice far off: a loaded machine can take the default 3 s over a
         // quick decision, and this test is about the order of what is shown, not that notice.
-        try await withLoomi(options, configure: { $0.slowNoticeAfter = .seconds(120) }) { loomi in
+        // The data call's limit beyond every hold, so a client that held its cards back waits
+        // them out (and fails below) rather than asking again.
+        try await withLoomi(options, configure: { $0.slowNoticeAfter = .seconds(120); $0.recipesTimeout = .seconds(600) }) { loomi in
             var events: [BackendEvent] = []
             // For each text event: how many recipes the server had been let send when it came.
             var releasedAtText: [Int] = []
