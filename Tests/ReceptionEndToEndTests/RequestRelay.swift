@@ -14,7 +14,8 @@ final class RequestRelay: Sendable {
         case request(connection: Int, line: String)
         /// The status line of an answer the server sent on that connection.
         case response(connection: Int, line: String)
-        case closed(connection: Int)
+        /// The connection ended; `byClient` when the client closed it first.
+        case closed(connection: Int, byClient: Bool)
     }
 
     let port: Int
@@ -37,7 +38,7 @@ final class RequestRelay: Sendable {
                 let number = connections.withLock { $0 += 1; return $0 }
                 guard let server = LoopbackSocket.connect(port: upstream) else {
                     LoopbackSocket.reset(client)
-                    notes.withLock { $0.append(.closed(connection: number)) }
+                    notes.withLock { $0.append(.closed(connection: number, byClient: false)) }
                     continue
                 }
                 relay(client: client, server: server, number: number)
@@ -53,19 +54,22 @@ final class RequestRelay: Sendable {
         all.compactMap { if case .request(let connection, let line) = $0, line.contains(text) { (connection, line) } else { nil } }
     }
 
-    func isClosed(_ connection: Int) -> Bool { all.contains(.closed(connection: connection)) }
+    /// True once the connection has ended (`byClient`: and the client ended it).
+    func isClosed(_ connection: Int, byClient: Bool? = nil) -> Bool {
+        all.contains { if case .closed(connection, let client) = $0 { byClient.map { $0 == client } ?? true } else { false } }
+    }
 
     func close() { LoopbackSocket.stopListening(listener) }
 
     /// Copies both ways until either side ends, then ends both and notes the close once.
     private func relay(client: Int32, server: Int32, number: Int) {
         let copiesOver = Counter()
-        let finish: @Sendable () -> Void = { [self] in
+        let finish: @Sendable (_ byClient: Bool) -> Void = { [self] byClient in
             // The first copy to end ends both, and the connection is noted closed once.
             guard copiesOver.increment() == 1 else { return }
             shutdown(client, Int32(SHUT_RDWR))
             shutdown(server, Int32(SHUT_RDWR))
-            notes.withLock { $0.append(.closed(connection: number)) }
+            notes.withLock { $0.append(.closed(connection: number, byClient: byClient)) }
         }
         let release: @Sendable () -> Void = {
             // Both copies are over: only now are the descriptors free to close.
@@ -79,7 +83,7 @@ final class RequestRelay: Sendable {
             Self.copy(from: client, to: server) { bytes in
                 for line in lines.matches(in: bytes) { notes.withLock { $0.append(.request(connection: number, line: line)) } }
             }
-            finish()
+            finish(true)
             release()
         }
         Thread.detachNewThread { [self] in
@@ -87,7 +91,7 @@ final class RequestRelay: Sendable {
             Self.copy(from: server, to: client) { bytes in
                 for line in lines.matches(in: bytes) { notes.withLock { $0.append(.response(connection: number, line: line)) } }
             }
-            finish()
+            finish(false)
             release()
         }
     }
