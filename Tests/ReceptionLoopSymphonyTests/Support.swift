@@ -62,3 +62,9 @@ func temporaryDirectory() throws -> URL {
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
+
+/// What `body` returned or threw, kept to be looked at once the client is shut down (a client
+/// released without its shutdown stops a debug test process, taking every result with it).
+func outcome<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
+    do { return .success(try await body()) } catch { return .failure(error) }
+}
