@@ -22,6 +22,8 @@ final class RequestRelay: Sendable {
     private let listener: Int32
     private let notes = Mutex<[Note]>([])
     private let connections = Mutex(0)
+    /// Answers to requests whose line contains this are held back until `releaseHeld()`.
+    private let holding = Mutex<String?>(nil)
 
     /// Relays 127.0.0.1:`port` (a free one) to 127.0.0.1:`upstream`.
     init(to upstream: Int) throws {
@@ -59,7 +61,25 @@ final class RequestRelay: Sendable {
         all.contains { if case .closed(connection, let client) = $0 { byClient.map { $0 == client } ?? true } else { false } }
     }
 
-    func close() { LoopbackSocket.stopListening(listener) }
+    func close() {
+        releaseHeld()
+        LoopbackSocket.stopListening(listener)
+    }
+
+    /// From now on, the server's answer to a request whose line contains `text` is held at
+    /// the relay (not a byte of it passes) until `releaseHeld()`: what the client shows
+    /// meanwhile, it showed without that answer.
+    func holdAnswers(to text: String) { holding.withLock { $0 = text } }
+
+    func releaseHeld() { holding.withLock { $0 = nil } }
+
+    /// True while the answer on `connection` is to be held.
+    private func isHeld(_ connection: Int) -> Bool {
+        guard let text = holding.withLock({ $0 }) else { return false }
+        let asked = all.last { if case .request(connection, _) = $0 { true } else { false } }
+        guard case .request(_, let line)? = asked else { return false }
+        return line.contains(text)
+    }
 
     /// Copies both ways until either side ends, then ends both and notes the close once.
     private func relay(client: Int32, server: Int32, number: Int) {
@@ -89,6 +109,7 @@ final class RequestRelay: Sendable {
         Thread.detachNewThread { [self] in
             let lines = LineScanner(pattern: #"HTTP/1\.[01] [0-9]{3}( [^"{}]*)?$"#)
             Self.copy(from: server, to: client) { bytes in
+                while isHeld(number) { usleep(10_000) }
                 for line in lines.matches(in: bytes) { notes.withLock { $0.append(.response(connection: number, line: line)) } }
             }
             finish(false)
