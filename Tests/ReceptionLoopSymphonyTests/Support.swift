@@ -68,3 +68,15 @@ func temporaryDirectory() throws -> URL {
 func outcome<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
     do { return .success(try await body()) } catch { return .failure(error) }
 }
+
+/// `ask`'s answer once `done` holds, asked again every 50 ms (the last answer when `limit`
+/// passes first): for a state the server reaches soon after a call, however loaded the machine.
+func answer(within limit: Duration, _ ask: () async throws -> String, until done: (String) -> Bool) async throws -> String {
+    let deadline = ContinuousClock.now + limit
+    var text = try await ask()
+    while !done(text), ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(50))
+        text = try await ask()
+    }
+    return text
+}
