@@ -263,6 +263,7 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOWebSocket", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionLocal", "ReceptionTesting"]),
         .testTarget(name: "ReceptionLoopSymphonyTests", dependencies: [

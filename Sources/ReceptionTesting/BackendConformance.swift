@@ -25,7 +25,11 @@ public struct BackendConformance: Sendable {
         public var failing: ReceptionRequest?
         /// One for which the server sends fields and enum values this client does not know.
         public var unusual: ReceptionRequest?
-        /// One for which the connection drops mid-answer.
+        /// One for which the connection drops mid-answer and the answer cannot be had another
+        /// way: the stream must end by throwing a `BackendError`, in a `.failure`, or (an engine
+        /// whose answer arrived before the drop) in a result whose outcome says it is partial
+        /// (not `complete`). An ordinary result fails the check. (An engine that recovers from
+        /// a dropped stream, e.g. by polling its task, is given a drop it cannot recover from.)
         public var dropped: ReceptionRequest?
         /// A trust-level-0 request answered with a plan (for backends with plan approval).
         public var planned: ReceptionRequest?
@@ -52,10 +56,11 @@ public struct BackendConformance: Sendable {
 
     public let backend: any Backend
     public let scenarios: Scenarios
-    /// The longest any one stream may take before it counts as a hang.
+    /// The longest any one stream may take before it counts as a hang: by default far above
+    /// any scenario's time, so a loaded machine is not taken for a hanging backend.
     public let deadline: Duration
 
-    public init(backend: any Backend, scenarios: Scenarios, deadline: Duration = .seconds(30)) {
+    public init(backend: any Backend, scenarios: Scenarios, deadline: Duration = .seconds(120)) {
         self.backend = backend
         self.scenarios = scenarios
         self.deadline = deadline
@@ -160,7 +165,20 @@ public struct BackendConformance: Sendable {
                     try expectNoTerminal(before: error, run, "dropped")
                     guard !error.description.isEmpty else { throw ConformanceFailure("an error without a message") }
                 } else {
+                    // Not thrown: a failure that says so, or a result that says it is partial.
+                    // An ordinary result would pass off what arrived before the drop as the
+                    // whole answer.
                     try expectOneTerminal(run, "dropped")
+                    switch run.events.last {
+                    case .failure(let failure)?:
+                        guard !failure.message.isEmpty, !failure.cancelled else { throw ConformanceFailure("the failure has no message, or says cancelled") }
+                    case .result(let result)? where result.outcome != nil && result.outcome != .complete:
+                        guard !result.text.isEmpty else { throw ConformanceFailure("a partial result that says nothing") }
+                    case .result(let result)?:
+                        throw ConformanceFailure("the dropped stream ended with an ordinary result (outcome \(result.outcome?.rawValue ?? "none")), not an error")
+                    default:
+                        throw ConformanceFailure("the dropped stream ended with \(describe(run.events.last)), not an error")
+                    }
                 }
             }
         } else { skip("a dropped connection ends the stream with a clear error, not a hang", "dropped") }

@@ -2,13 +2,14 @@ import Foundation
 import ReceptionCore
 import ReceptionTimepoint
 
-/// `timepoint-session-probe --url URL --token-file PATH [--pause-before-write] signin EMAIL | me`
+/// `timepoint-session-probe --url URL --token-file PATH [--pause-at STAGE] signin EMAIL | me`
 ///
-/// The real TIMEPOINT session code in a process of its own, for the test that kills a
-/// process in the middle of a refresh. `--pause-before-write` prints `ANSWERED` once the
-/// server has answered a refresh (or sign-in) and sleeps before the token file is written,
-/// so the test can SIGKILL it exactly there. Prints no token, ever. Exit status: 0 signed
-/// in, 3 asked to sign in again, 1 anything else.
+/// The real TIMEPOINT session code in a process of its own, for the tests that kill a
+/// process in the middle of a refresh. `--pause-at STAGE` prints `PAUSED STAGE` when the
+/// token file's write reaches that stage (`RefreshTokenFile.WriteStage`: answered,
+/// temporary-created, temporary-written, replaced) and sleeps there, so the test can
+/// SIGKILL it exactly there. Prints no token, ever. Exit status: 0 signed in, 3 asked to
+/// sign in again, 1 anything else.
 @main
 struct TimepointSessionProbe {
     static func main() async {
@@ -18,19 +19,21 @@ struct TimepointSessionProbe {
             defer { arguments.removeSubrange(index...index + 1) }
             return arguments[index + 1]
         }
-        let pause = arguments.contains("--pause-before-write")
-        arguments.removeAll { $0 == "--pause-before-write" }
-        guard let url = take("--url"), let tokenFile = take("--token-file"), let command = arguments.first else {
-            FileHandle.standardError.write(Data("usage: timepoint-session-probe --url URL --token-file PATH [--pause-before-write] signin EMAIL | me\n".utf8))
+        let usage = "usage: timepoint-session-probe --url URL --token-file PATH [--pause-at STAGE] signin EMAIL | me\n"
+        let pauseName = take("--pause-at")
+        let pause = pauseName.flatMap(RefreshTokenFile.WriteStage.init(rawValue:))
+        guard pauseName == nil || pause != nil, let url = take("--url"), let tokenFile = take("--token-file"), let command = arguments.first else {
+            let stages = RefreshTokenFile.WriteStage.allCases.map(\.rawValue).joined(separator: ", ")
+            FileHandle.standardError.write(Data((usage + "stages: \(stages)\n").utf8))
             exit(1)
         }
         let adminKey = ProcessInfo.processInfo.environment["TIMEPOINT_ADMIN_KEY"].map(SecretToken.init)
         let configuration = TimepointConfiguration(baseURL: url, tokenFile: tokenFile, adminKey: adminKey)
-        let client = TimepointClient(configuration: configuration, beforeTokenWrite: {
-            guard pause else { return }
+        let client = TimepointClient(configuration: configuration, atTokenWriteStage: { stage in
+            guard stage == pause else { return }
             // Unbuffered, so the test reads it at once.
-            FileHandle.standardOutput.write(Data("ANSWERED\n".utf8))
-            sleep(30)
+            FileHandle.standardOutput.write(Data("PAUSED \(stage.rawValue)\n".utf8))
+            sleep(600)
         })
         var status: Int32 = 0
         do {

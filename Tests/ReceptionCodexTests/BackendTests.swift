@@ -19,7 +19,7 @@ struct BackendTests {
                 failing: ReceptionRequest(text: "please fail", trustLevel: 1),
                 unusual: ReceptionRequest(text: "something unusual", trustLevel: 1),
                 dropped: ReceptionRequest(text: "drop the line", trustLevel: 1),
-                notApplicable: ["planned": "a worker runs what it is sent; there is no plan to approve"]), deadline: .seconds(20)).run()
+                notApplicable: ["planned": "a worker runs what it is sent; there is no plan to approve"]), deadline: .seconds(120)).run()
             #expect(report.failures.isEmpty, "\(report)")
         }
     }
@@ -112,9 +112,13 @@ struct BackendTests {
             let worker = try #require(connection.commands.first { $0.name == "/worker" })
             let answer = try await worker.run(["request", "wrk-hosted", "thread/list", #"{"limit":"#, "3}"])
             #expect(answer.contains("took `thread/list`"))
-            let badJSON = try? await worker.run(["request", "wrk-hosted", "thread/list", "{limit:3}"])
-            #expect(badJSON == nil)
-            await #expect(throws: (any Error).self) { _ = try await worker.run(["request", "wrk-hosted", "thread/list", "[1,2]"]) }
+            // Refused before anything is sent, in words that say what is wrong and how to quote it.
+            await #expect { _ = try await worker.run(["request", "wrk-hosted", "thread/list", "{limit:3}"]) } throws: {
+                "\($0)".hasPrefix("The params are not JSON") && "\($0)".contains("{limit:3}")
+            }
+            await #expect { _ = try await worker.run(["request", "wrk-hosted", "thread/list", "[1,2]"]) } throws: {
+                "\($0)".hasPrefix("The params must be a JSON object") && "\($0)".contains("[1,2]")
+            }
             #expect(try await worker.run(["stop", "wrk-hosted", "end", "of", "day"]).contains("reason: end of day"))
             #expect(try await worker.run(["stop", "wrk-hosted"]).contains("already stopped"))
             // Not at a terminal: the snapshot and the recent events, then back.

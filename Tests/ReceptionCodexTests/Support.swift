@@ -38,7 +38,7 @@ func quickWatch(tailMS: Int = 300, seed: UInt64 = 1) -> CodexWatcher.Options {
 }
 
 /// Reads updates until `until` says stop (or the deadline passes), and returns them.
-func collectUpdates(_ watcher: CodexWatcher, from cursor: Int? = nil, deadline: Duration = .seconds(30),
+func collectUpdates(_ watcher: CodexWatcher, from cursor: Int? = nil, deadline: Duration = .seconds(120),
                     until done: @escaping @Sendable ([CodexWatchUpdate]) -> Bool) async throws -> [CodexWatchUpdate] {
     try await withThrowingTaskGroup(of: [CodexWatchUpdate]?.self) { group in
         group.addTask {

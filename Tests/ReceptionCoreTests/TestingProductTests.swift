@@ -32,6 +32,43 @@ struct TestingProductTests {
         #expect(kept.failures.isEmpty, "\(kept)")
     }
 
+    /// A dropped connection whose stream ends with an ordinary result (what arrived before the
+    /// drop passed off as the whole answer) fails the dropped check; it passed it. One that
+    /// ends in a failure saying so passes, as does a result that says it is partial, and one
+    /// that throws (above).
+    @Test func aDroppedConnectionEndingInAnOrdinaryResultFailsTheDroppedCheck() async throws {
+        let backend = ScriptedBackend(capabilities: [.textStreaming]) { request in
+            switch request.text {
+            case "drop, then a result":
+                [.event(.textDelta("Half an ans")), .event(.result(BackendResult(taskID: request.id, text: "Half an ans", textWasStreamed: true)))]
+            case "drop, then a complete result":
+                [.event(.textDelta("Half an ans")),
+                 .event(.result(BackendResult(taskID: request.id, outcome: .complete, text: "Half an ans", textWasStreamed: true)))]
+            case "drop, then a partial result":
+                [.event(.textDelta("Half an ans")),
+                 .event(.result(BackendResult(taskID: request.id, outcome: .bounded, text: "Half an ans", textWasStreamed: true)))]
+            case "drop, then a failure":
+                [.event(.textDelta("Half an ans")), .event(.failure(TaskFailure(taskID: request.id, message: "The connection was lost mid-answer.")))]
+            default:
+                [.event(.textDelta("ok")), .event(.result(BackendResult(taskID: request.id, text: "ok", textWasStreamed: true)))]
+            }
+        }
+        func report(dropped: String) async -> ConformanceReport {
+            await BackendConformance(backend: backend, scenarios: .init(
+                answered: ReceptionRequest(text: "hi"), slow: ReceptionRequest(text: "hi"), dropped: ReceptionRequest(text: dropped),
+                notApplicable: ["failing": "scripted", "unusual": "scripted", "planned": "scripted"])).run()
+        }
+        for (ordinary, outcome) in [("drop, then a result", "none"), ("drop, then a complete result", "complete")] {
+            let broken = await report(dropped: ordinary)
+            #expect(broken.failures.map(\.name) == ["a dropped connection ends the stream with a clear error, not a hang"], "\(broken)")
+            #expect(broken.description.contains("the dropped stream ended with an ordinary result (outcome \(outcome)), not an error"), "\(broken)")
+        }
+        for kept in ["drop, then a failure", "drop, then a partial result"] {
+            let report = await report(dropped: kept)
+            #expect(report.failures.isEmpty, "\(kept): \(report)")
+        }
+    }
+
     /// A misspelt `notApplicable` key was silently "no scenario given"; the reason given for
     /// `planned` was replaced by a fixed text.
     @Test func aMisspeltScenarioNameFailsAndEveryReasonIsShown() async throws {

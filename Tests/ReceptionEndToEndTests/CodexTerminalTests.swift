@@ -22,13 +22,21 @@ struct CodexTerminalTests {
     }
 
     @Test func workerShowsEventsLiveAndCtrlCReturnsToThePrompt() async throws {
-        let (server, base) = try ReferenceServerProcess.start(["codex", "--tick-ms", "700", "--drops", "2", "--seed", "5"],
+        // No cuts (other tests cut the stream): here the only end of a watch's poll before its
+        // minute is up is the client letting go.
+        let (server, base) = try ReferenceServerProcess.start(["codex", "--tick-ms", "700"],
                                                               url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
+        // The session reaches the server through a relay that notes every request and when each
+        // connection ends: what the server was asked, and when the watch let go of it.
+        let relay = try RequestRelay(to: Int(base.split(separator: ":").last!)!)
+        defer { relay.close() }
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-codex-e2e-\(UUID().uuidString)")
         let config = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try #"{"profiles":[{"name":"cdx","kind":"codex","url":"\#(base)","tail_ms":400}]}"#
+        // A long poll of a minute: the watch holds one stream open (the desktop's ticks arrive
+        // in it), so its end is the client letting go, not the poll running out.
+        try #"{"profiles":[{"name":"cdx","kind":"codex","url":"http://127.0.0.1:\#(relay.port)","tail_ms":60000}]}"#
             .write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
         let terminal = try TerminalSession(arguments: ["--backend", "cdx"], home: home)
         var at = try await terminal.waitFor(Self.prompt)
@@ -48,16 +56,32 @@ struct CodexTerminalTests {
         at = try await terminal.waitFor("Watched wrk-desktop for", after: at)
         at = try await terminal.waitFor("Stopped /worker (Ctrl-C). Back at the prompt.", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
-        // The prompt works again: a command answers, and no event lines are printed any more.
+        let stopped = at
+        // At the server's door: the watch's stream was closed by the client.
+        let stream = "/workers/wrk-desktop/stream"
+        let lastPoll = try #require(relay.requests(containing: stream).last, "the watch read the stream")
+        try await eventually("the watch's long poll to be closed by the client", seen: { "\(relay.all)" }) {
+            relay.isClosed(lastPoll.connection, byClient: true)
+        }
+        let pollsWhenStopped = relay.requests(containing: stream).count
+        let requestsWhenStopped = relay.requests(containing: "/api/runtime/codex/workers").count
+        // The prompt works again: a command answers, and no event lines are printed any more,
+        // though the desktop goes on working and something more happens on the worker.
         terminal.enter("/workers")
         at = try await terminal.waitFor("wrk-hosted", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
-        try await Task.sleep(for: .milliseconds(1_600))
-        #expect(!terminal.screen[at...].contains("codex/event"), "watching stopped with Ctrl-C")
+        let after = "after-\(UUID().uuidString.prefix(8))"
+        try await post(after, to: base, worker: "wrk-desktop")
         // The worker stays selected: a message goes to it as a request, classified on the way.
         terminal.enter("please run the checks again")
         at = try await terminal.waitFor("Worker wrk-desktop took the request (turn/start", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
+        // The requests of both commands passed the relay after the watch had stopped: no stream
+        // was asked for among them or since, and no event reached the screen.
+        #expect(relay.requests(containing: "/api/runtime/codex/workers").count > requestsWhenStopped, "the later requests went through the relay")
+        #expect(relay.requests(containing: stream).count == pollsWhenStopped, "watching stopped with Ctrl-C: \(relay.all)")
+        #expect(!terminal.screen[stopped...].contains("codex/event") && !terminal.screen[stopped...].contains(after),
+                "no event line after Ctrl-C: \(terminal.screen[stopped...])")
         terminal.enter("/quit")
         #expect(try await terminal.exitStatus() == 0)
     }

@@ -17,17 +17,24 @@ struct LoomiTerminalTests {
         return home
     }
 
+    /// The session reaches the server through a relay that holds back the recipe data until
+    /// the answer is on screen: shown first, whatever the clock says.
     @Test func theAnswerComesFirstThenTheCardsAndTheCacheWorksWithTheServerStopped() async throws {
-        // 700 ms before each recipe: about 3 s for the four cards.
-        let (server, url) = try ReferenceServerProcess.start(["loomi", "--recipe-delay-ms", "700"], url: #"http://127\.0\.0\.1:\d+"#)
+        let (server, url) = try ReferenceServerProcess.start(["loomi", "--recipe-delay-ms", "200"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { if server.isRunning { server.terminate(); server.waitUntilExit() } }
-        let home = try Self.home(for: url)
+        let relay = try RequestRelay(to: Int(url.split(separator: ":").last!)!)
+        defer { relay.close() }
+        let home = try Self.home(for: "http://127.0.0.1:\(relay.port)")
         defer { try? FileManager.default.removeItem(at: home) }
         let terminal = try TerminalSession(arguments: ["--backend", "lo", "--trust", "1"], home: home)
         var at = try await terminal.waitFor(Self.prompt)
+        relay.holdAnswers(to: "POST /recipes/by-ids")
         terminal.enter("vegan cheesecake")
         at = try await terminal.waitFor("Found 2 perfect matches for your vegan cheesecake!", after: at)
-        #expect(!terminal.screen[at...].contains("4. "), "the answer is on screen before the last card arrived")
+        // The data was asked for, and not a byte of its answer had reached the client.
+        try await eventually("the request for the recipe data") { !relay.requests(containing: "POST /recipes/by-ids").isEmpty }
+        #expect(!terminal.screen[at...].contains("1. "), "no card before the data")
+        relay.releaseHeld()
         at = try await terminal.waitFor("1. Perfect Vegan Cheesecake (session_recipe_001)", after: at)
         at = try await terminal.waitFor("4. Protein Chocolate Cheesecake Cups", after: at)
         try await terminal.waitFor("Not in the data: instructions.", after: at)

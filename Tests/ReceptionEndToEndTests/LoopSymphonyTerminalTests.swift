@@ -34,6 +34,15 @@ struct LoopSymphonyTerminalTests {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// The tasks the server has run or is running (its task manager's list), as JSON text. A
+    /// plan awaiting approval is not in it: it waits in the database until approved.
+    static func tasksRun(at url: String) async throws -> String {
+        var request = URLRequest(url: URL(string: url + "/tasks/recent?limit=100")!)
+        request.setValue("dev-key", forHTTPHeaderField: "X-Api-Key")
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// A session at its prompt whose room the server lists; `leave` ends it, and the room must
     /// be gone afterwards, with the exit status `leave` expects.
     func roomIsDeregistered(when leave: (TerminalSession) -> Void, exitStatus expected: Int32) async throws {
@@ -67,22 +76,39 @@ struct LoopSymphonyTerminalTests {
     }
 
     /// Issue 21, point 4: a slow slash command gives the prompt back on Ctrl-C, and says so.
+    /// The session talks to the server through a relay that notes each request and answer,
+    /// so the test knows the tick is at the server before Ctrl-C, and that the prompt came
+    /// back before the server answered it (without timing either).
     @Test func ctrlCCancelsASlowSlashCommand() async throws {
         let (server, url) = try startServer()
         defer { server.terminate(); server.waitUntilExit() }
-        let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: url))
+        let relay = try RequestRelay(to: Int(url.split(separator: ":").last!)!)
+        defer { relay.close() }
+        let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: "http://127.0.0.1:\(relay.port)"))
         var at = try await terminal.waitFor(Self.prompt)
         terminal.enter("/heartbeats create Slow one | * * * * * | slow report for {date}")
         at = try await terminal.waitFor("Created heartbeat", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
         terminal.enter("/heartbeats tick")
-        try await Task.sleep(for: .milliseconds(800))
-        let started = ContinuousClock.now
+        // The tick is at the server, which takes 30 s over it, when Ctrl-C is pressed.
+        try await eventually("the tick at the server", seen: { "\(relay.all)" }) { !relay.requests(containing: "POST /heartbeats/tick").isEmpty }
+        let tick = try #require(relay.requests(containing: "POST /heartbeats/tick").last)
+        let pressed = ContinuousClock.now
         terminal.type("\u{03}")
         at = try await terminal.waitFor("/heartbeats cancelled by Ctrl-C", after: at)
         try await terminal.waitFor(Self.prompt, after: at)
-        #expect(started.duration(to: .now) < .seconds(20), "the 30 s tick did not hold the prompt")
+        // The prompt did not wait for the tick: no answer to it had passed the relay...
+        let notes = relay.all
+        let asked = try #require(notes.lastIndex(of: .request(connection: tick.connection, line: tick.line)))
+        let answered = notes[asked...].contains { if case .response(tick.connection, _) = $0 { true } else { false } }
+        #expect(!answered, "the prompt came back only after the server answered the tick: \(notes[asked...])")
+        // ...nor for the client's own 30 s limit on it, which ends as the server's 30 s tick
+        // does, so no order of events tells them apart: this one bound stays, twenty times what
+        // the cancel takes on a loaded machine and short of what waiting would take.
+        #expect(pressed.duration(to: .now) < .seconds(20), "the 30 s tick held the prompt")
         #expect(!terminal.screen[at...].contains("Cannot reach"))
+        // And the call was let go of, not left waiting in the background.
+        try await eventually("the tick's connection to be closed by the client") { relay.isClosed(tick.connection, byClient: true) }
     }
 
     @Test func planApproveStreamsInterventionCardsAndTrustOffer() async throws {
@@ -95,12 +121,17 @@ struct LoopSymphonyTerminalTests {
         terminal.enter("research the best hiking trails near Portland")
         at = try await terminal.waitFor("Multi-iteration research with web search and analysis", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
-        #expect(!terminal.screen[at...].contains("Reference research answer"), "nothing runs before approval")
+        // Asked at the server: the plan is there, and no task has run (the same list holds the
+        // task once it is approved, below).
+        let beforeApproval = try await Self.tasksRun(at: url)
+        #expect(beforeApproval == "[]", "nothing runs before approval: \(beforeApproval)")
         terminal.enter("/approve")
         at = try await terminal.waitFor("iteration 1: 4 new findings", after: at)
         at = try await terminal.waitFor("iteration 3:", after: at)
         at = try await terminal.waitFor("Reference research answer to: research the best hiking trails near Portland", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
+        let afterApproval = try await Self.tasksRun(at: url)
+        #expect(afterApproval.contains("research the best hiking trails near Portland"), "the approved plan ran: \(afterApproval)")
 
         // Interventions arrive as cards, not as plain follow-ups.
         terminal.enter("tell me everything about rust")

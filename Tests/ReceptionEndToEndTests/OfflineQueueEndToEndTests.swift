@@ -55,22 +55,42 @@ struct OfflineQueueEndToEndTests {
     /// At the prompt, with a message queued: the REPL tries it again while the person is idle
     /// (saying nothing while the server stays down), never while a line is half typed, and
     /// sends it once the server answers, without the person typing anything.
+    ///
+    /// The port first holds a `ResettingPort`: connections are taken (the REPL's probe finds
+    /// something there) and reset (each retry fails as unreachable), and each arrival is noted,
+    /// so the test waits for retries that happened rather than for time that passed.
     @Test func aQueuedMessageGoesWhileThePersonIsIdleOnceTheServerAnswers() async throws {
         let (terminal, port, queuedAt) = try await queuedAtAPrompt("idle retry note")
         var at = queuedAt
-        // Three retries while the server is down: not a word.
-        try await Task.sleep(for: .milliseconds(3500))
-        #expect(!terminal.screen[at...].contains("Sending") && !terminal.screen[at...].contains("unreachable"), "\(terminal.screen[at...])")
-
-        // A half-typed line is never interrupted, even with the server back. It is typed while
-        // the server is still down: typed just as a retry begins, the keys would (rightly) wait
-        // for the prompt after that retry, and a retry that then found the server up would send.
+        let down = try ResettingPort(port: port)
+        var downClosed = false
+        defer { if !downClosed { down.close() } }
+        // A retry asks the server about the queued task first (`GET /task/ID`: it may have
+        // arrived before), then sends it (`POST /task`): either is a retry that took the prompt.
+        let retries = { down.requests("GET /task/") + down.requests("POST /task ") }
+        // Three retries that reached the port and failed: not a word.
+        try await eventually("three quiet retries", seen: { "Arrived: \(down.arrivals)" }) { retries() >= 3 }
+        // Typed after them, so its echo comes after anything they printed.
         terminal.type("half typed")
         at = try await terminal.waitFor("half typed", after: at)
+        let quiet = terminal.screen[queuedAt..<at]
+        #expect(!quiet.contains("Sending") && !quiet.contains("unreachable") && !quiet.contains("queued"), "\(quiet)")
+
+        // A half-typed line is never interrupted: the REPL still probes the port (and finds it
+        // taking connections) but does not take the prompt to send.
+        let retriesWhenTyped = retries()
+        let probesWhenTyped = down.probes
+        try await eventually("two probes while the line is half typed", seen: { "Arrived: \(down.arrivals)" }) {
+            down.probes >= probesWhenTyped + 2
+        }
+        #expect(retries() == retriesWhenTyped, "a line being typed was interrupted to send: \(down.arrivals)")
+        #expect(!terminal.screen[at...].contains("Sending"), "a line being typed was interrupted: \(terminal.screen[at...])")
+
+        // The server comes up; Ctrl-U empties the line, and the next retry sends.
+        down.close()
+        downClosed = true
         let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
-        try await Task.sleep(for: .milliseconds(3000))
-        #expect(!terminal.screen[at...].contains("Sending"), "a line being typed was interrupted: \(terminal.screen[at...])")
         terminal.type("\u{15}")  // Ctrl-U: the line is empty again
         at = try await terminal.waitFor("Sending 1 queued message to ls-queue", after: at)
         at = try await terminal.waitFor("answer to: idle retry note", after: at)
@@ -202,7 +222,7 @@ struct OfflineQueueEndToEndTests {
     /// A message queued for a profile goes to the server the profile named then: pointed at
     /// another server before it was sent, the profile does not deliver it there, says so, and
     /// delivers it once pointed back.
-    @Test func aQueuedMessageIsNeverSentToAServerTheProfileNamesLater() throws {
+    @Test func aQueuedMessageIsNeverSentToAServerTheProfileNamesLater() async throws {
         let first = "http://127.0.0.1:\(try unusedPort())"
         let home = try home(url: first)
         let arguments = ["--backend", "ls-queue", "--trust", "1"]
@@ -229,6 +249,9 @@ struct OfflineQueueEndToEndTests {
         #expect(!elsewhere.contains("Sending"), "\(elsewhere)")
         #expect(!elsewhere.split(separator: "\n").contains { $0.hasSuffix("private note for the first server") && !$0.contains("·") },
                 "the other server never got it: \(elsewhere)")
+        // Asked at the other server: no task there holds the queued message.
+        let otherRan = try await LoopSymphonyTerminalTests.tasksRun(at: otherURL)
+        #expect(!otherRan.contains("private note"), "the other server got the queued message: \(otherRan)")
 
         let (own, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#,
                                                         port: Int(first.split(separator: ":").last!)!)
@@ -239,6 +262,9 @@ struct OfflineQueueEndToEndTests {
         let (delivered, _) = try PipedREPL.run(arguments, input: "/queue\n", home: home)
         #expect(delivered.contains("Sending 1 queued message to ls-queue"), "\(delivered)")
         #expect(delivered.contains("The offline queue is empty."), "\(delivered)")
+        // The same question, asked at the server it was written for, finds it.
+        let ownRan = try await LoopSymphonyTerminalTests.tasksRun(at: first)
+        #expect(ownRan.contains("private note for the first server"), "\(ownRan)")
     }
 
     /// While the engine stays unreachable, each new message first tries the older ones again;

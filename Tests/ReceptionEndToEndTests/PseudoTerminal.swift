@@ -95,7 +95,7 @@ final class TerminalSession: Sendable {
 
     /// Waits until `text` appears after position `after` of the screen; returns the position after it.
     @discardableResult
-    func waitFor(_ text: String, after start: String.Index? = nil, timeout: Duration = .seconds(45),
+    func waitFor(_ text: String, after start: String.Index? = nil, timeout: Duration = .seconds(120),
                  sourceLocation: SourceLocation = #_sourceLocation) async throws -> String.Index {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -110,7 +110,7 @@ final class TerminalSession: Sendable {
     }
 
     /// Waits until the screen satisfies `condition`.
-    func waitUntil(_ what: String, timeout: Duration = .seconds(45), sourceLocation: SourceLocation = #_sourceLocation,
+    func waitUntil(_ what: String, timeout: Duration = .seconds(120), sourceLocation: SourceLocation = #_sourceLocation,
                    _ condition: (String) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -122,7 +122,7 @@ final class TerminalSession: Sendable {
     }
 
     /// Waits for the process to end; nil if it is still running after `timeout`.
-    func exitStatus(timeout: Duration = .seconds(10)) async throws -> Int32? {
+    func exitStatus(timeout: Duration = .seconds(60)) async throws -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             var status: Int32 = 0

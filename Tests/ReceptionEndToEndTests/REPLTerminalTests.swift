@@ -125,8 +125,9 @@ struct REPLTerminalTests {
         try "# Plainy\n\nA plain helper.\n".write(to: soul, atomically: true, encoding: .utf8)
         let terminal = try TerminalSession(arguments: ["--soul", soul.path, "--local-step-ms", "1"], home: home)
         var at = try await terminal.waitFor(Self.prompt)
-        try await Task.sleep(for: .milliseconds(1100))  // a new modification time
         try "# Jeeves\n\nA butler.\n".write(to: soul, atomically: true, encoding: .utf8)
+        // A modification time of its own, set rather than waited for (a second's sleep).
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: soul.path)
         terminal.enter("what can reception do?")
         at = try await terminal.waitFor("curiosity", after: at)
         let before = terminal.screen[..<at]

@@ -13,6 +13,21 @@ struct SignalTests {
         return try TerminalSession(shell: "'\(binary)' \(arguments); echo \"exit=$?\"; stty -a")
     }
 
+    /// True when a thread of `pid` is blocked reading file descriptor 0 (Linux: the `read`
+    /// system call, number 0 on x86-64 and 63 on arm64, with 0 as its first argument).
+    static func isReadingStandardInput(_ pid: pid_t) -> Bool {
+        #if arch(x86_64)
+        let read = "0"
+        #else
+        let read = "63"
+        #endif
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.contains { task in
+            let call = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/syscall", encoding: .utf8)) ?? ""
+            return call.split(separator: " ").prefix(2) == [Substring(read), "0x0"]
+        }
+    }
+
     func receptionPID(of terminal: TerminalSession) async throws -> pid_t {
         for _ in 0..<100 {
             if let child = terminal.children.first { return child }
@@ -39,7 +54,8 @@ struct SignalTests {
         var at = try await terminal.waitFor("› ")
         terminal.enter("what can reception do?")
         at = try await terminal.waitFor("→", after: at)
-        try await Task.sleep(for: .milliseconds(300))
+        // The task is running once its spinner is up (the 2 s step is still ahead of it).
+        try await terminal.waitUntil("the spinner") { _ in terminal.rawOutput.contains("(Ctrl-C cancels)") }
         kill(try await receptionPID(of: terminal), SIGTERM)
         at = try await terminal.waitFor("Stopped by SIGTERM", after: at)
         let after = try await terminal.waitFor("exit=143", after: at)
@@ -50,7 +66,7 @@ struct SignalTests {
     @Test func ctrlCEndsAScriptWaitingOnItsInput() async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Binary.reception())
-        process.arguments = ["--backend", "local"]
+        process.arguments = ["--backend", "local", "--trust", "0"]
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-sig-\(UUID().uuidString)")
         process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
         let input = Pipe(), output = Pipe()
@@ -64,14 +80,12 @@ struct SignalTests {
         }
         try process.run()
         input.fileHandleForWriting.write(Data("hello\n".utf8))  // answered (a plan at trust 0); then nobody writes
-        let answered = ContinuousClock.now + .seconds(20)
-        while !String(decoding: shown.withLock { $0 }, as: UTF8.self).contains("/approve"), ContinuousClock.now < answered {
-            try await Task.sleep(for: .milliseconds(20))
+        // Back at the (silent) prompt: answered, and reading its standard input again.
+        try await eventually("the answer, then a read of standard input", seen: { String(decoding: shown.withLock { $0 }, as: UTF8.self) }) {
+            String(decoding: shown.withLock { $0 }, as: UTF8.self).contains("/approve") && Self.isReadingStandardInput(process.processIdentifier)
         }
-        try await Task.sleep(for: .milliseconds(200))  // back at the (silent) prompt
         kill(process.processIdentifier, SIGINT)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try? await eventually("the script to end on SIGINT") { !process.isRunning }
         #expect(!process.isRunning, "the script ended on SIGINT")
         if process.isRunning { process.terminate() }
         process.waitUntilExit()

@@ -24,13 +24,30 @@ struct SoulCommandsEndToEndTests {
             return String(output[range])
         }
         let butler = try #require(try parsedBytes(["butler"]))
-        #expect(try parsedBytes([]) != butler, "the default soul is not the butler")
+        // Both timed: a bench that failed (nil) must not pass as "a different soul".
+        let standard = try #require(try parsedBytes([]), "soul bench times the default soul")
+        #expect(standard != butler, "the default soul is not the butler")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let (_, missing, status) = try PipedREPL.run(["soul", "bench", "nosuch"], input: "", separateErrors: true)
         #expect(status == 1 && missing.contains("error: nosuch: no such file or known soul (known: butler,"), "\(missing)")
         let (_, folderError, folderStatus) = try PipedREPL.run(["soul", "bench", folder.path], input: "", separateErrors: true)
         #expect(folderStatus == 1 && folderError.contains("is a soul folder; soul bench times one file"), "\(folderError)")
+    }
+
+    /// A soul that does not parse is not timed: `soul bench` says its errors, located, as
+    /// `soul lint` does, and fails (it timed the failing parse and exited 0).
+    @Test func soulBenchRefusesASoulThatDoesNotParse() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("broken.md")
+        try "---\nname: Broken\nemoji: sometimes\n---\n# Broken\n\nA soul with a knob set to a value it does not take.\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        let (output, errors, status) = try PipedREPL.run(["soul", "bench", "--iterations", "2", file.path], input: "", separateErrors: true)
+        #expect(status == 1, "status \(status): \(output)\(errors)")
+        #expect(errors.contains("\(file.path):3:8: error: `emoji` must be one of none, sparing, allowed; got `sometimes`"), "\(errors)")
+        #expect(!output.contains("median"), "nothing is timed: \(output)")
     }
 
     /// `plain` is listed as known and works with --soul; every soul tool opens it too (they

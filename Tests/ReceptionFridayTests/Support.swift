@@ -71,7 +71,7 @@ func received(_ type: String, by server: RunningFridayServer) async -> [JSONValu
 }
 
 /// Every event of one submission (with a deadline, so a hang fails the test).
-func events(of stream: BackendEventStream, within limit: Duration = .seconds(20)) async throws -> [BackendEvent] {
+func events(of stream: BackendEventStream, within limit: Duration = .seconds(120)) async throws -> [BackendEvent] {
     try await withThrowingTaskGroup(of: [BackendEvent]?.self) { group in
         group.addTask {
             var events: [BackendEvent] = []

@@ -27,9 +27,10 @@ func withScratchDirectory<T>(_ body: (String) async throws -> T) async throws ->
     return try await body(path)
 }
 
-/// The configuration tests use: short retry delays so failures are quick.
+/// The configuration tests use: short retry delays so failures are quick; time limits far
+/// above any answer's time, however loaded the machine (no test here is about them).
 func testConfiguration(_ url: String) -> LoomiConfiguration {
-    LoomiConfiguration(baseURL: url, decisionTimeout: .seconds(10), recipesTimeout: .seconds(10), recipeAttempts: 3,
+    LoomiConfiguration(baseURL: url, decisionTimeout: .seconds(60), recipesTimeout: .seconds(60), recipeAttempts: 3,
                        recipeRetryDelay: .milliseconds(20))
 }
 
@@ -77,21 +78,10 @@ func withLoomi<T>(_ options: LoomiReferenceOptions = LoomiReferenceOptions(port:
     }
 }
 
-/// One event and when it arrived, counted from the submit.
-struct TimedEvent: Sendable {
-    var at: Duration
-    var event: BackendEvent
-}
-
-func collectTimed(_ stream: BackendEventStream) async throws -> [TimedEvent] {
-    let start = ContinuousClock.now
-    var events: [TimedEvent] = []
-    for try await event in stream { events.append(TimedEvent(at: start.duration(to: .now), event: event)) }
-    return events
-}
-
 func collect(_ stream: BackendEventStream) async throws -> [BackendEvent] {
-    try await collectTimed(stream).map(\.event)
+    var events: [BackendEvent] = []
+    for try await event in stream { events.append(event) }
+    return events
 }
 
 func texts(_ events: [BackendEvent]) -> [String] {
@@ -104,4 +94,62 @@ func progressMessages(_ events: [BackendEvent]) -> [String] {
 
 func search(_ text: String, session: String = "session-a") -> ReceptionRequest {
     ReceptionRequest(text: text, trustLevel: 1, sessionID: session)
+}
+
+/// Holds each recipe of a data answer at the reference server until the test releases it
+/// (`LoomiReferenceOptions.recipeGate`): the test releases recipe N only once the client has
+/// shown card N-1, so a client that showed the cards only at the end would never see the
+/// next one. A recipe still held after `patience` goes anyway and is counted as forced, so
+/// such a client fails the test instead of hanging it.
+actor RecipeRelease {
+    /// How many recipes the server may send (recipes 0..<released).
+    private(set) var released = 0
+    /// Recipes that went because the client showed nothing for `patience`.
+    private(set) var forced: [Int] = []
+    /// Recipes the server waits to send, by index (a data call asked again waits at the same
+    /// index as the first one).
+    private var waiting: [(index: Int, id: UUID, continuation: CheckedContinuation<Void, Never>)] = []
+    let patience: Duration
+
+    init(patience: Duration = .seconds(60)) { self.patience = patience }
+
+    deinit {
+        for waiter in waiting { waiter.continuation.resume() }
+    }
+
+    /// What the server awaits before writing recipe `index`.
+    nonisolated var gate: @Sendable (Int) async -> Void {
+        { index in
+            let id = UUID()
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.hold(index, id: id) }
+                group.addTask {
+                    try? await Task.sleep(for: self.patience)
+                    await self.force(id)
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Lets recipes up to `index` go.
+    func release(through index: Int) {
+        released = max(released, index + 1)
+        let going = waiting.filter { $0.index < released }
+        waiting.removeAll { $0.index < released }
+        for waiter in going { waiter.continuation.resume() }
+    }
+
+    private func hold(_ index: Int, id: UUID) async {
+        if index < released { return }
+        await withCheckedContinuation { waiting.append((index, id, $0)) }
+    }
+
+    private func force(_ id: UUID) {
+        guard let position = waiting.firstIndex(where: { $0.id == id }) else { return }
+        let waiter = waiting.remove(at: position)
+        forced.append(waiter.index)
+        waiter.continuation.resume()
+    }
 }

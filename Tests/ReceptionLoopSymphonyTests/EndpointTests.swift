@@ -50,8 +50,8 @@ func sessionCommands(for client: LoopSymphonyClient) -> LoopSymphonyCommands {
             #expect(text.hasPrefix("Task `\(failed.taskID)` failed:") && !text.contains("HTTP 500"), "\(text)")
             let slow = try await client.tasks.submit(request("slow research to cancel", trust: 1))
             _ = try await client.tasks.cancel(slow.taskID)
-            try await Task.sleep(for: .milliseconds(300))
-            let cancelled = try await commands.tasks(["get", slow.taskID])
+            // Asked again until the server has the cancel through (300 ms was not always enough).
+            let cancelled = try await answer(within: .seconds(60)) { try await commands.tasks(["get", slow.taskID]) } until: { $0.contains("was cancelled") }
             #expect(cancelled.contains("was cancelled") && !cancelled.contains("HTTP 500"), "\(cancelled)")
         }
     }
@@ -110,8 +110,8 @@ func sessionCommands(for client: LoopSymphonyClient) -> LoopSymphonyCommands {
         try await withServer(.fast(), { _, client in
             let slow = try await client.tasks.submit(request("slow research to cancel by its short id", trust: 1))
             try await LoopSymphonyBackend(client: client).cancel(taskID: String(slow.taskID.prefix(8)))
-            try await Task.sleep(for: .milliseconds(300))
-            let state = try await sessionCommands(for: client).tasks(["get", String(slow.taskID.prefix(8))])
+            let commands = sessionCommands(for: client)
+            let state = try await answer(within: .seconds(60)) { try await commands.tasks(["get", String(slow.taskID.prefix(8))]) } until: { $0.contains("was cancelled") }
             #expect(state.contains("was cancelled"), "\(state)")
         })
     }

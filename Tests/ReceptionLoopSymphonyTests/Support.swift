@@ -20,8 +20,10 @@ func withServer<T: Sendable>(_ options: LoopSymphonyReferenceOptions = .fast(), 
                              _ body: (RunningLoopSymphonyServer, LoopSymphonyClient) async throws -> T) async throws -> T {
     let server = try await RunningLoopSymphonyServer.start(options)
     let client = LoopSymphonyClient(configuration: LoopSymphonyConfiguration(
-        baseURL: server.baseURL, apiKey: apiKey, userID: userID, requestTimeout: .seconds(10),
-        streamIdleTimeout: .seconds(10), pollInterval: .milliseconds(30), prefersStreaming: prefersStreaming))
+        // Limits far above any answer's time, however loaded the machine: no test here is
+        // about them, and at 10 s a suite run beside other builds missed them.
+        baseURL: server.baseURL, apiKey: apiKey, userID: userID, requestTimeout: .seconds(60),
+        streamIdleTimeout: .seconds(60), pollInterval: .milliseconds(30), prefersStreaming: prefersStreaming))
     do {
         let result = try await body(server, client)
         await client.shutdown()
@@ -59,4 +61,22 @@ func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("reception-ls-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
+}
+
+/// What `body` returned or threw, kept to be looked at once the client is shut down (a client
+/// released without its shutdown stops a debug test process, taking every result with it).
+func outcome<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
+    do { return .success(try await body()) } catch { return .failure(error) }
+}
+
+/// `ask`'s answer once `done` holds, asked again every 50 ms (the last answer when `limit`
+/// passes first): for a state the server reaches soon after a call, however loaded the machine.
+func answer(within limit: Duration, _ ask: () async throws -> String, until done: (String) -> Bool) async throws -> String {
+    let deadline = ContinuousClock.now + limit
+    var text = try await ask()
+    while !done(text), ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(50))
+        text = try await ask()
+    }
+    return text
 }

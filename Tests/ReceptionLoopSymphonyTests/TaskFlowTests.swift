@@ -262,7 +262,11 @@ import Testing
         configuration.resultGrace = .milliseconds(300)
         let client = LoopSymphonyClient(configuration: configuration)
         let start = ContinuousClock.now
-        let events = try await collect(LoopSymphonyBackend(client: client).submit(request("research stuckresult", trust: 1)))
+        let submitted = await outcome { try await collect(LoopSymphonyBackend(client: client).submit(request("research stuckresult", trust: 1))) }
+        // Shut down before anything can throw: a client released without it stops a debug test process.
+        await client.shutdown()
+        await server.stop()
+        let events = try submitted.get()
         // Not a speed bound: "for ever" against a 300 ms grace, with room for a loaded machine
         // (10 s was exceeded once while builds ran beside the suite). The notice below is the
         // real evidence that the wait was bounded.
@@ -270,8 +274,6 @@ import Testing
         #expect(result(in: events)?.text == "Reference research answer to: research stuckresult", "\(events)")
         #expect(progress(in: events).contains { $0.message.contains("still reports the task as running 300 ms after its stream said complete") },
                 "\(progress(in: events).map(\.message))")
-        await client.shutdown()
-        await server.stop()
     }
 
     @Test func pollingStopsAfterTheLongestWaitAndSaysHowToLookLater() async throws {
@@ -280,13 +282,14 @@ import Testing
                                                       prefersStreaming: false)
         configuration.maxWait = .milliseconds(400)
         let client = LoopSymphonyClient(configuration: configuration)
-        let events = try await collect(LoopSymphonyBackend(client: client).submit(request("research slow everything stuckresult", trust: 1)))
+        let submitted = await outcome { try await collect(LoopSymphonyBackend(client: client).submit(request("research slow everything stuckresult", trust: 1))) }
+        await client.shutdown()
+        await server.stop()
+        let events = try submitted.get()
         let stopped = try #require(failure(in: events), "\(events)")
         #expect(!stopped.cancelled)
         #expect(stopped.message.hasPrefix("Stopped waiting after 400 ms: the server still reports task"), "\(stopped.message)")
         #expect(stopped.message.contains("/tasks get"))
-        await client.shutdown()
-        await server.stop()
     }
 
     @Test func pollOnlyConfigurationWorks() async throws {

@@ -7,17 +7,27 @@ import Testing
 @Suite("OpenAI answer reader")
 struct AnswerReaderTests {
     /// The length limit used to recount the whole answer for every chunk (`text.count`), so a
-    /// long answer in many chunks took time quadratic in its length: these 1,000 chunks of
-    /// 1,000 CJK characters (just under the limit) took the old check half a billion
-    /// character steps, about 12 s on the shared machine; they now take a fraction of a
-    /// second. Few, large chunks keep the test itself cheap beside the timing tests.
+    /// long answer in many chunks took time quadratic in its length: 1,000 chunks of 1,000 CJK
+    /// characters (just under the limit) took the old check half a billion character steps.
+    /// Compared inside one run, not against a clock a loaded machine stretches: four times the
+    /// chunks take about four times as long when reading is linear, sixteen when quadratic.
+    /// Each side is the quickest of three tries, so a moment of load does not decide.
     @Test func aLongAnswerInManyChunksReadsInLinearTime() throws {
-        var reader = AnswerReader(taskID: "t")
         let chunk = #"{"choices":[{"index":0,"delta":{"content":""# + String(repeating: "日", count: 1_000) + #""}}]}"#
-        let started = Date()
-        for _ in 0..<1_000 { _ = try reader.read(chunk) }
-        #expect(reader.text.unicodeScalars.count == 1_000_000)
-        #expect(Date().timeIntervalSince(started) < 5, "reading 1,000 chunks took \(Date().timeIntervalSince(started)) s")
+        func read(_ chunks: Int) throws -> Duration {
+            var reader = AnswerReader(taskID: "t")
+            let elapsed = try ContinuousClock().measure { for _ in 0..<chunks { _ = try reader.read(chunk) } }
+            #expect(reader.text.unicodeScalars.count == chunks * 1_000)
+            return elapsed
+        }
+        var short: [Duration] = []
+        var long: [Duration] = []
+        for _ in 0..<3 {
+            short.append(try read(250))
+            long.append(try read(1_000))
+        }
+        let ratio = long.min()! / short.min()!
+        #expect(ratio < 8, "4× the chunks took \(ratio)× as long (250 chunks: \(short.min()!), 1,000: \(long.min()!))")
     }
 
     @Test func theLengthLimitStillStopsAnEndlessAnswer() throws {

@@ -71,7 +71,7 @@ struct OpenAIRequestTests {
             let history = (1...5).map { ConversationTurn(query: "q\($0)", summary: "a\($0)") }
             _ = try await collect(backend.submit(ReceptionRequest(text: "now", conversation: history, trustLevel: 1)))
             let body = try #require(await server.server.receivedBodies().last)
-            guard case .array(let messages)? = body["messages"] else { return }
+            guard case .array(let messages)? = body["messages"] else { Issue.record("the body has no messages: \(body)"); return }
             #expect(messages.compactMap { $0["content"]?.stringValue } == ["q5", "a5", "now"])
         }
     }

@@ -34,7 +34,7 @@ struct RewriteStageTests {
 
     /// Sends one message to a scripted engine that answers `steps`, through the rewrite stage
     /// (the reference server rewrites) and the personality middleware.
-    func run(_ steps: [ScriptedBackend.Step], timeout: Duration = .seconds(20), slowChunkDelay: Duration = .milliseconds(300),
+    func run(_ steps: [ScriptedBackend.Step], timeout: Duration = .seconds(120), slowChunkDelay: Duration = .milliseconds(300),
              _ check: (Run) async throws -> Void) async throws {
         try await withOpenAIServer(OpenAIReferenceOptions(port: 0, chunkDelay: .milliseconds(1), slowChunkDelay: slowChunkDelay)) { server, model in
             let store = SoulStore(Self.soul)

@@ -74,9 +74,9 @@ struct CrashDuringRefreshTests {
         #expect(before.hasPrefix("token:"))
 
         // A new process renews from the file; it is killed once the server has rotated the token.
-        let (process, pipe) = try Self.start(["--pause-before-write", "me"], url: server.baseURL, tokenFile: tokenFile)
-        let said = Self.wait(for: "ANSWERED", in: pipe)
-        #expect(said.contains("ANSWERED"), "\(said)")
+        let (process, pipe) = try Self.start(["--pause-at", "answered", "me"], url: server.baseURL, tokenFile: tokenFile)
+        let said = Self.wait(for: "PAUSED answered", in: pipe)
+        #expect(said.contains("PAUSED answered"), "\(said)")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
@@ -102,32 +102,49 @@ struct CrashDuringRefreshTests {
         }
     }
 
-    @Test func killedAtAnyMomentOfRefreshesTheFileIsNeverHalfWritten() async throws {
+    /// Killed at each moment of the token file's write, in turn (the probe stops there and
+    /// says so, and the server has answered the refresh by then): what is on the disk is the
+    /// old file or the new one, whole, and the next start is signed in (the new file) or is
+    /// told cleanly to sign in again (the old one holds the token the server rotated).
+    @Test(arguments: RefreshTokenFile.WriteStage.allCases)
+    func killedAtAnyMomentOfTheWriteTheFileIsNeverHalfWritten(stage: RefreshTokenFile.WriteStage) async throws {
         let server = try await RunningTimepointServer.start()
         defer { Task { await server.stop() } }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-tp-kill-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let tokenFile = directory.appendingPathComponent("state/timepoint.json").path
-        var outcomes: [String: Int] = [:]
-        for round in 0..<12 {
-            if !Self.fileState(tokenFile, origin: server.baseURL).hasPrefix("token:") {
-                #expect(try Self.run(["signin", "ada@example.com"], url: server.baseURL, tokenFile: tokenFile).status == 0)
-            }
-            // Each process renews from the file at once and writes the new token; it dies at a
-            // different moment each round: before, during or after the write.
-            let (process, pipe) = try Self.start(["me"], url: server.baseURL, tokenFile: tokenFile)
-            try await Task.sleep(for: .milliseconds(5 + round * 7))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            _ = pipe.fileHandleForReading.readDataToEndOfFile()
-            let state = Self.fileState(tokenFile, origin: server.baseURL)
-            #expect(state.hasPrefix("token:") || state == "absent", "round \(round): \(state)")
-            #expect(!state.hasPrefix("UNUSABLE"), "round \(round): never half-written")
-            // The next start is signed in, or says cleanly that it is not.
-            let next = try Self.run(["me"], url: server.baseURL, tokenFile: tokenFile)
-            #expect(next.status == 0 || next.status == 3, "round \(round): \(next.output)")
-            outcomes[next.status == 0 ? "signed in" : "asked to sign in again", default: 0] += 1
+        #expect(try Self.run(["signin", "ada@example.com"], url: server.baseURL, tokenFile: tokenFile).status == 0)
+        let before = Self.fileState(tokenFile, origin: server.baseURL)
+        #expect(before.hasPrefix("token:"))
+        func refreshes() async -> Int { await server.server.receivedCalls().filter { $0.path == "/api/v1/auth/refresh" }.count }
+        let refreshesBefore = await refreshes()
+
+        let (process, pipe) = try Self.start(["--pause-at", stage.rawValue, "me"], url: server.baseURL, tokenFile: tokenFile)
+        let said = Self.wait(for: "PAUSED \(stage.rawValue)", in: pipe)
+        #expect(said.contains("PAUSED \(stage.rawValue)"), "the probe reached the stage: \(said)")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "killed, not ended by itself")
+        // Mid-refresh: the server had rotated the token when the process died.
+        #expect(await refreshes() == refreshesBefore + 1, "the server answered the refresh before the kill")
+
+        let after = Self.fileState(tokenFile, origin: server.baseURL)
+        let replaced = stage == .replaced
+        #expect(replaced ? after.hasPrefix("token:") && after != before : after == before,
+                "killed at \(stage.rawValue): \(replaced ? "the new file" : "the old file"), whole; found \(after)")
+        #expect(fileMode(tokenFile) == 0o600)
+
+        let next = try Self.run(["me"], url: server.baseURL, tokenFile: tokenFile)
+        if replaced {
+            #expect(next.status == 0, "the new token signs in: \(next.output)")
+        } else {
+            #expect(next.status == 3 && next.output.contains("sign in again: The server has ended your sign-in"), "\(next.output)")
         }
-        #expect(outcomes.values.reduce(0, +) == 12, "\(outcomes)")
+        // A temporary file the dead process left (it holds a token) is gone after the next start.
+        let left = try FileManager.default.contentsOfDirectory(atPath: (tokenFile as NSString).deletingLastPathComponent)
+        #expect(left.allSatisfy { $0 == "timepoint.json" }, "\(left)")
+        for output in [said, next.output] {
+            #expect(!output.contains("tpr_") && !output.contains("tpa_"), "no token printed: \(output)")
+        }
     }
 }

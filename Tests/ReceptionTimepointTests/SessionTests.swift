@@ -109,11 +109,13 @@ struct SessionTests {
             configuration.tokenFile = copy
             let thief = TimepointClient(configuration: configuration)
             let error = await timepointError { _ = try await thief.me() }
+            // Shut down before anything can return early: a client released without it stops
+            // a debug test process.
+            await thief.shutdown()
             guard case .signInAgain(let reason)? = error else { Issue.record("got \(String(describing: error))"); return }
             #expect(reason.contains("already used"), "\(reason)")
             #expect(reason.contains("Sign in again with /signin"))
             #expect(!FileManager.default.fileExists(atPath: copy), "a dead token is forgotten")
-            await thief.shutdown()
             // The server revoked every token of the user: the legitimate session must sign in again too.
             #expect(await rig.reference.liveRefreshTokens(of: rig.email) == 0)
             await rig.reference.expireAccessTokens()

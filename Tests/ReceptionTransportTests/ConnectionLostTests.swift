@@ -18,7 +18,7 @@ struct ConnectionLostTests {
             })
         }
         try await serving(router) { port in
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(port)"))
+            let transport = keptTransport(HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(port)"))
             defer { Task { await transport.shutdown() } }
             do {
                 _ = try await transport.json(JSONValue.self, .POST, "/cut", body: Data("{}".utf8), auth: .none)
@@ -33,7 +33,7 @@ struct ConnectionLostTests {
     /// A header value the HTTP client will not send (a user id with a line break) is no
     /// unreachable server: the session said it was offline and queued the message for good.
     @Test func aRequestTheClientWillNotSendIsAConfigurationErrorNotUnreachable() async throws {
-        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(
+        let transport = keptTransport(HTTPTransportConfiguration(
             baseURL: "http://127.0.0.1:9", authentication: HeaderAuthentication([("X-User-Id", "bob\nsmith")])))
         defer { Task { await transport.shutdown() } }
         do {
@@ -44,7 +44,7 @@ struct ConnectionLostTests {
             #expect(error.description == "Cannot send to http://127.0.0.1:9/health: a header value holds a character HTTP does not allow (a line break or other control character); check the profile's user id, names and keys")
             #expect(!error.description.contains("smith"))
         }
-        let broken = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: "http://[::1:8080/v1"))
+        let broken = keptTransport(HTTPTransportConfiguration(baseURL: "http://[::1:8080/v1"))
         defer { Task { await broken.shutdown() } }
         await #expect { _ = try await broken.send(.GET, "/health", auth: .none) } throws: { error in
             guard case .invalidRequest? = error as? BackendError else { return false }

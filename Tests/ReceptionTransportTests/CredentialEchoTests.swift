@@ -19,7 +19,7 @@ struct CredentialEchoTests {
         router.get("stream", use: echo)
         try await serving(router) { port in
             let authentication = HeaderAuthentication([("Authorization", "Bearer sk-SECRET-123456"), ("X-Admin-Key", "SEKRIT-admin-tp")])
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(port)", authentication: authentication))
+            let transport = keptTransport(HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(port)", authentication: authentication))
             defer { Task { await transport.shutdown() } }
 
             var messages: [String] = []

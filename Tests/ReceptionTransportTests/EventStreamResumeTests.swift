@@ -39,7 +39,7 @@ struct EventStreamResumeTests {
 
     @Test func aCleanEndDeliversTheUnterminatedLastFrameAndResumesFromLastEventID() async throws {
         try await withServer { base in
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base))
+            let transport = keptTransport(HTTPTransportConfiguration(baseURL: base))
             var frames: [SSEFrame] = []
             for try await frame in transport.eventStream("/runtogether", lastEventID: "4", requestID: "req-abc",
                                                          parser: SSEParser(leniency: .unterminatedFrames)) {
@@ -56,7 +56,7 @@ struct EventStreamResumeTests {
 
     @Test func aBrokenConnectionNeverDeliversTheFrameItCut() async throws {
         try await withServer { base in
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base))
+            let transport = keptTransport(HTTPTransportConfiguration(baseURL: base))
             var frames: [SSEFrame] = []
             await #expect(throws: (any Error).self) {
                 for try await frame in transport.eventStream("/cut", parser: SSEParser(leniency: .unterminatedFrames)) {

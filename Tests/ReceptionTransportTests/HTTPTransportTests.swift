@@ -98,7 +98,8 @@ private func withServer(_ body: @escaping @Sendable (String, SeenIDs) async thro
     }
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                          onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+                          onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) },
+                          logger: TestServerLogging.logger("transport-test-server"))
     let server = Task { try await app.run() }
     var iterator = ports.makeAsyncIterator()
     let port = try #require(await iterator.next())
@@ -127,7 +128,7 @@ struct HTTPTransportTests {
                 store.token.withLock { $0 = "fresh" }
                 return true
             })
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base + "/", authentication: auth))
+            let transport = keptTransport(HTTPTransportConfiguration(baseURL: base + "/", authentication: auth))
             let answer = try await transport.json(JSONValue.self, .GET, "/secure", auth: .required)
             #expect(answer["ok"] == .bool(true))
             #expect(store.refreshes.withLock { $0 } == 1)
@@ -140,7 +141,7 @@ struct HTTPTransportTests {
     @Test func aTokenThatCannotBeRefreshedIsA401WithTheServersWords() async throws {
         try await withServer { base, _ in
             let auth = BearerAuthentication(token: { "stale" })
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base, authentication: auth))
+            let transport = keptTransport(HTTPTransportConfiguration(baseURL: base, authentication: auth))
             await #expect(throws: BackendError.http(status: 401, detail: "Token expired")) {
                 _ = try await transport.json(JSONValue.self, .GET, "/secure", auth: .required)
             }
@@ -150,9 +151,9 @@ struct HTTPTransportTests {
 
     @Test func aBodyOverTheLimitIsAnErrorNotMemory() async throws {
         try await withServer { base, _ in
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base, maxBodyBytes: 100_000))
+            let transport = keptTransport(HTTPTransportConfiguration(baseURL: base, maxBodyBytes: 100_000))
             await #expect(throws: BackendError.self) { _ = try await transport.send(.GET, "/big", auth: .none) }
-            let roomy = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base, maxBodyBytes: 1_000_000))
+            let roomy = keptTransport(HTTPTransportConfiguration(baseURL: base, maxBodyBytes: 1_000_000))
             let body = try await roomy.send(.GET, "/big", auth: .none).body
             #expect(body.count == 300_000)
             await transport.shutdown()
@@ -162,7 +163,7 @@ struct HTTPTransportTests {
 
     @Test func anEventStreamSendsLastEventIDAndYieldsCommentsAndEvents() async throws {
         try await withServer { base, _ in
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base))
+            let transport = keptTransport(HTTPTransportConfiguration(baseURL: base))
             var frames: [SSEFrame] = []
             for try await frame in transport.eventStream("/events", lastEventID: "41") { frames.append(frame) }
             #expect(frames == [.comment("hello"), .event(data: "resumed after 41", name: nil, id: "8")])
@@ -175,7 +176,7 @@ struct HTTPTransportTests {
 
     @Test func aPostedEventStreamIsRetriedWhenRefusedForLoadAndSaysSoFirst() async throws {
         try await withServer { base, _ in
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base))
+            let transport = keptTransport(HTTPTransportConfiguration(baseURL: base))
             let notices = Mutex<[String]>([])
             var frames: [SSEFrame] = []
             let stream = transport.eventStream("/busy-events", method: .POST, body: Data(#"{"q":1}"#.utf8),
@@ -193,7 +194,7 @@ struct HTTPTransportTests {
 
     @Test func aRefusalAskingForALongWaitIsReportedWithTheWaitNotWaitedOut() async throws {
         try await withServer { base, _ in
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base))
+            let transport = keptTransport(HTTPTransportConfiguration(baseURL: base))
             let start = ContinuousClock.now
             do {
                 for try await _ in transport.eventStream("/very-busy", method: .POST, body: Data("{}".utf8), retry: HTTPRetryPolicy()) {}
@@ -213,7 +214,7 @@ struct HTTPTransportTests {
         try await withServer { base, _ in
             var configuration = HTTPTransportConfiguration(baseURL: base)
             configuration.retry = HTTPRetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), retriedStatuses: [502, 503])
-            let transport = HTTPTransport(configuration: configuration)
+            let transport = keptTransport(configuration)
             let got = try await transport.send(.GET, "/flaky", auth: .none)
             #expect(got.status == 200 && String(decoding: got.body, as: UTF8.self) == "3", "third attempt")
             let posted = try await transport.send(.POST, "/flaky-post", body: Data("{}".utf8), auth: .none)
@@ -227,7 +228,7 @@ struct HTTPTransportTests {
         var nowhereConfiguration = HTTPTransportConfiguration(baseURL: "http://127.0.0.1:1")
         nowhereConfiguration.retry.baseDelay = .seconds(120)
         nowhereConfiguration.retry.maxDelay = .seconds(120)
-        let nowhere = HTTPTransport(configuration: nowhereConfiguration)
+        let nowhere = keptTransport(nowhereConfiguration)
         let start = ContinuousClock.now
         await #expect(throws: BackendError.self) { _ = try await nowhere.send(.GET, "/x", auth: .none) }
         #expect(start.duration(to: .now) < .seconds(60), "refused at once, not retried")
@@ -236,7 +237,7 @@ struct HTTPTransportTests {
 
     @Test func aSlowServerIsATimeoutNotUnreachable() async throws {
         try await withServer { base, _ in
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base, requestTimeout: .milliseconds(500)))
+            let transport = keptTransport(HTTPTransportConfiguration(baseURL: base, requestTimeout: .milliseconds(500)))
             do {
                 _ = try await transport.send(.GET, "/slow", auth: .none)
                 Issue.record("a 5 s answer must time out after 0.5 s")
@@ -250,7 +251,7 @@ struct HTTPTransportTests {
 
     @Test func aBodyThatDripsTimesOutLikeASlowHead() async throws {
         try await withServer { base, _ in
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base, requestTimeout: .seconds(2)))
+            let transport = keptTransport(HTTPTransportConfiguration(baseURL: base, requestTimeout: .seconds(2)))
             let started = ContinuousClock.now
             do {
                 _ = try await transport.send(.GET, "/drip", auth: .none)
@@ -268,7 +269,7 @@ struct HTTPTransportTests {
     @Test func anEventThatTricklesInEndsAtTheReadTimeoutButKeepalivesDoNot() async throws {
         try await withServer { base, _ in
             // 10 s, not less: the limit also bounds the first bytes, slow when the suite starts.
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: base, readTimeout: .seconds(10)))
+            let transport = keptTransport(HTTPTransportConfiguration(baseURL: base, readTimeout: .seconds(10)))
             let started = ContinuousClock.now
             var frames: [SSEFrame] = []
             do {
@@ -291,7 +292,7 @@ struct HTTPTransportTests {
     }
 
     @Test func anUnreachableServerSaysWhere() async throws {
-        let transport = HTTPTransport(configuration: HTTPTransportConfiguration(baseURL: "http://127.0.0.1:9", connectTimeout: .seconds(2)))
+        let transport = keptTransport(HTTPTransportConfiguration(baseURL: "http://127.0.0.1:9", connectTimeout: .seconds(2)))
         do {
             _ = try await transport.send(.GET, "/anything", auth: .none)
             Issue.record("nothing listens on port 9")
@@ -317,7 +318,7 @@ struct HTTPTransportSecretTests {
             return Response(status: .ok)
         }
         try await serving(router) { port in
-            let transport = HTTPTransport(configuration: HTTPTransportConfiguration(
+            let transport = keptTransport(HTTPTransportConfiguration(
                 baseURL: "http://127.0.0.1:\(port)", authentication: HeaderAuthentication([("X-Api-Key", "sk-secret-key")])))
             do {
                 _ = try await transport.json(JSONValue.self, .GET, "/moved", auth: .required)

@@ -49,7 +49,9 @@ private func withTLSServer(_ body: @escaping @Sendable (Int) async throws -> Voi
         privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(LoopbackIdentity.privateKey.utf8), format: .pem)))
     try await withLoopbackServer({ running in
         Application(router: http, server: try .tls(.http1WebSocketUpgrade(webSocketRouter: sockets), tlsConfiguration: tls),
-                    configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: running)
+                    configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: running,
+                    // The handshakes the test's clients refuse end the server's side with an error.
+                    logger: TestServerLogging.logger("tls-test-server", expected: ["Error handling upgrade result"]))
     }, body)
 }
 

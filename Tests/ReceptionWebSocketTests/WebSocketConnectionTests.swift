@@ -14,9 +14,10 @@ import Glibc
 /// A WebSocket server on loopback: `/echo` answers each text message with "echo: TEXT" and
 /// reports the `X-Token` header first; `/drop` sends one message and closes the connection;
 /// `/binary` sends a binary message between two text ones; `/badutf8` sends a text message
-/// whose bytes are not UTF-8 between two good ones. These two wait for a first message from
-/// the client: frames sent with the upgrade's answer are sometimes lost by the client library
-/// (`aDroppedConnectionKeepsWhatArrivedAndEndsTheStream` hangs now and then for that reason).
+/// whose bytes are not UTF-8 between two good ones; `/big` sends a 200 kB message. These wait
+/// for a first message from the client: frames sent with the upgrade's answer are sometimes
+/// lost by the client library (`aDroppedConnectionKeepsWhatArrivedAndEndsTheStream` hangs now
+/// and then for that reason, and `/big`'s message, lost so, passed for one refused).
 /// `/silent` upgrades and never sends; `/drip` sends "tick N" every 100 ms for as long as the
 /// connection lasts; `/fragments` sends one message in ten 50 ms fragments, then fragments of a
 /// message that never ends; `/flood` sends a 200 kB message in 2,000 fragments.
@@ -50,7 +51,10 @@ private func withServer(_ body: @escaping @Sendable (Int) async throws -> Void) 
         try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: [0x63, 0x61, 0x66, 0xC3, 0x28, 0xFF, 0xFE]))))
         try await outbound.write(.text("after"))
     }
-    router.ws("/big") { _, _ in .upgrade([:]) } onUpgrade: { _, outbound, _ in
+    router.ws("/big") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
+        // After the client's first message, like /binary: see above.
+        var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
+        _ = try await messages.next()
         try await outbound.write(.text(String(repeating: "x", count: 200_000)))
         try await Task.sleep(for: .seconds(5))
     }
@@ -87,15 +91,20 @@ private func withServer(_ body: @escaping @Sendable (Int) async throws -> Void) 
     }
     try await withLoopbackServer({ running in
         Application(router: Router(), server: .http1WebSocketUpgrade(webSocketRouter: router),
-                    configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: running)
+                    configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: running,
+                    logger: TestServerLogging.logger("websocket-test-server"))
     }, body)
 }
+
+/// How long the tests that are not about the upgrade wait for it: far above its time, however
+/// loaded the machine (at the default 10 s, a suite run beside other builds missed it).
+private let upgradeLimit = Duration.seconds(60)
 
 @Suite("Shared WebSocket transport", .serialized)
 struct WebSocketConnectionTests {
     @Test func messagesGoBothWaysWithTheHeadersGiven() async throws {
         try await withServer { port in
-            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/echo", headers: [("X-Token", "t-1")])
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/echo", headers: [("X-Token", "t-1")], connectTimeout: upgradeLimit)
             var iterator = connection.messages.makeAsyncIterator()
             #expect(try await iterator.next() == "token: t-1")
             try await connection.send("hello")
@@ -109,9 +118,9 @@ struct WebSocketConnectionTests {
 
     @Test func aDroppedConnectionKeepsWhatArrivedAndEndsTheStream() async throws {
         try await withServer { port in
-            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/drop")
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/drop", connectTimeout: upgradeLimit)
             try await connection.send("go")
-            let received = try await within(.seconds(10)) { () -> [String] in
+            let received = try await within(.seconds(60)) { () -> [String] in
                 var received: [String] = []
                 do {
                     for try await message in connection.messages { received.append(message) }
@@ -121,18 +130,32 @@ struct WebSocketConnectionTests {
                 return received
             }
             #expect(received == ["partial answer"], "the stream ended, with what arrived")
-            _ = try await within(.seconds(5)) { await connection.close() }
+            _ = try await within(.seconds(60)) { await connection.close() }
         }
     }
 
     @Test func aMessageOverTheLimitEndsTheConnectionInsteadOfGrowingMemory() async throws {
         try await withServer { port in
-            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/big", maxMessageBytes: 50_000)
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/big", maxMessageBytes: 50_000, connectTimeout: upgradeLimit)
+            try await connection.send("go")
             var received = 0
+            var thrown: (any Error)?
             do {
                 for try await message in connection.messages { received += message.count }
-            } catch {}
+            } catch {
+                thrown = error
+            }
             #expect(received == 0)
+            // The connection should end with an error that names the limit, as it does for a
+            // message past the limit in many fragments (`/flood`), not with a clean end that
+            // reads as "the server had nothing more to say". A single frame past the limit is
+            // refused by NIO's decoder, which closes the connection (1009) without telling
+            // the library's reader: the stream ends cleanly. Known, and left to the transport.
+            withKnownIssue("a single WebSocket frame past the limit ends the stream without an error") {
+                let said = try #require(thrown.map { "\($0)" }, "the stream ended without an error")
+                #expect(thrown is BackendError, "\(said)")
+                #expect(said.contains("ws://127.0.0.1:\(port)/big sent a WebSocket message larger than 50000 bytes"), "\(said)")
+            }
             await connection.close()
         }
     }
@@ -140,7 +163,7 @@ struct WebSocketConnectionTests {
     /// No engine here sends binary messages: one is skipped, and the text after it arrives.
     @Test func aBinaryMessageIsSkippedAndTheNextTextArrives() async throws {
         try await withServer { port in
-            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/binary")
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/binary", connectTimeout: upgradeLimit)
             try await connection.send("go")
             var iterator = connection.messages.makeAsyncIterator()
             #expect(try await iterator.next() == "before")
@@ -155,7 +178,7 @@ struct WebSocketConnectionTests {
     /// the WebSocket library's). What arrived before it stays, and a new connection works.
     @Test func aTextMessageThatIsNotUTF8IsAProtocolErrorInWordsAndTheNextConnectionWorks() async throws {
         try await withServer { port in
-            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/badutf8")
+            let connection = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/badutf8", connectTimeout: upgradeLimit)
             try await connection.send("go")
             var received: [String] = []
             var thrown: (any Error)?
@@ -172,7 +195,7 @@ struct WebSocketConnectionTests {
             }
             #expect(what.contains("not valid UTF-8"), "\(what)")
             #expect(!what.contains("serverSent") && !what.contains("WebSocketClientError"), "\(what)")
-            let next = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/echo")
+            let next = try await WebSocketConnection.open(url: "ws://127.0.0.1:\(port)/echo", connectTimeout: upgradeLimit)
             var iterator = next.messages.makeAsyncIterator()
             #expect(try await iterator.next() == "token: none")
             try await next.send("still here")

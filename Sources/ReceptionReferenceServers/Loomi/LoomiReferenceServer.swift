@@ -22,6 +22,10 @@ public struct LoomiReferenceOptions: Sendable {
     /// Where `/recipes/by-ids` redirects (302) instead of answering: a client must report it
     /// and never follow it with its key (nil: no redirect).
     public var recipeRedirect: String?
+    /// Awaited before each recipe of a `/recipes/by-ids` answer is written, with its index
+    /// (from 0): a test holds the next recipe at the server until the client has shown the
+    /// one before, so "shown as it arrives" is checked without a clock (nil: no hold).
+    public var recipeGate: (@Sendable (Int) async -> Void)?
 
     public init(port: Int = 8791, apiKeys: [String] = [], decisionDelay: Duration = .zero, recipeDelay: Duration = .milliseconds(150),
                 slowRecipeDelay: Duration = .seconds(1), failingRecipeCalls: Int = 0) {
@@ -134,10 +138,12 @@ public struct LoomiReferenceServer: Sendable {
         let unusual = lookup.flags.contains("unusual")
         let found = lookup.found
         let missing = lookup.missing
+        let gate = options.recipeGate
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody { writer in
             try await writer.write(ByteBuffer(string: "{\"recipes\": ["))
             for (index, item) in found.enumerated() {
                 if delay > .zero { try await Task.sleep(for: delay) }
+                if let gate { await gate(index) }
                 let recipe = LoomiReferenceCatalog.recipes[item.index].json(id: item.id, unusual: unusual)
                 try await writer.write(ByteBuffer(string: (index == 0 ? "" : ", ") + Wire.jsonString(recipe)))
                 if drop {

@@ -12,14 +12,26 @@ public struct RefreshTokenFile: Sendable {
     public let path: String
     /// The server the token belongs to: a token is never sent to another one.
     public let origin: String
-    /// Runs once the new token is known and before the first byte is written; the crash test
-    /// uses it to kill the process at exactly that moment. Empty otherwise.
-    let beforeWrite: @Sendable () -> Void
+    /// Runs at each stage of a write (`WriteStage`); the crash test uses it to kill the
+    /// process at exactly that moment. Empty otherwise.
+    let atStage: @Sendable (WriteStage) -> Void
 
-    public init(path: String, origin: String, beforeWrite: @escaping @Sendable () -> Void = {}) {
+    /// The moments of a write at which a crash leaves something different on the disk.
+    public enum WriteStage: String, Sendable, CaseIterable {
+        /// The new token is known; nothing is written yet.
+        case answered
+        /// The temporary file exists, empty.
+        case temporaryCreated = "temporary-created"
+        /// The temporary file holds the whole new content, flushed; the old file is in place.
+        case temporaryWritten = "temporary-written"
+        /// The new file has replaced the old one; the directory is not flushed yet.
+        case replaced
+    }
+
+    public init(path: String, origin: String, atStage: @escaping @Sendable (WriteStage) -> Void = { _ in }) {
         self.path = path
         self.origin = origin
-        self.beforeWrite = beforeWrite
+        self.atStage = atStage
     }
 
     public enum Loaded: Sendable, Hashable {
@@ -55,7 +67,7 @@ public struct RefreshTokenFile: Sendable {
 
     /// Replaces the file with one holding `token`, atomically and durably.
     public func save(_ token: SecretToken) throws {
-        beforeWrite()
+        atStage(.answered)
         let data = try Wire.encode(Content(origin: origin, refreshToken: token.reveal())) + Data("\n".utf8)
         let directory = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -65,6 +77,7 @@ public struct RefreshTokenFile: Sendable {
         let temporary = "\(directory)/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FileProblem(path: temporary, action: "create") }
+        atStage(.temporaryCreated)
         var written = 0
         let ok = data.withUnsafeBytes { bytes -> Bool in
             while written < bytes.count {
@@ -79,11 +92,13 @@ public struct RefreshTokenFile: Sendable {
             unlink(temporary)
             throw FileProblem(path: temporary, action: "write")
         }
+        atStage(.temporaryWritten)
         guard rename(temporary, path) == 0 else {
             let problem = FileProblem(path: path, action: "replace")
             unlink(temporary)
             throw problem
         }
+        atStage(.replaced)
         let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryFD >= 0 {
             fsync(directoryFD)

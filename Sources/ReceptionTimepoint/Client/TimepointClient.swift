@@ -43,7 +43,7 @@ public final class TimepointClient: Sendable {
         public func callAsFunction(_ line: String) { hear(line) }
     }
 
-    public init(configuration: TimepointConfiguration, beforeTokenWrite: @escaping @Sendable () -> Void = {}) {
+    public init(configuration: TimepointConfiguration, atTokenWriteStage: @escaping @Sendable (RefreshTokenFile.WriteStage) -> Void = { _ in }) {
         self.configuration = configuration
         let configuration = configuration
         func transportConfiguration(_ authentication: any HTTPAuthentication) -> HTTPTransportConfiguration {
@@ -55,7 +55,7 @@ public final class TimepointClient: Sendable {
         }
         let plain = HTTPTransport(configuration: transportConfiguration(NoAuthentication()))
         self.plain = plain
-        let file = RefreshTokenFile(path: configuration.tokenFile, origin: configuration.baseURL, beforeWrite: beforeTokenWrite)
+        let file = RefreshTokenFile(path: configuration.tokenFile, origin: configuration.baseURL, atStage: atTokenWriteStage)
         let session = TimepointSession(file: file) { token in
             try await Self.renew(token, plain: plain, configuration: configuration)
         }

@@ -62,8 +62,8 @@ public enum TimepointPlugin {
 
     /// Connects: reads the cost table (which also checks the address), and when a sign-in
     /// is saved, renews it, so the person hears at once whether they are still signed in.
-    public static func connect(_ configuration: TimepointConfiguration, name: String, beforeTokenWrite: @escaping @Sendable () -> Void = {}) async throws -> BackendConnection {
-        let client = TimepointClient(configuration: configuration, beforeTokenWrite: beforeTokenWrite)
+    public static func connect(_ configuration: TimepointConfiguration, name: String, atTokenWriteStage: @escaping @Sendable (RefreshTokenFile.WriteStage) -> Void = { _ in }) async throws -> BackendConnection {
+        let client = TimepointClient(configuration: configuration, atTokenWriteStage: atTokenWriteStage)
         let backend = TimepointBackend(client: client, name: name)
         do {
             _ = try await client.costs()

@@ -266,8 +266,18 @@ struct SoulCommand: ParsableCommand {
             #if DEBUG
             SoulCommand.printError("warning: this is a debug build; figures are only meaningful with `swift build -c release`")
             #endif
-            let text = try soul.map(SoulCommand.soulText)
-            print(SoulBenchmark.run(iterations: iterations, soulText: text))
+            let source = try soul.map(SoulCommand.soulText)
+            // A soul that does not parse is not timed: the figures would be those of a parse
+            // that fails at its first error. Its errors are said as `soul lint` says them.
+            if let source {
+                do {
+                    _ = try SoulParser.parse(source.text, fileName: source.fileName)
+                } catch let error as SoulParser.ParseError {
+                    SoulCommand.printError(error.description)
+                    throw ExitCode(1)
+                }
+            }
+            print(SoulBenchmark.run(iterations: iterations, soulText: source?.text))
         }
     }
 }
@@ -326,11 +336,12 @@ extension SoulCommand {
         }
     }
 
-    /// The text of a soul file (`soul bench` times one file; a folder soul has several).
-    static func soulText(_ argument: String) throws -> String {
+    /// The text of a soul file, with the name its errors are reported under (`soul bench`
+    /// times one file; a folder soul has several).
+    static func soulText(_ argument: String) throws -> (text: String, fileName: String) {
         switch try locate(argument) {
-        case .builtIn(_, let text):
-            return text
+        case .builtIn(let id, let text):
+            return (text, id + ".md")
         case .path(let path):
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -338,7 +349,7 @@ extension SoulCommand {
                 throw ExitCode(1)
             }
             do {
-                return try SoulParser.text(contentsOf: URL(fileURLWithPath: path))
+                return (try SoulParser.text(contentsOf: URL(fileURLWithPath: path)), path)
             } catch let error as SoulParser.ParseError {
                 printError(error.description)
                 throw ExitCode(1)
