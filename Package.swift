@@ -57,6 +57,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // Core contract: Reception's request/event/result vocabulary, Backend, Middleware, Pipeline, plugins.
@@ -151,6 +152,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
         // The offline queue: requests sent while a backend is unreachable, kept in SQLite until it answers.
@@ -250,12 +252,14 @@ let package = Package(
         .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent", "ReceptionTestSupport"]),
         .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul", "ReceptionTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ReceptionTransportTests", dependencies: [
+            "ReceptionReferenceServers",
             "ReceptionTransport", "ReceptionCore",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "ReceptionWebSocketTests", dependencies: [
+            "ReceptionReferenceServers",
             "ReceptionWebSocket", "ReceptionTransport", "ReceptionCore",
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "Hummingbird", package: "hummingbird"),

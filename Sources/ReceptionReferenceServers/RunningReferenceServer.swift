@@ -2,7 +2,7 @@
 public protocol ReferenceServer: Sendable {
     associatedtype Options: Sendable
     init(options: Options)
-    /// Serves until cancelled, calling `onReady` with the bound port once it accepts connections.
+    /// Serves until cancelled or shut down gracefully, calling `onReady` with the bound port once it accepts connections.
     func run(onReady: @escaping @Sendable (Int) async -> Void) async throws
 }
 
@@ -12,23 +12,23 @@ public protocol ReferenceServer: Sendable {
 public final class RunningReferenceServer<Server: ReferenceServer>: Sendable {
     public let server: Server
     public let port: Int
-    private let task: Task<Void, any Error>
+    private let background: BackgroundServer
 
-    private init(server: Server, port: Int, task: Task<Void, any Error>) {
+    private init(server: Server, background: BackgroundServer) {
         self.server = server
-        self.port = port
-        self.task = task
+        self.port = background.port
+        self.background = background
     }
 
     /// Starts a server with exactly these options and returns once it accepts connections.
     public static func launch(_ options: Server.Options) async throws -> RunningReferenceServer<Server> {
         let server = Server(options: options)
-        let (port, task) = try await startInBackground { try await server.run(onReady: $0) }
-        return RunningReferenceServer(server: server, port: port, task: task)
+        let background = try await BackgroundServer.start { try await server.run(onReady: $0) }
+        return RunningReferenceServer(server: server, background: background)
     }
 
+    /// Stops it gracefully (see `BackgroundServer`) and returns when it has stopped.
     public func stop() async {
-        task.cancel()
-        _ = try? await task.value
+        await background.stop()
     }
 }

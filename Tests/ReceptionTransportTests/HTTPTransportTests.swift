@@ -96,21 +96,7 @@ private func withServer(_ body: @escaping @Sendable (String, SeenIDs) async thro
         Response(status: .tooManyRequests, headers: [.retryAfter: "3600", .contentType: "application/json"],
                  body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"message":"Quota exceeded"}}"#)))
     }
-    let (ports, continuation) = AsyncStream<Int>.makeStream()
-    let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                          onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) },
-                          logger: TestServerLogging.logger("transport-test-server"))
-    let server = Task { try await app.run() }
-    var iterator = ports.makeAsyncIterator()
-    let port = try #require(await iterator.next())
-    do {
-        try await body("http://127.0.0.1:\(port)", seenIDs)
-    } catch {
-        server.cancel()
-        throw error
-    }
-    server.cancel()
-    _ = try? await server.value
+    try await serving(router) { port in try await body("http://127.0.0.1:\(port)", seenIDs) }
 }
 
 private final class TokenStore: Sendable {
