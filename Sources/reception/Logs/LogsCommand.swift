@@ -11,11 +11,11 @@ struct LogsCommand: ParsableCommand {
         commandName: "logs",
         abstract: "List, search, show, export or remove logged conversations; turn logging off or on.",
         discussion: """
-        The REPL logs every exchange (the message as typed, its intent and urgency, the answer as shown \\
-        and the engine's own text, how it ended, timings and tokens) in \\
-        $XDG_DATA_HOME/reception/conversations.sqlite (default ~/.local/share/reception/, readable by \\
-        you only). Keys, tokens and passwords are never written to it. `reception -c` carries the last \\
-        conversation on, `reception --conversation ID` any other; `reception --no-log` keeps a session \\
+        The REPL logs every exchange (the message as typed, its intent and urgency, the answer as shown \
+        and the engine's own text, how it ended, timings and tokens) in \
+        $XDG_DATA_HOME/reception/conversations.sqlite (default ~/.local/share/reception/, readable by \
+        you only). Keys, tokens and passwords are never written to it. `reception -c` carries the last \
+        conversation on, `reception --conversation ID` any other; `reception --no-log` keeps a session \
         out of the log, `reception logs off` stops logging until `reception logs on`.
 
         IDs are conversation ids as `reception logs` lists them: the first characters are enough.

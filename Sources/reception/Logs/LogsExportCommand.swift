@@ -10,10 +10,10 @@ struct LogsExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Export a conversation (or all) as Markdown, or its messages as a corpus (JSONL).",
         discussion: """
-        --jsonl writes one line per message in the corpus format reception label, eval and train read: \\
-        {"id", "text"}, with "intent" and "urgency" where you set them by hand (/intent set), and the \\
-        conversation's "goal". eval and train skip a line without both labels, with a warning; \\
-        --labelled keeps only the lines that have both. Without -o the export goes to standard output; \\
+        --jsonl writes one line per message in the corpus format reception label, eval and train read: \
+        {"id", "text"}, with "intent" and "urgency" where you set them by hand (/intent set), and the \
+        conversation's "goal". eval and train skip a line without both labels, with a warning; \
+        --labelled keeps only the lines that have both. Without -o the export goes to standard output; \
         -o FILE writes a file readable by you only.
         """)
 

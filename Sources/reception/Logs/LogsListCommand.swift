@@ -10,8 +10,8 @@ struct LogsListCommand: ParsableCommand {
         commandName: "list",
         abstract: "List recent conversations, or search every message and answer (-q).",
         discussion: """
-        -q TEXT finds the exchanges whose message or answer holds every word of TEXT (in any order, \\
-        any case, accents ignored); "two words" in quotes is a phrase, word* a prefix. The words found \\
+        -q TEXT finds the exchanges whose message or answer holds every word of TEXT (in any order, \
+        any case, accents ignored); "two words" in quotes is a phrase, word* a prefix. The words found \
         are highlighted on a terminal.
         """)
 

@@ -10,7 +10,7 @@ struct LogsRemoveCommand: ParsableCommand {
         commandName: "rm",
         abstract: "Remove a conversation, those before a date, or all; no text of them is left in the files.",
         discussion: """
-        The file is compacted afterwards (VACUUM) and its write-ahead log emptied, so the removed text \\
+        The file is compacted afterwards (VACUUM) and its write-ahead log emptied, so the removed text \
         cannot be read back from the database's free pages, its search index or its WAL.
         """)
 
