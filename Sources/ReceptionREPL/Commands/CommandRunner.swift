@@ -373,8 +373,12 @@ extension REPL {
         let markdown = TranscriptWriter.markdown(state.transcript, sessionID: state.sessionID, backend: backendName,
                                                  soul: souls?.currentName)
         do {
-            try PrivateFile.write(Data(markdown.utf8), to: url)
+            // The looks above choose the message; the write itself keeps the promise (never
+            // replacing without --force, never through a link), whatever appears meanwhile.
+            try PrivateFile.write(Data(markdown.utf8), to: url, existing: force ? .replaceRegularFile : .refuse)
             note("Saved \(Counted.phrase(state.transcript.count, "entry", plural: "entries")) to \(url.path).")
+        } catch let failure as PrivateFile.Failure where failure.alreadyExists {
+            self.error("\(url.path) already exists; /save \(path) --force replaces it.")
         } catch {
             self.error("Cannot write \(url.path): \(error)")
         }
