@@ -482,6 +482,7 @@ public actor REPL {
             if !state.trustChosenByPerson, let level = newSession.defaultTrustLevel, (0...2).contains(level) { state.trustLevel = level }
             state.pendingPlan = nil
             if let notice = newSession.notice { note(notice) }
+            if let disagreement = newSession.trustLevelDisagreement?(state.trustLevel, state.trustChosenByPerson) { note(disagreement) }
             return true
         } catch let error as BackendCatalogError {
             self.error(error.description)

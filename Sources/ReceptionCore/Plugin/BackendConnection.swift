@@ -13,16 +13,22 @@ public struct BackendConnection: Sendable {
     public var notice: String?
     /// Called when the front end leaves this backend (switch or exit), e.g. to deregister a room.
     public var shutdown: @Sendable () async -> Void
+    /// Given the trust level the session starts at and whether the person chose it (`--trust`),
+    /// what to say when the server keeps another level for this user (nil: they agree, or the
+    /// backend has no such record). The session's level is not changed: an explicit level wins.
+    public var trustLevelDisagreement: (@Sendable (_ sessionLevel: Int, _ chosenByPerson: Bool) -> String?)?
 
     public init(backend: any Backend, commands: [BackendCommand] = [],
                 afterTask: (@Sendable (BackendResult) async -> BackendQuestion?)? = nil,
                 defaultTrustLevel: Int? = nil, notice: String? = nil,
+                trustLevelDisagreement: (@Sendable (_ sessionLevel: Int, _ chosenByPerson: Bool) -> String?)? = nil,
                 shutdown: @escaping @Sendable () async -> Void = {}) {
         self.backend = backend
         self.commands = commands
         self.afterTask = afterTask
         self.defaultTrustLevel = defaultTrustLevel
         self.notice = notice
+        self.trustLevelDisagreement = trustLevelDisagreement
         self.shutdown = shutdown
     }
 }

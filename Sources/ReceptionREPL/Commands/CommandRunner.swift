@@ -294,9 +294,10 @@ extension REPL {
         do {
             try await session.backend.cancel(taskID: taskID)
             note("Asked the backend to cancel \(taskID).")
-        } catch BackendError.invalidTaskState where arguments.isEmpty {
+        } catch BackendError.invalidTaskState(_, let reason) where arguments.isEmpty {
             // At the prompt the last task has usually finished: say so, not the backend's terse reply.
-            self.error("Nothing is running: the last task (\(taskID)) has finished. While a task runs, Ctrl-C cancels it.")
+            let state = reason.hasPrefix("was ") || reason.hasPrefix("has ") ? reason : "has finished"
+            self.error("Nothing is running: the last task (\(taskID)) \(state). While a task runs, Ctrl-C cancels it.")
         } catch {
             self.error(describe(error))
         }
