@@ -4,6 +4,26 @@ import Synchronization
 
 enum CommandResult { case proceed, quit }
 
+enum CommandRunner {
+    /// True for `/quit` and `/exit`.
+    static func isQuit(_ line: String) -> Bool {
+        ["/quit", "/exit"].contains(CommandLineWords.split(line).first?.lowercased() ?? "")
+    }
+
+    /// Commands that start a backend task or change the session: while queued messages are
+    /// being delivered they wait for the delivery to end (two tasks would share one screen,
+    /// or a backend switch would pull the session from under the message being sent).
+    static func waitsForDelivery(_ line: String) -> Bool {
+        let words = CommandLineWords.split(line).map { $0.lowercased() }
+        switch words.first {
+        case "/backend": return words.count > 1
+        case "/approve", "/followups": return true
+        case "/queue": return true
+        default: return false
+        }
+    }
+}
+
 extension REPL {
     /// Runs one slash command line. Errors are printed, never thrown: a bad command
     /// must not end the session.
