@@ -146,7 +146,12 @@ public struct OfflineQueueMiddleware: Middleware {
             guard !sawEvent, let unreachable = error as? BackendError, unreachable.isUnreachable else { return nil }
             return Self.stillQueued(entryID, backend: backend, reason: unreachable, queue: queue)
         } onCancel: {
-            if !(delivered.isMarked && !lookup) { try? queue.release(entryID, error: "cancelled") }
+            // Stopped before the answer came (Ctrl-C, or the session left): not "cancelled" at
+            // the engine, which may have the task; the next attempt asks it first where it can.
+            if !(delivered.isMarked && !lookup) {
+                try? queue.release(entryID, error: lookup ? "stopped before the answer came; the next attempt follows what \(backend) already has"
+                                                          : "stopped before the answer came")
+            }
         }
         return Exchange(request: exchange.request, events: events)
     }

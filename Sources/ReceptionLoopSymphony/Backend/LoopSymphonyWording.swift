@@ -38,9 +38,12 @@ enum LoopSymphonyWording {
               let close = detail[open.upperBound...].firstIndex(of: ")") else { return nil }
         let state = detail[open.upperBound..<close]
         switch state {
-        case "cancelled", "cancelling":
+        case "cancelled":
             return cancelledHere ? "was cancelled already: this session asked for it, and the server has stopped it"
                 : "was cancelled already"
+        case "cancelling":
+            return cancelledHere ? "is being cancelled already: this session asked for it, and the server is stopping it"
+                : "is being cancelled already"
         case "completed", "complete": return "has finished already, so there is nothing to cancel (/tasks get shows its result)"
         case "failed": return "has failed already, so there is nothing to cancel"
         case "awaiting_approval": return "is a plan awaiting approval, not a running task: /reject drops it"

@@ -316,7 +316,7 @@ extension REPL {
             note("Asked the backend to cancel \(taskID).")
         } catch BackendError.invalidTaskState(_, let reason) where arguments.isEmpty {
             // At the prompt the last task has usually finished: say so, not the backend's terse reply.
-            let state = reason.hasPrefix("was ") || reason.hasPrefix("has ") ? reason : "has finished"
+            let state = ["was ", "has ", "is being "].contains { reason.hasPrefix($0) } ? reason : "has finished"
             self.error("Nothing is running: the last task (\(taskID)) \(state). While a task runs, Ctrl-C cancels it.")
         } catch {
             self.error(describe(error))
