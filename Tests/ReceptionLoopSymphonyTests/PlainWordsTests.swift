@@ -101,25 +101,29 @@ struct PlainWordsTests {
     }
 
     @Test func anExplicitTrustLevelWinsAndTheServerThatDisagreesIsNamed() async throws {
-        let server = try await RunningLoopSymphonyServer.start(.fast())
-        defer { Task { await server.stop() } }
-        var configuration = LoopSymphonyConfiguration(baseURL: server.baseURL, apiKey: "dev-key", userID: "tester", defaultTrustLevel: 1)
-        configuration.trustLevelSource = "the profile's trust_level (backends.json:3)"
-        let home = try temporaryDirectory().path
-        let environment = PluginEnvironment(variables: ["HOME": home], dataDirectory: home + "/data", stateDirectory: home + "/state",
-                                            configDirectory: home + "/config")
-        let connection = try await LoopSymphonyPlugin.connect(configuration, name: "ls", environment: environment)
-        #expect(connection.defaultTrustLevel == 1, "the profile's level, not the server's 0")
-        let said = try #require(connection.trustLevelDisagreement?(1, false))
-        #expect(said.contains("keeps trust level 0 (supervised) for this app and user; this session sends level 1 (semi-autonomous), as the profile's trust_level (backends.json:3) says"),
-                "\(said)")
-        #expect(connection.trustLevelDisagreement?(0, true) == nil, "nothing to say when they agree")
-        await connection.shutdown()
-        // Without an explicit level the server's record is used, and there is nothing to say.
-        let unset = try await LoopSymphonyPlugin.connect(LoopSymphonyConfiguration(baseURL: server.baseURL, apiKey: "dev-key", userID: "tester"),
-                                                         name: "ls", environment: environment)
-        #expect(unset.defaultTrustLevel == 0 && unset.trustLevelDisagreement?(0, false) == nil)
-        await unset.shutdown()
+        try await withServer { server, _ in
+            var configuration = LoopSymphonyConfiguration(baseURL: server.baseURL, apiKey: "dev-key", userID: "tester", defaultTrustLevel: 1)
+            configuration.trustLevelSource = "the profile's trust_level (backends.json:3)"
+            let home = try temporaryDirectory().path
+            let environment = PluginEnvironment(variables: ["HOME": home], dataDirectory: home + "/data", stateDirectory: home + "/state",
+                                                configDirectory: home + "/config")
+            let connection = try await LoopSymphonyPlugin.connect(configuration, name: "ls", environment: environment)
+            let defaultLevel = connection.defaultTrustLevel
+            let said = connection.trustLevelDisagreement?(1, false)
+            let agreeing = connection.trustLevelDisagreement?(0, true)
+            await connection.shutdown()
+            #expect(defaultLevel == 1, "the profile's level, not the server's 0")
+            #expect(said?.contains("keeps trust level 0 (supervised) for this app and user; this session sends level 1 (semi-autonomous), as the profile's trust_level (backends.json:3) says") == true,
+                    "\(said ?? "nothing said")")
+            #expect(agreeing == nil, "nothing to say when they agree")
+            // Without an explicit level the server's record is used, and there is nothing to say.
+            let unset = try await LoopSymphonyPlugin.connect(LoopSymphonyConfiguration(baseURL: server.baseURL, apiKey: "dev-key", userID: "tester"),
+                                                             name: "ls", environment: environment)
+            let unsetLevel = unset.defaultTrustLevel
+            let unsetSaid = unset.trustLevelDisagreement?(0, false)
+            await unset.shutdown()
+            #expect(unsetLevel == 0 && unsetSaid == nil)
+        }
     }
 
     /// The server restarts with an empty store: the room it forgot registers again, and that
@@ -130,20 +134,29 @@ struct PlainWordsTests {
         let port = first.port
         let client = LoopSymphonyClient(configuration: LoopSymphonyConfiguration(baseURL: first.baseURL, apiKey: "dev-key", userID: "tester",
                                                                                  requestTimeout: .seconds(10)))
-        let commands = commands(client, cache: cache)
-        _ = try await client.rooms.register(commands.presence.registration)
-        _ = try await commands.presence.beat()
-        #expect(try cache.count() == 3)
-        await first.stop()
-        var options = LoopSymphonyReferenceOptions.fast(seedKnowledge: false)
-        options.port = port
-        let restarted = try await RunningLoopSymphonyServer.start(options)
-        defer { Task { await client.shutdown(); await restarted.stop() } }
-        let entries = try await run(commands, "/knowledge", ["entries"])
-        let cached = try await run(commands, "/knowledge", ["cached"])
-        #expect(entries == "No entries.")
-        #expect(cached == "Nothing cached.", "the cache agrees with the server: \(cached)")
-        let sync = try await run(commands, "/knowledge", ["sync"])
-        #expect(!sync.contains("version none") && sync.contains("the local cache was synced just now and holds 0 entries"), "\(sync)")
+        var restarted: RunningLoopSymphonyServer?
+        do {
+            let commands = commands(client, cache: cache)
+            _ = try await client.rooms.register(commands.presence.registration)
+            _ = try await commands.presence.beat()
+            #expect(try cache.count() == 3)
+            await first.stop()
+            var options = LoopSymphonyReferenceOptions.fast(seedKnowledge: false)
+            options.port = port
+            restarted = try await RunningLoopSymphonyServer.start(options)
+            let entries = try await run(commands, "/knowledge", ["entries"])
+            let cached = try await run(commands, "/knowledge", ["cached"])
+            #expect(entries == "No entries.")
+            #expect(cached == "Nothing cached.", "the cache agrees with the server: \(cached)")
+            let sync = try await run(commands, "/knowledge", ["sync"])
+            #expect(!sync.contains("version none") && sync.contains("the local cache was synced just now and holds 0 entries"), "\(sync)")
+        } catch {
+            await client.shutdown()
+            await first.stop()
+            await restarted?.stop()
+            throw error
+        }
+        await client.shutdown()
+        await restarted?.stop()
     }
 }
