@@ -202,7 +202,8 @@ public struct OfflineQueueMiddleware: Middleware {
 
     /// Passes `upstream` on, calling the hooks: `onEvent` for each event, `onTerminal` after a
     /// terminal one, `onError` when it throws (a notice it returns ends the stream with
-    /// `.queued` instead of the error), `onCancel` when the consumer goes away first.
+    /// `.queued` instead of the error), `onCancel` when the consumer goes away first
+    /// (also when the cancelled failure it caused arrives after it went away).
     static func watch(_ upstream: ResponseStream,
                       onEvent: @escaping @Sendable (ResponseEvent) throws -> Void,
                       onTerminal: @escaping @Sendable () throws -> Void,
@@ -214,6 +215,10 @@ public struct OfflineQueueMiddleware: Middleware {
                 var sawTerminal = false
                 do {
                     for try await event in upstream {
+                        // A backend stopped by this cancellation ends its stream with a cancelled
+                        // failure, which can still reach this task: it is the echo of the
+                        // consumer going away, not an answer from the engine.
+                        if Task.isCancelled, case .failure(let failure) = event.event, failure.cancelled { break }
                         sawEvent = true
                         try onEvent(event)
                         if event.event.isTerminal {

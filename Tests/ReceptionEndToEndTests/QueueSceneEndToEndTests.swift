@@ -81,7 +81,7 @@ struct QueueSceneEndToEndTests {
         // Nobody waited for the older message's delivery: it is still queued (its task still
         // runs on the server), so whichever session was sending it left without waiting.
         let (listed, _) = try PipedREPL.run(["queue"], input: "", home: home)
-        #expect(listed.contains(String(older.prefix(30))), "the older message was not waited for, and is not lost: \(listed)")
+        #expect(listed.contains(String(older.prefix(30))), "the older message was not waited for, and is not lost: \(listed)\nsessions:\n\(outputs.joined(separator: "\n----\n"))")
         for (index, output) in outputs.enumerated() {
             #expect(!output.contains("unreachable"), "session \(index + 1) was told an answering server is unreachable:\n\(output)")
             #expect(!output.contains("error:"), "session \(index + 1):\n\(output)")
