@@ -58,6 +58,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        // hummingbird-websocket's client and core, used directly by ReceptionWebSocket to build
+        // the client pipeline (see UpgradeKeepingClient.swift).
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
     ],
     targets: [
         // Core contract: Reception's request/event/result vocabulary, Backend, Middleware, Pipeline, plugins.
@@ -101,10 +104,13 @@ let package = Package(
             "ReceptionCore",
             "ReceptionTransport",
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "WSClient", package: "swift-websocket"),
+            .product(name: "WSCore", package: "swift-websocket"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 

@@ -159,16 +159,18 @@ public final class OfflineQueue: @unchecked Sendable {
 
     /// Queues a request for `backend` at `destination` (committed when this returns).
     /// Queueing the same request id twice keeps the first row. Returns how many entries now
-    /// wait for that backend.
+    /// wait for that backend. `heldBy` (a process id) keeps it for that process while it runs:
+    /// a session that queued it behind its own delivery sends it next, and no other session
+    /// takes it meanwhile.
     @discardableResult
     public func enqueue(_ request: ReceptionRequest, backend: String, destination: String? = nil, kind: Kind = .task,
-                        reason: String? = nil, at date: Date = Date()) throws -> Int {
+                        reason: String? = nil, at date: Date = Date(), heldBy: Int32? = nil) throws -> Int {
         let json = String(decoding: try Wire.encode(StoredRequest(request)), as: UTF8.self)
         return try writableDatabase().write { db in
             try db.execute(sql: """
-                INSERT INTO queue_entries (id, backend, destination, kind, request, created_at, state, last_error)
-                VALUES (?, ?, ?, ?, ?, ?, 'queued', ?) ON CONFLICT(id) DO NOTHING
-                """, arguments: [request.id, backend, destination, kind.rawValue, json, date.timeIntervalSince1970, reason])
+                INSERT INTO queue_entries (id, backend, destination, kind, request, created_at, state, last_error, owner_pid)
+                VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?) ON CONFLICT(id) DO NOTHING
+                """, arguments: [request.id, backend, destination, kind.rawValue, json, date.timeIntervalSince1970, reason, heldBy])
             return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM queue_entries WHERE backend = ?", arguments: [backend]) ?? 0
         }
     }
@@ -181,7 +183,8 @@ public final class OfflineQueue: @unchecked Sendable {
         return try database.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM queue_entries WHERE id = ?", arguments: [id]) else { return nil }
             let entry = try Self.entry(row)
-            if entry.state == .sending, let owner = entry.ownerPID, owner != pid, Self.isAlive(owner) { return nil }
+            // Sent, or held to be sent next, by another process that still runs.
+            if let owner = entry.ownerPID, owner != pid, Self.isAlive(owner) { return nil }
             try db.execute(sql: "UPDATE queue_entries SET state = 'sending', owner_pid = ?, attempts = attempts + 1 WHERE id = ?",
                            arguments: [pid, id])
             return entry

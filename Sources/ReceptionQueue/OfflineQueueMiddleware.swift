@@ -36,9 +36,13 @@ public struct OfflineQueueMiddleware: Middleware {
     /// Set to "1" to send an entry whose earlier attempt may have arrived, on an engine that
     /// cannot look tasks up.
     public static let forceKey = "reception.queue.force"
-    /// Set to "1" to queue a new message without trying the backend: older messages for it
-    /// wait because it was just found unreachable, and this one must not overtake them.
+    /// Set to queue a new message without trying the backend, so that it does not overtake
+    /// older ones: "1" (or `holdUnreachable`) when the backend was just found unreachable,
+    /// `holdBehind` when it answers and the older ones are being delivered now. The notice
+    /// says which: a message behind a delivery is not told the backend is unreachable.
     public static let holdKey = "reception.queue.hold"
+    public static let holdUnreachable = "1"
+    public static let holdBehind = "behind"
 
     public let queue: OfflineQueue
 
@@ -62,7 +66,11 @@ public struct OfflineQueueMiddleware: Middleware {
             return try await resend(entryID, request: request, context: context, backend: backend, destination: destination, next: next)
         }
         let queue = queue
-        if context.values[Self.holdKey] == "1" {
+        if context.values[Self.holdKey] == Self.holdBehind {
+            return Exchange(request: request, events: Self.single(try Self.enqueueBehind(request, backend: backend, destination: destination,
+                                                                                          queue: queue)))
+        }
+        if context.values[Self.holdKey] != nil {
             let reason = BackendError.unreachable(url: backend, reason: "queued messages for it could not be delivered just now")
             return Exchange(request: request, events: Self.single(try Self.enqueue(
                 request, backend: backend, destination: destination, reason: reason, queue: queue,
@@ -103,13 +111,15 @@ public struct OfflineQueueMiddleware: Middleware {
             let waiting = try queue.count(backend: backend)
             return Exchange(request: request, events: Self.single(QueuedNotice(
                 requestID: entryID, waiting: waiting, reason: "an earlier attempt may have reached \(backend)",
-                message: "Not sent again: Reception stopped while this message was being sent, so \(backend) may already have it, and it cannot look tasks up to check. /queue resend sends it anyway; /queue drop forgets it.")))
+                message: "Not sent again: Reception stopped while this message was being sent, so \(backend) may already have it, and it cannot look tasks up to check. /queue resend sends it anyway; /queue drop forgets it.",
+                cause: .mayHaveArrived)))
         }
         guard try queue.claim(entryID) != nil else {
             let waiting = try queue.count(backend: backend)
             return Exchange(request: request, events: Self.single(QueuedNotice(
                 requestID: entryID, waiting: waiting, reason: "another Reception is sending it",
-                message: "Another Reception session is sending this queued message now; it stays queued here until that one is done.")))
+                message: "Another Reception session is sending this queued message now; it stays queued here until that one is done.",
+                cause: .sentByAnotherSession)))
         }
         var request = request
         request.mayAlreadyExist = true
@@ -136,7 +146,12 @@ public struct OfflineQueueMiddleware: Middleware {
             guard !sawEvent, let unreachable = error as? BackendError, unreachable.isUnreachable else { return nil }
             return Self.stillQueued(entryID, backend: backend, reason: unreachable, queue: queue)
         } onCancel: {
-            if !(delivered.isMarked && !lookup) { try? queue.release(entryID, error: "cancelled") }
+            // Stopped before the answer came (Ctrl-C, or the session left): not "cancelled" at
+            // the engine, which may have the task; the next attempt asks it first where it can.
+            if !(delivered.isMarked && !lookup) {
+                try? queue.release(entryID, error: lookup ? "stopped before the answer came; the next attempt follows what \(backend) already has"
+                                                          : "stopped before the answer came")
+            }
         }
         return Exchange(request: exchange.request, events: events)
     }
@@ -149,17 +164,33 @@ public struct OfflineQueueMiddleware: Middleware {
         do {
             let waiting = try queue.enqueue(request, backend: backend, destination: destination, reason: stored ?? reason.description)
             return QueuedNotice(requestID: request.id, waiting: waiting, reason: reason.description,
-                                message: "The backend is unreachable; your message is queued (\(waiting) waiting) and will be sent when it answers.")
+                                message: "The backend is unreachable; your message is queued (\(waiting) waiting) and will be sent when it answers.",
+                                cause: .unreachable)
         } catch {
             // Not stored: say so, with both reasons, rather than pretend it is queued.
             throw OfflineQueueError(description: "\(reason.description). The message could not be queued either (\(queue.path): \(error)), so it was not sent.")
         }
     }
 
+    /// Queues a message behind older ones that are being delivered now: the backend answers.
+    static func enqueueBehind(_ request: ReceptionRequest, backend: String, destination: String?, queue: OfflineQueue) throws -> QueuedNotice {
+        let waitingNote = "not sent yet: it waits behind older messages, which are being delivered"
+        do {
+            let waiting = try queue.enqueue(request, backend: backend, destination: destination, reason: waitingNote, heldBy: getpid())
+            let older = waiting - 1
+            let ahead = older == 1 ? "1 older queued message" : "\(older) older queued messages"
+            return QueuedNotice(requestID: request.id, waiting: waiting, reason: waitingNote,
+                                message: "Your message waits behind \(ahead), which \(older == 1 ? "is" : "are") being delivered to \(backend) now; it is sent after \(older == 1 ? "it" : "them").",
+                                cause: .behindOlderMessages)
+        } catch {
+            throw OfflineQueueError(description: "The message could not be queued behind the older ones (\(queue.path): \(error)), so it was not sent.")
+        }
+    }
+
     static func stillQueued(_ entryID: String, backend: String, reason: BackendError, queue: OfflineQueue) -> QueuedNotice {
         let waiting = (try? queue.count(backend: backend)) ?? 0
         return QueuedNotice(requestID: entryID, waiting: waiting, reason: reason.description,
-                            message: "The backend is still unreachable; the message stays queued (\(waiting) waiting).")
+                            message: "The backend is still unreachable; the message stays queued (\(waiting) waiting).", cause: .unreachable)
     }
 
     static func single(_ notice: QueuedNotice) -> ResponseStream {
@@ -171,7 +202,8 @@ public struct OfflineQueueMiddleware: Middleware {
 
     /// Passes `upstream` on, calling the hooks: `onEvent` for each event, `onTerminal` after a
     /// terminal one, `onError` when it throws (a notice it returns ends the stream with
-    /// `.queued` instead of the error), `onCancel` when the consumer goes away first.
+    /// `.queued` instead of the error), `onCancel` when the consumer goes away first
+    /// (also when the cancelled failure it caused arrives after it went away).
     static func watch(_ upstream: ResponseStream,
                       onEvent: @escaping @Sendable (ResponseEvent) throws -> Void,
                       onTerminal: @escaping @Sendable () throws -> Void,
@@ -183,6 +215,10 @@ public struct OfflineQueueMiddleware: Middleware {
                 var sawTerminal = false
                 do {
                     for try await event in upstream {
+                        // A backend stopped by this cancellation ends its stream with a cancelled
+                        // failure, which can still reach this task: it is the echo of the
+                        // consumer going away, not an answer from the engine.
+                        if Task.isCancelled, case .failure(let failure) = event.event, failure.cancelled { break }
                         sawEvent = true
                         try onEvent(event)
                         if event.event.isTerminal {

@@ -61,6 +61,13 @@ public actor REPL {
     var state: SessionState
     var session: BackendConnection?
     var backendName: String = ""
+    /// Why the last request that was queued waits (`QueuedNotice.cause`).
+    var lastQueuedCause: QueuedNotice.Cause?
+    /// A line already being read while queued messages were delivered: the next input.
+    var pendingInput: Task<LineInput, Never>?
+    /// True once the session is leaving: a delivery stopped now is not the person saying "not
+    /// this one" (Ctrl-C), so its message stays queued.
+    var isLeaving = false
 
     public init(configuration: Configuration, reader: any LineReader, console: Console,
                 middleware: [any Middleware], catalog: BackendCatalog, souls: (any SoulControl)?,
@@ -106,13 +113,28 @@ public actor REPL {
         greet(notes: await configuration.startupNotes())
         if let (conversation, exchanges) = resumed { await resume(conversation, exchanges) }
         if let problem = queue?.problem { error(problem) }
-        // Messages queued while the backend was unreachable (in this or an earlier run) go first.
-        await flushQueue()
+        // Messages queued while the backend was unreachable (in this or an earlier run) go first;
+        // a script's own commands are read and run meanwhile (see `deliverWhileReading`).
+        if reader.isInteractive {
+            await flushQueue()
+        } else if await deliverWhileReading().leave {
+            await leave()
+            return exitStatus
+        }
         var pending = ""
         while true {
             if let message = souls?.reloadIfChanged() { note(message) }
             let retry = pending.isEmpty ? retryQueueWhileIdle() : nil
-            let input = await reader.readLine(prompt: pending.isEmpty ? prompt : continuationPrompt)
+            let input: LineInput
+            if InterruptMonitor.shared.terminationSignal != nil {
+                input = .endOfInput
+            } else if let read = pendingInput {
+                // Read while queued messages were delivered.
+                pendingInput = nil
+                input = await read.value
+            } else {
+                input = await reader.readLine(prompt: pending.isEmpty ? prompt : continuationPrompt)
+            }
             retry?.cancel()
             switch input {
             case .idle:
@@ -151,8 +173,9 @@ public actor REPL {
                 } else {
                     await send(text)
                 }
-                // SIGTERM or SIGHUP stopped what ran (as Ctrl-C would): leave now.
-                if InterruptMonitor.shared.terminationSignal != nil {
+                // SIGTERM or SIGHUP stopped what ran (as Ctrl-C would), or `/quit` came while
+                // queued messages were delivered: leave now.
+                if InterruptMonitor.shared.terminationSignal != nil || isLeaving {
                     await leave()
                     return exitStatus
                 }
@@ -178,6 +201,13 @@ public actor REPL {
     // MARK: messages
 
     func send(_ text: String) async {
+        // A script goes on reading while older queued messages are delivered: the new one
+        // waits behind them in the queue, and its own commands run meanwhile.
+        if !reader.isInteractive, hasMessagesToDeliver(), await Self.answers(session?.backend.descriptor.endpoint) {
+            await queueBehindDelivery(text)
+            if await deliverWhileReading().leave { isLeaving = true }
+            return
+        }
         // What waited in the offline queue goes before the new message, in order; while the
         // backend is still unreachable the new one joins them without another attempt.
         // Quiet: a backend still down says nothing more here than the new message's own
@@ -186,7 +216,7 @@ public actor REPL {
         let request = ReceptionRequest(text: text, conversation: state.turns, trustLevel: state.trustLevel, goal: state.goal,
                                        sessionID: state.sessionID)
         var context = ReceptionContext(intentOverride: state.pendingOverride)
-        if hold, let queue { context = queue.holding(context) }
+        if hold, let queue { context = queue.holding(context, behindDelivery: false) }
         state.pendingOverride = nil
         state.transcript.append(TranscriptEntry(speaker: .person, markdown: text))
         await execute(request, context: context)
@@ -198,6 +228,12 @@ public actor REPL {
     /// guests?" "4").
     var backendSuggestsFollowups: Bool {
         session?.backend.descriptor.capabilities.contains(.interventions) ?? false
+    }
+
+    /// True when something takes connections at `endpoint` (nil: a backend with no server).
+    static func answers(_ endpoint: String?) async -> Bool {
+        guard let endpoint else { return true }
+        return await EndpointProbe.accepts(endpoint, within: .seconds(5))
     }
 
     func sendFollowup(_ number: Int) async {
@@ -236,7 +272,9 @@ public actor REPL {
         var outcome = ExecuteOutcome.answered
         var errorText: String?
         do {
-            try await consumer.value
+            // Cancelled by its caller (leaving while queued messages are delivered): stop
+            // following; the task goes on at the engine, which the next attempt asks about.
+            try await withTaskCancellationHandler { try await consumer.value } onCancel: { consumer.cancel() }
         } catch is CancellationError {
             outcome = .cancelled
         } catch {
@@ -362,6 +400,7 @@ public actor REPL {
             case .queued(let notice):
                 sawTerminal = true
                 running.queued = true
+                lastQueuedCause = notice.cause ?? .unreachable
                 console.stopSpinner(running.spinner)
                 if console.mode != .json { console.line(style(yellow: TerminalText.clean(notice.message))) }
                 state.transcript.append(TranscriptEntry(speaker: .system, markdown: notice.message))
@@ -486,7 +525,26 @@ public actor REPL {
         switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
         case "y", "yes", "once": return .once
         case "s", "session", "yes for the session", "always": return .session
-        default: return nil
+        case "", "n", "no": return nil
+        default:
+            keepUnanswered(answer, takenAs: "no")
+            return nil
+        }
+    }
+
+    /// A line typed at a question that is not an answer to it: taken as no (never a silent
+    /// yes), and not lost. A command is run next, as soon as the question is done (a person
+    /// who types `/trust-metrics` there wants to see it, or `/quit` to leave); anything else
+    /// is not sent (it may have been meant for the question) but kept in the line history,
+    /// where the up arrow brings it back.
+    func keepUnanswered(_ line: String, takenAs answer: String) {
+        let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("/") {
+            note("“\(TerminalText.line(text, limit: 80))” is not an answer, so the question is taken as \(answer); \(CommandLineWords.split(text).first ?? text) runs now.")
+            pendingInput = Task { .line(text) }
+        } else {
+            reader.remember(text.replacingOccurrences(of: "\n", with: " "))
+            note("“\(TerminalText.line(text, limit: 80))” is not an answer, so the question is taken as \(answer). It was not sent; the up arrow brings it back.")
         }
     }
 
@@ -541,7 +599,13 @@ public actor REPL {
         if console.mode == .json { console.line(EventJSON.message("question", question).line) } else { console.line(question) }
         let input = await reader.readLine(prompt: console.mode == .styled ? "[y/N] " : "[y/N]\n")
         guard case .line(let answer) = input else { return false }
-        return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+        switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "y", "yes": return true
+        case "", "n", "no": return false
+        default:
+            keepUnanswered(answer, takenAs: "no" + (answerCommand.map { " (\($0) says yes later)" } ?? ""))
+            return false
+        }
     }
 
     // MARK: backends
@@ -557,6 +621,7 @@ public actor REPL {
             if !state.trustChosenByPerson, let level = newSession.defaultTrustLevel, (0...2).contains(level) { state.trustLevel = level }
             state.pendingPlan = nil
             if let notice = newSession.notice { note(notice) }
+            if let disagreement = newSession.trustLevelDisagreement?(state.trustLevel, state.trustChosenByPerson) { note(disagreement) }
             return true
         } catch let error as BackendCatalogError {
             self.error(error.description)
@@ -568,6 +633,8 @@ public actor REPL {
     }
 
     func leave() async {
+        isLeaving = true
+        remindOfQueuedMessages()
         if let plan = state.pendingPlan {
             // The plan lives in this session only: say so rather than leave it to be wondered about.
             note("The plan for “\(TerminalText.line(plan.request.text, limit: 80))” was not approved; it will not run.")

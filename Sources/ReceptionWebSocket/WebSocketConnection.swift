@@ -1,5 +1,5 @@
 import HTTPTypes
-import HummingbirdWSClient
+import WSClient
 import Logging
 import NIOCore
 import NIOPosix
@@ -8,7 +8,8 @@ import ReceptionTransport
 import Synchronization
 
 /// A text WebSocket to an engine (Friday's `/ws`, for one): messages in as an async stream,
-/// messages out with `send`. Built on hummingbird-websocket's client; adapters depend on this
+/// messages out with `send`. Built on swift-websocket's client (`UpgradeKeepingClient`: its
+/// pipeline, keeping the frames a server sends with its `101` answer); adapters depend on this
 /// module, never on the WebSocket library, so every engine gets the same limits and errors.
 ///
 /// - A message larger than `maxMessageBytes` closes the connection instead of growing memory;
@@ -75,8 +76,10 @@ public final class WebSocketConnection: Sendable {
         logger.logLevel = .critical
         connection = Task { [configuration, logger] in
             do {
-                try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: ConnectionFailure.tlsConfiguration(),
-                                                  logger: logger) { inboundFrames, outbound, _ in
+                // swift-websocket's client, on a pipeline that keeps what the server sent with
+                // its `101` answer (see `UpgradeKeepingClient`).
+                try await UpgradeKeepingClient.connect(url: url, configuration: configuration, tlsConfiguration: ConnectionFailure.tlsConfiguration(),
+                                                       logger: logger) { inboundFrames, outbound, _ in
                     opened.yield()
                     opened.finish()
                     try await withThrowingTaskGroup(of: Void.self) { group in

@@ -172,20 +172,28 @@ struct LoopSymphonyTerminalTests {
 /// The backend's slash commands, scripted through a pipe against the reference server.
 @Suite("Loop Symphony REPL commands")
 struct LoopSymphonyCommandTests {
-    /// The server's level wins over the profile's (issue 21, point 3): an upgrade accepted in
-    /// one session is where the next starts; `--trust` still wins over both.
-    @Test func theServersTrustLevelAppliesUnlessThePersonChoosesOne() throws {
+    /// A level the profile sets explicitly wins over the server's record, and the server that
+    /// disagrees is named; without one the server's level is used (an upgrade accepted in one
+    /// session is where the next starts); `--trust` wins over both.
+    @Test func anExplicitTrustLevelWinsAndTheServerThatDisagreesIsNamed() throws {
         let helper = LoopSymphonyTerminalTests()
         let (server, url) = try helper.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try helper.home(for: url, trustLevel: 0)
         let accepting = try PipedREPL.run(["--backend", "ls-e2e"], input: "/trust-metrics set 1\n", home: home).output
         #expect(accepting.contains("Server trust level set to **1**") || accepting.contains("Server trust level set to 1"), "\(accepting)")
-        let fromServer = try PipedREPL.run(["--backend", "ls-e2e"], input: "hello profile\n/trust\n", home: home).output
-        #expect(fromServer.contains("Reference note answer to: hello profile"), "trust 1 from the server runs at once: \(fromServer)")
-        #expect(fromServer.contains("Trust level 1"))
-        let chosen = try PipedREPL.run(["--backend", "ls-e2e", "--trust", "0"], input: "hello profile\n/trust\n", home: home).output
-        #expect(chosen.contains("/approve to run it, /reject to drop it") && !chosen.contains("Type /approve"), "--trust 0 wins over the profile: a plan first, its instructions said once")
+        let explicit = try PipedREPL.run(["--backend", "ls-e2e"], input: "hello profile\n/trust\n", home: home).output
+        #expect(explicit.contains("keeps trust level 1 (semi-autonomous) for this app and user; this session sends level 0 (supervised), as the profile's trust_level ("),
+                "the server that disagrees is named: \(explicit)")
+        #expect(explicit.contains("/approve to run it") && !explicit.contains("Reference note answer to: hello profile"),
+                "the profile's 0 wins: a plan first: \(explicit)")
+        let unset = try helper.home(for: url)
+        let fromServer = try PipedREPL.run(["--backend", "ls-e2e"], input: "hello profile\n/trust\n", home: unset).output
+        #expect(fromServer.contains("Reference note answer to: hello profile"), "no level in the profile: the server's 1 runs at once: \(fromServer)")
+        #expect(fromServer.contains("Trust level 1") && !fromServer.contains("keeps trust level"), "\(fromServer)")
+        let chosen = try PipedREPL.run(["--backend", "ls-e2e", "--trust", "0"], input: "hello profile\n/trust\n", home: unset).output
+        #expect(chosen.contains("/approve to run it, /reject to drop it") && !chosen.contains("Type /approve"), "--trust 0 wins over the server: a plan first, its instructions said once")
+        #expect(chosen.contains("as you chose (--trust)"), "\(chosen)")
         #expect(!chosen.contains("Reference note answer to: hello profile"))
     }
 
@@ -229,7 +237,7 @@ struct LoopSymphonyCommandTests {
             "0 active, 1 in total", "/health           ok, version 0.1.0", "1 (1 succeeded, 0 did not)", "The research instrument iterates",
             "Added Mornings to patterns", "Mornings (patterns, manual) — Asks for news at seven", "accepted 1 learning ",
             "Aggregated 1 learning: 1 created", "Heartbeat sent; knowledge now at version", "Mornings (patterns, v",
-            "Server knowledge version", "(this session)", "Created heartbeat Morning", "runs at 0 7 * * * UTC", "Ran 1 of 1 active heartbeat.",
+            "Server knowledge version", "(this session)", "Created heartbeat Morning", "runs at 0 7 * * * UTC", "Ran 1 of 1 active heartbeat:", "ended complete",
             "Morning", "sequential arrangement", "research → synthesis", "reference_loop", "Plan: about 4 iterations",
             "Novel arrangement task submitted", "no arrangement to suggest", "pushback: This request is very broad", "Up to 3 interventions per task",
         ].filter { !output.contains($0) }

@@ -149,7 +149,7 @@ import Testing
             }
             let ended = try #require(failure(in: events))
             // From the stream's error event, or (when a keepalive came first) from polling the task.
-            #expect(ended.cancelled && ["Task cancelled", "Task failed: Cancelled by user"].contains(ended.message), "\(ended.message)")
+            #expect(ended.cancelled && ["Task cancelled", "The task was cancelled (Cancelled by user)."].contains(ended.message), "\(ended.message)")
             #expect(progress(in: events).count < 8)
             let detail = await httpError { _ = try await client.tasks.get(taskID) }
             #expect(detail?.status == 500 && detail?.detail == "Task failed: Cancelled by user")

@@ -230,6 +230,50 @@ struct OfflineQueueTests {
         #expect(engine.started.isEmpty)
     }
 
+    /// Leaving while a queued message is delivered stops following it; the engine keeps the
+    /// task, and the entry stays for the next session to follow. A backend stopped that way
+    /// ends its stream with a cancelled failure, which can still come through after the
+    /// session went away: it is not the engine's answer, and must not take the entry away.
+    @Test func aDeliveryStoppedByLeavingKeepsTheEntryThoughTheBackendSaysCancelled() async throws {
+        let queue = try OfflineQueue(path: temporaryQueuePath())
+        let request = ReceptionRequest(text: "slow research, delivered when the session left")
+        try queue.enqueue(request, backend: "engine")
+        let entry = try #require(try queue.entries().first)
+        var context = OfflineQueueMiddleware.replayContext(for: entry)
+        context.backend = BackendDescriptor(name: "engine", summary: "test", capabilities: [.taskLookup])
+        // The backend's stream: accepted, then (as every backend does when it is stopped) a
+        // cancelled failure, yielded while the stop is under way.
+        let (upstream, continuation) = ResponseStream.makeStream()
+        continuation.onTermination = { reason in
+            guard case .cancelled = reason else { return }
+            continuation.yield(ResponseEvent(.failure(TaskFailure(taskID: request.id, message: "Task cancelled", cancelled: true))))
+        }
+        continuation.yield(ResponseEvent(.accepted(taskID: request.id, status: .running)))
+        let exchange = try await OfflineQueueMiddleware(queue: queue).handle(request, context: context) { sent, _ in
+            Exchange(request: sent, events: upstream)
+        }
+        let accepted = AsyncStream<Void>.makeStream()
+        let session = Task {
+            for try await event in exchange.events {
+                if case .accepted = event.event { accepted.continuation.yield() }
+            }
+        }
+        for await _ in accepted.stream { break }
+        session.cancel()  // the session leaves
+        _ = await session.result
+        // The middleware settles the entry after the session went: released, or taken away.
+        let deadline = ContinuousClock.now + .seconds(20)
+        var settled: OfflineQueue.Entry?? = nil
+        while ContinuousClock.now < deadline {
+            let now = try queue.entry(request.id)
+            if now == nil || now?.state == .queued { settled = .some(now); break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let outcome = try #require(settled, "the entry was neither released nor removed")
+        let kept = try #require(outcome, "the entry was taken away as if the engine had answered")
+        #expect(kept.state == .queued && kept.lastError?.contains("stopped before the answer came") == true, "\(kept)")
+    }
+
     @Test func aHeldMessageIsQueuedBehindTheOthersWithoutTryingTheBackend() async throws {
         let queue = try OfflineQueue(path: temporaryQueuePath())
         let engine = FlakyEngine(lookup: true)

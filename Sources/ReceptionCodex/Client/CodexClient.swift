@@ -71,9 +71,17 @@ public final class CodexClient: Sendable {
         case unreadable(id: Int?, reason: String)
     }
 
+    /// How the stream's frames are read. The runtime at 562314f4e8 writes `id:`, `event:`,
+    /// `data:` and one newline, no blank line, and its `data:` line is always the frame's last
+    /// and holds one JSON document: the frame is delivered when that line ends. Waiting for the
+    /// next `id:` (or the end of the long poll) held each event back until the worker did
+    /// something else, and the last one until the poll closed, up to `tail_ms` later. A frame
+    /// whose `data:` line a broken connection cut is never delivered; the next poll brings it.
+    static let framing: SSEParser.Leniency = SSEParser.Leniency.unterminatedFrames.union(.dataLineEndsFrame)
+
     /// `GET /workers/{id}/stream?cursor=&tail_ms=` with `Last-Event-ID`: the events after
-    /// `cursor`, until the server ends the long poll (after `tail_ms`). Frames may lack their
-    /// blank line (the runtime at 562314f4e8); the last one is delivered at a clean end.
+    /// `cursor`, until the server ends the long poll (after `tail_ms`). Each event is yielded
+    /// as soon as its frame's `data:` line has arrived (see `framing`).
     /// An `event: error` frame (Laravel's way of reporting a runtime failure on a stream it
     /// already answered with 200, e.g. a stale cursor) ends the stream with a `CodexError`.
     public func stream(_ workerID: String, cursor: Int, tailMS: Int? = nil) -> AsyncThrowingStream<StreamItem, any Error> {
@@ -83,7 +91,7 @@ public final class CodexClient: Sendable {
         let tail = min(max(tailMS ?? configuration.tailMS, 1), 120_000)
         let frames = transport.eventStream(path, query: [("cursor", String(cursor)), ("tail_ms", String(tail))], auth: .required,
                                            lastEventID: String(cursor), requestID: requestID,
-                                           parser: SSEParser(maxLineBytes: Self.maxEventBytes, maxEventBytes: Self.maxEventBytes, leniency: .unterminatedFrames))
+                                           parser: SSEParser(maxLineBytes: Self.maxEventBytes, maxEventBytes: Self.maxEventBytes, leniency: Self.framing))
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {

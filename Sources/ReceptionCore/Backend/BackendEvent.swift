@@ -131,11 +131,26 @@ public struct QueuedNotice: Sendable, Hashable, Codable {
     public var reason: String
     /// What to tell the person, in plain words.
     public var message: String
+    /// Why it waits, for a front end deciding what to do next (nil: the backend is unreachable).
+    public var cause: Cause?
 
-    public init(requestID: String, waiting: Int, reason: String, message: String) {
+    /// Why a request waits in the queue instead of being sent now.
+    public enum Cause: String, Sendable, Hashable, Codable {
+        /// The backend could not be reached.
+        case unreachable
+        /// Older messages for the backend are being delivered now; it goes after them.
+        case behindOlderMessages
+        /// Another session is sending this queued message now.
+        case sentByAnotherSession
+        /// An earlier attempt may have arrived, and the engine cannot check.
+        case mayHaveArrived
+    }
+
+    public init(requestID: String, waiting: Int, reason: String, message: String, cause: Cause? = nil) {
         self.requestID = requestID
         self.waiting = waiting
         self.reason = reason
         self.message = message
+        self.cause = cause
     }
 }

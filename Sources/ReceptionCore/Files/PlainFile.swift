@@ -6,28 +6,49 @@ import Foundation
 /// be completed" never reaches the person.
 public enum PlainFile {
     public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What was wrong, for callers that word it their own way.
+        public enum Kind: Sendable, Hashable { case missing, directory, notRegular, tooLarge, unreadable }
         public var path: String
         public var reason: String
+        public var kind: Kind = .unreadable
         public var description: String { "\(path): \(reason)" }
+
+        public init(path: String, reason: String, kind: Kind = .unreadable) {
+            self.path = path
+            self.reason = reason
+            self.kind = kind
+        }
     }
 
     /// The whole file, if it is a regular file (after symbolic links) of at most `limit` bytes.
-    public static func read(_ path: String, limit: Int = 256 << 20) throws -> Data {
+    ///
+    /// The file is opened first and then examined through the descriptor (`fstat`), so what is
+    /// checked is what is read: a name checked and then opened could be swapped in between
+    /// (for a FIFO that blocks the read for ever, or for another file). `inspect` sees the
+    /// opened file's mode before anything is read (a secret's permissions, say) and may throw.
+    public static func read(_ path: String, limit: Int = 256 << 20, inspect: (_ mode: mode_t) throws -> Void = { _ in }) throws -> Data {
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw Problem(path: path, reason: reason(errno: code), kind: code == ENOENT ? .missing : .unreadable)
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var info = stat()
-        guard stat(path, &info) == 0 else { throw Problem(path: path, reason: reason(errno: errno)) }
+        guard fstat(descriptor, &info) == 0 else { throw Problem(path: path, reason: reason(errno: errno)) }
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
-        case S_IFDIR: throw Problem(path: path, reason: "is a directory, not a file")
-        case S_IFIFO: throw Problem(path: path, reason: "is a named pipe (FIFO), not a regular file")
-        case S_IFSOCK: throw Problem(path: path, reason: "is a socket, not a regular file")
-        case S_IFCHR, S_IFBLK: throw Problem(path: path, reason: "is a device, not a regular file")
-        default: throw Problem(path: path, reason: "is not a regular file")
+        case S_IFDIR: throw Problem(path: path, reason: "is a directory, not a file", kind: .directory)
+        case S_IFIFO: throw Problem(path: path, reason: "is a named pipe (FIFO), not a regular file", kind: .notRegular)
+        case S_IFSOCK: throw Problem(path: path, reason: "is a socket, not a regular file", kind: .notRegular)
+        case S_IFCHR, S_IFBLK: throw Problem(path: path, reason: "is a device, not a regular file", kind: .notRegular)
+        default: throw Problem(path: path, reason: "is not a regular file", kind: .notRegular)
         }
+        try inspect(info.st_mode)
         guard Int(info.st_size) <= limit else {
-            throw Problem(path: path, reason: "is \(Int(info.st_size)) bytes, more than the \(limit) (\(limit >= 1 << 20 ? "\(limit >> 20) MB" : "\(limit >> 10) KB")) this reads")
+            throw Problem(path: path, reason: "is \(Int(info.st_size)) bytes, more than the \(limit) (\(limit >= 1 << 20 ? "\(limit >> 20) MB" : "\(limit >> 10) KB")) this reads", kind: .tooLarge)
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw Problem(path: path, reason: reason(errno: errno)) }
-        defer { try? handle.close() }
+        _ = fcntl(descriptor, F_SETFL, O_RDONLY)
         do {
             return try handle.read(upToCount: limit + 1) ?? Data()
         } catch {
@@ -36,8 +57,8 @@ public enum PlainFile {
     }
 
     /// The file as UTF-8 text; bytes that are not UTF-8 are an error naming the first offset.
-    public static func readText(_ path: String, limit: Int = 256 << 20) throws -> String {
-        let data = try read(path, limit: limit)
+    public static func readText(_ path: String, limit: Int = 256 << 20, inspect: (_ mode: mode_t) throws -> Void = { _ in }) throws -> String {
+        let data = try read(path, limit: limit, inspect: inspect)
         guard let text = String(validatingUTF8Bytes: data) else {
             let offset = firstInvalidUTF8Offset(data) ?? 0
             throw Problem(path: path, reason: "is not UTF-8 text (the bytes at offset \(offset) are not valid UTF-8)")

@@ -37,6 +37,23 @@ public struct BackendCatalog: Sendable {
 
     public var names: [String] { entries.map(\.profile.name) }
 
+    /// Configured profiles that take the name of a built-in backend, each said in words: the
+    /// profile wins, so the built-in one of that name is out of reach (its defaults, its
+    /// environment variables) for as long as the profile has the name. Said when the
+    /// configuration is loaded, rather than found out when the wrong server answers.
+    public var replacedBuiltIns: [String] {
+        var said = Set<String>()
+        return profiles.compactMap { profile in
+            guard let origin = profile.origin, plugin(kind: profile.kind) != nil,
+                  let builtIn = plugins.first(where: { $0.builtInProfile?(environment).name == profile.name }),
+                  said.insert(profile.name).inserted else { return nil }
+            if builtIn.kind == profile.kind {
+                return "the profile \(profile.name) (\(origin)) replaces the built-in backend of the same name: --backend \(profile.name) uses this profile's settings, not the built-in ones."
+            }
+            return "the profile \(profile.name) (\(origin)) is of kind \(profile.kind) and takes the name of the built-in \(builtIn.kind) backend, which cannot be chosen while the profile has its name; rename the profile to keep both."
+        }
+    }
+
     public func plugin(kind: String) -> BackendPlugin? { plugins.first { $0.kind == kind } }
 
     /// The server the profile `name` points at now, without connecting: `.missing` when there

@@ -16,10 +16,15 @@ public struct BackendConnection: Sendable {
     /// What the engine keeps of a conversation beyond its turns, for a front end that carries
     /// conversations across sessions; nil when the turns are all it needs.
     public var continuity: ConversationContinuity?
+    /// Given the trust level the session starts at and whether the person chose it (`--trust`),
+    /// what to say when the server keeps another level for this user (nil: they agree, or the
+    /// backend has no such record). The session's level is not changed: an explicit level wins.
+    public var trustLevelDisagreement: (@Sendable (_ sessionLevel: Int, _ chosenByPerson: Bool) -> String?)?
 
     public init(backend: any Backend, commands: [BackendCommand] = [],
                 afterTask: (@Sendable (BackendResult) async -> BackendQuestion?)? = nil,
                 defaultTrustLevel: Int? = nil, notice: String? = nil, continuity: ConversationContinuity? = nil,
+                trustLevelDisagreement: (@Sendable (_ sessionLevel: Int, _ chosenByPerson: Bool) -> String?)? = nil,
                 shutdown: @escaping @Sendable () async -> Void = {}) {
         self.backend = backend
         self.commands = commands
@@ -27,6 +32,7 @@ public struct BackendConnection: Sendable {
         self.defaultTrustLevel = defaultTrustLevel
         self.notice = notice
         self.continuity = continuity
+        self.trustLevelDisagreement = trustLevelDisagreement
         self.shutdown = shutdown
     }
 }

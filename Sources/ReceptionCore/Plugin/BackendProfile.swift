@@ -67,23 +67,24 @@ public struct BackendProfile: Sendable, Hashable {
             return secret
         case .secretFromFile(let rawPath)?:
             let path = Self.expandingTilde(rawPath, environment: environment)
-            // The file a link points to: its type and mode are what count.
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: (path as NSString).resolvingSymlinksInPath) else {
-                throw ProfileError(profile: self, "the \(option) file \(path) does not exist.")
-            }
-            // What the path is first: "chmod 600" was the advice for a directory, and reading
-            // one gave Foundation's "NSCocoaErrorDomain Code=256".
-            if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {
-                let what = type == .typeDirectory ? "a directory" : "not a regular file"
-                throw ProfileError(profile: self, "the \(option) file \(path) is \(what); it must be a file holding only the secret.")
-            }
-            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
-            guard mode & 0o077 == 0 else {
-                throw ProfileError(profile: self, "refusing the \(option) file \(path) because its mode is \(String(format: "%04o", mode)); other users could read it. Run: chmod 600 \(path)")
-            }
+            // The file a link points to: its type and mode are what count, looked at on the
+            // opened file itself, so that what was checked is what is read.
             let text: String
-            do { text = try PlainFile.readText(path, limit: 64 << 10) } catch let problem as PlainFile.Problem {
-                throw ProfileError(profile: self, "the \(option) file \(path) \(problem.reason).")
+            do {
+                text = try PlainFile.readText(path, limit: 64 << 10) { mode in
+                    guard mode & 0o077 == 0 else {
+                        throw ProfileError(profile: self, "refusing the \(option) file \(path) because its mode is \(String(format: "%04o", Int(mode & 0o7777))); other users could read it. Run: chmod 600 \(path)")
+                    }
+                }
+            } catch let problem as PlainFile.Problem {
+                // What the path is first: "chmod 600" was the advice for a directory, and reading
+                // one gave Foundation's "NSCocoaErrorDomain Code=256".
+                switch problem.kind {
+                case .missing: throw ProfileError(profile: self, "the \(option) file \(path) does not exist.")
+                case .directory: throw ProfileError(profile: self, "the \(option) file \(path) is a directory; it must be a file holding only the secret.")
+                case .notRegular: throw ProfileError(profile: self, "the \(option) file \(path) is not a regular file; it must be a file holding only the secret.")
+                default: throw ProfileError(profile: self, "the \(option) file \(path) \(problem.reason).")
+                }
             }
             let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !secret.isEmpty else { throw ProfileError(profile: self, "the \(option) file \(path) is empty.") }

@@ -20,6 +20,8 @@ import ReceptionCore
 public final class LoopSymphonyBackend: Backend, Sendable {
     public let client: LoopSymphonyClient
     private let rejected = LockedSet()
+    /// Tasks this session asked the server to cancel (Ctrl-C, `/cancel`).
+    private let cancelledHere = LockedSet()
     /// Plans this session was given and has neither approved nor rejected: the server's task
     /// lists (its in-memory task manager) leave them out, so `/tasks` says them from here.
     private let proposed = LockedPlans()
@@ -134,7 +136,18 @@ public final class LoopSymphonyBackend: Backend, Sendable {
 
     /// `taskID` may be the short id the task tables show (see `TaskService.fullID`).
     public func cancel(taskID: String) async throws {
-        _ = try await client.tasks.cancel(try await client.tasks.fullID(taskID))
+        let id = try await client.tasks.fullID(taskID)
+        do {
+            _ = try await client.tasks.cancel(id)
+            cancelledHere.insert(id)
+        } catch BackendError.http(400, let detail) {
+            // The server's "Task … is not running (state: cancelled)" for a task this session
+            // itself cancelled a moment ago read as if something were wrong: say the state.
+            guard let state = LoopSymphonyWording.notRunning(detail, cancelledHere: cancelledHere.contains(id)) else {
+                throw BackendError.http(status: 400, detail: detail)
+            }
+            throw BackendError.invalidTaskState(taskID: id, reason: state)
+        }
     }
 
     public func wirePayload(for request: ReceptionRequest) -> JSONValue? {
@@ -293,7 +306,7 @@ public final class LoopSymphonyBackend: Backend, Sendable {
 
     static func failure(taskID: String, message: String) -> TaskFailure {
         let cancelled = message.range(of: "cancel", options: .caseInsensitive) != nil
-        return TaskFailure(taskID: taskID, message: message, cancelled: cancelled)
+        return TaskFailure(taskID: taskID, message: LoopSymphonyWording.taskFailure(message), cancelled: cancelled)
     }
 
     /// "iteration 2: 6 new findings (6 in total), confidence 0.95".

@@ -35,6 +35,27 @@ public struct LoopSymphonyCommands: Sendable {
     }
 
     public var all: [BackendCommand] {
+        commands.map { command in
+            // The server's raw refusals (a missing API key, an id of the wrong form) in words.
+            var command = command
+            let run = command.run
+            let baseURL = client.configuration.baseURL
+            command.run = { arguments in
+                do { return try await run(arguments) } catch { throw Self.inWords(error, baseURL: baseURL) }
+            }
+            return command
+        }
+    }
+
+    static func inWords(_ error: any Error, baseURL: String) -> any Error {
+        if LoopSymphonyWording.isMissingAPIKey(error) { return UsageError(description: LoopSymphonyWording.missingAPIKey(baseURL: baseURL)) }
+        if LoopSymphonyWording.isInvalidUUIDPath(error), case BackendError.http(_, let detail)? = error as? BackendError {
+            return UsageError(description: "The server takes only ids of the form 3f2c1d9e-5b7a-4c1e-9d2f-0a1b2c3d4e5f there; the list command shows them (it said: \(detail)).")
+        }
+        return error
+    }
+
+    var commands: [BackendCommand] {
         [
             BackendCommand(name: "/tasks", arguments: "[active | recent | stats | …]", summary: "server tasks: active, recent, stats, get, checkpoints",
                           usage: "/tasks [active | recent [N] | stats | get ID | checkpoints ID]\n\nID may be the 8 characters the task tables show, or any start of the id that names one task.") { try await tasks($0) },
@@ -91,9 +112,9 @@ public struct LoopSymphonyCommands: Sendable {
                 answer = try await client.tasks.get(id)
             } catch BackendError.http(let status, let detail) where status == 500 && detail.hasPrefix("Task failed") {
                 // The server reports a failed (or cancelled) task as a 500: a state, not an error.
+                if let plain = LoopSymphonyWording.plainTaskFailure(detail) { return "Task `\(id)`: " + plain }
                 let reason = detail.dropFirst("Task failed".count).drop { $0 == ":" || $0 == " " }
-                return reason.range(of: "cancel", options: .caseInsensitive) != nil
-                    ? "Task `\(id)` was cancelled (\(reason))." : "Task `\(id)` failed: \(reason)"
+                return "Task `\(id)` failed: \(reason)"
             }
             switch answer {
             case .finished(let r):
@@ -214,18 +235,32 @@ public struct LoopSymphonyCommands: Sendable {
             let r = try await client.knowledge.aggregate()
             return "Aggregated \(Counted.phrase(r.learningsProcessed, "learning")): \(r.entriesCreated) created, \(r.entriesUpdated) updated."
         case "sync":
+            // Syncs now (a heartbeat), then says where the server and the cache stand.
+            let synced = await syncNow()
             let status = try await client.knowledge.syncStatus()
-            let local = try cache?.serverVersion()
-            let head = "Server knowledge version **\(status.serverVersion)**; local cache at version \(local.map(String.init) ?? "none")."
+            var head = "Server knowledge version **\(status.serverVersion)**"
+            if let cache {
+                let entries = try cache.count()
+                let count = Counted.phrase(entries, "entry", plural: "entries")
+                head += synced == nil
+                    ? "; the local cache was synced just now and holds \(count)."
+                    : "; the local cache could not be synced now (\(synced!)) and holds \(count) from its last sync."
+            } else {
+                head += "; \(cacheProblem ?? "there is no local knowledge cache in this session")."
+            }
             // No rooms: the header alone, not followed by an empty list (two blank lines).
             guard !status.rooms.isEmpty else { return head + " No room has synced yet." }
-            return head + "\n\n" + status.rooms.map { "- \($0.roomID): synced to \($0.lastSyncedVersion) at \($0.lastSyncAt ?? "?")" }.joined(separator: "\n")
+            return head + "\n\n" + status.rooms.map { "- \($0.roomID)\($0.roomID == presence.registration.roomID ? " (this session)" : ""): synced to \($0.lastSyncedVersion) at \($0.lastSyncAt ?? "?")" }.joined(separator: "\n")
         case "cached":
             guard let cache else { return cacheProblem ?? "There is no local knowledge cache in this session." }
+            // The cache is brought up to date first when the server answers (a server restarted
+            // with an empty store would otherwise still be listed as it was).
+            let unsynced = await syncNow()
             let text = args.dropFirst().joined(separator: " ")
             let entries = text.isEmpty ? try cache.entries() : try cache.search(text)
-            return entries.isEmpty ? "Nothing cached\(text.isEmpty ? "" : " for “\(text)”")." :
-                entries.map { "- **\($0.title)** (\($0.category), v\($0.version)) — \($0.content)" }.joined(separator: "\n")
+            let caveat = unsynced.map { "\n\n_The server could not be reached (\($0)): this is the cache as it was last synced._" } ?? ""
+            return (entries.isEmpty ? "Nothing cached\(text.isEmpty ? "" : " for “\(text)”")." :
+                entries.map { "- **\($0.title)** (\($0.category), v\($0.version)) — \($0.content)" }.joined(separator: "\n")) + caveat
         default:
             throw usage("/knowledge [capabilities | boundaries | patterns | changelog | entries | user ID | add | learn | refresh | aggregate | sync | cached]")
         }
@@ -287,28 +322,31 @@ public struct LoopSymphonyCommands: Sendable {
                     "| `\($0.id)` | \($0.name) | `\($0.cronExpression)` \($0.timezone) | \($0.isActive ? "yes" : "no") | \($0.queryTemplate) |"
                 }.joined(separator: "\n")
         case "get":
-            let h = try await client.heartbeats.get(try argument(args, 1, "a heartbeat id"))
+            let h = try await client.heartbeats.get(try heartbeatID(args))
             return "**\(h.name)** `\(h.cronExpression)` (\(h.timezone)), \(h.isActive ? "active" : "paused"): \(h.queryTemplate)"
         case "create":
             let parts = args.dropFirst().joined(separator: " ").split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { throw usage("/heartbeats create NAME | CRON | QUERY TEMPLATE") }
+            // The server stores any text and then never runs it: refused here, before it is sent.
+            if let problem = CronExpression.problem(parts[1]) { throw UsageError(description: problem + " Nothing was sent.") }
             let h = try await client.heartbeats.create(HeartbeatCreate(name: parts[0], queryTemplate: parts[2], cronExpression: parts[1]))
             return "Created heartbeat **\(h.name)** (`\(h.id)`), runs at `\(h.cronExpression)` \(h.timezone)."
         case "pause", "resume":
-            let h = try await client.heartbeats.update(try argument(args, 1, "a heartbeat id"), HeartbeatUpdate(isActive: args[0] == "resume"))
+            let h = try await client.heartbeats.update(try heartbeatID(args), HeartbeatUpdate(isActive: args[0] == "resume"))
             return "**\(h.name)** is now \(h.isActive ? "active" : "paused")."
         case "cron":
-            let id = try argument(args, 1, "a heartbeat id")
+            let id = try heartbeatID(args)
             let expression = args.dropFirst(2).joined(separator: " ")
             guard !expression.isEmpty else { throw usage("/heartbeats cron ID EXPRESSION") }
+            if let problem = CronExpression.problem(expression) { throw UsageError(description: problem + " The heartbeat keeps its schedule.") }
             let h = try await client.heartbeats.update(id, HeartbeatUpdate(cronExpression: expression))
             return "**\(h.name)** now runs at `\(h.cronExpression)`."
         case "delete":
-            try await client.heartbeats.delete(try argument(args, 1, "a heartbeat id"))
+            try await client.heartbeats.delete(try heartbeatID(args))
             return "Deleted."
         case "tick":
             let r = try await client.heartbeats.tick()
-            return "Ran \(r.processed.count) of \(Counted.phrase(r.totalActive, "active heartbeat"))." + r.skipped.map { "\n- skipped \($0.heartbeatName): \($0.reason)" }.joined()
+            return Self.tickReport(r)
         case "status":
             let s = try await client.heartbeats.status()
             return s.heartbeats.isEmpty ? "No active heartbeats." : "| name | cron | last run | next | due |\n|---|---|---|---|---|\n" + s.heartbeats.map {
@@ -316,6 +354,51 @@ public struct LoopSymphonyCommands: Sendable {
             }.joined(separator: "\n")
         default:
             throw usage("/heartbeats [list | get ID | create NAME | CRON | QUERY | pause ID | resume ID | cron ID EXPR | delete ID | tick | status]")
+        }
+    }
+
+    /// The heartbeat id in `args[1]`, checked for the form the server's ids have (it answered
+    /// anything else with a 422 about a "path parameter").
+    func heartbeatID(_ args: [String]) throws -> String {
+        let id = try argument(args, 1, "a heartbeat id (/heartbeats list shows them)")
+        guard LoopSymphonyWording.isUUID(id) else {
+            throw UsageError(description: "“\(id)” is not a heartbeat id: they look like 3f2c1d9e-5b7a-4c1e-9d2f-0a1b2c3d4e5f. /heartbeats list shows them.")
+        }
+        return id
+    }
+
+    /// What one tick ran and how each ended, then what it skipped and why.
+    static func tickReport(_ r: HeartbeatTickResult) -> String {
+        guard r.totalActive > 0 else { return "No active heartbeats: nothing to run." }
+        var lines = ["Ran \(r.processed.count) of \(Counted.phrase(r.totalActive, "active heartbeat"))" + (r.processed.isEmpty ? "." : ":")]
+        for run in r.processed {
+            let name = run["heartbeat_name"]?.stringValue ?? run["heartbeat_id"]?.stringValue ?? "a heartbeat"
+            let task = run["task_id"]?.stringValue.map { " (task `\($0.prefix(8))`)" } ?? ""
+            switch run["status"]?.stringValue {
+            case "completed"?:
+                let outcome = run["outcome"]?.stringValue.map { "ended \($0)" } ?? "completed"
+                let summary = run["summary"]?.stringValue.map { ": \(TerminalText.line($0, limit: 160))" } ?? ""
+                lines.append("- **\(name)**\(task) \(outcome)\(summary)")
+            case "failed"?:
+                let error = run["error"]?.stringValue.map { ": \(TerminalText.line($0, limit: 160))" } ?? ""
+                lines.append("- **\(name)**\(task) failed\(error)")
+            case let status?:
+                lines.append("- **\(name)**\(task): \(status)\(status == "started" ? "; /tasks get shows how it ends" : "")")
+            case nil:
+                lines.append("- **\(name)**\(task) ran")
+            }
+        }
+        lines += r.skipped.map { "- skipped **\($0.heartbeatName)**: \($0.reason.lowercased())" }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One heartbeat now (it syncs the knowledge cache); nil when it went through, else why not.
+    func syncNow() async -> String? {
+        do {
+            _ = try await presence.beat()
+            return nil
+        } catch {
+            return String(describing: error)
         }
     }
 

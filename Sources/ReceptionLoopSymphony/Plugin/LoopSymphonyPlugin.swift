@@ -45,8 +45,10 @@ public enum LoopSymphonyPlugin {
         if let level = environment[variable: "LOOP_SYMPHONY_TRUST_LEVEL"] {
             values["trust_level"] = Int(level).map(ProfileValue.integer) ?? .string(level)
         }
-        return BackendProfile(name: kind, kind: kind, values: values, origin: "the LOOP_SYMPHONY_* environment variables")
+        return BackendProfile(name: kind, kind: kind, values: values, origin: builtInOrigin)
     }
+
+    static let builtInOrigin = "the LOOP_SYMPHONY_* environment variables"
 
     /// A ready client configuration for a profile, with its key read from where the profile says.
     public static func configuration(for profile: BackendProfile, environment: PluginEnvironment) throws -> LoopSymphonyConfiguration {
@@ -61,6 +63,10 @@ public enum LoopSymphonyPlugin {
         var configuration = LoopSymphonyConfiguration(baseURL: url, apiKey: try profile.secret("api_key", environment: environment),
                                                       userID: profile.string("user_id"), defaultTrustLevel: trust,
                                                       prefersStreaming: profile.boolean("stream") ?? true)
+        if profile.values["trust_level"] != nil {
+            configuration.trustLevelSource = profile.name == kind && profile.origin == builtInOrigin
+                ? "$LOOP_SYMPHONY_TRUST_LEVEL" : "the profile's trust_level (\(profile.origin ?? profile.name))"
+        }
         switch profile.values["api_key"] {
         case .secretFromEnvironment(let variable)?: configuration.apiKeySource = "$\(variable)"
         case .secretFromFile(let path)?: configuration.apiKeySource = path
@@ -124,6 +130,7 @@ public enum LoopSymphonyPlugin {
             }
         }
         let client = connecting
+        let serverLevel = serverTrustLevel
         let backend = LoopSymphonyBackend(client: client, name: name)
         let path = cachePath(profile: name, environment: environment)
         let cache: KnowledgeCache?
@@ -156,10 +163,16 @@ public enum LoopSymphonyPlugin {
                     return "Trust level on the server is now **\(metrics.currentTrustLevel)** (\(TrustAdvisor.levelName(metrics.currentTrustLevel)))."
                 }
             },
-            // The server's level wins over the profile's: an upgrade accepted in an earlier
-            // session stays (issue 21, point 3); `--trust` still overrides both.
-            defaultTrustLevel: serverTrustLevel ?? configuration.defaultTrustLevel,
+            // A level the configuration sets explicitly wins, and `--trust` over it; without one,
+            // the server's level is used, so an upgrade accepted in an earlier session stays.
+            defaultTrustLevel: configuration.trustLevelSource != nil ? configuration.defaultTrustLevel
+                : serverLevel ?? configuration.defaultTrustLevel,
             notice: notice,
+            trustLevelDisagreement: { sessionLevel, chosenByPerson in
+                guard let server = serverLevel, server != sessionLevel else { return nil }
+                let source = chosenByPerson ? "you chose (--trust)" : configuration.trustLevelSource ?? "the configuration says"
+                return "The server at \(RedactedURL.display(configuration.baseURL)) keeps trust level \(server) (\(TrustAdvisor.levelName(server))) for this app and user; this session sends level \(sessionLevel) (\(TrustAdvisor.levelName(sessionLevel))), as \(source)\(chosenByPerson ? "" : " says"). `/trust-metrics set \(sessionLevel)` makes the server's record agree."
+            },
             shutdown: {
                 room.cancel()
                 _ = await room.value

@@ -74,18 +74,23 @@ public struct RoomPresence: Sendable {
         let request = RoomHeartbeat(roomID: registration.roomID, status: "online",
                                     capabilities: registration.capabilities, lastKnowledgeVersion: version)
         let response: RoomHeartbeatResponse
+        // A server that forgot the room (it restarted) keeps no record of what it sent it: its
+        // next answer is everything it has, as on a session's first sync, and the cache is made
+        // to match it (a restart with an empty store leaves nothing behind in the cache).
+        var snapshot = firstSync
         do {
             response = try await client.rooms.heartbeat(request)
         } catch BackendError.http(404, _) {
             _ = try await client.rooms.register(registration)
             onEvent(.reregistered(roomID: registration.roomID))
             response = try await client.rooms.heartbeat(request)
+            snapshot = true
         }
         var applied = (upserted: 0, removed: 0)
         if let cache {
             if let updates = response.knowledgeUpdates {
-                applied = try cache.apply(updates, asSnapshot: firstSync)
-            } else if firstSync {
+                applied = try cache.apply(updates, asSnapshot: snapshot)
+            } else if snapshot {
                 // A new room with nothing to receive: the server has no knowledge at all.
                 applied.removed = try cache.removeAllEntries()
             }

@@ -17,6 +17,9 @@ public struct LoopSymphonyConfiguration: Sendable {
     public var userID: String?
     /// Trust level put into `preferences` when a request carries none.
     public var defaultTrustLevel: Int
+    /// Where `defaultTrustLevel` was set explicitly ("the profile's trust_level (FILE:LINE)"),
+    /// nil when it is only the default: an explicit level wins over the server's record.
+    public var trustLevelSource: String?
     /// Deadline of an ordinary request (connect + response).
     public var requestTimeout: Duration
     /// Connect timeout.

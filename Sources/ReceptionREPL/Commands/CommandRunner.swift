@@ -4,6 +4,26 @@ import Synchronization
 
 enum CommandResult { case proceed, quit }
 
+enum CommandRunner {
+    /// True for `/quit` and `/exit`.
+    static func isQuit(_ line: String) -> Bool {
+        ["/quit", "/exit"].contains(CommandLineWords.split(line).first?.lowercased() ?? "")
+    }
+
+    /// Commands that start a backend task or change the session: while queued messages are
+    /// being delivered they wait for the delivery to end (two tasks would share one screen,
+    /// or a backend switch would pull the session from under the message being sent).
+    static func waitsForDelivery(_ line: String) -> Bool {
+        let words = CommandLineWords.split(line).map { $0.lowercased() }
+        switch words.first {
+        case "/backend": return words.count > 1
+        case "/approve", "/followups": return true
+        case "/queue": return true
+        default: return false
+        }
+    }
+}
+
 extension REPL {
     /// Runs one slash command line. Errors are printed, never thrown: a bad command
     /// must not end the session.
@@ -302,9 +322,10 @@ extension REPL {
         do {
             try await session.backend.cancel(taskID: taskID)
             note("Asked the backend to cancel \(taskID).")
-        } catch BackendError.invalidTaskState where arguments.isEmpty {
+        } catch BackendError.invalidTaskState(_, let reason) where arguments.isEmpty {
             // At the prompt the last task has usually finished: say so, not the backend's terse reply.
-            self.error("Nothing is running: the last task (\(taskID)) has finished. While a task runs, Ctrl-C cancels it.")
+            let state = ["was ", "has ", "is being "].contains { reason.hasPrefix($0) } ? reason : "has finished"
+            self.error("Nothing is running: the last task (\(taskID)) \(state). While a task runs, Ctrl-C cancels it.")
         } catch {
             self.error(describe(error))
         }
@@ -368,8 +389,12 @@ extension REPL {
         let markdown = TranscriptWriter.markdown(state.transcript, sessionID: state.sessionID, backend: backendName,
                                                  soul: souls?.currentName)
         do {
-            try PrivateFile.write(Data(markdown.utf8), to: url)
+            // The looks above choose the message; the write itself keeps the promise (never
+            // replacing without --force, never through a link), whatever appears meanwhile.
+            try PrivateFile.write(Data(markdown.utf8), to: url, existing: force ? .replaceRegularFile : .refuse)
             note("Saved \(Counted.phrase(state.transcript.count, "entry", plural: "entries")) to \(url.path).")
+        } catch let failure as PrivateFile.Failure where failure.alreadyExists {
+            self.error("\(url.path) already exists; /save \(path) --force replaces it.")
         } catch {
             self.error("Cannot write \(url.path): \(error)")
         }

@@ -16,7 +16,10 @@ import Synchronization
 public final class InterruptMonitor: Sendable {
     public static let shared = InterruptMonitor()
 
-    private let handler = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Listeners, newest last: Ctrl-C goes to the newest. A stack rather than one slot, so
+    /// that two listeners that overlap without nesting (a line read while queued messages are
+    /// delivered) can each leave without putting back a listener that already left.
+    private let listeners = Mutex<(next: UInt64, stack: [(id: UInt64, handler: Handler)])>((0, []))
     private let resizeHandler = Mutex<(@Sendable () -> Void)?>(nil)
     private let sources = Mutex<[DispatchSourceSignal]>([])
     private let termination = Mutex<Int32?>(nil)
@@ -38,7 +41,7 @@ public final class InterruptMonitor: Sendable {
             }
             signal(SIGINT, SIG_IGN)
             let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-            interrupt.setEventHandler { [weak self] in self?.handler.withLock { $0 }?() }
+            interrupt.setEventHandler { [weak self] in self?.current?() }
             interrupt.resume()
             let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
             resize.setEventHandler { [weak self] in self?.resizeHandler.withLock { $0 }?() }
@@ -65,22 +68,30 @@ public final class InterruptMonitor: Sendable {
             if var settings = originalTerminal.withLock({ $0 }) { tcsetattr(STDIN_FILENO, TCSANOW, &settings) }
             _exit(128 + number)
         }
-        handler.withLock { $0 }?()
+        // Whatever runs stops, and whatever waits for input stops waiting: every listener hears it.
+        for handler in listeners.withLock({ $0.stack.reversed().map(\.handler) }) { handler() }
     }
 
     public typealias Handler = @Sendable () -> Void
 
+    /// Who hears Ctrl-C now.
+    private var current: Handler? { listeners.withLock { $0.stack.last?.handler } }
+
+    /// What `push` returns: hand it to `restore` when the listener leaves.
+    public struct Registration: Sendable { fileprivate let id: UInt64 }
+
     /// Makes `onInterrupt` receive Ctrl-C until `restore` is called with the returned value.
-    public func push(_ onInterrupt: @escaping Handler) -> Handler? {
-        handler.withLock { current in
-            defer { current = onInterrupt }
-            return current
+    public func push(_ onInterrupt: @escaping Handler) -> Registration {
+        listeners.withLock { listeners in
+            listeners.next += 1
+            listeners.stack.append((listeners.next, onInterrupt))
+            return Registration(id: listeners.next)
         }
     }
 
-    /// Gives Ctrl-C back to the listener that `push` replaced.
-    public func restore(_ previous: Handler?) {
-        handler.withLock { $0 = previous }
+    /// Removes the listener `push` added; Ctrl-C goes to the newest one still listening.
+    public func restore(_ registration: Registration) {
+        listeners.withLock { $0.stack.removeAll { $0.id == registration.id } }
     }
 
     func setResizeHandler(_ handler: (@Sendable () -> Void)?) {

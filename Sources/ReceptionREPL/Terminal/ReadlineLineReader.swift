@@ -13,7 +13,8 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
 
     // @unchecked: every readline call happens on `thread`; the Swift state below is
     // guarded by `lock`.
-    private let historyPath: String?
+    /// Where typed lines are kept (nil: in memory only). Replaced when it is trimmed.
+    private let history: Mutex<HistoryFile?>
     private let lock = NSLock()
     private let wakePipe: (read: Int32, write: Int32)
     private var pendingSignals: [Int32] = []
@@ -28,25 +29,26 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
     public let historyProblem: String?
 
     public init(historyPath: String?, completer: @escaping Completer) {
-        historyProblem = historyPath.flatMap(HistoryFile.prepare)
-        self.historyPath = historyProblem == nil ? historyPath : nil
+        let opened = historyPath.map(HistoryFile.open)
+        historyProblem = opened?.problem
+        let file = opened?.file
         var fds: [Int32] = [0, 0]
         pipe(&fds)
         wakePipe = (fds[0], fds[1])
         ReadlineGlobals.completer.withLock { $0 = completer }
         reception_rl_configure("reception", readlineCompletion)
         using_history()
-        if let historyPath = self.historyPath {
-            read_history(historyPath)
-            history_truncate_file(historyPath, 2000)
-        }
+        // readline keeps the history in memory only: it would open the file by name at every
+        // line (following a link put there meanwhile). The file is read and written here.
+        for line in file?.lines().suffix(2000) ?? [] { add_history(line) }
+        history = Mutex(file?.trimmed(to: 2000))
         InterruptMonitor.shared.setResizeHandler { [weak self] in self?.wake(with: SIGWINCH) }
     }
 
     public func remember(_ line: String) {
         guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
         add_history(line)
-        if let historyPath { append_history(1, historyPath) }  // every line at once: nothing lost on a crash
+        history.withLock { $0?.append(line) }  // every line at once: nothing lost on a crash
     }
 
     public func readLine(prompt: String) async -> LineInput {

@@ -67,6 +67,7 @@ extension CodexReferenceServer {
                         await state.didCut()
                         throw CancellationError()
                     }
+                    await state.didWriteFrame()
                     try await writer.write(ByteBuffer(string: frame))
                     written.append(frame)
                     position = event.seq
@@ -80,6 +81,7 @@ extension CodexReferenceServer {
                 if ContinuousClock.now >= deadline { break }
                 try await Task.sleep(for: min(.milliseconds(20), deadline - ContinuousClock.now))
             }
+            await state.didEndStream()
             try await writer.finish(nil)
         })
     }

@@ -53,6 +53,10 @@ public struct CodexReferenceServer: Sendable {
     public func garbageSent() async -> Int { await state.garbageSent }
     public func streamsReplayed() async -> Int { await state.streamsReplayed }
     public func streamsOpened() async -> Int { await state.streamsOpened }
+    /// Stream responses that ran to their end (`tail_ms`); one still open is not counted.
+    public func streamsEnded() async -> Int { await state.streamsEnded }
+    /// Whole event frames written on streams so far.
+    public func framesWritten() async -> Int { await state.framesWritten }
     /// Every `X-Request-Id` received, oldest first.
     public func requestIDs() async -> [String] { await state.requestIDs }
     /// The bodies of `POST …/events` and `POST …/requests`, oldest first.

@@ -40,6 +40,10 @@ actor CodexReferenceState {
     private(set) var streamsOpened = 0
     private(set) var streamsCut = 0
     private(set) var streamsReplayed = 0
+    /// Stream responses that reached their end (the long poll's `tail_ms`), cut ones not counted.
+    private(set) var streamsEnded = 0
+    /// Event frames written (or being written) on streams, whole (replays and cuts not counted).
+    private(set) var framesWritten = 0
     private(set) var requestIDs: [String] = []
     private(set) var postedEvents: [JSONValue] = []
     private var ticks = 0
@@ -178,5 +182,7 @@ actor CodexReferenceState {
         return gatewayErrorsSent % 2 == 1 ? 502 : 503
     }
     func didReplay() { replaysLeft -= 1; streamsReplayed += 1 }
+    func didWriteFrame() { framesWritten += 1 }
+    func didEndStream() { streamsEnded += 1 }
 }
 

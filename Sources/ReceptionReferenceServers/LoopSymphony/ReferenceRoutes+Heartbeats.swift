@@ -83,7 +83,9 @@ extension LoopSymphonyReferenceServer {
     }
 
     /// Runs every active heartbeat that is due (never run, or its cron matched a minute since the
-    /// last run) as a trust-level-1 task; the others are skipped with a reason.
+    /// last run) as a trust-level-1 task and, as the real tick does, waits for it: each run is
+    /// reported `completed` with its outcome and summary, or `failed` with the error. The
+    /// others are skipped with a reason.
     func tickHeartbeats(_ c: Call) async throws -> Response {
         var processed: [PyJSON] = []
         var skipped: [PyJSON] = []
@@ -105,12 +107,21 @@ extension LoopSymphonyReferenceServer {
             await state.createTask(ReferenceState.TaskRecord(request: request, status: .pending, createdAt: now, appID: heartbeat.appID,
                                                              userID: heartbeat.userID, instrument: ReferenceEngine.route(request),
                                                              trustLevel: 1, kind: "task"))
-            await start(request.id)
+            await state.updateTask(request.id) { $0.managerState = .queued }
+            await ReferenceEngine.run(request.id, state: state, options: options)
             var updated = heartbeat
             updated.lastRunAt = now
             await state.putHeartbeat(updated)
-            processed.append(.object([("heartbeat_id", .string(heartbeat.id)), ("heartbeat_name", .string(heartbeat.name)),
-                                      ("task_id", .string(request.id)), ("status", .string("started"))]))
+            let ran = await state.task(request.id)
+            var run: [(String, PyJSON)] = [("heartbeat_id", .string(heartbeat.id)), ("heartbeat_name", .string(heartbeat.name)),
+                                            ("run_id", .string(UUID().uuidString.lowercased()))]
+            if let response = ran?.response, ran?.status == .complete {
+                run += [("task_id", .string(request.id)), ("status", .string("completed")), ("outcome", .string(response.outcome.rawValue)),
+                        ("summary", .string(response.summary)), ("webhook_called", .bool(false)), ("webhook_success", .bool(false))]
+            } else {
+                run += [("status", .string("failed")), ("error", .string(ran?.error ?? "Unknown error"))]
+            }
+            processed.append(.object(run))
         }
         return S.json(.object([("processed", .array(processed)), ("skipped", .array(skipped)), ("total_active", .int(active.count))]))
     }

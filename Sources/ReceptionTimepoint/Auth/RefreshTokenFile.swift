@@ -51,14 +51,24 @@ public struct RefreshTokenFile: Sendable {
 
     public func load() -> Loaded {
         removeLeftovers()
-        var info = stat()
-        guard stat(path, &info) == 0 else { return .none }
-        guard info.st_mode & S_IFMT == S_IFREG else { return .unusable("\(path) is not a regular file") }
-        guard info.st_mode & 0o077 == 0 else {
-            return .unusable("\(path) can be read by other users (mode \(String(format: "%04o", info.st_mode & 0o777))), so it is not used; sign in again and it is written 0600")
+        // Opened first, then examined through the descriptor: what is checked is what is read.
+        let data: Data
+        do {
+            data = try PlainFile.read(path, limit: 16 << 10) { mode in
+                guard mode & 0o077 == 0 else { throw LaxMode(mode: mode) }
+            }
+        } catch let problem as PlainFile.Problem {
+            switch problem.kind {
+            case .missing: return .none
+            case .directory, .notRegular: return .unusable("\(path) is not a regular file")
+            default: return .unusable("\(path) does not hold a saved sign-in")
+            }
+        } catch let lax as LaxMode {
+            return .unusable("\(path) can be read by other users (mode \(String(format: "%04o", lax.mode & 0o777))), so it is not used; sign in again and it is written 0600")
+        } catch {
+            return .unusable("\(path) does not hold a saved sign-in")
         }
-        guard let data = try? PlainFile.read(path, limit: 16 << 10), let content = try? Wire.decode(Content.self, from: data),
-              !content.refreshToken.isEmpty else {
+        guard let content = try? Wire.decode(Content.self, from: data), !content.refreshToken.isEmpty else {
             return .unusable("\(path) does not hold a saved sign-in")
         }
         guard content.origin == origin else { return .otherServer(content.origin) }
@@ -133,3 +143,6 @@ public struct RefreshTokenFile: Sendable {
         var description: String { "Cannot \(action) \(path): \(reason)" }
     }
 }
+
+/// A token file others can read: not used.
+private struct LaxMode: Error { var mode: mode_t }

@@ -20,7 +20,10 @@ public enum SSEFrame: Sendable, Hashable {
 ///
 /// `leniency` accepts servers that end a frame with a single newline instead of a blank line
 /// (OpenAgents' runtime at 562314f4e8 writes `id:`, `event:`, `data:` and one `\n`): frames
-/// then run together, and the stream's last one never gets its blank line.
+/// then run together, and the stream's last one never gets its blank line. Where a server's
+/// frame always ends with its one `data:` line, `.dataLineEndsFrame` delivers each frame as
+/// soon as that line ends, instead of when the next frame (or the response's end) shows it
+/// was over: a long poll that stays open after an event would otherwise hold it back.
 public struct SSEParser: Sendable {
     /// Departures from the standard framing a parser tolerates.
     public struct Leniency: OptionSet, Sendable, Hashable {
@@ -32,6 +35,10 @@ public struct SSEParser: Sendable {
         /// At a clean end of the response (`finishDispatching()`), an event whose lines all
         /// ended is dispatched though its blank line never came.
         public static let finalFrameWithoutBlankLine = Leniency(rawValue: 1 << 1)
+        /// A `data:` line is a whole frame's data and its last line: the frame is delivered
+        /// when that line ends (the blank line that may follow ends nothing more). For servers
+        /// that write one JSON document per frame on one `data:` line, last.
+        public static let dataLineEndsFrame = Leniency(rawValue: 1 << 2)
         /// Both: for servers whose frames end with one newline.
         public static let unterminatedFrames: Leniency = [.idStartsFrame, .finalFrameWithoutBlankLine]
     }
@@ -152,6 +159,7 @@ public struct SSEParser: Sendable {
             if eventBytes > maxEventBytes { throw Failure(reason: "an event exceeded \(maxEventBytes) bytes of data") }
             data.append(String(value))
             hasData = true
+            if leniency.contains(.dataLineEndsFrame) { return dispatch() }
         case "event": eventName = String(value)
         case "id":
             // A frame that never got its blank line ends where the next one's id begins.

@@ -65,6 +65,7 @@ struct BackendsCommand: ParsableCommand {
                 // Names and values come from the configuration file: cleaned before printing.
                 lines.append(TerminalText.clean("  \(entry.profile.name) (\(entry.plugin.kind))\(entry.profile.values.isEmpty ? "" : ": " + entry.profile.summary)\(origin)", singleLine: true))
             }
+            for notice in catalog.replacedBuiltIns { lines.append(TerminalText.clean("  note: \(notice)", singleLine: true)) }
             lines.append("")
             lines.append(contentsOf: localServerLines(environment: environment, catalog: catalog))
             print(lines.joined(separator: "\n"))

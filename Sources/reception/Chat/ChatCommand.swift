@@ -130,6 +130,7 @@ struct ChatCommand: AsyncParsableCommand {
             StandardStreams.writeError("error: the backend configuration has problems:\n\(error)\n")
             throw ExitCode(1)
         }
+        for notice in catalog.replacedBuiltIns { console.errorLine("note: \(TerminalText.clean(notice, singleLine: true))") }
         if let model {
             do {
                 catalog = try BackendSetup.applying(model: model, to: modelBackend(environment: environment), in: catalog)

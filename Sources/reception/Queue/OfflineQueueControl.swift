@@ -15,7 +15,9 @@ struct OfflineQueueControl: QueueControl {
     func items() throws -> [QueuedItem] {
         try queue.entries().map { entry in
             QueuedItem(id: entry.id, backend: entry.backend, destination: entry.destination, createdAt: entry.createdAt, request: entry.request,
-                       sending: entry.state == .sending, lastError: entry.lastError)
+                       sending: entry.state == .sending,
+                       sentByAnotherSession: entry.ownerPID.map { $0 != getpid() && OfflineQueue.isAlive($0) } == true,
+                       lastError: entry.lastError)
         }
     }
 
@@ -34,9 +36,9 @@ struct OfflineQueueControl: QueueControl {
         return ReceptionContext(values: values)
     }
 
-    func holding(_ context: ReceptionContext) -> ReceptionContext {
+    func holding(_ context: ReceptionContext, behindDelivery: Bool) -> ReceptionContext {
         var context = context
-        context.values[OfflineQueueMiddleware.holdKey] = "1"
+        context.values[OfflineQueueMiddleware.holdKey] = behindDelivery ? OfflineQueueMiddleware.holdBehind : OfflineQueueMiddleware.holdUnreachable
         return context
     }
 
