@@ -1,0 +1,37 @@
+import Foundation
+
+/// What a message's classification and goal ask of the answer, in words a language model
+/// reads. It belongs to the message, not to the conversation: language-model adapters send it
+/// after the conversation, never inside the system prompt, so that the system prompt stays the
+/// same text from turn to turn and a server's prompt cache (llama.cpp keeps the last prompt's)
+/// serves it again on the next turn.
+extension ReceptionRequest {
+    /// How the guidance opens: it follows the person's words in the same message, and this
+    /// tells a reader (a model, a reference server, a log) where their words end.
+    public static let answerGuidanceOpening = "[Context for this message: "
+
+    /// "[Context for this message: intent decision, urgency immediate. They are choosing between
+    /// options: …]", or nil when the request has neither a classification nor a goal.
+    public var answerGuidance: String? {
+        var parts: [String] = []
+        if let classification {
+            let manual = classification.source == .manual ? " (set by the person)" : ""
+            parts.append("intent \(classification.intent.rawValue), urgency \(classification.urgency.rawValue)\(manual).")
+            switch classification.intent {
+            case .decision: parts.append("They are choosing between options: lead with a recommendation and the one factor that decides it.")
+            case .research: parts.append("They want to understand a topic: give the key points.")
+            case .action: parts.append("They want something done: give the steps, in order.")
+            case .curiosity: parts.append("They are curious: a clear, friendly explanation is enough.")
+            case .validation: parts.append("They want a claim checked: say whether it holds, then why.")
+            case .unknown: break
+            }
+            if classification.urgency == .immediate { parts.append("They need this now: answer first, details after.") }
+        }
+        if var goal = goal?.trimmingCharacters(in: .whitespacesAndNewlines), !goal.isEmpty {
+            while let last = goal.last, ".!;:".contains(last) { goal.removeLast() }
+            parts.append("The conversation's goal: \(goal).")
+        }
+        guard !parts.isEmpty else { return nil }
+        return Self.answerGuidanceOpening + parts.joined(separator: " ") + "]"
+    }
+}
