@@ -8,21 +8,22 @@ import Foundation
 extension ReceptionRequest {
     /// How the guidance opens: it follows the person's words in the same message, and this
     /// tells a reader (a model, a reference server, a log) where their words end.
-    public static let answerGuidanceOpening = "[Context for this message: "
+    public static let answerGuidanceOpening = "[Note for this message: "
 
-    /// "[Context for this message: intent decision, urgency immediate. They are choosing between
-    /// options: …]", or nil when the request has neither a classification nor a goal.
+    /// "[Note for this message: the person is choosing between options: lead with a
+    /// recommendation and the one factor that decides it. They need this now: …]", or nil when
+    /// the classification asks for nothing in particular and there is no goal. Only what an
+    /// answer should do differently is said, not the labels: every token is paid for again on
+    /// every message.
     public var answerGuidance: String? {
         var parts: [String] = []
         if let classification {
-            let manual = classification.source == .manual ? " (set by the person)" : ""
-            parts.append("intent \(classification.intent.rawValue), urgency \(classification.urgency.rawValue)\(manual).")
             switch classification.intent {
-            case .decision: parts.append("They are choosing between options: lead with a recommendation and the one factor that decides it.")
-            case .research: parts.append("They want to understand a topic: give the key points.")
-            case .action: parts.append("They want something done: give the steps, in order.")
-            case .curiosity: parts.append("They are curious: a clear, friendly explanation is enough.")
-            case .validation: parts.append("They want a claim checked: say whether it holds, then why.")
+            case .decision: parts.append("The person is choosing between options: lead with a recommendation and the one factor that decides it.")
+            case .research: parts.append("The person wants to understand a topic: give the key points.")
+            case .action: parts.append("The person wants something done: give the steps, in order.")
+            case .curiosity: parts.append("The person is curious: a clear, friendly explanation is enough.")
+            case .validation: parts.append("The person wants a claim checked: say whether it holds, then why.")
             case .unknown: break
             }
             if classification.urgency == .immediate { parts.append("They need this now: answer first, details after.") }
@@ -32,6 +33,8 @@ extension ReceptionRequest {
             parts.append("The conversation's goal: \(goal).")
         }
         guard !parts.isEmpty else { return nil }
-        return Self.answerGuidanceOpening + parts.joined(separator: " ") + "]"
+        var text = parts.joined(separator: " ")
+        text = text.prefix(1).lowercased() + text.dropFirst()
+        return Self.answerGuidanceOpening + text + "]"
     }
 }
