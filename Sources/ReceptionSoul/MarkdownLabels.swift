@@ -85,6 +85,9 @@ struct MarkdownLabels {
 
     static func polarity(ofLabel text: String) -> MarkdownSoulReader.Polarity {
         if MarkdownSoulReader.headingPolarity(text) == .avoid { return .avoid }
+        // "No filler:", "Sem bajulação:", "Without jargon:": a label that opens with a negation.
+        let first = text.lowercased().split { !$0.isLetter }.first.map(String.init) ?? ""
+        if ["no", "never", "without", "sem", "nunca", "não", "sin", "sans", "ohne", "kein", "keine"].contains(first) { return .avoid }
         return MarkdownSoulReader.polarity(of: MarkdownSoulReader.withoutMannerClauses(text))
     }
 
@@ -92,7 +95,7 @@ struct MarkdownLabels {
         let words = Set(text.lowercased().split { !$0.isLetter }.map(String.init))
         let speech: Set<String> = ["say", "says", "said", "word", "words", "phrase", "phrases", "vocabulary", "lexicon",
                                    "slang", "term", "terms", "expression", "expressions", "jargon", "buzzword", "buzzwords",
-                                   "palavras", "expressões", "gírias", "wörter", "mots", "palabras", "sagt", "dit", "dice", "diz"]
+                                   "palavras", "expressões", "gírias", "vocabulário", "wörter", "mots", "palabras", "sagt", "dit", "dice", "diz"]
         return !words.isDisjoint(with: speech)
     }
 

@@ -369,12 +369,16 @@ struct MarkdownSoulReader {
             if labels.labelLines.contains(index) { continue }
             guard let item = Self.listItem(trimmed) ?? (trimmed.hasPrefix("❌") ? String(trimmed.dropFirst()) : nil) else { continue }
             // "- **Never uses:** lit, bussin": a label with its words on the same line.
-            if let (label, value) = Self.inlineLabel(item),
-               sectionKind == .vocabulary || MarkdownLabels.namesWords(label) || MarkdownLabels.namesUse(label) {
+            // Outside a vocabulary section only quoted words count, under a label that speaks
+            // of words or that forbids ("Sem bajulação: \"Que ótima ideia!\"").
+            if let (label, value) = Self.inlineLabel(item) {
                 let labelPolarity = MarkdownLabels.polarity(ofLabel: label)
-                if labelPolarity != .none, sectionKind == .vocabulary || !Self.quotedPhrases(value).isEmpty {
+                // The list goes on in the lines the item wraps onto.
+                let whole = ([value] + continuation(of: index)).joined(separator: " ")
+                let aboutWords = MarkdownLabels.namesWords(label) || MarkdownLabels.namesUse(label) || labelPolarity == .avoid && sectionKind != .boundaries
+                if labelPolarity != .none, sectionKind == .vocabulary || aboutWords && !Self.quotedPhrases(whole).isEmpty {
                     if labelPolarity == .avoid { roles[index] = .avoided }
-                    addTerms(from: value, polarity: labelPolarity, line: firstLine + index, splitCommas: true)
+                    addTerms(from: whole, polarity: labelPolarity, line: firstLine + index, splitCommas: true)
                     continue
                 }
             }
@@ -503,9 +507,16 @@ struct MarkdownSoulReader {
         return manner.contains { rest.hasPrefix($0) || rest.fastContains(" " + $0) || rest == $0 }
     }
 
-    /// "**Never uses:** lit, bussin" (the label, its words): a bold label with its value after it.
+    /// "**Never uses:** lit, bussin" (the label, its words): a bold label with its value after
+    /// it, or a short plain one ("Sem bajulação: \"Que ótima ideia!\"").
     static func inlineLabel(_ item: String) -> (label: String, value: String)? {
-        guard item.hasPrefix("**") || item.hasPrefix("__") else { return nil }
+        guard item.hasPrefix("**") || item.hasPrefix("__") else {
+            guard let colon = item.firstIndex(where: { $0 == ":" || $0 == "：" }) else { return nil }
+            let label = item[..<colon].trimmedSpaces, value = item[item.index(after: colon)...].trimmedSpaces
+            guard !label.isEmpty, !value.isEmpty, label.split(separator: " ").count <= 6,
+                  !label.contains(where: { "\"“`«„".contains($0) }) else { return nil }
+            return (label, value)
+        }
         let marker = item.prefix(2)
         let inner = item.dropFirst(2)
         guard let close = inner.range(of: marker) else { return nil }
@@ -1019,7 +1030,7 @@ struct MarkdownSoulReader {
             if lowered.isEmpty { return true }
             let generic = ["soul.md", "soul", "style.md", "style", "voice & style", "voice and style", "style guide", "writing style guide",
                            "who you are", "who i am", "you", "identity", "about", "persona", "personality", "你是谁", "我是谁",
-                           "style notes", "notes", "voice", "profile"]
+                           "style notes", "notes", "voice", "profile", "quem você é", "quem sou eu", "quem eu sou"]
             return generic.contains(lowered)
         }
         text = parts.first { !isGeneric($0) }?.trimmedSpaces ?? ""
@@ -1089,6 +1100,22 @@ struct MarkdownSoulReader {
             position += 1
         }
         return parts.joined(separator: " ")
+    }
+
+    /// The lines a list item wraps onto: indented deeper than it, up to a blank line, another
+    /// item, a heading, a quote or a fence.
+    func continuation(of index: Int) -> [String] {
+        let indent = MarkdownLabels.indentation(lines[index])
+        var parts: [String] = []
+        var position = index + 1
+        while position < lines.count, parts.count < 20 {
+            let line = lines[position], next = line.trimmedSpaces
+            if next.isEmpty || MarkdownLabels.indentation(line) <= indent || Self.isListItem(next) || Self.heading(line) != nil
+                || next.hasPrefix(">") || next.hasPrefix("```") { break }
+            parts.append(next)
+            position += 1
+        }
+        return parts
     }
 
     /// The first sentence of the first paragraph after a heading, and the line it starts on.

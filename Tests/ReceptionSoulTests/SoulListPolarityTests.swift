@@ -73,7 +73,10 @@ struct SoulListPolarityTests {
         let soul = try Self.load("pt-SOUL.md")
         #expect(soul.language == "pt")
         #expect(soul.name == "Lia", "\(soul.name)")
-        #expect(Set(soul.vocabulary.avoid) == ["tipo assim", "top"] && soul.vocabulary.prefer.isEmpty, "\(soul.vocabulary)")
+        // A label under the bold one, and a plain one opening with a negation whose quoted list
+        // wraps onto the next line.
+        #expect(Set(soul.vocabulary.avoid) == ["tipo assim", "top", "Que pergunta incrível", "Com toda a certeza", "Excelente escolha"]
+                && soul.vocabulary.prefer.isEmpty, "\(soul.vocabulary)")
         let preview = SoulPreview.render(soul)
         for portuguese in ["Uma resposta parcial", "As fontes não concordam.", "Perguntas que poderia fazer a seguir", "O que encontrei"] {
             #expect(preview.contains(portuguese), "\(portuguese) not in:\n\(preview)")
