@@ -166,6 +166,7 @@ struct MarkdownSoulReader {
         var signatureLevel: Int?
         var venueLevel: Int?
         var pendingExample: (text: String, line: Int, good: Bool)?
+        var readWithItem: Set<Int> = []
         func flushExample(_ reader: inout MarkdownSoulReader, _ pending: inout (text: String, line: Int, good: Bool)?) {
             guard let example = pending else { return }
             pending = nil
@@ -215,6 +216,8 @@ struct MarkdownSoulReader {
                 continue
             }
             if venueLevel != nil { venueLines.insert(index) }
+            // The lines a labelled list item wraps onto were read with it.
+            if readWithItem.contains(index) { continue }
             let trimmed = line.trimmedSpaces
             if trimmed.isEmpty { flushExample(&self, &pendingExample); continue }
             if trimmed.hasPrefix("|") { roles[index] = .ignored; continue }
@@ -374,10 +377,14 @@ struct MarkdownSoulReader {
             if let (label, value) = Self.inlineLabel(item) {
                 let labelPolarity = MarkdownLabels.polarity(ofLabel: label)
                 // The list goes on in the lines the item wraps onto.
-                let whole = ([value] + continuation(of: index)).joined(separator: " ")
+                let wrapped = continuation(of: index)
+                let whole = ([value] + wrapped).joined(separator: " ")
                 let aboutWords = MarkdownLabels.namesWords(label) || MarkdownLabels.namesUse(label) || labelPolarity == .avoid && sectionKind != .boundaries
                 if labelPolarity != .none, sectionKind == .vocabulary || aboutWords && !Self.quotedPhrases(whole).isEmpty {
-                    if labelPolarity == .avoid { roles[index] = .avoided }
+                    for offset in 0...wrapped.count {
+                        if labelPolarity == .avoid { roles[index + offset] = .avoided }
+                        if offset > 0 { readWithItem.insert(index + offset) }
+                    }
                     addTerms(from: whole, polarity: labelPolarity, line: firstLine + index, splitCommas: true)
                     continue
                 }

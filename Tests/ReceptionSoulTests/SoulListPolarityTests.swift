@@ -77,6 +77,8 @@ struct SoulListPolarityTests {
         // wraps onto the next line.
         #expect(Set(soul.vocabulary.avoid) == ["tipo assim", "top", "Que pergunta incrível", "Com toda a certeza", "Excelente escolha"]
                 && soul.vocabulary.prefer.isEmpty, "\(soul.vocabulary)")
+        #expect(soul.dashes == .none, "Sem travessões")
+        #expect(soul.tone == "Calma, gentil e direta.", "\(soul.tone ?? "nil"): not the wrapped line of a list")
         let preview = SoulPreview.render(soul)
         for portuguese in ["Uma resposta parcial", "As fontes não concordam.", "Perguntas que poderia fazer a seguir", "O que encontrei"] {
             #expect(preview.contains(portuguese), "\(portuguese) not in:\n\(preview)")
