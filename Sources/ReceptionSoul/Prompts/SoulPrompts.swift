@@ -136,14 +136,15 @@ public struct SoulPrompts: Sendable {
         // matter, or from code. When the text had to be cut, every entry is listed.
         let wholeText = soul.body.trimmedWhitespace.count <= personaLimit && soul.companions.count <= maxCompanions
             && soul.companions.allSatisfy { $0.text.trimmedWhitespace.count <= companionLimit }
-        let stated = wholeText && !persona.isEmpty ? soul.statedInProse : SoulProseStatements()
+        let listAll = !wholeText || persona.isEmpty
+        let stated = listAll ? SoulProseStatements() : soul.statedInProse
         let notInPersona: [String: Any] = {
             let prefer = soul.vocabulary.prefer.filter { !stated.prefer.contains($0.lowercased()) }
             let avoid = soul.vocabulary.avoid.filter { !stated.avoid.contains($0.lowercased()) }
             let boundaries = Array(soul.boundaries.filter { !stated.boundaries.contains($0) }.prefix(40))
             // Signature phrases and the opener are read from the persona's text.
-            let phrases = persona.isEmpty ? Array(soul.signaturePhrases.prefix(12)) : []
-            let opener = persona.isEmpty ? soul.opener ?? "" : ""
+            let phrases = listAll ? Array(soul.signaturePhrases.prefix(12)) : []
+            let opener = listAll ? soul.opener ?? "" : ""
             return ["has_prefer": !prefer.isEmpty, "prefer": prefer, "has_avoid": !avoid.isEmpty, "avoid": avoid,
                     "has_boundaries": !boundaries.isEmpty, "boundaries": boundaries, "has_phrases": !phrases.isEmpty, "phrases": phrases,
                     "has_opener": !opener.isEmpty, "opener": opener]
@@ -169,8 +170,9 @@ public struct SoulPrompts: Sendable {
                 "has_description": soul.summary != nil, "description": soul.summary ?? "",
                 "has_tone": !tone.isEmpty, "tone": tone, "tone_sentence": toneSentence,
                 "language": soul.language,
-                // Said only when it is not what a model does anyway (English, neutral, balanced).
-                "states_language": soul.language.split(separator: "-").first.map { $0.lowercased() != "en" } ?? false,
+                // Said only when it is not what a model does anyway (English, neutral, balanced);
+                // `en-GB` is said, for its spelling.
+                "states_language": soul.language.lowercased() != "en",
                 "states_formality": soul.formality != .neutral, "states_verbosity": soul.verbosity != .balanced,
                 "formality": soul.formality.rawValue,
                 "verbosity": soul.verbosity.rawValue,
