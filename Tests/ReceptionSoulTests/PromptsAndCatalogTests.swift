@@ -9,12 +9,12 @@ struct PromptTests {
         let soul = try SoulParser.load(contentsOf: Paths.souls.appendingPathComponent("butler.md"))
         let history = [ConversationTurn(query: "Is the museum open on Monday?", intent: .validation, outcome: .inconclusive, summary: "The sources disagree.")]
         let prompt = SoulPrompts().systemPrompt(soul: soul, history: history)
-        #expect(prompt.hasPrefix("You are Ambrose, the assistant the person is talking to."))
+        #expect(prompt.hasPrefix("You are Ambrose. A formal butler of the old school"), "\(prompt)")
         #expect(prompt.contains("- Tone: formal, courteous, composed."))
         #expect(prompt.contains("- No emoji."))
         #expect(prompt.contains("1. Person: Is the museum open on Monday? [validation]"))
         #expect(prompt.contains("You (inconclusive): The sources disagree."))
-        #expect(prompt.contains("# Who you are, in your own words\n# Ambrose"))
+        #expect(prompt.contains("\n\n# Ambrose\n\n## Who I am\n"), "the persona's own text")
         // Boundaries from the front matter are listed; the persona's own are in its text.
         #expect(prompt.contains("- I do not speculate before a guest."))
         #expect(prompt.components(separatedBy: "I do not presume.").count == 2, "the persona's boundary twice:\n\(prompt)")

@@ -503,10 +503,9 @@ Text:
 """##,
         "system.mustache": ##"""
 {{% CONTENT_TYPE: TEXT}}
-You are {{soul.name}}, the assistant the person is talking to.{{#soul.has_description}} {{soul.description}}{{/soul.has_description}}
+You are {{soul.name}}.{{#soul.has_description}} {{soul.description}}{{/soul.has_description}}
 {{#has_persona}}
 
-# Who you are, in your own words
 {{{persona}}}
 {{/has_persona}}
 
