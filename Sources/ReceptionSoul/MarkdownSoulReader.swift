@@ -108,6 +108,9 @@ struct MarkdownSoulReader {
             }
         }
 
+        // Labels ("**Never uses:**") and the list items each one introduces.
+        let labels = MarkdownLabels(lines: lines, headings: Set(headings.map(\.index))) { fenced[$0] || roles[$0] == .ignored }
+
         // Sections: from a heading to the next heading of any level.
         for (position, heading) in headings.enumerated() {
             let end = position + 1 < headings.count ? headings[position + 1].index : lines.count
@@ -163,6 +166,7 @@ struct MarkdownSoulReader {
         var signatureLevel: Int?
         var venueLevel: Int?
         var pendingExample: (text: String, line: Int, good: Bool)?
+        var readWithItem: Set<Int> = []
         func flushExample(_ reader: inout MarkdownSoulReader, _ pending: inout (text: String, line: Int, good: Bool)?) {
             guard let example = pending else { return }
             pending = nil
@@ -212,6 +216,8 @@ struct MarkdownSoulReader {
                 continue
             }
             if venueLevel != nil { venueLines.insert(index) }
+            // The lines a labelled list item wraps onto were read with it.
+            if readWithItem.contains(index) { continue }
             let trimmed = line.trimmedSpaces
             if trimmed.isEmpty { flushExample(&self, &pendingExample); continue }
             if trimmed.hasPrefix("|") { roles[index] = .ignored; continue }
@@ -362,7 +368,41 @@ struct MarkdownSoulReader {
                 tone = Self.plainText(item).trimmedSpaces
                 toneLine = firstLine + index
             }
+            // A label is not an item of the list it introduces ("- **Won't:**" is no boundary).
+            if labels.labelLines.contains(index) { continue }
             guard let item = Self.listItem(trimmed) ?? (trimmed.hasPrefix("❌") ? String(trimmed.dropFirst()) : nil) else { continue }
+            // "- **Never uses:** lit, bussin": a label with its words on the same line.
+            // Outside a vocabulary section only quoted words count, under a label that speaks
+            // of words or that forbids ("Sem bajulação: \"Que ótima ideia!\"").
+            if let (label, value) = Self.inlineLabel(item) {
+                let labelPolarity = MarkdownLabels.polarity(ofLabel: label)
+                // The list goes on in the lines the item wraps onto.
+                let wrapped = continuation(of: index)
+                let whole = ([value] + wrapped).joined(separator: " ")
+                let aboutWords = MarkdownLabels.namesWords(label) || MarkdownLabels.namesUse(label) || labelPolarity == .avoid && sectionKind != .boundaries
+                if labelPolarity != .none, sectionKind == .vocabulary || aboutWords && !Self.quotedPhrases(whole).isEmpty {
+                    for offset in 0...wrapped.count {
+                        if labelPolarity == .avoid { roles[index + offset] = .avoided }
+                        if offset > 0 { readWithItem.insert(index + offset) }
+                    }
+                    addTerms(from: whole, polarity: labelPolarity, line: firstLine + index, splitCommas: true)
+                    continue
+                }
+            }
+            // Under a label that says which way its list reads ("**Never uses:**", "**Words he
+            // says:**"): the label decides, as a heading would, before the section's own polarity.
+            if let label = labels.governing[index] {
+                if label.polarity == .avoid { roles[index] = .avoided }
+                let quoted = "\"“`'«„".contains(Self.plainText(item).first ?? " ") || item.hasPrefix("`")
+                if sectionKind == .vocabulary || label.namesWords || label.namesUse && quoted {
+                    addTerms(from: item, polarity: label.polarity, line: firstLine + index, splitCommas: false)
+                    continue
+                }
+                if label.polarity == .avoid, sectionKind != .examples {
+                    addBoundary(item, negative: true, dislike: Self.namesDislikes(label.text))
+                    continue
+                }
+            }
             if sectionKind != .boundaries, sectionKind != .vocabulary, negativeLevel != nil, sectionKind != .examples {
                 // A list under a "never" heading that is not a boundaries or vocabulary heading
                 // ("Pet peeves", "Don'ts"): each item is something the persona won't do.
@@ -414,7 +454,7 @@ struct MarkdownSoulReader {
         let lowered = text.lowercased()
         var words = lowered.split { !$0.isLetter && $0 != "'" && $0 != "’" }.prefix(3).map(String.init)
         if words.first == "i" || words.first == "he" || words.first == "she" || words.first == "we" || words.first == "they" { words.removeFirst() }
-        let negations: Set<String> = ["never", "no", "not", "don't", "don’t", "won't", "won’t", "avoid", "refuse", "cannot", "can't", "doesn't", "doesn’t", "nothing", "stop", "dont", "wont", "nein", "nie", "niemals", "kein", "keine", "nicht", "jamais", "nunca", "pas", "ne"]
+        let negations: Set<String> = ["never", "no", "not", "don't", "don’t", "won't", "won’t", "avoid", "refuse", "cannot", "can't", "doesn't", "doesn’t", "nothing", "stop", "dont", "wont", "nein", "nie", "niemals", "kein", "keine", "nicht", "jamais", "nunca", "pas", "ne", "não"]
         return words.first.map { negations.contains($0) } == true || lowered.hasPrefix("do not") || lowered.hasPrefix("will not")
     }
 
@@ -426,16 +466,78 @@ struct MarkdownSoulReader {
     /// Polarity a heading gives everything under it: "Never…", "Avoid", "Anti-patterns",
     /// "What I won't do", "Don'ts", "Voice failures" forbid.
     static func headingPolarity(_ heading: String) -> Polarity {
-        let lowered = plainText(heading).lowercased()
+        let lowered = withoutMannerClauses(plainText(heading)).lowercased()
         let negative = ["never", "avoid", "won't", "won’t", "will not", "don't", "don’t", "do not", "dont", "anti-pattern", "antipattern", "anti pattern",
                         "banned", "forbidden", "failure", "wrong", "pet peeve", "red flag", "not to", "nicht", "niemals", "vermeid", "verboten", "prohib", "interdit", "éviter",
-                        "jamais", "nunca", "禁止", "避免", "しない", "禁句", "ng"]
+                        "jamais", "nunca", "evitar", "evite", "proibid", "禁止", "避免", "しない", "禁句", "ng"]
         let words = Set(lowered.split { !$0.isLetter && $0 != "'" && $0 != "’" && $0 != "-" }.map(String.init))
         for word in negative {
             if word.count <= 3, word.allSatisfy({ $0.isASCII }) { if words.contains(word) { return .avoid } } else if lowered.fastContains(word) { return .avoid }
         }
         if words.contains("ban") || words.contains("bad") || words.contains("don'ts") || words.contains("donts") { return .avoid }
         return .none
+    }
+
+    /// The heading without the clauses whose negation is about manner, not about the words:
+    /// "Authentic Slang Lexicon (Use Naturally, Don't Force It)" is a list of words to use, and
+    /// "Don't Force It" says how ("Catch-phrases — never all at once", "(don't overuse)").
+    static func withoutMannerClauses(_ heading: String) -> String {
+        guard heading.unicodeScalars.contains(where: { ",;:()[]—–/".unicodeScalars.contains($0) }) else {
+            return isMannerClause(heading) ? "" : heading
+        }
+        var clauses: [String] = []
+        var current = ""
+        for character in heading {
+            if ",;:()[]—–/".contains(character) {
+                clauses.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        clauses.append(current)
+        return clauses.filter { !isMannerClause($0) }.map { $0.trimmedSpaces }.filter { !$0.isEmpty }.joined(separator: ", ")
+    }
+
+    /// "Don't Force It", "never all at once", "not forced", "do not overuse": a negation whose
+    /// object is how the words are used.
+    static func isMannerClause(_ clause: String) -> Bool {
+        let lowered = clause.lowercased().replacingOccurrences(of: "’", with: "'")
+        let words = lowered.split { !$0.isLetter && $0 != "'" }.map(String.init)
+        let negations: Set<String> = ["don't", "dont", "do", "never", "not", "no", "without", "avoid"]
+        guard let negation = words.firstIndex(where: { negations.contains($0) }) else { return false }
+        if words[negation] == "do", words.dropFirst(negation + 1).first != "not" { return false }
+        let rest = words.dropFirst(negation + 1).joined(separator: " ")
+        let manner = ["force", "forced", "forcing", "overuse", "overused", "overusing", "overdo", "overdone", "overload", "stuff", "stuffing", "cram",
+                      "checklist", "spam", "all at once", "too often", "too much", "every sentence", "every message", "every line",
+                      "every reply", "in every", "repeat", "repeated", "back to back", "back-to-back"]
+        return manner.contains { rest.hasPrefix($0) || rest.fastContains(" " + $0) || rest == $0 }
+    }
+
+    /// "**Never uses:** lit, bussin" (the label, its words): a bold label with its value after
+    /// it, or a short plain one ("Sem bajulação: \"Que ótima ideia!\"").
+    static func inlineLabel(_ item: String) -> (label: String, value: String)? {
+        guard item.hasPrefix("**") || item.hasPrefix("__") else {
+            guard let colon = item.firstIndex(where: { $0 == ":" || $0 == "：" }) else { return nil }
+            let label = item[..<colon].trimmedSpaces, value = item[item.index(after: colon)...].trimmedSpaces
+            guard !label.isEmpty, !value.isEmpty, label.split(separator: " ").count <= 6,
+                  !label.contains(where: { "\"“`«„".contains($0) }) else { return nil }
+            return (label, value)
+        }
+        let marker = item.prefix(2)
+        let inner = item.dropFirst(2)
+        guard let close = inner.range(of: marker) else { return nil }
+        var label = String(inner[..<close.lowerBound]).trimmedSpaces
+        var rest = inner[close.upperBound...].drop { $0 == " " }
+        if label.hasSuffix(":") || label.hasSuffix("：") {
+            label.removeLast()
+        } else {
+            guard rest.first == ":" || rest.first == "：" else { return nil }
+            rest = rest.dropFirst()
+        }
+        let value = String(rest).trimmedSpaces
+        guard !label.isEmpty, !value.isEmpty, label.split(separator: " ").count <= 8 else { return nil }
+        return (label.trimmedSpaces, value)
     }
 
     /// A heading about one venue the persona speaks in, not about answering in a chat.
@@ -494,7 +596,8 @@ struct MarkdownSoulReader {
         if let marker = listMarkerLength(text) { text = text.dropFirst(marker) }
         text = text.drop { $0 == " " || $0 == "*" || $0 == "_" }
         let starts = ["never say", "never use", "don't say", "don’t say", "don't use", "don’t use", "do not say", "do not use", "avoid saying", "avoid the word", "avoid phrases", "never write", "sag nie", "sage nie", "niemals",
-                      "ich sage nie", "ich sage niemals", "ich verwende nie", "je ne dis jamais", "ne dis jamais", "ne jamais dire", "nunca digo", "nunca digas", "nunca uses"]
+                      "ich sage nie", "ich sage niemals", "ich verwende nie", "je ne dis jamais", "ne dis jamais", "ne jamais dire", "nunca digo", "nunca digas", "nunca uses",
+                      "nunca diga", "nunca uso", "nunca use", "não diga", "não use", "não digo", "não uso"]
         guard starts.contains(where: { text.hasPrefix($0) }) else { return false }
         return text.contains("\"") || text.contains("“") || text.contains("`") || text.contains("„") || text.contains("「") || text.contains("«")
     }
@@ -517,10 +620,10 @@ struct MarkdownSoulReader {
     enum Polarity { case none, prefer, avoid }
 
     static func polarity(of heading: String) -> Polarity {
-        let lowered = heading.lowercased()
-        let avoidWords = ["avoid", "never", "banned", "don't", "don’t", "do not", "not use", "forbidden", "avoided", "avoids", "wrong", "避免", "不用", "禁用", "evitar", "éviter", "vermeiden", "vermeidet", "niemals", "nie ", "禁句", "使わない", "prohib", "interdit", "verboten", "nicht verwenden"]
+        let lowered = withoutMannerClauses(heading).lowercased()
+        let avoidWords = ["avoid", "never", "banned", "don't", "don’t", "do not", "not use", "forbidden", "avoided", "avoids", "wrong", "避免", "不用", "禁用", "evitar", "éviter", "vermeiden", "vermeidet", "niemals", "nie ", "禁句", "使わない", "prohib", "interdit", "verboten", "nicht verwenden", "nunca", "proibid", "evite"]
         if Set(lowered.split { !$0.isLetter }).contains("ban") { return .avoid }
-        let useWords = ["use", "used", "uses", "prefer", "say", "favorite", "favourite", "常用", "使用", "usar", "utiliser", "verwenden"]
+        let useWords = ["use", "used", "uses", "prefer", "say", "favorite", "favourite", "常用", "使用", "usar", "utiliser", "verwenden", "usa", "uso", "diz", "prefere"]
         if avoidWords.contains(where: { lowered.fastContains($0) }) { return .avoid }
         let words = Set(lowered.split { !$0.isLetter })
         if useWords.contains(where: { words.contains(Substring($0)) || (($0.unicodeScalars.first?.value ?? 0) > 0x2E80 && lowered.fastContains($0)) }) { return .prefer }
@@ -738,14 +841,15 @@ struct MarkdownSoulReader {
     static let ruleKeys: [(RuleKey, [String])] = [
         (.emoji, ["emoji", "emojis", "emoji use", "emoji policy", "emoji usage", "表情", "表情符号", "表情符號", "絵文字", "emoticons"]),
         (.capitalization, ["capitalization", "capitalisation", "caps", "casing", "case", "大小写", "大小寫", "mayúsculas", "majuscules", "großschreibung"]),
-        (.language, ["language", "语言", "語言", "言語", "idioma", "langue", "sprache", "lingua"]),
-        (.tone, ["tone", "vibe", "vibes", "tone of voice", "语气", "語氣", "口調", "tono", "ton"]),
+        (.language, ["language", "语言", "語言", "言語", "idioma", "langue", "sprache", "lingua", "língua"]),
+        (.tone, ["tone", "vibe", "vibes", "tone of voice", "语气", "語氣", "口調", "tono", "ton", "tom"]),
         (.use, ["use", "prefer", "say", "words to use", "do say", "verwenden", "benutzen", "utiliser", "à utiliser", "usar", "utilizar"]),
         // German, French and Spanish too: an avoid list read as words to use put exactly the
         // banned words in the prompt's "Words you like to use".
         (.avoid, ["avoid", "never say", "don't say", "do not say", "words to avoid", "banned", "vermeiden", "zu vermeiden", "vermeide",
                   "nicht verwenden", "nie sagen", "niemals sagen", "verboten", "à éviter", "a éviter", "éviter", "à proscrire", "interdit",
-                  "mots interdits", "evitar", "a evitar", "no usar", "no decir", "prohibido", "palabras prohibidas"]),
+                  "mots interdits", "evitar", "a evitar", "no usar", "no decir", "prohibido", "palabras prohibidas", "evite", "não usar", "não dizer",
+                  "palavras proibidas", "proibido"]),
     ]
 
     static let ruleKeyTable: [String: RuleKey] = {
@@ -823,8 +927,8 @@ struct MarkdownSoulReader {
 
     static func emojiPolicy(_ value: String) -> EmojiPolicy? {
         let words = Set(value.split { !$0.isLetter && !$0.isNumber }.map(String.init))
-        let sparing = ["rare", "rarely", "occasional", "occasionally", "sparing", "sparingly", "minimal", "max", "maximum", "máximo", "most", "limit", "limited", "few", "one", "1", "2", "acceptable", "sometimes", "sparse", "sparsely", "occasional", "少量", "偶尔", "偶爾"]
-        let negative = ["no", "none", "never", "zero", "avoid", "don't", "without", "not", "nunca", "jamais", "keine", "kein", "不要", "禁止", "不使用"]
+        let sparing = ["rare", "rarely", "occasional", "occasionally", "sparing", "sparingly", "minimal", "max", "maximum", "máximo", "most", "limit", "limited", "few", "one", "1", "2", "acceptable", "sometimes", "sparse", "sparsely", "occasional", "少量", "偶尔", "偶爾", "raramente", "poucos", "pouco"]
+        let negative = ["no", "none", "never", "zero", "avoid", "don't", "without", "not", "nunca", "jamais", "keine", "kein", "sem", "nenhum", "não", "不要", "禁止", "不使用"]
         let positive = ["yes", "allowed", "freely", "lots", "encouraged", "welcome", "love", "ok", "fine", "always", "plenty", "many"]
         func has(_ list: [String]) -> Bool { list.contains { words.contains($0) || (($0.unicodeScalars.first?.value ?? 0) > 0x2E80 && value.fastContains($0)) } }
         if has(sparing) { return .sparing }
@@ -903,18 +1007,18 @@ struct MarkdownSoulReader {
     }
 
     static func kind(of heading: String) -> SoulSection.Kind {
-        let lowered = plainText(heading).lowercased()
+        let lowered = withoutMannerClauses(plainText(heading)).lowercased()
         func any(_ words: [String]) -> Bool { words.contains { lowered.fastContains($0) } }
-        if any(["vocabulary", "words", "phrases", "language patterns", "lexicon", "词汇", "詞彙", "用语", "用語", "vocabulario", "vocabulaire", "wortschatz", "palabras", "口癖", "wörter"]) { return .vocabulary }
+        if any(["vocabulary", "words", "phrases", "language patterns", "lexicon", "词汇", "詞彙", "用语", "用語", "vocabulario", "vocabulaire", "wortschatz", "palabras", "口癖", "wörter", "vocabulário", "palavras", "expressões"]) { return .vocabulary }
         // "Never say", "Never uses", "Things he says", "Words to BAN": word lists, not boundaries.
         let words = Set(lowered.split { !$0.isLetter && $0 != "'" && $0 != "’" }.map(String.init))
-        if !words.isDisjoint(with: ["say", "says", "said", "uses", "ban", "banned", "jargon", "slang", "catchphrases", "sayings"]) { return .vocabulary }
+        if !words.isDisjoint(with: ["say", "says", "said", "uses", "ban", "banned", "jargon", "slang", "catchphrases", "sayings", "diz", "gírias"]) { return .vocabulary }
         if words.contains("use"), headingPolarity(heading) == .avoid { return .vocabulary }
         if any(["boundar", "limits", "will not", "won't", "never", "don't", "do not", "anti-pattern", "red line", "边界", "邊界", "界限", "境界", "límites", "limites", "grenzen", "禁止", "pet peeve", "avoid", "failure", "しないこと", "tabu", "niemals"]) { return .boundaries }
-        if any(["example", "sample", "calibration", "transformation", "示例", "例子", "範例", "ejemplo", "exemple", "beispiel"]) { return .examples }
+        if any(["example", "sample", "calibration", "transformation", "示例", "例子", "範例", "ejemplo", "exemple", "beispiel", "exemplo"]) { return .examples }
         if any(["format", "capitali", "punctuation", "emoji", "回應規範", "格式", "排版"]) { return .formatting }
-        if any(["voice", "vibe", "tone", "style", "temperament", "personality", "how i talk", "how i speak", "how i write", "communication", "调性", "語氣", "语气", "口調", "風格", "风格", "人格", "性格", "voz", "tono", "voix", "stimme"]) { return .voice }
-        if any(["who i am", "who you are", "identity", "about", "persona", "core truths", "character", "purpose", "我是谁", "你是谁", "身份", "核心信念", "quién", "qui je suis", "wer ich bin"]) { return .identity }
+        if any(["voice", "vibe", "tone", "style", "temperament", "personality", "how i talk", "how i speak", "how i write", "communication", "调性", "語氣", "语气", "口調", "風格", "风格", "人格", "性格", "voz", "tono", "voix", "stimme", "estilo", "personalidade", "jeito de falar"]) { return .voice }
+        if any(["who i am", "who you are", "identity", "about", "persona", "core truths", "character", "purpose", "我是谁", "你是谁", "身份", "核心信念", "quién", "qui je suis", "wer ich bin", "quem sou", "quem é", "identidade", "sobre mim"]) { return .identity }
         return .other
     }
 
@@ -933,7 +1037,7 @@ struct MarkdownSoulReader {
             if lowered.isEmpty { return true }
             let generic = ["soul.md", "soul", "style.md", "style", "voice & style", "voice and style", "style guide", "writing style guide",
                            "who you are", "who i am", "you", "identity", "about", "persona", "personality", "你是谁", "我是谁",
-                           "style notes", "notes", "voice", "profile"]
+                           "style notes", "notes", "voice", "profile", "quem você é", "quem sou eu", "quem eu sou"]
             return generic.contains(lowered)
         }
         text = parts.first { !isGeneric($0) }?.trimmedSpaces ?? ""
@@ -948,7 +1052,7 @@ struct MarkdownSoulReader {
 
     /// "You are Sentinel, the…", "I'm Captain Bly.", "Ich bin Greta,": the capitalised name after the phrase.
     static func name(fromSentence text: String) -> String? {
-        let openings = ["You are ", "You're ", "You’re ", "I am ", "I'm ", "I’m ", "Ich bin ", "Du bist ", "Je suis ", "Soy ", "Eu sou ", "My name is ", "Mein Name ist "]
+        let openings = ["You are ", "You're ", "You’re ", "I am ", "I'm ", "I’m ", "Ich bin ", "Du bist ", "Je suis ", "Soy ", "Eu sou ", "Você é ", "Meu nome é ", "O meu nome é ", "My name is ", "Mein Name ist "]
         for opening in openings {
             guard let range = text.range(of: opening) else { continue }
             // At the start of the text or of a sentence.
@@ -957,6 +1061,8 @@ struct MarkdownSoulReader {
             var words: [Substring] = []
             for word in text[range.upperBound...].split(separator: " ").prefix(4) {
                 let core = word.trimmingScalars(in: ",.;:!?—–()\"'*_")
+                // "Você é a Lia": Portuguese names a person with the article.
+                if words.isEmpty, core == "a" || core == "o", opening == "Você é " || opening == "Eu sou " { continue }
                 guard let first = core.first, first.isUppercase || first.isNumber else { break }
                 if ["The", "A", "An", "Der", "Die", "Das", "Ein", "Eine", "Le", "La", "Un", "Une", "El", "Not", "Nicht"].contains(core), words.isEmpty { break }
                 words.append(Substring(core))
@@ -1001,6 +1107,22 @@ struct MarkdownSoulReader {
             position += 1
         }
         return parts.joined(separator: " ")
+    }
+
+    /// The lines a list item wraps onto: indented deeper than it, up to a blank line, another
+    /// item, a heading, a quote or a fence.
+    func continuation(of index: Int) -> [String] {
+        let indent = MarkdownLabels.indentation(lines[index])
+        var parts: [String] = []
+        var position = index + 1
+        while position < lines.count, parts.count < 20 {
+            let line = lines[position], next = line.trimmedSpaces
+            if next.isEmpty || MarkdownLabels.indentation(line) <= indent || Self.isListItem(next) || Self.heading(line) != nil
+                || next.hasPrefix(">") || next.hasPrefix("```") { break }
+            parts.append(next)
+            position += 1
+        }
+        return parts
     }
 
     /// The first sentence of the first paragraph after a heading, and the line it starts on.

@@ -27,13 +27,14 @@ public struct PersonalityMiddleware: Middleware {
         // One soul for the whole exchange, even if it is switched meanwhile.
         let soul = store.current
         var request = request
-        // Outgoing: a language-model engine gets the soul as its system prompt, with the
-        // classification the intent middleware (earlier in the chain) put on the request.
+        // Outgoing: a language-model engine gets the soul as its system prompt. The message's
+        // classification is not in it: the adapter sends that after the conversation
+        // (`ReceptionRequest.answerGuidance`), so the prompt is the same text on every turn.
         if case .submit = request.action, request.systemPrompt == nil, let capabilities = context.backend?.capabilities,
            capabilities.contains(.systemPrompt) {
             // An engine that receives the turns as messages of its own needs no copy of them here.
             let history = capabilities.contains(.conversationMessages) ? [] : request.conversation
-            request.systemPrompt = (prompts ?? SoulPrompts()).systemPrompt(soul: soul, classification: request.classification, history: history)
+            request.systemPrompt = (prompts ?? SoulPrompts()).systemPrompt(soul: soul, history: history)
         }
         let exchange = try await next(request, context)
         let renderer = SoulRenderer(soul: soul)

@@ -62,6 +62,9 @@ public struct Soul: Sendable, Hashable {
     public var favouriteEmoji: [String]
     /// How the persona says no, when the prose quotes it.
     public var refusal: String?
+    /// The vocabulary and boundaries the persona's own text states (its body or a companion
+    /// file): a prompt that carries that text lists only the rest beside it.
+    public var statedInProse: SoulProseStatements
 
     /// A soul with neutral knobs. The legacy parameters (`outcomeFraming`, `interventionLabels`,
     /// `followupsTitle`, `vocabulary` as avoid → prefer) fill the structured knobs.
@@ -99,6 +102,7 @@ public struct Soul: Sendable, Hashable {
         self.dashes = .allowed
         self.favouriteEmoji = []
         self.refusal = nil
+        self.statedInProse = SoulProseStatements()
     }
 
     /// Intro line per outcome (legacy view of `outcomes`).
@@ -126,6 +130,16 @@ public struct Soul: Sendable, Hashable {
         soul.emoji = .never
         return soul
     }()
+}
+
+/// What a soul's prose states of its vocabulary and boundaries (words lowercased, boundaries
+/// as `Soul.boundaries` holds them).
+public struct SoulProseStatements: Sendable, Hashable {
+    public var prefer: Set<String> = []
+    public var avoid: Set<String> = []
+    public var boundaries: Set<String> = []
+
+    public init() {}
 }
 
 /// How readily the persona hedges.

@@ -362,6 +362,7 @@ private struct Analysis {
         }
         soul.examples += body.examples
         signature += body.signature.map { ($0.0, companion.fileName, $0.1) }
+        noteStatements(of: body)
         sources.append(TraitDeriver.Source(file: companion.fileName, lines: lines, firstLine: start + 1, read: body))
     }
 
@@ -996,11 +997,19 @@ private struct Analysis {
         }
         for (word, _) in body.preferLines { proseVocabulary.insert("prefer:\(word.lowercased())") }
         for (word, _) in body.avoidLines { proseVocabulary.insert("avoid:\(word.lowercased())") }
+        noteStatements(of: body)
         if setByFrontMatter.contains("vocabulary") {
             // Front matter lists come first; the prose may add more.
             soul.vocabulary.prefer += body.prefer.filter { word in !soul.vocabulary.prefer.contains { $0.lowercased() == word.lowercased() } }
             soul.vocabulary.avoid += body.avoid.filter { word in !soul.vocabulary.avoid.contains { $0.lowercased() == word.lowercased() } }
         }
+    }
+
+    /// Records what a file's prose states, so a prompt carrying that prose does not list it again.
+    mutating func noteStatements(of body: MarkdownSoulReader) {
+        soul.statedInProse.prefer.formUnion(body.preferLines.map { $0.0.lowercased() })
+        soul.statedInProse.avoid.formUnion(body.avoidLines.map { $0.0.lowercased() })
+        soul.statedInProse.boundaries.formUnion(body.boundaries)
     }
 
     // MARK: Cross-checks

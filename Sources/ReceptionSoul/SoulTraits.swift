@@ -373,7 +373,7 @@ struct TraitDeriver {
     static func dashStatement(_ words: [Substring], avoided: Bool) -> String? {
         let words = words.filter { $0.contains { $0.isLetter } }  // not a list marker's "-"
         let dashWords: Set<Substring> = ["dash", "dashes", "em-dash", "em-dashes", "emdash", "emdashes", "en-dash", "en-dashes",
-                                         "gedankenstrich", "gedankenstriche"]
+                                         "gedankenstrich", "gedankenstriche", "travessão", "travessões"]
         guard let at = words.firstIndex(where: { dashWords.contains($0) }) else { return nil }
         // "dash" alone is also a small amount ("a dash of humour"): only with "em"/"en" or in the plural.
         if words[at] == "dash", !(at > 0 && (words[at - 1] == "em" || words[at - 1] == "en")) { return nil }
@@ -383,7 +383,7 @@ struct TraitDeriver {
                                       "replacement", "replacing", "instead", "sparsam", "selten"]
         if words.contains(where: { limits.contains($0) }) { return "allowed" }
         if avoided { return at <= 1 && words.count <= 4 ? "none" : nil }
-        let bans: Set<Substring> = ["no", "zero", "never", "avoid", "don't", "don’t", "dont", "without", "ban", "banned", "keine", "nie"]
+        let bans: Set<Substring> = ["no", "zero", "never", "avoid", "don't", "don’t", "dont", "without", "ban", "banned", "keine", "nie", "sem", "nunca"]
         return words[max(0, at - 3)..<at].contains { bans.contains($0) } ? "none" : "allowed"
     }
 

@@ -28,6 +28,7 @@ enum VoiceDefaults {
             return formality == .casual ? japanese(casual: true) : japanese(casual: false)
         case "fr": return french
         case "es": return spanish
+        case "pt": return portuguese
         case "zh": return chinese(traditional: language.lowercased().hasSuffix("tw") || language.lowercased().hasSuffix("hk") || language.lowercased().hasSuffix("hant"))
         case "en":
             switch formality {
@@ -110,6 +111,16 @@ enum VoiceDefaults {
         findings: "Lo que encontré", discrepancy: "Dónde discrepan las fuentes", followups: "Podrías preguntar después",
         interventions: [.proactive: "Un aviso", .pushback: "¿Podemos acotarlo?", .scoping: "Esto tiene varias partes", .education: "Algo útil"])
 
+    /// Words that read the same in Brazil and in Portugal (no "você" or "tu").
+    static let portuguese = Wording(
+        outcomes: [.complete: OutcomeStyle(lead: ""),
+                   .saturated: OutcomeStyle(lead: "Esta é a melhor resposta disponível.", note: "Procurar mais dificilmente a mudará."),
+                   .bounded: OutcomeStyle(lead: "Uma resposta parcial: cheguei aos meus limites antes de terminar.", note: "Quer que eu continue? É só pedir."),
+                   .inconclusive: OutcomeStyle(lead: "As fontes não concordam.", note: "Uma das perguntas abaixo pode esclarecer isso.")],
+        medium: "Tenho bastante certeza, mas não total.", low: "Considere isto provisório.",
+        findings: "O que encontrei", discrepancy: "Onde as fontes divergem", followups: "Perguntas que poderia fazer a seguir",
+        interventions: [.proactive: "Um aviso", .pushback: "Podemos delimitar melhor?", .scoping: "Isto tem várias partes", .education: "É bom saber"])
+
     static func chinese(traditional: Bool) -> Wording {
         func t(_ simplified: String, _ traditionalText: String) -> String { traditional ? traditionalText : simplified }
         return Wording(
@@ -158,6 +169,11 @@ enum VoiceDefaults {
                                 sentences: { "\($0) \($0 == 1 ? "frase" : "frases") del resumen" },
                                 findings: { "\($0) \($0 == 1 ? "hallazgo" : "hallazgos")" },
                                 followups: { "\($0) \($0 == 1 ? "pregunta de seguimiento" : "preguntas de seguimiento")" }, and: " y ")
+        case "pt":
+            return LeftOutWords(template: "Omitido por brevidade: {left_out}.",
+                                sentences: { "\($0) \($0 == 1 ? "frase" : "frases") do resumo" },
+                                findings: { "\($0) \($0 == 1 ? "resultado" : "resultados")" },
+                                followups: { "\($0) \($0 == 1 ? "pergunta sugerida" : "perguntas sugeridas")" }, and: " e ")
         case "ja":
             return LeftOutWords(template: "簡潔にするため省略：{left_out}。",
                                 sentences: { "要約の\($0)文" }, findings: { "調査結果\($0)件" }, followups: { "質問候補\($0)件" },

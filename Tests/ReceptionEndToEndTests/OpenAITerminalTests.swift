@@ -31,7 +31,7 @@ struct OpenAITerminalTests {
         // the butler's replacement still applied across the boundary.
         #expect(output.contains("Very well. You said: hello. We utilize the same words. I am Ambrose. This is message 1 of our conversation."), "\(output)")
         #expect(!output.contains("Okay."))
-        #expect(output.contains(#""content" : "You are Ambrose, the voice of Reception"#), "/request shows the system prompt sent: \(output)")
+        #expect(output.contains(#""content" : "You are Ambrose. "#), "/request shows the system prompt sent: \(output)")
         #expect(output.contains(#""role" : "system""#))
     }
 

@@ -40,14 +40,69 @@ struct OpenAIRequestTests {
             #expect(roles == ["system", "user", "assistant", "user", "user"])
             let system = messages[0]["content"]?.stringValue ?? ""
             #expect(system.contains("You are Ambrose"))
-            #expect(system.contains("lead with a recommendation"), "the decision intent reaches the model")
-            #expect(system.contains("answer first, details after"), "the immediate urgency reaches the model")
             #expect(!system.contains("Conversation so far"), "the turns go as messages, not twice")
             #expect(messages[2]["content"]?.stringValue == "first answer")
-            #expect(messages[4]["content"]?.stringValue == "third question")
+            let last = messages[4]["content"]?.stringValue ?? ""
+            #expect(last.hasPrefix("third question\n\n[Note for this message: the person is choosing"), "\(last)")
+            #expect(last.contains("lead with a recommendation"), "the decision intent reaches the model")
+            #expect(last.contains("answer first, details after"), "the immediate urgency reaches the model")
             #expect(text.contains("I am Ambrose"), "the model answered from that system prompt")
             #expect(body["stream"]?.boolValue == true)
             #expect(body["model"]?.stringValue == "reference-model")
+        }
+    }
+
+    /// A local server reuses its cache of the last prompt only up to the first token that
+    /// differs: the second turn's system prompt is the first's, byte for byte, though the two
+    /// messages differ in intent, urgency and goal, and what differs comes after the turns.
+    @Test func theSecondTurnSharesTheWholeSystemPromptWithTheFirst() async throws {
+        try await withOpenAIServer { server, backend in
+            let pipeline = pipeline(backend, soul: try soul("default"))
+            let first = ReceptionRequest(text: "should I take the train or fly?",
+                                         classification: IntentClassification(intent: .decision, urgency: .immediate, intentConfidence: 0.9, urgencyConfidence: 0.8),
+                                         trustLevel: 1, goal: "plan a week in Kyoto.")
+            var answer = ""
+            for try await event in try await pipeline.send(first, context: context(backend)).events {
+                if case .textDelta(let text) = event.event { answer += text }
+            }
+            let second = ReceptionRequest(text: "why is the sky blue?", conversation: [ConversationTurn(query: first.text, summary: answer)],
+                                          classification: IntentClassification(intent: .curiosity, urgency: .exploratory, intentConfidence: 0.7, urgencyConfidence: 0.6),
+                                          trustLevel: 1)
+            for try await _ in try await pipeline.send(second, context: context(backend)).events {}
+            let bodies = await server.server.receivedBodies()
+            try #require(bodies.count == 2)
+            guard case .array(let one)? = bodies[0]["messages"], case .array(let two)? = bodies[1]["messages"] else {
+                Issue.record("no messages: \(bodies)"); return
+            }
+            let system = one[0]["content"]?.stringValue ?? ""
+            #expect(one[0]["role"]?.stringValue == "system" && two[0]["role"]?.stringValue == "system")
+            #expect(two[0]["content"]?.stringValue == system, "the system prompt changed between turns:\n\(system)\n---\n\(two[0]["content"]?.stringValue ?? "")")
+            for perMessage in ["choosing", "curious", "Kyoto", "Note for this message"] {
+                #expect(!system.contains(perMessage), "\(perMessage) in the system prompt")
+            }
+            // The earlier turn is sent as it was asked; the guidance follows only the new message.
+            #expect(two.map { $0["role"]?.stringValue ?? "" } == ["system", "user", "assistant", "user"])
+            #expect(two[1]["content"]?.stringValue == "should I take the train or fly?")
+            #expect(one[1]["content"]?.stringValue == "should I take the train or fly?\n\n[Note for this message: "
+                    + "the person is choosing between options: lead with a recommendation and the one factor that decides it. "
+                    + "They need this now: answer first, details after. The conversation's goal: plan a week in Kyoto.]")
+            #expect(two[3]["content"]?.stringValue == "why is the sky blue?\n\n[Note for this message: "
+                    + "the person is curious: a clear, friendly explanation is enough.]")
+            // The reference model answers the person's words, not the guidance after them.
+            #expect(answer.contains("You said: should I take the train or fly?. "), "\(answer)")
+        }
+    }
+
+    /// Every token of the note is paid for on every message: a classification that asks
+    /// nothing in particular of the answer adds none.
+    @Test func aMessageThatAsksNothingInParticularIsSentAsWritten() async throws {
+        try await withOpenAIServer { server, backend in
+            let plain = ReceptionRequest(text: "hello there", classification: IntentClassification(intent: .unknown("chat"), urgency: .soon, intentConfidence: 0.5, urgencyConfidence: 0.5),
+                                         trustLevel: 1)
+            _ = try await collect(backend.submit(plain))
+            let body = try #require(await server.server.receivedBodies().last)
+            guard case .array(let messages)? = body["messages"] else { Issue.record("no messages: \(body)"); return }
+            #expect(messages.last?["content"]?.stringValue == "hello there")
         }
     }
 

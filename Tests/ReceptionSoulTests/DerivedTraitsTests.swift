@@ -105,11 +105,14 @@ struct DerivedTraitsTests {
         #expect(soul.formality == .formal)
         #expect(soul.verbosity == .detailed)
         #expect(soul.boundaries == ["Never offers legal advice on a particular case."])
-        // The system prompt says "Never say" for the avoided words only.
+        // The system prompt carries the lists once, in the persona's own text; listed apart
+        // (a soul without that text), "Never say" holds the avoided words only.
         let prompt = SoulPrompts().systemPrompt(soul: soul)
-        let never = try #require(prompt.split(separator: "\n").first { $0.hasPrefix("- Never say:") })
+        #expect(prompt.components(separatedBy: "no worries").count == 2 && !prompt.contains("- Never say:"), "\(prompt)")
+        let listed = SoulPrompts().systemPrompt(soul: soul.withoutPersonaText)
+        let never = try #require(listed.split(separator: "\n").first { $0.hasPrefix("- Never say:") })
         #expect(never == "- Never say: \"awesome\", \"super\", \"no worries\", \"kinda\".")
-        #expect(prompt.contains("- Words you like to use: \"it follows that\", \"with respect\"."))
+        #expect(listed.contains("- Words you like to use: \"it follows that\", \"with respect\"."))
         // Formal: the framing is formal; the engine's prose keeps its own words (expanding
         // contractions one by one wrote "Is not it odd").
         let rendered = SoulRenderer(soul: soul).style("It doesn't open on Mondays. Isn't it odd? It is what it is.")
@@ -126,11 +129,12 @@ struct DerivedTraitsTests {
         #expect(soul.signOff == "Onward, crew.")
         #expect(soul.refusal == "Not on my deck.")
         #expect(soul.hedging == .assertive)
-        let prompt = SoulPrompts().systemPrompt(soul: soul)
+        #expect(SoulPrompts().systemPrompt(soul: soul).components(separatedBy: "Hoist the findings").count == 2, "the phrases once, in the persona's text")
+        let prompt = SoulPrompts().systemPrompt(soul: soul.withoutPersonaText)
         #expect(prompt.contains("- Never say: \"I guess\", \"hopefully\"."))
         #expect(prompt.contains("- Phrases that are yours: \"Hoist the findings\", \"All hands\", \"Steady as she goes\"."))
         #expect(!prompt.split(separator: "\n").contains { $0.hasPrefix("- Never say:") && $0.contains("Hoist") })
-        #expect(prompt.contains("- Open answers with \"Right then:\"."))
+        #expect(prompt.contains("- Open your answers with \"Right then:\"."))
         // Assertive: the prompt does not ask for the hedge the renderer drops.
         #expect(prompt.contains("do not hedge when you are fairly sure") && !prompt.contains("When fairly sure, say so"), "\(prompt)")
         let preview = SoulPreview.render(soul, outcome: .complete)
@@ -211,7 +215,7 @@ struct DerivedTraitsTests {
         let preview = SoulPreview.render(soul, outcome: .bounded)
         #expect(preview.contains("途中までの回答です"))
         #expect(preview.contains("€3.20"))  // facts untouched
-        #expect(SoulPrompts().systemPrompt(soul: soul).contains("answer in ja"))
+        #expect(SoulPrompts().systemPrompt(soul: soul).contains("- Answer in ja unless the person writes in another language."))
     }
 
     @Test func germanPersonaIsAnsweredInGerman() throws {
@@ -323,5 +327,16 @@ struct DerivedTraitsTests {
         #expect(catalog.entries().contains { $0.id == "plain" })
         // Listed and loadable, so also a built-in by id (it answered nil).
         #expect(SoulCatalog.builtIn("plain") == Soul.plain)
+    }
+}
+
+extension Soul {
+    /// The soul without its prose and companion files: what a prompt lists of it then stands
+    /// alone, instead of being left to the persona's text the prompt would carry.
+    var withoutPersonaText: Soul {
+        var soul = self
+        soul.body = ""
+        soul.companions = []
+        return soul
     }
 }

@@ -148,7 +148,7 @@ struct SoulReadingGapsTests {
         - i say "no" when i mean it. the archive is called "the vault".
         """, fileName: "SOUL.md")
         #expect(soul.vocabulary.avoid == ["as an ai", "circle back"], "\(soul.vocabulary.avoid)")
-        #expect(SoulPrompts().systemPrompt(soul: soul).contains("- Never say: \"as an ai\", \"circle back\"."))
+        #expect(SoulPrompts().systemPrompt(soul: soul.withoutPersonaText).contains("- Never say: \"as an ai\", \"circle back\"."))
     }
 
     /// A "No …" sentence negates its own sentence, not the rest of the line (a soul author's

@@ -123,7 +123,8 @@ public struct BackendCapabilities: OptionSet, Sendable, Hashable, Codable {
     /// Adds interventions to its follow-ups.
     public static let interventions = BackendCapabilities(rawValue: 1 << 6)
     /// Reads `ReceptionRequest.systemPrompt` (language-model engines): the REPL renders the
-    /// soul's prompt for it.
+    /// soul's prompt for it. The adapter sends `ReceptionRequest.answerGuidance` after the
+    /// conversation, with the message.
     public static let systemPrompt = BackendCapabilities(rawValue: 1 << 7)
     /// Sends `ReceptionRequest.conversation` to the engine as chat messages of its own
     /// (OpenAI-compatible servers), so the soul's system prompt leaves the conversation out

@@ -8,28 +8,23 @@ enum OpenAIMapping {
                               stream: stream, temperature: configuration.temperature, maxTokens: configuration.maxTokens)
     }
 
-    /// The system prompt (the soul, with the intent and urgency), the last `historyTurns`
-    /// turns as user/assistant messages, then the new message.
+    /// The system prompt (the soul), the last `historyTurns` turns as user/assistant messages,
+    /// then the new message with what its classification and goal ask of the answer.
+    ///
+    /// The per-message guidance comes last, after the person's words: the system prompt and
+    /// the earlier turns are then the same text as in the previous request, and a server that
+    /// keeps its last prompt's cache (llama.cpp) evaluates only what is new.
     static func messages(for request: ReceptionRequest, historyTurns: Int) -> [ChatMessage] {
         var messages: [ChatMessage] = []
-        if let system = request.systemPrompt ?? fallbackSystemPrompt(request) { messages.append(.system(system)) }
+        if let system = request.systemPrompt { messages.append(.system(system)) }
         for turn in request.conversation.suffix(max(0, historyTurns)) {
             messages.append(.user(turn.query))
             // A turn that failed has no answer; the model still sees what was asked.
             if let answer = turn.summary, !answer.isEmpty { messages.append(.assistant(answer)) }
         }
-        messages.append(.user(request.text))
+        // In the message itself rather than a system message of its own: chat templates that
+        // allow a system message only first (Mistral's, for one) would refuse the request.
+        messages.append(.user(request.answerGuidance.map { request.text + "\n\n" + $0 } ?? request.text))
         return messages
-    }
-
-    /// Without a soul (a library user with no personality middleware), the model still
-    /// learns what the person wants: a chat API has no other field for intent.
-    static func fallbackSystemPrompt(_ request: ReceptionRequest) -> String? {
-        guard let classification = request.classification else { return nil }
-        var lines = ["The person's intent is \(classification.intent.rawValue), urgency \(classification.urgency.rawValue)."]
-        if classification.intent == .decision { lines.append("They are choosing: lead with a recommendation.") }
-        if classification.urgency == .immediate { lines.append("They need this now: the short answer first, details after.") }
-        if let goal = request.goal { lines.append("The conversation's goal: \(goal).") }
-        return lines.joined(separator: " ")
     }
 }

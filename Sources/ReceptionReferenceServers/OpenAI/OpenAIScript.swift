@@ -50,7 +50,13 @@ struct OpenAIScript {
         self.messages = messages
         self.model = model
         self.maxTokens = maxTokens
-        lastUser = messages.last { $0["role"]?.stringValue == "user" }?["content"]?.stringValue ?? ""
+        var lastUser = messages.last { $0["role"]?.stringValue == "user" }?["content"]?.stringValue ?? ""
+        // The person's words, without the guidance Reception adds after them: only their words
+        // are echoed and script the stream.
+        if let guidance = lastUser.range(of: "\n\n" + ReceptionRequest.answerGuidanceOpening, options: .backwards) {
+            lastUser = String(lastUser[..<guidance.lowerBound])
+        }
+        self.lastUser = lastUser
         if lastUser.hasPrefix("Rewrite the text below"), let marker = lastUser.range(of: "\nText:\n", options: .backwards) {
             rewriteText = lastUser[marker.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)
         } else {

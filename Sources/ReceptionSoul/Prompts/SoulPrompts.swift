@@ -51,15 +51,15 @@ public struct SoulPrompts: Sendable {
         self.templates = templates
     }
 
-    /// The system prompt for a language-model backend.
-    public func systemPrompt(soul: Soul, classification: IntentClassification? = nil, history: [ConversationTurn] = []) -> String {
+    /// The system prompt for a language-model backend: the soul, and the conversation when
+    /// the backend takes no messages of its own (`history`).
+    ///
+    /// Nothing in it changes from message to message for the same soul and history: a server
+    /// that keeps the last prompt's cache (llama.cpp) evaluates it once per conversation, not
+    /// once per message. What does change (the message's intent, urgency and goal) is
+    /// `ReceptionRequest.answerGuidance`, which the adapter sends after the conversation.
+    public func systemPrompt(soul: Soul, history: [ConversationTurn] = []) -> String {
         var context = Self.soulContext(soul)
-        if let classification {
-            context["has_intent"] = true
-            context["intent"] = Self.intentContext(classification)
-        } else {
-            context["has_intent"] = false
-        }
         context["has_conversation"] = !history.isEmpty
         context["conversation"] = history.enumerated().map { index, turn -> [String: Any] in
             [
@@ -97,6 +97,9 @@ public struct SoulPrompts: Sendable {
 
     // MARK: Contexts
 
+    /// How much of the persona's text a prompt carries: the main file, and its first companions.
+    static let personaLimit = 24_000, companionLimit = 16_000, maxCompanions = 6
+
     static func soulContext(_ soul: Soul) -> [String: Any] {
         // The framing as the renderer says it, in the soul's language and register (a German
         // soul's prompt quoted the English leads while its answers opened in German).
@@ -123,11 +126,29 @@ public struct SoulPrompts: Sendable {
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             return trimmed.count <= limit ? trimmed : String(trimmed.prefix(limit)) + "\n[…]"
         }
-        var personaParts = [bounded(soul.body, 24_000)]
-        for companion in soul.companions.prefix(6) where !companion.text.trimmedWhitespace.isEmpty {
-            personaParts.append("## From \(companion.name)\n\n" + bounded(companion.text, 16_000))
+        var personaParts = [bounded(soul.body, personaLimit)]
+        for companion in soul.companions.prefix(maxCompanions) where !companion.text.trimmedWhitespace.isEmpty {
+            personaParts.append("## From \(companion.name)\n\n" + bounded(companion.text, companionLimit))
         }
         let persona = personaParts.filter { !$0.isEmpty }.joined(separator: "\n\n")
+        // What the persona's text says itself is not listed again beside it (a list twice costs
+        // a local model its prompt tokens on every conversation): only what came from the front
+        // matter, or from code. When the text had to be cut, every entry is listed.
+        let wholeText = soul.body.trimmedWhitespace.count <= personaLimit && soul.companions.count <= maxCompanions
+            && soul.companions.allSatisfy { $0.text.trimmedWhitespace.count <= companionLimit }
+        let listAll = !wholeText || persona.isEmpty
+        let stated = listAll ? SoulProseStatements() : soul.statedInProse
+        let notInPersona: [String: Any] = {
+            let prefer = soul.vocabulary.prefer.filter { !stated.prefer.contains($0.lowercased()) }
+            let avoid = soul.vocabulary.avoid.filter { !stated.avoid.contains($0.lowercased()) }
+            let boundaries = Array(soul.boundaries.filter { !stated.boundaries.contains($0) }.prefix(40))
+            // Signature phrases and the opener are read from the persona's text.
+            let phrases = listAll ? Array(soul.signaturePhrases.prefix(12)) : []
+            let opener = listAll ? soul.opener ?? "" : ""
+            return ["has_prefer": !prefer.isEmpty, "prefer": prefer, "has_avoid": !avoid.isEmpty, "avoid": avoid,
+                    "has_boundaries": !boundaries.isEmpty, "boundaries": boundaries, "has_phrases": !phrases.isEmpty, "phrases": phrases,
+                    "has_opener": !opener.isEmpty, "opener": opener]
+        }()
         // Name, description and tone have their own places in the template.
         let traits = soul.traits.filter { !$0.overridden && !["name", "description", "tone", "words used", "words avoided", "refuses", "signature", "favourite emoji"].contains($0.name) }
             .map { ["name": $0.name, "value": $0.value] }
@@ -149,6 +170,10 @@ public struct SoulPrompts: Sendable {
                 "has_description": soul.summary != nil, "description": soul.summary ?? "",
                 "has_tone": !tone.isEmpty, "tone": tone, "tone_sentence": toneSentence,
                 "language": soul.language,
+                // Said only when it is not what a model does anyway (English, neutral, balanced);
+                // `en-GB` is said, for its spelling.
+                "states_language": soul.language.lowercased() != "en",
+                "states_formality": soul.formality != .neutral, "states_verbosity": soul.verbosity != .balanced,
                 "formality": soul.formality.rawValue,
                 "verbosity": soul.verbosity.rawValue,
                 "has_max_sentences": soul.length.maxSentences != nil, "max_sentences": soul.length.maxSentences ?? 0,
@@ -182,20 +207,8 @@ public struct SoulPrompts: Sendable {
             "has_good_examples": !goodExamples.isEmpty, "good_examples": goodExamples,
             "has_bad_examples": !badExamples.isEmpty, "bad_examples": badExamples,
             "has_persona": !persona.isEmpty, "persona": persona,
+            "not_in_persona": notInPersona,
         ]
-    }
-
-    static func intentContext(_ classification: IntentClassification) -> [String: Any] {
-        var context: [String: Any] = [
-            "type": classification.intent.rawValue,
-            "urgency": classification.urgency.rawValue,
-            "intent_confidence": String(format: "%.2f", classification.intentConfidence),
-            "urgency_confidence": String(format: "%.2f", classification.urgencyConfidence),
-            "manual": classification.source == .manual,
-        ]
-        for type in IntentType.knownCases { context["is_\(type.rawValue)"] = classification.intent == type }
-        for urgency in UrgencyLevel.knownCases { context["is_\(urgency.rawValue)"] = classification.urgency == urgency }
-        return context
     }
 
     /// At most one blank line in a row, no trailing spaces, one final newline.

@@ -174,11 +174,14 @@ struct SoulCommand: ParsableCommand {
         @Argument(help: "A soul file or folder, or the id or name of a known soul.")
         var soul: String
 
-        @Option(help: "Intent to include: decision, research, action, curiosity or validation.")
+        @Option(help: "Intent of the message: decision, research, action, curiosity or validation (shows what is sent with the message).")
         var intent: String?
 
-        @Option(help: "Urgency to include: immediate, soon, planning or exploratory.")
+        @Option(help: "Urgency of the message: immediate, soon, planning or exploratory.")
         var urgency: String = "exploratory"
+
+        @Option(help: "The conversation's goal (shows what is sent with the message).")
+        var goal: String?
 
         @Option(name: .customLong("turn"), help: "An earlier message of the conversation (repeatable, oldest first).")
         var turns: [String] = []
@@ -210,7 +213,13 @@ struct SoulCommand: ParsableCommand {
                                      intentConfidence: 1, urgencyConfidence: 1, source: .manual)
             }
             let history = turns.map { ConversationTurn(query: $0) }
-            print(prompts.systemPrompt(soul: soul, classification: classification, history: history), terminator: "")
+            print(prompts.systemPrompt(soul: soul, history: history), terminator: "")
+            // The per-message part is not in the system prompt (it would change on every turn);
+            // an OpenAI-compatible backend sends it after the person's words.
+            let message = ReceptionRequest(text: "", classification: classification, goal: goal)
+            if let guidance = message.answerGuidance {
+                print("\n# Sent after the person's message, in the same message (it changes from message to message):\n\(guidance)")
+            }
         }
     }
 
