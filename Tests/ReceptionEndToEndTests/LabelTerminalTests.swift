@@ -118,6 +118,32 @@ struct LabelTerminalTests {
 
     }
 
+    /// A long message (context pasted before the ask) shows its first lines and its last, where
+    /// the ask is, with how many lines between are not shown: labelled from the screen, the ask
+    /// must be on it.
+    @Test func aLongMessageShowsItsBeginningAndTheAskAtItsEnd() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-label-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("pasted.jsonl")
+        let context = (1...30).map { String(format: "log line %02d: worker restarted after a timeout", $0) }
+        let ask = "the deploy keeps failing with the log above, what should i check first?"
+        let line = try JSONSerialization.data(withJSONObject: ["id": "pasted-1", "text": (context + [ask]).joined(separator: "\n")])
+        try (String(decoding: line, as: UTF8.self) + "\n").write(to: input, atomically: true, encoding: .utf8)
+
+        let session = try TerminalSession(arguments: ["label", input.path, "--order", "input"])
+        let at = try await session.waitFor("message 1 of 1")
+        let end = try await session.waitFor("Enter write", after: at)
+        let screen = String(session.screen[at..<end])
+        #expect(screen.contains("log line 01") && screen.contains("log line 08"), "the first lines are shown")
+        #expect(screen.contains("… 17 more lines …"), "the lines left out are counted")
+        #expect(!screen.contains("log line 09") && !screen.contains("log line 25"))
+        #expect(screen.contains("log line 26") && screen.contains(ask), "the last lines, with the ask, are shown")
+        session.type("q")
+        _ = try await session.waitFor("Labelled 0 messages", after: end)
+        #expect(try await session.exitStatus() == 0)
+    }
+
     /// Piped input is never taken for keys: refused in words, the labels file untouched.
     @Test func pipedInputIsRefusedInWords() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-label-\(UUID().uuidString)")

@@ -102,7 +102,10 @@ final class LabelScreen {
         lines.append("\(Self.bold)reception label\(Self.reset) · \(TerminalText.line(input, limit: 60)) → \(TerminalText.line(out, limit: 60)) · \(session.order.summary)")
         lines.append("message \(session.position + 1) of \(session.queue.count) · \(summary.labelled) labelled, \(summary.skipped) skipped this session\(session.alreadyDone > 0 ? " (\(session.alreadyDone) done before)" : "") · model \(TerminalText.line(classifier.modelName, limit: 60))")
         lines.append("")
-        for line in Self.wrap(TerminalText.clean(current.item.text), width: width - 4).prefix(12) { lines.append("    " + line) }
+        // A long message (pasted context) shows its first lines and its last, where the ask usually is.
+        let wrapped = Self.wrap(TerminalText.clean(current.item.text), width: width - 4)
+        let shown = wrapped.count <= 16 ? wrapped : Array(wrapped.prefix(8)) + ["\(Self.dim)… \(wrapped.count - 14) more lines …\(Self.reset)"] + Array(wrapped.suffix(6))
+        for line in shown { lines.append("    " + line) }
         if let goal = current.item.goal { lines.append("    \(Self.dim)goal: \(TerminalText.line(goal, limit: width - 12))\(Self.reset)") }
         lines.append("")
         let explained = classifier.classify(current.item.text, goal: current.item.goal, explain: true)
