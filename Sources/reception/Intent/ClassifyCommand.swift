@@ -15,6 +15,12 @@ struct ClassifyCommand: ParsableCommand {
         chosen label and the runner-up of each head, the features that contributed and their weights; \
         --features lists every feature the message turns on, weighted or not (what a model trained \
         outside Reception, such as scripts/intent-replica.py, learns from).
+
+        Intents: decision (help choosing), research (understand in depth), action (get something \
+        done), curiosity (a quick fact), validation (confirm or challenge a belief). Urgencies: \
+        immediate (now), soon (today or tomorrow), planning (days or weeks ahead), exploratory \
+        (no time pressure). Each is defined, with examples and how ties are broken, in the \
+        repository's docs/intents.md.
         """)
 
     @Argument(help: "The message; several words are joined by spaces into one message. Omit to read one message per line from standard input.")

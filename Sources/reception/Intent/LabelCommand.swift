@@ -21,6 +21,10 @@ struct LabelCommand: ParsableCommand {
         intent (decision, research, action, curiosity, validation); 1 2 3 4 set the urgency \
         (immediate, soon, planning, exploratory); k keeps the file's own label; s skips; u \
         takes the last decision back; q (or Ctrl-C, Ctrl-D) stops; ? shows the keys.
+
+        Each intent and urgency is defined, with examples and how ties are broken, in the \
+        repository's docs/intents.md; the whole loop (label, train, compare, use) is in \
+        docs/intent-labelling.md.
         """)
 
     @Argument(help: "The messages to label (JSONL, CSV, TSV or plain text).")
