@@ -73,7 +73,11 @@ let package = Package(
         ]),
 
         // Local intent classifier and the middleware that fills `context.intent`.
-        .target(name: "ReceptionIntent", dependencies: ["ReceptionCore"], exclude: ["Model"]),
+        // Optimised in debug builds too: the test that retrains the shipped model byte for byte
+        // runs the trainer over some 10,000 messages, which takes minutes unoptimised and
+        // seconds optimised (figures: docs/classifier-performance.md, "Training time").
+        .target(name: "ReceptionIntent", dependencies: ["ReceptionCore"], exclude: ["Model"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
 
         // soul.md parsing and the personality renderer/middleware.
         .target(name: "ReceptionSoul", dependencies: [

@@ -7,8 +7,9 @@ A development tool, not part of the package. Needs `pip install scikit-learn fas
 
     swift build -c release --product reception
     scripts/intent-baselines.py --standard            # every held-out set of docs/intent-human-text.md
-    scripts/intent-baselines.py --train Tests/Corpora/train.jsonl HUMAN --split train \\
-        --eval HUMAN --eval-split test                # one set; HUMAN = ../shared/corpora/human-train/agreed.jsonl
+    scripts/intent-baselines.py --train Tests/Corpora/train.jsonl HUMAN HUMAN2 --split train \\
+        --eval HUMAN HUMAN2 --eval-split test         # one set; HUMAN = ../shared/corpora/human-train/agreed.jsonl,
+                                                      # HUMAN2 = ../shared/corpora/human-train/batch-2/agreed.jsonl
 
 The systems:
 - Reception: `reception train` with the same files and options, then `reception eval --json`
@@ -34,14 +35,22 @@ import time
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 HUMAN = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpora", "human-train", "agreed.jsonl"))
-SHIPPED_TRAIN = [os.path.join(ROOT, "Tests", "Corpora", "train.jsonl"), HUMAN]
+# The second human-written batch (claim-checking titles, fact-check and in-depth forums, buying
+# advice, problems happening now): same format, ids ht2-NNNN.
+HUMAN_2 = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpora", "human-train", "batch-2", "agreed.jsonl"))
+HUMANS = [HUMAN, HUMAN_2]
+# As the shipped model (ShippedCorpora.swift): the project's train and dev splits, and the train
+# and dev parts of both human-written batches; every test part is held out.
+SHIPPED_TRAIN = [os.path.join(ROOT, "Tests", "Corpora", "train.jsonl"), os.path.join(ROOT, "Tests", "Corpora", "dev.jsonl"),
+                 HUMAN, HUMAN_2]
+SHIPPED_PARTS = ["train", "dev"]
 # The project's adjudication of messages the two annotators disagreed on (ids and labels only),
 # joined by id to the texts in ../shared, as `reception train --labels --texts` joins them. Not in
 # the shipped model's training (it did no better held out): --labels ADJUDICATED adds it.
 ADJUDICATED = os.path.join(ROOT, "Tests", "Corpora", "human-adjudicated.jsonl")
 HUMAN_TEXTS = os.path.join(os.path.dirname(HUMAN), "messages.jsonl")
 UNSEEN = os.path.join(ROOT, "Tests", "Corpora", "unseen")
-SOURCES = ["reddit-top-2013", "clinc150", "braun2017", "banking77"]
+SOURCES = ["reddit-top-2013", "clinc150", "braun2017", "banking77", "skeptics.se"]
 HEADS = ["intent", "urgency"]
 # The shipped model's training weight of human-written messages (Trainer's sourceWeight default).
 SOURCE_WEIGHT = 1.5
@@ -265,17 +274,17 @@ def main():
     if not os.path.exists(args.reception):
         parser.error(f"{args.reception} not found: swift build -c release --product reception")
     if args.standard:
-        human = read([HUMAN])
-        run_set(args, "human, random held-out part (test)", SHIPPED_TRAIN, ["train"], [],
+        human = read(HUMANS)
+        run_set(args, "human, random held-out part (test)", SHIPPED_TRAIN, SHIPPED_PARTS, [],
                 select(human, ["test"]), shipped=args.shipped)
         for source in SOURCES:
-            run_set(args, f"human, source {source} left out (all of it)", SHIPPED_TRAIN, ["train"], [source],
+            run_set(args, f"human, source {source} left out (all of it)", SHIPPED_TRAIN, SHIPPED_PARTS, [source],
                     select(human, only=[source]))
         unseen = read(sorted(os.path.join(UNSEEN, f) for f in os.listdir(UNSEEN) if f.endswith(".jsonl")))
-        run_set(args, "model-written unseen batches", SHIPPED_TRAIN, ["train"], [], unseen, shipped=args.shipped)
+        run_set(args, "model-written unseen batches", SHIPPED_TRAIN, SHIPPED_PARTS, [], unseen, shipped=args.shipped)
         return 0
     if args.split is None and args.train == SHIPPED_TRAIN:
-        args.split = ["train"]  # as the shipped model: the human held-out parts never train
+        args.split = SHIPPED_PARTS  # as the shipped model: the human held-out parts never train
     if not args.eval:
         parser.error("give --eval FILE... or --standard")
     evaluation = select(read(args.eval), args.eval_split, (), args.eval_source)

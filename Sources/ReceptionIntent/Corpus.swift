@@ -15,6 +15,9 @@ public struct LabelledMessage: Sendable, Hashable, Codable {
     public var source: String?
     /// Where it was read from, "file:line".
     public var location: String
+    /// How much the message counts in training, when its source does not say (a person's own
+    /// labels beside the shipped corpora); nil: by its source (`TrainingOptions.sourceWeight`).
+    public var weight: Double?
 
     public init(id: String? = nil, text: String, intent: IntentType, urgency: UrgencyLevel, goal: String? = nil, note: String? = nil,
                 source: String? = nil, location: String = "") {
@@ -238,6 +241,9 @@ public struct CorpusReader: Sendable {
                         }
                         switch FlatJSON.parse(slice) {
                         case .success(let fields):
+                            // A message an annotator passed over (`reception label`'s skip, the
+                            // shared corpora's annotation passes) is no message, and no mistake.
+                            if fields["skip"] == "true" && fields["intent"] == nil && fields["urgency"] == nil { continue }
                             switch Self.message(fields, line: index + 1, name: name) {
                             case .success(let message): part.messages.append(message)
                             case .failure(let problem): part.issues.append(problem)

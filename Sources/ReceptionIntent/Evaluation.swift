@@ -95,10 +95,26 @@ public struct EvaluationReport: Sendable, Hashable, Codable {
     /// Most confident mistakes first.
     public var worstErrors: [EvaluationError]
     public var seconds: Double
+    /// The model evaluated (`IntentClassifier.modelName`).
+    public var model: String?
 
     public static func evaluate(_ messages: [LabelledMessage], classifier: IntentClassifier, files: [String] = [],
                                 issues: [CorpusIssue] = [], worst: Int = 10,
                                 progress: (@Sendable (Int, Int) -> Void)? = nil) -> EvaluationReport {
+        evaluateWithOutcomes(messages, classifier: classifier, files: files, issues: issues, worst: worst, progress: progress).report
+    }
+
+    /// Whether the classifier got each message right, head by head, in the order given: what a
+    /// paired comparison of two models on the same messages needs (`PairedComparison`).
+    public struct Outcomes: Sendable, Hashable {
+        public var intentRight: [Bool]
+        public var urgencyRight: [Bool]
+    }
+
+    /// `evaluate`, with each message's outcome.
+    public static func evaluateWithOutcomes(_ messages: [LabelledMessage], classifier: IntentClassifier, files: [String] = [],
+                                            issues: [CorpusIssue] = [], worst: Int = 10,
+                                            progress: (@Sendable (Int, Int) -> Void)? = nil) -> (report: EvaluationReport, outcomes: Outcomes) {
         let start = Date()
         let n = messages.count
         // Classify in parallel chunks; each chunk writes only its own slots.
@@ -139,11 +155,13 @@ public struct EvaluationReport: Sendable, Hashable, Codable {
                                    expectedIntent: message.intent.rawValue, expectedUrgency: message.urgency.rawValue,
                                    classification: classifier.classify(message.text, goal: message.goal, explain: true), wrongConfidence: confidence)
         }
-        return EvaluationReport(
+        let report = EvaluationReport(
             files: files, count: n, skipped: issues.count, issues: issues,
             intent: HeadMetrics(labels: IntentWeights.intentLabels, truth: truthI, predicted: predI, confidence: confI),
             urgency: HeadMetrics(labels: IntentWeights.urgencyLabels, truth: truthU, predicted: predU, confidence: confU),
-            worstErrors: Array(worstErrors), seconds: Date().timeIntervalSince(start))
+            worstErrors: Array(worstErrors), seconds: Date().timeIntervalSince(start), model: classifier.modelName)
+        let outcomes = Outcomes(intentRight: zip(truthI, predI).map { $0 == $1 }, urgencyRight: zip(truthU, predU).map { $0 == $1 })
+        return (report, outcomes)
     }
 }
 

@@ -16,6 +16,10 @@ public struct IntentClassifier: Sendable {
     /// several times over (memcpy in the disassembly) before reading a few fields.
     @inline(__always) private var hotPath: UnsafePointer<HotPath> { UnsafePointer(customHotPath?.pointer ?? Self.shippedHotPath.pointer) }
 
+    /// Which model classifies, for people: "built-in", or the weights file a person trained
+    /// (`/intent`, `eval`, `label` say it).
+    public let modelName: String
+
     public var lexicon: Lexicon { model.lexicon }
     public var weights: IntentWeights { model.fullWeights }
     public var extractor: FeatureExtractor { model.extractor }
@@ -33,8 +37,12 @@ public struct IntentClassifier: Sendable {
     public init() {
         custom = nil
         customHotPath = nil
+        modelName = Self.builtInName
         Self.warmUp
     }
+
+    /// `modelName` of the shipped model.
+    public static let builtInName = "built-in"
 
     private static let shippedModel = CompiledIntentModel.shipped()
     private static let shippedHotPath = Frozen([HotPath(shippedModel)])
@@ -57,18 +65,49 @@ public struct IntentClassifier: Sendable {
         DispatchQueue.global(qos: .userInitiated).async { _ = IntentClassifier.shippedModel }
     }()
 
-    public init(lexicon: Lexicon, weights: IntentWeights) {
+    public init(lexicon: Lexicon, weights: IntentWeights, name: String = "custom") {
         let model = CompiledIntentModel(lexicon: lexicon, weights: weights)
         custom = model
         customHotPath = Frozen([HotPath(model)])
+        modelName = name
     }
 
     /// A user lexicon and/or weights file; either defaults to the shipped one.
-    /// Errors name the file (and line, for the lexicon).
+    /// Errors name the file and where in it (line, and column where the reader knows it).
+    /// Weights trained with another lexicon than the one given (or the built-in one) are
+    /// refused: their cue features would not be the lexicon's.
     public init(lexiconURL: URL?, weightsURL: URL?) throws {
         let lexicon = try lexiconURL.map { try Lexicon(contentsOf: $0) } ?? .shipped
-        let weights = try weightsURL.map { try IntentWeights(contentsOf: $0) } ?? .shipped
-        self.init(lexicon: lexicon, weights: weights)
+        guard let weightsURL else {
+            if lexiconURL == nil { self.init(); return }
+            self.init(lexicon: lexicon, weights: .shipped, name: "built-in weights, lexicon \(lexiconURL!.path)")
+            return
+        }
+        let weights = try IntentWeights(contentsOf: weightsURL)
+        if let trainedWith = weights.training["lexicon"], trainedWith != lexicon.fingerprint {
+            let text = (try? PlainFile.readText(weightsURL.path)) ?? ""
+            let which = lexiconURL.map { "the lexicon \($0.path)" } ?? "the built-in lexicon"
+            throw LexiconError(source: weightsURL.path, line: IntentWeights.line(of: "lexicon", in: text),
+                               message: "trained with another lexicon than \(which) (fingerprint \(trainedWith), not \(lexicon.fingerprint)); "
+                                   + "give the lexicon it was trained with (--lexicon FILE), or train it again")
+        }
+        self.init(lexicon: lexicon, weights: weights,
+                  name: weightsURL.path + (lexiconURL.map { " (lexicon \($0.path))" } ?? ""))
+    }
+
+    /// The model a person chose (a weights file, and its lexicon if not the built-in one), or
+    /// the built-in one when they chose none. A file that cannot be used (missing, broken, cut
+    /// short, from another version, trained with another lexicon) is refused with the reason,
+    /// located in the file, and the built-in model classifies instead: a chat must not fail to
+    /// start, nor classify with weights it only half read.
+    public static func choosing(weights: String?, lexicon: String?) -> (classifier: IntentClassifier, refusal: String?) {
+        guard weights != nil || lexicon != nil else { return (IntentClassifier(), nil) }
+        do {
+            return (try IntentClassifier(lexiconURL: lexicon.map { URL(fileURLWithPath: $0) },
+                                         weightsURL: weights.map { URL(fileURLWithPath: $0) }), nil)
+        } catch {
+            return (IntentClassifier(), "\(error)")
+        }
     }
 
     /// Classifies one message. `goal` is the conversation goal (`TaskContext.goal`);

@@ -17,6 +17,7 @@ public struct IntentMiddleware: Middleware {
         var request = request
         // Explained: `/intent` shows why, and one message per turn can afford it.
         var classification = classifier.classify(request.text, goal: request.goal, previous: request.previousTurn, explain: true)
+        classification.model = classifier.modelName
         if let override = context.intentOverride {
             if let intent = override.intent { classification.intent = intent; classification.intentConfidence = 1 }
             if let urgency = override.urgency { classification.urgency = urgency; classification.urgencyConfidence = 1 }

@@ -4,7 +4,10 @@ import ReceptionCore
 /// The learned weights of both heads, as stored in a weights file (JSON, one feature a
 /// line, keys sorted, numbers rounded: the same training gives the same bytes).
 public struct IntentWeights: Sendable, Hashable {
-    public static let format = "reception-intent-weights/1"
+    /// The file format, which names the feature set too: weights fitted to other features
+    /// (a file of an earlier version) would classify with a model it never was, so they are
+    /// refused, not read.
+    public static let format = "reception-intent-weights/2"
     public static let intentLabels = IntentType.knownCases.map(\.rawValue)
     public static let urgencyLabels = UrgencyLevel.knownCases.map(\.rawValue)
     /// Width of a feature row: the intent labels, then the urgency labels.
@@ -91,25 +94,36 @@ public struct IntentWeights: Sendable, Hashable {
             var reader = MiniJSON(bytes: bytes, source: source)
             return try reader.document()
         }
-        func fail(_ message: String) -> LexiconError { LexiconError(source: source, line: 0, message: message) }
-        guard case .object(let object) = value else { throw fail("not a JSON object") }
-        guard case .string(let format)? = object["format"], format == Self.format else { throw fail("format is not \"\(Self.format)\"") }
+        // A problem with a value is located at the line of its key (the reader keeps no positions).
+        func fail(_ message: String, at key: String? = nil) -> LexiconError {
+            LexiconError(source: source, line: key.map { Self.line(of: $0, in: json) } ?? 0, message: message)
+        }
+        let notWeights = "not a weights file of `reception train` (a JSON object with \"format\", \"labels\", \"bias\" and \"features\")"
+        guard case .object(let object) = value else { throw fail(notWeights) }
+        guard case .string(let format)? = object["format"] else { throw fail("no \"format\": \(notWeights)") }
+        guard format == Self.format else {
+            if format.hasPrefix("reception-intent-weights/") {
+                throw fail("written by another version of Reception (format \(format); this version reads \(Self.format)), whose "
+                           + "features are not the ones this version extracts; train it again with this version's `reception train`", at: "format")
+            }
+            throw fail("format \(CorpusText.shown(format)) is not \(Self.format): \(notWeights)", at: "format")
+        }
         guard case .array(let labelValues)? = object["labels"],
               labelValues.compactMap({ if case .string(let label) = $0 { label } else { nil } }) == Self.intentLabels + Self.urgencyLabels else {
-            throw fail("labels must be \(Self.intentLabels + Self.urgencyLabels)")
+            throw fail("labels must be \(Self.intentLabels + Self.urgencyLabels)", at: "labels")
         }
-        func numbers(_ value: MiniJSON.Value?, _ what: String) throws -> [Double] {
-            guard case .array(let array)? = value, array.count == Self.width else { throw fail("\(what): expected \(Self.width) numbers") }
+        func numbers(_ value: MiniJSON.Value?, _ what: String, key: String) throws -> [Double] {
+            guard case .array(let array)? = value, array.count == Self.width else { throw fail("\(what): expected \(Self.width) numbers", at: key) }
             return try array.map { item in
-                guard case .number(let number) = item else { throw fail("\(what): expected numbers") }
+                guard case .number(let number) = item, number.isFinite else { throw fail("\(what): expected \(Self.width) numbers", at: key) }
                 return number
             }
         }
-        bias = try numbers(object["bias"], "bias")
+        bias = try numbers(object["bias"], "bias", key: "bias")
         guard case .object(let table)? = object["features"] else { throw fail("missing \"features\"") }
         var features: [String: [Double]] = [:]
         features.reserveCapacity(table.count)
-        for (name, row) in table { features[name] = try numbers(row, "feature \(name)") }
+        for (name, row) in table { features[name] = try numbers(row, "feature \(CorpusText.shown(name))", key: name) }
         self.features = features
         if case .number(let weight)? = object["previous_turn_weight"] { previousTurnWeight = weight } else { previousTurnWeight = 0 }
         var training: [String: String] = [:]
@@ -117,6 +131,19 @@ public struct IntentWeights: Sendable, Hashable {
             for (key, value) in info { if case .string(let text) = value { training[key] = text } }
         }
         self.training = training
+    }
+
+    /// The line (1-based) where `"key"` first appears in `json`, or 0.
+    static func line(of key: String, in json: String) -> Int {
+        let quoted = Array(IntentWeights.quote(key).utf8)
+        let bytes = Array(json.utf8)
+        guard !quoted.isEmpty, bytes.count >= quoted.count else { return 0 }
+        var line = 1
+        for i in 0...(bytes.count - quoted.count) {
+            if bytes[i] == 10 { line += 1; continue }
+            if bytes[i] == quoted[0], Array(bytes[i..<(i + quoted.count)]) == quoted { return line }
+        }
+        return 0
     }
 
     public init(contentsOf url: URL) throws {
@@ -164,8 +191,13 @@ struct MiniJSON {
     }
 
     private func fail(_ message: String) -> LexiconError {
-        let line = bytes[0..<min(i, bytes.count)].reduce(1) { $0 + ($1 == 10 ? 1 : 0) }
-        return LexiconError(source: source, line: line, message: message)
+        let end = min(i, bytes.count)
+        let line = bytes[0..<end].reduce(1) { $0 + ($1 == 10 ? 1 : 0) }
+        let lineStart = bytes[0..<end].lastIndex(of: 10).map { $0 + 1 } ?? 0
+        // Where the text stops before the value is whole, the file was cut short (a copy or a
+        // download that did not finish): said in those words, with its size.
+        let text = i >= bytes.count ? "the file ends before its JSON does (cut short? it is \(bytes.count) bytes): \(message)" : message
+        return LexiconError(source: source, line: line, message: text, column: end - lineStart + 1)
     }
 
     private mutating func skip() { while i < bytes.count && (bytes[i] == 32 || bytes[i] == 10 || bytes[i] == 13 || bytes[i] == 9) { i += 1 } }
@@ -218,7 +250,7 @@ struct MiniJSON {
             // Reuse the corpus line parser's string rules through a one-field object.
             var end = i + 1
             while end < bytes.count && bytes[end] != 34 { end += bytes[end] == 92 ? 2 : 1 }
-            guard end < bytes.count else { throw fail("unterminated string") }
+            guard end < bytes.count else { i = bytes.count; throw fail("unterminated string") }
             i = end + 1
             if !slice[start...end].contains(92) { return .string(String(decoding: bytes[(start + 1)..<end], as: UTF8.self)) }
             let raw = Array(slice[start...end])

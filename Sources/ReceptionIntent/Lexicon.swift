@@ -52,9 +52,22 @@ public struct Lexicon: Sendable, Hashable {
         "number-word", "unit-minute", "unit-hour", "unit-day", "unit-week", "clock-suffix", "ordinal-suffix",
         "weekday", "month", "month-ambiguous", "month-preposition", "be-verb", "or-word", "or-tail",
         "wh-word", "aux-verb", "request-modal", "addressee", "next-word", "in-word", "just-word", "ago-word", "clock-preposition", "clock-follow",
+        "chat-ending",
     ]
 
     public init() {}
+
+    /// A fingerprint of the lexicon's content (not of its file's comments or layout): a weights
+    /// file records the one it was trained with, so weights are never used with a lexicon whose
+    /// features they were not fitted to.
+    public var fingerprint: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ text: String) { for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 } }
+        for rewrite in rewrites { mix("r \(rewrite.word)=\(rewrite.replacement.joined(separator: " "))\n") }
+        for entry in classes { mix("c \(entry.name):\(entry.words.joined(separator: " "))\n") }
+        for family in families { mix("f \(family.name):\(family.phrases.joined(separator: "|"))\n") }
+        return String(hash, radix: 16)
+    }
 
     /// Parses lexicon text; `source` names the file in error messages.
     /// Limits of the compiled tables (16-bit fields), checked here so a huge user lexicon
@@ -179,9 +192,12 @@ public struct LexiconError: Error, CustomStringConvertible, Sendable, Equatable 
     public var source: String
     public var line: Int
     public var message: String
+    /// The column on `line` (1-based), where the reader knows it; 0 when it does not.
+    public var column: Int = 0
 
     /// The message may quote the file (a weights file's feature name): cleaned of escape sequences.
     public var description: String {
-        TerminalText.clean(line > 0 ? "\(source):\(line): \(message)" : "\(source): \(message)", singleLine: true)
+        let place = line > 0 ? (column > 0 ? ":\(line):\(column)" : ":\(line)") : ""
+        return TerminalText.clean("\(source)\(place): \(message)", singleLine: true)
     }
 }

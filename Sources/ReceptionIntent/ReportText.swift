@@ -13,6 +13,7 @@ public enum ReportText {
         var out = ""
         out += "Evaluated \(report.count) message\(report.count == 1 ? "" : "s") from \(report.files.isEmpty ? "memory" : report.files.joined(separator: ", "))"
         out += " in \(String(format: "%.3f", report.seconds)) s"
+        if let model = report.model { out += " with the \(model == IntentClassifier.builtInName ? "built-in model" : "model \(model)")" }
         out += report.skipped > 0 ? "; skipped \(Counted.phrase(report.skipped, "malformed line"))\n" : "\n"
         for (name, head) in [("intent", report.intent), ("urgency", report.urgency)] {
             out += "\n== \(name) ==\n"

@@ -14,7 +14,7 @@ struct Reception: AsyncParsableCommand {
         `reception chat --help` lists its options (--backend, --soul, --trust, --knowledge, …).
         """,
         version: "0.1.0",
-        subcommands: [ChatCommand.self, ClassifyCommand.self, EvalCommand.self, TrainCommand.self,
+        subcommands: [ChatCommand.self, ClassifyCommand.self, EvalCommand.self, TrainCommand.self, LabelCommand.self,
                       SoulCommand.self, BackendsCommand.self, QueueCommand.self, LogsCommand.self, ServeCommand.self, BenchCommand.self],
         defaultSubcommand: ChatCommand.self
     )

@@ -99,10 +99,15 @@ final class TerminalSession: Sendable {
                  sourceLocation: SourceLocation = #_sourceLocation) async throws -> String.Index {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
+            // Whether the program has closed the terminal is read before the screen: the reader
+            // appends the last output before it marks the terminal closed, so a screen read after
+            // seeing "closed" holds everything. Read the other way round, the last output could
+            // arrive between the two reads and a text that is there be reported missing.
+            let ended = closed.withLock { $0 }
             let current = screen
             let from = start.map { min($0, current.endIndex) } ?? current.startIndex
             if let range = current.range(of: text, range: from..<current.endIndex) { return range.upperBound }
-            if closed.withLock({ $0 }) { break }
+            if ended { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         Issue.record("Timed out waiting for \"\(text)\". Screen:\n\(screen)", sourceLocation: sourceLocation)

@@ -149,7 +149,7 @@ struct IntentClassifierTests {
             ("request-modal", ExtractorTables.cRequestModal), ("addressee", ExtractorTables.cAddressee),
             ("next-word", ExtractorTables.cNext), ("in-word", ExtractorTables.cIn), ("just-word", ExtractorTables.cJust),
             ("ago-word", ExtractorTables.cAgo), ("clock-preposition", ExtractorTables.cClockPreposition),
-            ("clock-follow", ExtractorTables.cClockFollow),
+            ("clock-follow", ExtractorTables.cClockFollow), ("chat-ending", ExtractorTables.cChatEnding),
         ]
         #expect(constants.map(\.0) == Lexicon.requiredClasses)
         for (name, bit) in constants {

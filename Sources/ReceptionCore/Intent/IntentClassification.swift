@@ -13,6 +13,9 @@ public struct IntentClassification: Sendable, Hashable, Codable {
     /// Why: the features behind the chosen label and the runner-up, for each head.
     public var intentExplanation: HeadExplanation?
     public var urgencyExplanation: HeadExplanation?
+    /// Which model classified: "built-in", or the weights file a person trained; nil where
+    /// whoever classified did not say.
+    public var model: String?
 
     public enum Source: String, Sendable, Hashable, Codable {
         /// Scored from the text by the local classifier.

@@ -24,7 +24,7 @@ public final class FeatureExtractor: @unchecked Sendable {
     public let vocabulary: [String]
 
     public init(lexicon: Lexicon, vocabulary: [String] = []) {
-        precondition(Lexicon.requiredClasses.count == 30, "class bits are literal constants: update them with requiredClasses")
+        precondition(Lexicon.requiredClasses.count == 31, "class bits are literal constants: update them with requiredClasses")
         var names = Self.fixedFeatures
         var index: [String: Int] = [:]
         // Room for every feature up front: growing these tables by doubling copied them (and
@@ -109,7 +109,7 @@ public final class FeatureExtractor: @unchecked Sendable {
             return node
         }
         let probe = TokenProbe(rewriteTable: rewriteTable, rewriteStart: rewriteStart, rewriteTokens: rewriteTokens,
-                               pronounIs: pronounIs)
+                               pronounIs: pronounIs, classTable: classTable)
         for (familyIndex, family) in lexicon.families.enumerated() {
             for phrase in family.phrases {
                 let hashes = probe.hashes(phrase)
@@ -272,9 +272,15 @@ public final class FeatureExtractor: @unchecked Sendable {
         var raw: [String] = []
         let source = TextNormalizer.normalizedBytes(text) ?? Array(text.utf8)
         source.withUnsafeBufferPointer { bytes in
+            // Runs of digits and letters with nothing between them may be one token ("401k"):
+            // every such joined run is remembered too.
+            var previousEnd = -1, runStart = 0
             _ = RawTokenizer.scan(bytes) { start, end, _, _, _, _, _ in
                 let word = String(decoding: bytes[start..<end], as: UTF8.self).lowercased()
                 raw.append(word)
+                if start != previousEnd { runStart = start }
+                if runStart != start { raw.append(String(decoding: bytes[runStart..<end], as: UTF8.self).lowercased()) }
+                previousEnd = end
             }
         }
         for word in raw {
@@ -299,6 +305,7 @@ private struct TokenProbe {
     let rewriteStart: [Int32]
     let rewriteTokens: [UInt64]
     let pronounIs: HashTable
+    let classTable: HashTable
 
     func hashes(_ phrase: String) -> [UInt64] {
         var output: [UInt64] = []
@@ -321,14 +328,24 @@ private struct TokenProbe {
                 default: output.append(tokenHash(word))
                 }
             } else {
-                // digits and letters split as in messages ("3pm" → "3", "pm")
-                var current = ""
-                var digits: Bool? = nil
+                // Digits and letters as in messages: one word ("q1", "2nite"), but a time or an
+                // ordinal after a number stays apart ("3pm" → "3", "pm").
+                var runs: [(text: String, digits: Bool)] = []
                 for ch in word {
                     let isDigit = ch.isNumber
-                    if let d = digits, d != isDigit { output.append(tokenHash(current)); current = "" }
-                    current.append(ch)
-                    digits = isDigit
+                    if let last = runs.last, last.digits == isDigit { runs[runs.count - 1].text.append(ch) } else { runs.append((String(ch), isDigit)) }
+                }
+                var current = ""
+                for (index, run) in runs.enumerated() {
+                    let apart = index > 0 && runs[index - 1].digits && !run.digits
+                        && ((UInt32(bitPattern: max(0, classTable.get(tokenHash(run.text)))) & ExtractorTables.timeSuffixes) != 0
+                            || rewriteTable.get(tokenHash(run.text)) >= 0)
+                    if apart || current.isEmpty {
+                        if !current.isEmpty { output.append(tokenHash(current)) }
+                        current = run.text
+                    } else {
+                        current += run.text
+                    }
                 }
                 if !current.isEmpty { output.append(tokenHash(current)) }
             }

@@ -66,6 +66,8 @@ extension ExtractorTables {
         // than right after the negator ("not, sure" is negated; "not now, sure" is not).
         // Tracked as the walk goes, so no token is looked at twice.
         var lastNegator = -8, lastBreak = -1
+        // Where the last sentence starts (0: the message is one sentence).
+        var lastSentence = 0
         for i in 0..<n {
             let token = t[i]
             let info = table.info(at: token.slot)
@@ -74,6 +76,7 @@ extension ExtractorTables {
             allClasses |= c
             allFlags |= token.flags
             lastBreak = token.separator >= Separator.comma ? i : lastBreak
+            lastSentence = token.separator >= Separator.stop ? i : lastSentence
             // As bits (`|`, not `||`: no branches).
             let structural = ((i > 0 ? 1 : 0) & (token.separator >= Separator.stop ? 1 : 0)) | (c & (Self.cOr | Self.cBe) != 0 ? 1 : 0)
             let timely: UInt64 = (token.flags & Token.number != 0 ? 1 : 0) | (c & Self.timeWork != 0 ? 1 : 0)
@@ -116,6 +119,14 @@ extension ExtractorTables {
         }
         // A time family's cue (not negated) is a time expression.
         for family in timeFamilies { timeSeen = timeSeen || output.contains(family) }
+        // A chat ending after the message's own last punctuation ("is this real? lol", "can you
+        // help? thanks") leaves that punctuation the message's last: the question stays a question.
+        var last = last
+        if n > 1 && allClasses & Self.cChatEnding != 0 && classes[n - 1] & Self.cChatEnding != 0 && last < Separator.stop {
+            var k = n - 1
+            while k > 1 && classes[k - 1] & Self.cChatEnding != 0 && t[k].separator < Separator.stop { k -= 1 }
+            if t[k].separator >= Separator.stop { last = t[k].separator }
+        }
         if n > 0 {
             openingFeatures(last: last, tokens: t, classes: classes, into: &output)
 
@@ -200,7 +211,37 @@ extension ExtractorTables {
                 }
             }
         }
-        if !timeSeen && !output.containsAny(of: F.firstTime...F.lastTime) { add(F.timeNone) }
+        let anyTime = timeSeen || output.containsAny(of: F.firstTime...F.lastTime)
+        if !anyTime { add(F.timeNone) }
+        // Pasted context before the ask ("… the deadline is tomorrow. Which of these should I
+        // read first?"): the context's dates are someone else's. A time expression outside the
+        // last sentence, and none in it, says so. Only messages of several sentences with a time
+        // word pay for the second look.
+        if anyTime && lastSentence > 0 && !timeExpressed(from: lastSentence, tokens: t, classes: classes) { add(F.timeBeforeLastSentence) }
+    }
+
+    /// Whether the tokens from `start` to the end hold a time expression: a number, a word of
+    /// the time classes, or a phrase of a time family (`timeFamilies`).
+    @inline(never)
+    private func timeExpressed(from start: Int, tokens t: UnsafeBufferPointer<Token>, classes: UnsafeMutableBufferPointer<UInt32>) -> Bool {
+        let n = t.count
+        let timeClasses = Self.timeWork | Self.cNext | Self.cClockSuffix | Self.cOrdinal
+        func isTimeFamily(_ id: Int32) -> Bool { timeFamilies.contains(id) }
+        for i in start..<n {
+            if t[i].isNumber || classes[i] & timeClasses != 0 { return true }
+            let info = table.info(at: t[i].slot)
+            for c in info.rootCues.start..<info.rootCues.end where isTimeFamily(cueEmits[c].plain) { return true }
+            var children = info.rootChildren, key = combine(trieRoot, t[i].hash), j = i + 1
+            while j < n && t[j].separator < Separator.stop && children & childBit(t[j].hash) != 0 {
+                key = combine(key, t[j].hash)
+                let node = trie.node(key)
+                guard node.exists else { break }
+                for c in node.cues.start..<node.cues.end where isTimeFamily(cueEmits[c].plain) { return true }
+                children = node.children
+                j += 1
+            }
+        }
+        return false
     }
 
     /// Calls `body` with each position whose bit is set in `marked`, in order. The bits cover
@@ -351,6 +392,7 @@ extension ExtractorTables {
     static let cAgo: UInt32 = 1 << 27  // ago-word
     static let cClockPreposition: UInt32 = 1 << 28  // clock-preposition
     static let cClockFollow: UInt32 = 1 << 29  // clock-follow
+    static let cChatEnding: UInt32 = 1 << 30  // chat-ending
 }
 
 extension FeatureExtractor {
@@ -366,6 +408,7 @@ extension FeatureExtractor {
         "time:month", "time:ordinal-date", "time:numeric-date", "time:year", "time:none",
         "goal:present", "struct:wh-short", "struct:either-or+wh", "time:just-happened", "time:ago",
         "struct:either-or-short", "struct:starts-progressive", "struct:scene-opening",
+        "time:before-last-sentence",
     ]
 }
 
@@ -380,7 +423,7 @@ extension ExtractorTables {
         static let inWeeks = 26, nWeeks = 27, inBare = 28, clock = 29, weekday = 30, nextWeekday = 31
         static let month = 32, ordinalDate = 33, numericDate = 34, year = 35, timeNone = 36, goalPresent = 37
         static let whShort = 38, eitherOrWh = 39, justHappened = 40, ago = 41, eitherOrShort = 42, startsProgressive = 43
-        static let sceneOpening = 44
+        static let sceneOpening = 44, timeBeforeLastSentence = 45
         static let firstTime = 20, lastTime = 35
     }
 

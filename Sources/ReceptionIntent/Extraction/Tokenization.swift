@@ -24,7 +24,25 @@ extension ExtractorTables {
     /// rewrites do not list, and the flags the features read (number, "-ing", "-ed").
     @inline(never)
     func tokenize(_ bytes: UnsafeBufferPointer<UInt8>, into tokens: inout FixedBuffer<Token>) -> UInt8 {
-        RawTokenizer.scan(bytes) { start, end, separator, isNumber, hash, value, apostrophe in
+        // Where the last raw word ended and began, if it became one token of its own that a run
+        // of digits or letters right after it may join ("401" + "k").
+        var joinableEnd = -1, joinableStart = 0
+        return RawTokenizer.scan(bytes) { start, end, separator, isNumber, hash, value, apostrophe in
+            // Digits and letters with nothing between them are one word ("401k", "ps5", "eli5",
+            // "co2"): split, "k" or "ps" alone would stand for the word. A time or an ordinal
+            // stays two ("3pm", "15th", "5min"), for the time features. Rare, so one test a word.
+            if start == joinableEnd {
+                let info = table.info(at: table.slot(hash))
+                let keepsApart = !isNumber && (info.classes & Self.timeSuffixes != 0 || info.rewrite >= 0)
+                if !keepsApart && apostrophe < 0 {
+                    let joined = tokenHash(UnsafeBufferPointer(rebasing: bytes[joinableStart..<end]).lazy.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 })
+                    let last = tokens.count - 1
+                    tokens[last] = Token(hash: joined, separator: tokens[last].separator, flags: 0, value: 0, slot: table.slot(joined))
+                    joinableEnd = end
+                    return
+                }
+            }
+            joinableEnd = -1
             // "-ing" after two letters or more, "-ed" after two or more: read as a progressive verb
             // and a past participle. Compared as one integer, and combined as bits rather than
             // with `&&`, which compiles to branches that mispredicted on several words a message.
@@ -40,6 +58,8 @@ extension ExtractorTables {
             if appendRewrite(slot, separator: separator, into: &tokens) { return }
             guard apostrophe >= 0 else {
                 tokens.append(Token(hash: hash, separator: separator, flags: flags, value: value, slot: slot))
+                joinableEnd = end
+                joinableStart = start
                 return
             }
             // A contraction or possessive the rewrites do not list.
@@ -77,6 +97,10 @@ extension ExtractorTables {
             }
         }
     }
+
+    /// Classes of a run of letters that stays apart from the digits before it: "3pm", "15th",
+    /// "5 minutes" written "5minutes".
+    static let timeSuffixes: UInt32 = cClockSuffix | cOrdinal | cMinute | cHour | cDay | cWeek | cMonth | cMonthAmbiguous | cWeekday
 
     /// Appends the rewrite of the token in `slot`, if it has one.
     @inline(__always)

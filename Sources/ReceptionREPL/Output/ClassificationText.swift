@@ -13,6 +13,7 @@ public enum ClassificationText {
         if let intent = c.intentExplanation { lines += head("intent", intent) }
         if let urgency = c.urgencyExplanation { lines += head("urgency", urgency) }
         if c.intentExplanation == nil && c.urgencyExplanation == nil { lines.append("(no feature breakdown: the labels were set by hand)") }
+        if let model = c.model, c.source == .classifier { lines += ["", "model: \(TerminalText.clean(model, singleLine: true))"] }
         return lines.joined(separator: "\n")
     }
 

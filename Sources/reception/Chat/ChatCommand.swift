@@ -71,6 +71,9 @@ struct ChatCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Keep this session out of the conversation log (reception logs off stops logging for good).")
     var noLog = false
 
+    @Option(name: .long, help: ArgumentHelp("Classify intents with this weights file (from `reception train`) instead of the built-in model (default: \"weights\" in $XDG_CONFIG_HOME/reception/intent.json, if set); built-in: the built-in model.", valueName: "file|built-in"))
+    var intentWeights: String?
+
     @Flag(name: .long, help: "Do not verify servers' TLS certificates (your own development server with a self-signed certificate). Anyone on the network path could then read and change the session, API keys included.")
     var insecure = false
 
@@ -157,7 +160,8 @@ struct ChatCommand: AsyncParsableCommand {
         }
         // The offline queue: messages for an unreachable backend wait on disk until it answers.
         // Innermost, so it keeps the request exactly as the backend would have received it.
-        var middleware: [any Middleware] = [IntentMiddleware(classifier: IntentClassifier()), PersonalityMiddleware(store: library.store)]
+        let classifier = ChatIntentModel.classifier(option: intentWeights, configDirectory: environment.configDirectory, warn: console.errorLine)
+        var middleware: [any Middleware] = [IntentMiddleware(classifier: classifier), PersonalityMiddleware(store: library.store)]
         // The rewrite stage goes outside the personality middleware: it rewrites what that
         // rendered, and falls back to it.
         var rewriteStage: RewriteSetup.Stage?

@@ -53,11 +53,14 @@ struct ClassifyCommand: ParsableCommand {
     }
 
     func run() throws {
+        // A file named on the command line that cannot be used stops the command: answers a
+        // script takes for its model's must be that model's (the REPL falls back instead).
         let classifier: IntentClassifier
         do { classifier = try model.classifier() } catch { printError("error: \(error)"); throw ExitCode.failure }
         let json = self.json || jsonlInput
         func emit(_ text: String, goal: String? = self.goal, id: String? = nil) throws {
-            let c = classifier.classify(text, goal: goal, explain: explain || json)
+            var c = classifier.classify(text, goal: goal, explain: explain || json)
+            c.model = classifier.modelName
             let active = features ? classifier.extractor.featureNames(text, goal: goal) : nil
             if json { print(try c.jsonLine(text: text, features: active, id: id)); return }
             print(ReportText.classification(text, c, explain: explain), terminator: "")

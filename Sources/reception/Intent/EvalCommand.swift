@@ -46,6 +46,12 @@ struct EvalCommand: ParsableCommand {
 
     @OptionGroup var model: IntentModelOptions
 
+    @Option(name: .long, help: ArgumentHelp("Compare with this model on the same messages: a weights file, or built-in. Prints both side by side and a paired test (McNemar's) of whether the difference is more than chance.", valueName: "weights|built-in"))
+    var against: String?
+
+    @Option(name: .long, help: ArgumentHelp("The lexicon --against was trained with, when not the built-in one.", valueName: "file"))
+    var againstLexicon: String?
+
     func validate() throws {
         if let minAccuracy, !(0...1).contains(minAccuracy) { throw ValidationError("--min-accuracy must be between 0 and 1") }
         if worst < 0 { throw ValidationError("--worst must be 0 or more") }
@@ -53,6 +59,8 @@ struct EvalCommand: ParsableCommand {
         if files.contains("-"), format == nil { throw ValidationError("- reads standard input: say its format with --format jsonl, csv or tsv") }
         if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("- (standard input) can be read once") }
         for part in split where CorpusSplit(rawValue: part) == nil { throw ValidationError("unknown split \"\(part)\" (expected train, dev, test)") }
+        if againstLexicon != nil && against == nil { throw ValidationError("--against-lexicon goes with --against (the model it belongs to)") }
+        if against != nil && report != nil { throw ValidationError("--report describes one model; run eval once per model for reports, and --against for the comparison") }
     }
 
     /// An accuracy to three places, or more when three would round it up to the bar it missed
@@ -65,7 +73,13 @@ struct EvalCommand: ParsableCommand {
 
     func run() throws {
         let classifier: IntentClassifier
-        do { classifier = try model.classifier() } catch { printError("error: \(error)"); throw ExitCode.failure }
+        var other: IntentClassifier?
+        do {
+            classifier = try model.classifier()
+            if let against {
+                other = try IntentModelOptions.classifier(weights: IntentModelOptions.path(against), lexicon: againstLexicon)
+            }
+        } catch { printError("error: \(error)"); throw ExitCode.failure }
         if let report {
             do { _ = try ReportHTML.checkedTarget(URL(fileURLWithPath: report)) } catch { printError("error: \(error)"); throw ExitCode.failure }
         }
@@ -99,10 +113,22 @@ struct EvalCommand: ParsableCommand {
         let bar = ProgressBar(label: "classifying")
         var progress: (@Sendable (Int, Int) -> Void)? = nil
         if corpus.messages.count >= 20_000 { progress = { done, total in bar.update(done, total) } }
-        let result = EvaluationReport.evaluate(corpus.messages, classifier: classifier, files: files.map { $0 == "-" ? "standard input" : $0 }, issues: corpus.issues,
-                                               worst: worst, progress: progress)
-        bar.finish()
-        if json { print(try result.json()) } else { print(ReportText.evaluation(result), terminator: "") }
+        let shownFiles = files.map { $0 == "-" ? "standard input" : $0 }
+        let (result, outcomes) = EvaluationReport.evaluateWithOutcomes(corpus.messages, classifier: classifier, files: shownFiles, issues: corpus.issues,
+                                                                       worst: worst, progress: progress)
+        if let other {
+            // The same messages, the same labels: only the model differs.
+            let (otherResult, otherOutcomes) = EvaluationReport.evaluateWithOutcomes(corpus.messages, classifier: other, files: shownFiles,
+                                                                                     issues: corpus.issues, worst: worst)
+            bar.finish()
+            let comparison = ModelComparison(a: result, b: otherResult, nameA: classifier.modelName, nameB: other.modelName,
+                                             paired: PairedComparison(intent: PairedComparison.head(a: outcomes.intentRight, b: otherOutcomes.intentRight),
+                                                                      urgency: PairedComparison.head(a: outcomes.urgencyRight, b: otherOutcomes.urgencyRight)))
+            if json { print(try comparison.json()) } else { print(comparison.text, terminator: "") }
+        } else {
+            bar.finish()
+            if json { print(try result.json()) } else { print(ReportText.evaluation(result), terminator: "") }
+        }
         if let report {
             do {
                 let file = try ReportHTML.write(result, to: URL(fileURLWithPath: report))

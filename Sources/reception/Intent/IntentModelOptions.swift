@@ -3,15 +3,29 @@ import Foundation
 import ReceptionCore
 import ReceptionIntent
 
-/// `--lexicon` and `--weights`, shared by classify, eval and bench.
+/// `--lexicon` and `--weights`, shared by classify, eval, label and bench.
 struct IntentModelOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("A cue lexicon file to use instead of the built-in one.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("A cue lexicon file to use instead of the built-in one (the one the weights were trained with).", valueName: "file"))
     var lexicon: String?
 
-    @Option(name: .long, help: ArgumentHelp("A weights file (from `reception train`) to use instead of the built-in one.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("A weights file (from `reception train`) to use instead of the built-in model; `built-in` names the built-in one.", valueName: "file"))
     var weights: String?
 
+    /// `--weights built-in` is the built-in model (for symmetry with `eval --against built-in`).
+    var weightsPath: String? { IntentModelOptions.path(weights) }
+
+    static let builtIn = "built-in"
+
+    /// A weights argument as a path: nil for none or for `built-in`.
+    static func path(_ argument: String?) -> String? { argument == builtIn ? nil : argument }
+
+    /// The model asked for; a file that cannot be used is an error (figures must come from the
+    /// model they are said to come from).
     func classifier() throws -> IntentClassifier {
+        try Self.classifier(weights: weightsPath, lexicon: lexicon)
+    }
+
+    static func classifier(weights: String?, lexicon: String?) throws -> IntentClassifier {
         if lexicon == nil && weights == nil { return IntentClassifier() }
         do {
             return try IntentClassifier(lexiconURL: lexicon.map { URL(fileURLWithPath: $0) },
@@ -19,6 +33,14 @@ struct IntentModelOptions: ParsableArguments {
         } catch {
             throw IntentCommandError("\(error)")
         }
+    }
+
+    /// The model asked for, or the built-in one with a warning when its file cannot be used
+    /// (`label`, whose guesses only help a person decide; its screen says which model guessed).
+    func classifierOrBuiltIn(doing what: String) -> IntentClassifier {
+        let (classifier, refusal) = IntentClassifier.choosing(weights: weightsPath, lexicon: lexicon)
+        if let refusal { printError("warning: \(refusal); \(what) with the built-in model instead") }
+        return classifier
     }
 }
 

@@ -15,18 +15,30 @@ struct TrainCommand: ParsableCommand {
         for several); --exclude-source leaves out a dataset of the human-written corpus; \
         --labels adds labels kept apart from their texts, such as the project's adjudication \
         of the human corpus's disagreements (--labels Tests/Corpora/human-adjudicated.jsonl \
-        --texts ../shared/corpora/human-train/messages.jsonl; not in the shipped model). The \
-        shipped weights are:
+        --texts ../shared/corpora/human-train/messages.jsonl; not in the shipped model).
 
-          reception train Tests/Corpora/train.jsonl \\
-            ../shared/corpora/human-train/agreed.jsonl --split train \\
+        Your own labels (such as `reception label`'s file) train a model alone, or beside the \
+        corpora the built-in model was trained on with --with-shipped-corpora (from a checkout \
+        of Reception with ../shared beside it), where each of your messages counts --own-weight \
+        times. The shipped weights are:
+
+          reception train --with-shipped-corpora \\
             --lexicon Sources/ReceptionIntent/Model/lexicon.txt \\
             --out Sources/ReceptionIntent/Model/weights.json \\
             --swift Sources/ReceptionIntent/ShippedModel.swift --force
         """)
 
-    @Argument(help: "Training corpora (JSONL, CSV or TSV).")
-    var corpora: [String]
+    @Argument(help: "Training corpora (JSONL, CSV or TSV), such as the labels file of `reception label`.")
+    var corpora: [String] = []
+
+    @Flag(name: .long, help: "Also train on the corpora the built-in model was trained on (the train and dev splits in Tests/Corpora, and the train and dev parts of both human-written batches in ../shared/corpora/human-train/, read from the checkout --corpora-root names; the test parts stay held out).")
+    var withShippedCorpora = false
+
+    @Option(name: .long, help: ArgumentHelp("The checkout of Reception --with-shipped-corpora reads from (default: the current folder).", valueName: "dir"))
+    var corporaRoot = "."
+
+    @Option(name: .long, help: "With --with-shipped-corpora: how many times each message of your own corpora (the CORPORA arguments) counts, against once for a model-written one.")
+    var ownWeight: Double = 2
 
     @Option(name: .long, help: ArgumentHelp("Where to write the weights file.", valueName: "file"))
     var out: String
@@ -83,6 +95,8 @@ struct TrainCommand: ParsableCommand {
     var force = false
 
     func validate() throws {
+        if corpora.isEmpty && !withShippedCorpora { throw ValidationError("Give the corpora to train on (such as your labels file), or --with-shipped-corpora.") }
+        guard ownWeight > 0 else { throw ValidationError("--own-weight must be greater than 0.") }
         if (labels == nil) != (texts == nil) { throw ValidationError("--labels and --texts go together: the labels file holds ids, the texts file their messages") }
         guard l2 > 0, l2Words > 0 else { throw ValidationError("--l2 and --l2-words must be greater than 0.") }
         guard minWordCount >= 0 else { throw ValidationError("--min-word-count must be 0 (no word features) or more.") }
@@ -142,6 +156,14 @@ struct TrainCommand: ParsableCommand {
         var corpus: CorpusReader.Result
         do {
             corpus = try CorpusReader(strict: strict).read(paths: corpora)
+            if withShippedCorpora {
+                // Beside thousands of shipped messages, a person's few hundred would hardly move
+                // the model: they count `ownWeight` times.
+                for index in corpus.messages.indices { corpus.messages[index].weight = ownWeight }
+                let shipped = try ShippedCorpora.messages(root: corporaRoot, strict: strict)
+                corpus.messages += shipped.messages
+                corpus.issues += shipped.issues
+            }
             if let labels, let texts {
                 let joined = try CorpusReader(strict: strict).read(labels: labels, texts: texts)
                 corpus.messages += joined.messages

@@ -1,0 +1,170 @@
+import Foundation
+import ReceptionCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One line of a labels file: a message labelled (a corpus line `reception train` reads, with
+/// what the model guessed beside it) or passed over.
+public struct LabelEntry: Sendable, Hashable {
+    public var id: String
+    public var text: String?
+    public var goal: String?
+    public var intent: IntentType?
+    public var urgency: UrgencyLevel?
+    /// What the model guessed when the label was made.
+    public var modelIntent: IntentType?
+    public var modelUrgency: UrgencyLevel?
+    public var skipped: Bool
+
+    public static func labelled(_ item: LabellingItem, intent: IntentType, urgency: UrgencyLevel, guess: LabellingGuess) -> LabelEntry {
+        LabelEntry(id: item.id, text: item.text, goal: item.goal, intent: intent, urgency: urgency,
+                   modelIntent: guess.intent, modelUrgency: guess.urgency, skipped: false)
+    }
+
+    public static func skipped(_ item: LabellingItem) -> LabelEntry {
+        LabelEntry(id: item.id, text: nil, goal: nil, intent: nil, urgency: nil, modelIntent: nil, modelUrgency: nil, skipped: true)
+    }
+
+    /// The line written: the corpus format (`id`, `text`, `intent`, `urgency`, `goal`) with
+    /// `model_intent` and `model_urgency`; a skip is `{"id": …, "skip": true}`, as the shared
+    /// corpora's annotation passes write it.
+    public var jsonLine: String {
+        let quote = IntentWeights.quote
+        if skipped { return "{\"id\": \(quote(id)), \"skip\": true}" }
+        var fields = ["\"id\": \(quote(id))"]
+        if let text { fields.append("\"text\": \(quote(text))") }
+        if let intent { fields.append("\"intent\": \(quote(intent.rawValue))") }
+        if let urgency { fields.append("\"urgency\": \(quote(urgency.rawValue))") }
+        if let goal { fields.append("\"goal\": \(quote(goal))") }
+        if let modelIntent { fields.append("\"model_intent\": \(quote(modelIntent.rawValue))") }
+        if let modelUrgency { fields.append("\"model_urgency\": \(quote(modelUrgency.rawValue))") }
+        return "{" + fields.joined(separator: ", ") + "}"
+    }
+
+    init(id: String, text: String?, goal: String?, intent: IntentType?, urgency: UrgencyLevel?,
+         modelIntent: IntentType?, modelUrgency: UrgencyLevel?, skipped: Bool) {
+        self.id = id
+        self.text = text
+        self.goal = goal
+        self.intent = intent
+        self.urgency = urgency
+        self.modelIntent = modelIntent
+        self.modelUrgency = modelUrgency
+        self.skipped = skipped
+    }
+
+    init?(fields: [String: String]) {
+        guard let id = fields["id"], !id.isEmpty else { return nil }
+        self.id = id
+        skipped = fields["skip"] == "true"
+        text = fields["text"]
+        goal = fields["goal"]
+        intent = fields["intent"].flatMap { IntentType(rawValue: $0.lowercased()) }
+        urgency = fields["urgency"].flatMap { UrgencyLevel(rawValue: $0.lowercased()) }
+        modelIntent = fields["model_intent"].flatMap { IntentType(rawValue: $0) }
+        modelUrgency = fields["model_urgency"].flatMap { UrgencyLevel(rawValue: $0) }
+        if !skipped && (intent == nil || urgency == nil) { return nil }
+    }
+}
+
+/// The labels file of `reception label`: JSON lines, only ever appended to, each label written
+/// and flushed to the disk the moment it is made, so a session that is killed loses at most
+/// the message on screen, and the next one starts after the last label. Readable by its owner
+/// only (it quotes people's messages).
+public final class LabelFile {
+    public let path: String
+    /// What the file held when it was opened (a second session resumes after these).
+    public private(set) var earlier: [LabelEntry] = []
+    /// Lines this session appended, with the file's length before each: what `undo` takes back.
+    private var appended: [(entry: LabelEntry, offset: off_t)] = []
+    /// A line the file ended with but that was never finished (a write cut short by a crash),
+    /// dropped when the file was opened.
+    public private(set) var repairedTail = false
+    private let descriptor: Int32
+
+    public init(path: String) throws {
+        self.path = path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CorpusIssue(file: path, line: 0, message: "cannot be opened for labels (\(String(cString: strerror(errno))))") }
+        descriptor = fd
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw CorpusIssue(file: path, line: 0, message: "is not a regular file; name a file for the labels")
+        }
+        let data: Data
+        do { data = try PlainFile.read(path) } catch {
+            close(fd)
+            throw CorpusIssue(file: path, line: 0, message: (error as? PlainFile.Problem)?.reason ?? "\(error)")
+        }
+        var bytes = [UInt8](data)
+        // A last line without its newline was being written when the session died: it is not a
+        // label anyone finished, so it goes (the message comes back on screen).
+        if let last = bytes.last, last != 10 {
+            let keep = (bytes.lastIndex(of: 10).map { $0 + 1 }) ?? 0
+            guard ftruncate(fd, off_t(keep)) == 0 else {
+                close(fd)
+                throw CorpusIssue(file: path, line: 0, message: "ends in an unfinished line that cannot be removed (\(String(cString: strerror(errno))))")
+            }
+            bytes.removeSubrange(keep...)
+            repairedTail = true
+        }
+        var line = 0
+        for raw in bytes.split(separator: 10, omittingEmptySubsequences: false) {
+            line += 1
+            if raw.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
+            let parsed = Array(raw).withUnsafeBufferPointer { FlatJSON.parse($0[...]) }
+            guard case .success(let fields) = parsed, let entry = LabelEntry(fields: fields) else {
+                close(fd)
+                throw CorpusIssue(file: path, line: line, message: "is not a line of a labels file (an id with a text, intent and urgency, or an id with \"skip\": true); is this the labels file you meant?")
+            }
+            earlier.append(entry)
+        }
+        // Whatever the umask made of an earlier file: it holds people's messages.
+        fchmod(fd, 0o600)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Ids already labelled or skipped, in this session or before it.
+    public var done: Set<String> { Set(earlier.map(\.id) + appended.map(\.entry.id)) }
+    /// Every entry: the earlier ones, then this session's.
+    public var entries: [LabelEntry] { earlier + appended.map(\.entry) }
+    public var sessionEntries: [LabelEntry] { appended.map(\.entry) }
+
+    /// Appends the entry's line and flushes it to the disk before returning.
+    public func append(_ entry: LabelEntry) throws {
+        let offset = lseek(descriptor, 0, SEEK_END)
+        guard offset >= 0 else { throw failure("cannot be written") }
+        let bytes = Array((entry.jsonLine + "\n").utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                ftruncate(descriptor, offset)
+                throw failure("cannot be written")
+            }
+            written += count
+        }
+        guard fsync(descriptor) == 0 else { throw failure("cannot be flushed to the disk") }
+        appended.append((entry, offset))
+    }
+
+    /// Takes back the last line this session wrote; nil when it wrote none.
+    @discardableResult
+    public func undo() throws -> LabelEntry? {
+        guard let last = appended.last else { return nil }
+        guard ftruncate(descriptor, last.offset) == 0 else { throw failure("cannot be shortened to take the label back") }
+        fsync(descriptor)
+        appended.removeLast()
+        return last.entry
+    }
+
+    private func failure(_ what: String) -> CorpusIssue {
+        CorpusIssue(file: path, line: 0, message: "\(what) (\(String(cString: strerror(errno))))")
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import ReceptionCore
+
+/// The corpora the built-in model is trained on, as they lie in a checkout of Reception: the
+/// project's model-written train and dev splits, and the `train` and `dev` parts (by id hash)
+/// of the human-written corpora in `../shared` beside the checkout (third-party data, read in
+/// place, never copied). The options were chosen on the dev parts with the model trained on the
+/// train parts; the shipped model is then fitted on both, and the `test` parts stay held out.
+/// `reception train --with-shipped-corpora` reads them, to train a person's own labels beside
+/// them, or to regenerate the built-in weights; the test that checks those weights reads the
+/// same list.
+public enum ShippedCorpora {
+    /// The model-written train and dev splits, relative to the checkout.
+    public static let modelWritten = ["Tests/Corpora/train.jsonl", "Tests/Corpora/dev.jsonl"]
+    /// The human-written corpora, relative to the checkout (both batches).
+    public static let humanWritten = ["../shared/corpora/human-train/agreed.jsonl", "../shared/corpora/human-train/batch-2/agreed.jsonl"]
+    /// The parts of the human-written corpora that train; `test` is held out.
+    public static let humanParts: Set<CorpusSplit> = [.train, .dev]
+
+    /// The messages, read from the checkout at `root`; any corpus missing is an error that says
+    /// which and where it was looked for.
+    public static func messages(root: String, strict: Bool = false) throws -> CorpusReader.Result {
+        let reader = CorpusReader(strict: strict)
+        func path(_ relative: String) -> String { (root as NSString).appendingPathComponent(relative) }
+        for file in modelWritten + humanWritten where !FileManager.default.fileExists(atPath: path(file)) {
+            throw CorpusIssue(file: path(file), line: 0, message: "not found: the shipped corpora are read from a checkout of Reception (Tests/Corpora) with the shared corpora beside it (../shared); give the checkout with --corpora-root")
+        }
+        var result = try reader.read(paths: modelWritten.map(path))
+        let human = try reader.read(paths: humanWritten.map(path))
+        result.messages += TrainingSelection(splits: humanParts).apply(human.messages)
+        result.issues += human.issues
+        return result
+    }
+}

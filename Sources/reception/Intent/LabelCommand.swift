@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import ReceptionCore
+import ReceptionIntent
+
+/// `reception label FILE`: label messages in the terminal, one at a time, with the model's
+/// guess, its confidences and the features behind it beside each.
+struct LabelCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "label",
+        abstract: "Label your own messages in the terminal, one key per decision.",
+        discussion: """
+        Reads JSON lines, CSV or TSV (a "text" field or column; optional id, goal, intent, \
+        urgency) or plain text (one message a line; any other extension, or --format text). A \
+        message without an id gets one from a hash of its text. Each label is appended to the \
+        labels file and flushed to the disk as it is made; run the same command again to go \
+        on where you stopped. The labels file is a corpus: `reception train LABELS --out \
+        WEIGHTS` trains on it.
+
+        Keys: Enter accepts the label shown (at first, the model's guess); d r a c v set the \
+        intent (decision, research, action, curiosity, validation); 1 2 3 4 set the urgency \
+        (immediate, soon, planning, exploratory); k keeps the file's own label; s skips; u \
+        takes the last decision back; q (or Ctrl-C, Ctrl-D) stops; ? shows the keys.
+
+        Each intent and urgency is defined, with examples and how ties are broken, in the \
+        repository's docs/intents.md; the whole loop (label, train, compare, use) is in \
+        docs/intent-labelling.md.
+        """)
+
+    @Argument(help: "The messages to label (JSONL, CSV, TSV or plain text).")
+    var file: String
+
+    @Option(name: .long, help: ArgumentHelp("The labels file (default: FILE's name with .labels.jsonl).", valueName: "file"))
+    var out: String?
+
+    @Option(name: .long, help: ArgumentHelp("uncertain (the model's least sure first), input (as they come), disagreements (only where the file's label and the model disagree).", valueName: "order"))
+    var order: String = LabellingOrder.uncertain.rawValue
+
+    @Option(name: .long, help: ArgumentHelp("Read FILE as jsonl, csv, tsv or text whatever its name.", valueName: "format"))
+    var format: String?
+
+    @OptionGroup var model: IntentModelOptions
+
+    func validate() throws {
+        guard LabellingOrder(rawValue: order) != nil else {
+            throw ValidationError("unknown --order \"\(order)\" (expected \(LabellingOrder.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        if let format, LabellingFormat(rawValue: format.lowercased()) == nil {
+            throw ValidationError("unknown --format \"\(format)\" (expected \(LabellingFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        if file == "-" { throw ValidationError("label reads your keys from standard input, so the messages come from a file: give its path") }
+    }
+
+    /// `msgs.txt` → `msgs.labels.jsonl`, beside it.
+    static func defaultOut(for input: String) -> String {
+        let base = (input as NSString).deletingPathExtension
+        return (base.isEmpty ? input : base) + ".labels.jsonl"
+    }
+
+    func run() throws {
+        // Keys come one at a time from a person at a terminal; a pipe or a file has no person
+        // to answer, and a line of it must never be taken for an answer.
+        guard isatty(STDIN_FILENO) == 1 else {
+            printError("error: reception label reads one key per decision from a terminal, and standard input is not one (it is a pipe or a file). Run it in a terminal; to label without one, write the labels as JSON lines ({\"id\", \"text\", \"intent\", \"urgency\"}) and train on them.")
+            throw ExitCode.failure
+        }
+        guard isatty(STDOUT_FILENO) == 1 else {
+            printError("error: reception label draws its screen on a terminal, and standard output is not one; run it without redirecting its output.")
+            throw ExitCode.failure
+        }
+        let outPath = out ?? Self.defaultOut(for: file)
+        if URL(fileURLWithPath: outPath).standardizedFileURL == URL(fileURLWithPath: file).standardizedFileURL {
+            printError("error: --out \(outPath) is the file of messages itself; the labels go to a file of their own")
+            throw ExitCode.failure
+        }
+        let classifier = model.classifierOrBuiltIn(doing: "guessing")
+        let input: LabellingInput.Result
+        do { input = try LabellingInput.read(path: file, format: format.flatMap { LabellingFormat(rawValue: $0.lowercased()) }) } catch {
+            printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        for issue in input.issues.prefix(10) { printError("warning: \(issue) (skipped)") }
+        if input.issues.count > 10 { printError("warning: \(input.issues.count - 10) more lines skipped") }
+        guard !input.items.isEmpty else {
+            printError("error: no messages to label in \(file)")
+            throw ExitCode.failure
+        }
+        let labels: LabelFile
+        do { labels = try LabelFile(path: outPath) } catch {
+            printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        if labels.repairedTail { printError("note: \(outPath) ended in a line that was never finished; it was dropped, and its message comes again") }
+        let order = LabellingOrder(rawValue: self.order)!
+        let session = LabellingSession(items: input.items, classifier: classifier, order: order, file: labels)
+        if session.queue.isEmpty {
+            let why = session.alreadyDone > 0 ? "all \(Counted.phrase(session.alreadyDone, "message")) of \(file) are in \(outPath) already"
+                : "the model agrees with every label in \(file)"
+            print("Nothing to label: \(why).")
+            return
+        }
+        let screen = LabelScreen(session: session, classifier: classifier, input: file, out: outPath)
+        let terminal: KeyboardTerminal
+        do { terminal = try KeyboardTerminal() } catch {
+            printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        var failure: Error?
+        do { try screen.run(on: terminal) } catch { failure = error }
+        terminal.restore()
+        if let failure {
+            printError("error: \(failure)")
+            throw ExitCode.failure
+        }
+        print(screen.summaryText)
+    }
+}

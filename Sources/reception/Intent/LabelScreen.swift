@@ -1,0 +1,187 @@
+import Foundation
+import ReceptionCore
+import ReceptionIntent
+
+/// What `reception label` shows and how each key changes it: the message on screen, the
+/// model's guess with both confidences and the features behind it, and the label that Enter
+/// will write.
+final class LabelScreen {
+    let session: LabellingSession
+    let classifier: IntentClassifier
+    let input: String
+    let out: String
+    /// The label Enter writes for the message on screen (the model's guess until a key changes it).
+    private var intent: IntentType = .curiosity
+    private var urgency: UrgencyLevel = .exploratory
+    private var notice = ""
+    private var showHelp = false
+
+    init(session: LabellingSession, classifier: IntentClassifier, input: String, out: String) {
+        self.session = session
+        self.classifier = classifier
+        self.input = input
+        self.out = out
+    }
+
+    static let intentKeys: [Character: IntentType] = ["d": .decision, "r": .research, "a": .action, "c": .curiosity, "v": .validation]
+    static let urgencyKeys: [Character: UrgencyLevel] = ["1": .immediate, "2": .soon, "3": .planning, "4": .exploratory]
+
+    /// Shows messages and reads keys until the queue is done or the person stops.
+    func run(on terminal: KeyboardTerminal) throws {
+        resetLabel()
+        while session.current != nil {
+            terminal.write(render(width: terminal.columns))
+            let key = terminal.readKey()
+            notice = ""
+            switch key {
+            case .enter:
+                try session.label(intent: intent, urgency: urgency)
+                resetLabel()
+            case .interrupt, .endOfInput:
+                return
+            case .backspace:
+                try undo()
+            case .escape:
+                continue
+            case .character(let character):
+                let lower = Character(character.lowercased())
+                if let picked = Self.intentKeys[lower] { intent = picked }
+                else if let picked = Self.urgencyKeys[lower] { urgency = picked }
+                else {
+                    switch lower {
+                    case " ", "y": try session.label(intent: intent, urgency: urgency); resetLabel()
+                    case "k":
+                        if let item = session.current?.item, let own = item.intent, let ownUrgency = item.urgency {
+                            intent = own
+                            urgency = ownUrgency
+                        } else {
+                            notice = "This message has no label of its own to keep."
+                        }
+                    case "s": try session.skip(); resetLabel()
+                    case "u": try undo()
+                    case "q": return
+                    case "?", "h": showHelp.toggle()
+                    default: notice = "\"\(TerminalText.clean(String(character), singleLine: true))\" is no key here; ? shows the keys."
+                    }
+                }
+            }
+        }
+    }
+
+    private func undo() throws {
+        if let entry = try session.undo() {
+            resetLabel()
+            // The label taken back is shown, so a slip is mended with one key more.
+            if let taken = entry.intent, let takenUrgency = entry.urgency {
+                intent = taken
+                urgency = takenUrgency
+                notice = "Took back the label \(taken.rawValue) / \(takenUrgency.rawValue); Enter writes it again, or change it first."
+            } else {
+                notice = "Took back the skip."
+            }
+        } else {
+            notice = "Nothing to take back in this session."
+        }
+    }
+
+    private func resetLabel() {
+        guard let current = session.current else { return }
+        intent = current.guess.intent
+        urgency = current.guess.urgency
+    }
+
+    // MARK: Drawing
+
+    private static let bold = "\u{1B}[1m", dim = "\u{1B}[2m", reset = "\u{1B}[0m"
+
+    func render(width: Int) -> String {
+        guard let current = session.current else { return "" }
+        let width = max(40, min(width, 120))
+        let summary = session.summary
+        var lines: [String] = []
+        lines.append("\(Self.bold)reception label\(Self.reset) · \(TerminalText.line(input, limit: 60)) → \(TerminalText.line(out, limit: 60)) · \(session.order.summary)")
+        lines.append("message \(session.position + 1) of \(session.queue.count) · \(summary.labelled) labelled, \(summary.skipped) skipped this session\(session.alreadyDone > 0 ? " (\(session.alreadyDone) done before)" : "") · model \(TerminalText.line(classifier.modelName, limit: 60))")
+        lines.append("")
+        // A long message (pasted context) shows its first lines and its last, where the ask usually is.
+        let wrapped = Self.wrap(TerminalText.clean(current.item.text), width: width - 4)
+        let shown = wrapped.count <= 16 ? wrapped : Array(wrapped.prefix(8)) + ["\(Self.dim)… \(wrapped.count - 14) more lines …\(Self.reset)"] + Array(wrapped.suffix(6))
+        for line in shown { lines.append("    " + line) }
+        if let goal = current.item.goal { lines.append("    \(Self.dim)goal: \(TerminalText.line(goal, limit: width - 12))\(Self.reset)") }
+        lines.append("")
+        let explained = classifier.classify(current.item.text, goal: current.item.goal, explain: true)
+        let guess = current.guess
+        lines.append("model   \(Self.head(guess.intent.rawValue, guess.intentConfidence, explained.intentExplanation))   ·   \(Self.head(guess.urgency.rawValue, guess.urgencyConfidence, explained.urgencyExplanation))")
+        lines.append("why     intent: \(Self.features(explained.intentExplanation, width: width - 16))")
+        lines.append("        urgency: \(Self.features(explained.urgencyExplanation, width: width - 17))")
+        if current.item.hasLabels, let own = current.item.intent, let ownUrgency = current.item.urgency {
+            lines.append("file    \(own.rawValue) / \(ownUrgency.rawValue)   (k keeps it)")
+        }
+        let changed = intent != guess.intent || urgency != guess.urgency
+        lines.append("")
+        lines.append("label   \(Self.bold)\(intent.rawValue) / \(urgency.rawValue)\(Self.reset)\(changed ? "   (changed from the model's guess)" : "")   Enter writes it")
+        lines.append("")
+        if showHelp {
+            lines += [
+                "keys    Enter or space: write the label shown",
+                "        d decision  r research  a action  c curiosity  v validation",
+                "        1 immediate  2 soon  3 planning  4 exploratory",
+                "        k keep the file's own label   s skip   u undo   q quit   ? hide the keys",
+            ]
+        } else {
+            lines.append("\(Self.dim)Enter write · d r a c v intent · 1 2 3 4 urgency · s skip · u undo · q quit · ? keys\(Self.reset)")
+        }
+        if !notice.isEmpty { lines += ["", notice] }
+        // Home, clear, then the lines (each cleared to its end): one write, no flicker.
+        return "\u{1B}[H\u{1B}[2J" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\r\n"
+    }
+
+    static func head(_ label: String, _ confidence: Double, _ explanation: HeadExplanation?) -> String {
+        var text = "\(label) \(percent(confidence))"
+        if let runnerUp = explanation?.runnerUp { text += " (\(runnerUp.label) \(percent(runnerUp.probability)))" }
+        return text
+    }
+
+    /// The chosen label's strongest features, as `/intent` names them.
+    static func features(_ explanation: HeadExplanation?, width: Int) -> String {
+        guard let chosen = explanation?.chosen else { return "(none)" }
+        let parts = chosen.contributions.filter { $0.feature != "bias" && !$0.feature.hasPrefix("other features") }.prefix(4).map {
+            "\($0.weight >= 0 ? "+" : "−")\(String(format: "%.2f", abs($0.weight))) \($0.feature)"
+        }
+        return TerminalText.line(parts.isEmpty ? "(no feature beyond the bias)" : parts.joined(separator: ", "), limit: max(20, width))
+    }
+
+    static func percent(_ value: Double) -> String { "\(Int((value * 100).rounded()))%" }
+
+    /// Words wrapped to `width` columns; a line break in the message starts a new line.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
+                var word = Substring(word)
+                while word.count > width {
+                    if !line.isEmpty { lines.append(line); line = "" }
+                    lines.append(String(word.prefix(width)))
+                    word = word.dropFirst(width)
+                }
+                if line.isEmpty { line = String(word) } else if line.count + 1 + word.count <= width { line += " " + word } else { lines.append(line); line = String(word) }
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// What the session did, for the normal screen after it ends.
+    var summaryText: String {
+        let s = session.summary
+        var text = "Labelled \(Counted.phrase(s.labelled, "message")) and skipped \(s.skipped) this session; \(s.left) left"
+        text += session.alreadyDone > 0 ? " (\(session.alreadyDone) done in earlier sessions).\n" : ".\n"
+        if s.labelled > 0 {
+            func share(_ right: Int) -> String { "\(right) of \(s.labelled) (\(Int((Double(right) / Double(s.labelled) * 100).rounded()))%)" }
+            text += "The model (\(TerminalText.line(classifier.modelName, limit: 80))) was right on \(share(s.intentRight)) intents, \(share(s.urgencyRight)) urgencies, both on \(share(s.bothRight)).\n"
+        }
+        let all = session.file.entries.filter { !$0.skipped }.count
+        text += "\(TerminalText.line(out, limit: 200)) holds \(Counted.phrase(all, "label")). Train on them: reception train \(TerminalText.line(out, limit: 200)) --out my-weights.json\n"
+        return text
+    }
+}

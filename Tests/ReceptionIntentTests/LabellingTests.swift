@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+import ReceptionCore
+@testable import ReceptionIntent
+
+@Suite("Labelling")
+struct LabellingTests {
+    func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("labelling-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static let messages = [
+        "should i take the train or fly to seattle next month",
+        "is it true that cracking your knuckles causes arthritis",
+        "my card was declined at the shop just now",
+        "why is the sky blue",
+        "book a table for two tonight",
+        "explain how vaccines train the immune system",
+        "best note taking app for uni",
+        "what time is it in tokyo",
+    ]
+
+    @Test func plainTextGetsIdsFromItsTextAndRepeatsAreLabelledOnce() throws {
+        let text = Self.messages.joined(separator: "\n") + "\n\n   \nwhy is the sky blue\n"
+        let result = try LabellingInput.read(data: Data(text.utf8), name: "m.txt", format: .text)
+        #expect(result.items.map(\.text) == Self.messages)
+        #expect(result.repeats == 1)
+        #expect(result.items[3].id == LabellingInput.textID("why is the sky blue"))
+        #expect(result.items[3].location == "m.txt:4")
+        #expect(Set(result.items.map(\.id)).count == Self.messages.count)
+    }
+
+    @Test func csvWithoutLabelColumnsAndJSONLWithSomeLabelsRead() throws {
+        let csv = try LabellingInput.read(data: Data("id,text\n7,\"why, though?\"\n8,book it\n".utf8), name: "m.csv", format: .csv)
+        #expect(csv.items.map(\.id) == ["7", "8"] && csv.items[0].text == "why, though?" && !csv.items[0].hasLabels)
+        let jsonl = """
+        {"text": "why is the sky blue", "intent": "curiosity", "urgency": "exploratory"}
+        {"id": "x", "text": "book a table", "intent": "feelings"}
+        {"id": "s", "skip": true}
+        {"id": "y", "text": "fix my build", "urgency": "Immediate"}
+        """
+        let result = try LabellingInput.read(data: Data(jsonl.utf8), name: "m.jsonl", format: .jsonl)
+        #expect(result.items.map(\.text) == ["why is the sky blue", "fix my build"])
+        #expect(result.items[0].hasLabels && result.items[1].urgency == .immediate && result.items[1].intent == nil)
+        #expect(result.issues.map(\.description) == ["m.jsonl:2: unknown intent \"feelings\" (expected decision, research, action, curiosity, validation)"])
+        #expect(throws: CorpusIssue.self) { try LabellingInput.read(data: Data("id,message\n1,x\n".utf8), name: "m.csv", format: .csv) }
+    }
+
+    /// Least sure first: the order follows the smaller of the two heads' margins, as the
+    /// explained classification (what `/intent` shows) gives them.
+    @Test func theUncertainOrderFollowsTheModelsMargins() throws {
+        let classifier = IntentClassifier()
+        let items = Self.messages.map { LabellingItem(id: LabellingInput.textID($0), text: $0) }
+        let ordered = LabellingSession.ordered(items, by: .uncertain, classifier: classifier)
+        #expect(ordered.count == items.count)
+        func margin(_ text: String) -> Double {
+            let c = classifier.classify(text, explain: true)
+            func headMargin(_ e: HeadExplanation?) -> Double { (e?.chosen.probability ?? 0) - (e?.runnerUp?.probability ?? 0) }
+            return min(headMargin(c.intentExplanation), headMargin(c.urgencyExplanation))
+        }
+        let margins = ordered.map { margin($0.item.text) }
+        #expect(margins == margins.sorted(), "\(zip(ordered.map(\.item.text), margins).map { "\($0): \($1)" })")
+        for queued in ordered { #expect(abs(queued.guess.margin - margin(queued.item.text)) < 1e-9) }
+        #expect(LabellingSession.ordered(items, by: .input, classifier: classifier).map(\.item) == items)
+    }
+
+    @Test func theDisagreementOrderKeepsOnlyWhereTheLabelAndTheModelDiffer() throws {
+        let classifier = IntentClassifier()
+        let agreeing = classifier.classify("book a table for two tonight")
+        let items = [
+            LabellingItem(id: "a", text: "book a table for two tonight", intent: agreeing.intent, urgency: agreeing.urgency),
+            LabellingItem(id: "b", text: "why is the sky blue", intent: .decision, urgency: .planning),
+            LabellingItem(id: "c", text: "explain how vaccines train the immune system"),
+        ]
+        let ordered = LabellingSession.ordered(items, by: .disagreements, classifier: classifier)
+        #expect(ordered.map(\.item.id) == ["b"])
+    }
+
+    /// Each decision is on disk when it is made; a second session starts after the first's
+    /// last decision; undo takes the last line back off the file.
+    @Test func labelsAreAppendedAtOnceResumedAndUndone() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("labels.jsonl").path
+        let items = Self.messages.map { LabellingItem(id: LabellingInput.textID($0), text: $0) }
+        let classifier = IntentClassifier()
+        var first: LabellingSession? = LabellingSession(items: items, classifier: classifier, order: .input, file: try LabelFile(path: path))
+        try first!.label(intent: .decision, urgency: .planning)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count == 1, "written before the next key")
+        try first!.skip()
+        try first!.label(intent: .action, urgency: .immediate)
+        let undone = try first!.undo()
+        #expect(undone?.intent == .action && first!.current?.item.id == items[2].id)
+        try first!.label(intent: .action, urgency: .immediate)
+        #expect(first!.summary.labelled == 2 && first!.summary.skipped == 1 && first!.summary.left == items.count - 3)
+        first = nil
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect(attributes[.posixPermissions] as? Int == 0o600)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines[1] == "{\"id\": \"\(items[1].id)\", \"skip\": true}")
+        let second = LabellingSession(items: items, classifier: classifier, order: .input, file: try LabelFile(path: path))
+        #expect(second.alreadyDone == 3 && second.current?.item.id == items[3].id)
+        #expect(try second.undo() == nil, "the earlier session's labels are not this one's to take back")
+        // The labels file is a corpus: the skip is no message and no mistake.
+        let corpus = try CorpusReader(strict: true).read(path: path)
+        #expect(corpus.messages.map(\.text) == [items[0].text, items[2].text] && corpus.messages[1].intent == .action)
+    }
+
+    @Test func anUnfinishedLastLineIsDroppedAndAForeignFileRefused() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("labels.jsonl").path
+        try "{\"id\": \"a\", \"text\": \"x\", \"intent\": \"action\", \"urgency\": \"soon\"}\n{\"id\": \"b\", \"te".write(toFile: path, atomically: true, encoding: .utf8)
+        let file = try LabelFile(path: path)
+        #expect(file.repairedTail && file.done == ["a"])
+        #expect(try String(contentsOfFile: path, encoding: .utf8).hasSuffix("}\n"))
+        let other = folder.appendingPathComponent("notes.jsonl").path
+        try "{\"note\": \"my shopping list\"}\n".write(toFile: other, atomically: true, encoding: .utf8)
+        #expect(throws: CorpusIssue.self) { try LabelFile(path: other) }
+        #expect(try String(contentsOfFile: other, encoding: .utf8) == "{\"note\": \"my shopping list\"}\n", "left as it was")
+    }
+}
+
+@Suite("Paired comparison")
+struct PairedComparisonTests {
+    /// Exact two-sided binomial for small counts: 1 against 7 of 8 discordant gives
+    /// 2 · (1 + 8) / 256 = 0.0703; none discordant is p = 1.
+    @Test func smallCountsUseTheExactBinomial() {
+        let head = PairedComparison.test(onlyA: 1, onlyB: 7)
+        #expect(head.method == "exact" && abs(head.p - 18.0 / 256.0) < 1e-12)
+        #expect(PairedComparison.test(onlyA: 0, onlyB: 0).p == 1)
+        #expect(PairedComparison.test(onlyA: 0, onlyB: 6).p < 0.05 && PairedComparison.test(onlyA: 0, onlyB: 5).p > 0.05)
+    }
+
+    /// Large counts: chi-square with continuity correction; (|40 − 20| − 1)² / 60 = 6.017,
+    /// p = 0.01417 (one degree of freedom).
+    @Test func largeCountsUseTheContinuityCorrectedChiSquare() {
+        let head = PairedComparison.test(onlyA: 40, onlyB: 20)
+        #expect(head.method == "chi-square" && abs(head.p - 0.014171) < 1e-5 && head.isSignificant)
+        let fromOutcomes = PairedComparison.head(a: [true, true, false, false, true], b: [false, true, true, false, false])
+        #expect(fromOutcomes.onlyA == 2 && fromOutcomes.onlyB == 1)
+    }
+}
+
+@Suite("Intent settings and weights files")
+struct IntentSettingsTests {
+    @Test func settingsExpandPathsAndLocateMistakes() throws {
+        let settings = try IntentSettings.parse("{\n  \"weights\": \"~/w/my.json\",\n  \"lexicon\": \"lex.txt\"\n}", path: "/c/reception/intent.json", home: "/home/me")
+        #expect(settings.weights == "/home/me/w/my.json" && settings.lexicon == "/c/reception/lex.txt")
+        do {
+            _ = try IntentSettings.parse("{\n  \"wieghts\": \"x\"\n}", path: "/c/intent.json")
+            Issue.record("an unknown key was accepted")
+        } catch {
+            #expect("\(error)" == "/c/intent.json:2: unknown key \"wieghts\" (the keys are weights, lexicon). Did you mean \"weights\"?")
+        }
+        #expect(try IntentSettings.load(path: "/nonexistent/intent.json") == IntentSettings())
+    }
+
+    /// A weights file cut short, one of another version, or one trained with another lexicon
+    /// is refused with where and why; the built-in model classifies instead.
+    @Test func aTruncatedForeignOrMismatchedWeightsFileIsRefusedWithItsPlace() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("weights-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let whole = IntentWeights.shipped.serialized()
+        let cut = folder.appendingPathComponent("cut.json")
+        try String(whole.prefix(whole.count / 2)).write(to: cut, atomically: true, encoding: .utf8)
+        let (classifier, refusal) = IntentClassifier.choosing(weights: cut.path, lexicon: nil)
+        #expect(classifier.modelName == IntentClassifier.builtInName)
+        let lines = whole.prefix(whole.count / 2).split(separator: "\n", omittingEmptySubsequences: false).count
+        #expect(refusal?.hasPrefix("\(cut.path):\(lines):") == true && refusal?.contains("the file ends before its JSON does (cut short?") == true, "\(refusal ?? "")")
+
+        let older = folder.appendingPathComponent("older.json")
+        try whole.replacingOccurrences(of: IntentWeights.format, with: "reception-intent-weights/0").write(to: older, atomically: true, encoding: .utf8)
+        let olderRefusal = IntentClassifier.choosing(weights: older.path, lexicon: nil).refusal
+        #expect(olderRefusal?.hasPrefix("\(older.path):2: written by another version of Reception (format reception-intent-weights/0;") == true, "\(olderRefusal ?? "")")
+
+        var lexiconText = ShippedModelSource.shippedLexiconText
+        lexiconText += "\n@cue my-own\nzzq blorp\n"
+        let lexicon = folder.appendingPathComponent("lexicon.txt")
+        try lexiconText.write(to: lexicon, atomically: true, encoding: .utf8)
+        let good = folder.appendingPathComponent("good.json")
+        try whole.write(to: good, atomically: true, encoding: .utf8)
+        let mismatch = IntentClassifier.choosing(weights: good.path, lexicon: lexicon.path)
+        #expect(mismatch.refusal?.contains("trained with another lexicon than the lexicon \(lexicon.path)") == true, "\(mismatch.refusal ?? "")")
+        let fine = IntentClassifier.choosing(weights: good.path, lexicon: nil)
+        #expect(fine.refusal == nil && fine.classifier.modelName == good.path)
+    }
+}
