@@ -3,7 +3,7 @@ import GRDB
 import ReceptionCore
 
 /// Requests that could not be sent because their backend was unreachable, kept in SQLite
-/// until it answers (issue 20, point 1; seed 000 §15 note 8, "Offline handling").
+/// until it answers (seed 000 §15 note 8, "Offline handling").
 ///
 /// One row per request, in the order they were queued (`seq`). A row is written, and its
 /// transaction committed, before anyone is told the request is queued. It is deleted only

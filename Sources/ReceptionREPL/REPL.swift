@@ -594,7 +594,7 @@ public actor REPL {
         }
         // The question is an ordinary (wrapped) line and the prompt only "[y/N]": a prompt wider
         // than the terminal wraps, and readline's redraw of a wrapped prompt left its tail on
-        // screen after the answer (issue 21, point 8).
+        // screen after the answer.
         if reader.discardTypedAhead() { note(Self.typedAheadDiscarded) }
         if console.mode == .json { console.line(EventJSON.message("question", question).line) } else { console.line(question) }
         let input = await reader.readLine(prompt: console.mode == .styled ? "[y/N] " : "[y/N]\n")

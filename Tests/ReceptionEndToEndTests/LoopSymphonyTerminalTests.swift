@@ -70,12 +70,12 @@ struct LoopSymphonyTerminalTests {
         try await roomIsDeregistered(when: { $0.hangUp() }, exitStatus: 129)
     }
 
-    /// Issue 20, point 7: SIGTERM at the prompt still deregisters the session's room.
+    /// SIGTERM at the prompt still deregisters the session's room.
     @Test func sigtermDeregistersTheRoomAndExits() async throws {
         try await roomIsDeregistered(when: { kill($0.pid, SIGTERM) }, exitStatus: 143)
     }
 
-    /// Issue 21, point 4: a slow slash command gives the prompt back on Ctrl-C, and says so.
+    /// A slow slash command gives the prompt back on Ctrl-C, and says so.
     /// The session talks to the server through a relay that notes each request and answer,
     /// so the test knows the tick is at the server before Ctrl-C, and that the prompt came
     /// back before the server answered it (without timing either).
@@ -153,7 +153,7 @@ struct LoopSymphonyTerminalTests {
         // The session already runs at 1 (/trust 1 above): the question says what a yes still does.
         at = try await terminal.waitFor("a yes makes the server remember it for your next sessions.)", after: at)
         // The question is a line of its own and readline's prompt only "[y/N] ": a long question
-        // as the prompt wrapped, and its redraw left the tail on screen (issue 21, point 8).
+        // as the prompt wrapped, and its redraw left the tail on screen.
         let prompt = try await terminal.waitFor("[y/N] ", after: at)
         #expect(terminal.screen[at..<prompt] == "\n[y/N] ", "\(terminal.screen[at..<prompt])")
         at = prompt

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Issue 20, point 1, acceptance: messages sent while the engine is unreachable are queued on
+/// Messages sent while the engine is unreachable are queued on
 /// disk; the REPL is killed with SIGKILL while they wait; after a restart against the server,
 /// every one of them reaches the engine exactly once, in order, and the queue is empty.
 @Suite("Offline queue end to end", .serialized)

@@ -171,7 +171,7 @@ enum DefaultSoul {
 
 @Suite("A narrow terminal", .serialized)
 struct NarrowTerminalTests {
-    /// Issue 21: a spinner line wider than the screen wraps, and clearing only the last row
+    /// A spinner line wider than the screen wraps, and clearing only the last row
     /// leaves a copy of every frame behind. Every frame written must fit in 79 columns.
     @Test func spinnerFramesFitAnEightyColumnTerminal() async throws {
         let notes = FileManager.default.temporaryDirectory.appendingPathComponent("reception-narrow-\(UUID().uuidString)")

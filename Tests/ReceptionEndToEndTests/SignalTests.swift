@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Issue 20, point 7: SIGTERM and SIGHUP leave the terminal as they found it and end the
+/// SIGTERM and SIGHUP leave the terminal as they found it and end the
 /// session cleanly; SIGINT ends a script that waits on its input.
 @Suite("Signals", .serialized)
 struct SignalTests {

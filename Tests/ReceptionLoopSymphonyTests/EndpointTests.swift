@@ -142,7 +142,7 @@ func sessionCommands(for client: LoopSymphonyClient) -> LoopSymphonyCommands {
         }
     }
 
-    /// Issue 21, point 6: /rooms status is shadowed on the real server (and the reference);
+    /// /rooms status is shadowed on the real server (and the reference);
     /// the command says so and where to look instead of showing a raw 404.
     @Test func roomsStatusExplainsTheShadowedRoute() async throws {
         try await withServer { _, client in
@@ -390,7 +390,7 @@ extension HeartbeatCreate {
 }
 
 
-/// Issue 20, point 1: "learnings reported while offline are queued the same way".
+/// "learnings reported while offline are queued the same way".
 @Suite("Learnings made while the server cannot be reached")
 struct PendingLearningTests {
     func commands(_ client: LoopSymphonyClient, cache: KnowledgeCache, presence: RoomPresence) -> LoopSymphonyCommands {

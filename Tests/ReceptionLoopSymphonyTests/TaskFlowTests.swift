@@ -27,7 +27,7 @@ import Testing
             #expect(events.contains(.status(taskID: taskID, status: .running)))
             let steps = progress(in: events)
             #expect(steps.map(\.iteration) == [1, 2, 3])
-            #expect(events.filter { $0 == .status(taskID: taskID, status: .complete) }.count == 1, "complete is said once (issue 21, point 8)")
+            #expect(events.filter { $0 == .status(taskID: taskID, status: .complete) }.count == 1, "complete is said once")
             #expect(steps.allSatisfy { $0.phase == "iteration" && $0.data?["total_findings"] != nil })
             #expect(steps[0].message.hasPrefix("iteration 1: 4 new findings (4 in total), confidence"))
             let response = try #require(result(in: events))
@@ -254,7 +254,7 @@ import Testing
         }
     }
 
-    /// Issue 20: a `GET /task` that keeps answering `running` after the stream said `complete`
+    /// A `GET /task` that keeps answering `running` after the stream said `complete`
     /// was polled for ever in silence. Now the wait is bounded and the streamed summary shown.
     @Test func aResultThatNeverCatchesUpWithTheStreamIsNotWaitedForForEver() async throws {
         let server = try await RunningLoopSymphonyServer.start(.fast())
@@ -356,7 +356,7 @@ import Testing
         }
     }
 
-    /// Issue 20, point 1: a request sent again by the offline queue is looked up by its id and
+    /// A request sent again by the offline queue is looked up by its id and
     /// followed, never posted a second time; one the server never got is posted.
     @Test func aRequestThatMayAlreadyExistIsLookedUpNotStartedAgain() async throws {
         let server = try await RunningLoopSymphonyServer.start(.fast())

@@ -6,7 +6,7 @@ import ReceptionSoul
 import ReceptionTesting
 import Testing
 
-/// The soul's language-model rewrite stage (issue 26, part 4) against the OpenAI-compatible
+/// The soul's language-model rewrite stage against the OpenAI-compatible
 /// reference server over loopback: a faithful rewrite is shown; one that changes a number,
 /// drops a link, or adds a number or a name falls back to the deterministic rendering, and
 /// `/soul why` (`RewriteLog.explanation()`) names the fact.

@@ -141,7 +141,7 @@ struct HostileInputTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["talk.md"], "no temporary file left behind")
     }
 
-    /// Audit finding 8: `/save FILE --force` renamed the transcript over whatever FILE was (as
+    /// `/save FILE --force` renamed the transcript over whatever FILE was (as
     /// root, `/dev/stdout` was replaced), and a dangling link counted as "no file" even without
     /// --force. Now only a regular file is replaced; anything else is named and left as it is.
     @Test func saveNeverReplacesALinkOrAFIFO() async throws {

@@ -2,7 +2,7 @@ import ReceptionCore
 import Testing
 @testable import ReceptionSoul
 
-/// Two gaps found after parts 1–3 of issue 26: bad example outputs read as boundaries, and a
+/// Two gaps found in the soul reader: bad example outputs read as boundaries, and a
 /// Vibe written as "Sharp but friendly" that set no tone.
 @Suite("Soul reading gaps")
 struct SoulReadingGapsTests {

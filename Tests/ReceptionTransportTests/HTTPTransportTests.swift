@@ -194,7 +194,7 @@ struct HTTPTransportTests {
         }
     }
 
-    /// Issue 20, point 2: an idempotent call a gateway refused is sent again; one that changes
+    /// An idempotent call a gateway refused is sent again; one that changes
     /// something never is; a refused connection fails at once.
     @Test func idempotentCallsAreRetriedAfterGatewayErrorsAndPostsNever() async throws {
         try await withServer { base, _ in

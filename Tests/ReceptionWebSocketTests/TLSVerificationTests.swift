@@ -55,7 +55,7 @@ private func withTLSServer(_ body: @escaping @Sendable (Int) async throws -> Voi
     }, body)
 }
 
-/// Issue 20, point 5: "TLS verification is on unless --insecure is given explicitly". One
+/// "TLS verification is on unless --insecure is given explicitly". One
 /// test, in order, because `TLSVerification` is one switch for the whole process.
 @Suite("TLS: verified unless --insecure, for HTTP and WebSocket alike", .serialized)
 struct TLSVerificationTests {

@@ -204,7 +204,7 @@ public final class LoopSymphonyBackend: Backend, Sendable {
                         message: "the server still reports the task as running \(Self.seconds(client.configuration.resultGrace)) after its stream said complete; showing the summary it streamed")))
                 } catch let error as BackendError where Self.serverWentAway(error) {
                     // The stream already gave the summary: a server that stops answering now
-                    // (a graceful stop) must not lose it (issue 21, point 6).
+                    // (a graceful stop) must not lose it.
                     continuation.yield(.progress(TaskProgress(taskID: taskID, phase: "result",
                         message: "the server stopped answering before the full result could be fetched (\(error.description)); showing the summary it streamed")))
                 }

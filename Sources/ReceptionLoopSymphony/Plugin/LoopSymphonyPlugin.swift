@@ -87,7 +87,7 @@ public enum LoopSymphonyPlugin {
         var connecting = LoopSymphonyClient(configuration: configuration)
         var notice: String?
         // A server that cannot be reached at all: connect offline, so what the person sends can
-        // wait in the offline queue (issue 20, point 1). Any other failure is said at once.
+        // wait in the offline queue. Any other failure is said at once.
         var offline = false
         do {
             _ = try await connecting.health.check()

@@ -33,7 +33,7 @@ public struct LoopSymphonyConfiguration: Sendable {
     public var prefersStreaming: Bool
     /// How long to keep asking for the full result after the stream said `complete`: the row is
     /// normally written first, so this only covers a server that lags; after it, the summary the
-    /// stream gave is shown (issue 20: a poll that never ends).
+    /// stream gave is shown (a poll that never ends).
     public var resultGrace: Duration = .seconds(10)
     /// The longest a task is waited for by polling; then the wait stops with a message that
     /// says how to look the task up later, instead of polling in silence for ever.

@@ -97,7 +97,7 @@ public enum OpenAIPlugin {
             notice = "This server has no model list (GET /models answered \(status)); /model cannot list models."
         } catch BackendError.unreachable(_, let reason) where configuration.model != nil {
             // Nothing listens there now: with a model named, connect offline, so what the person
-            // sends waits in the offline queue (issue 20, point 1) instead of ending the session.
+            // sends waits in the offline queue instead of ending the session.
             offered = []
             notice = "The server at \(RedactedURL.display(configuration.baseURL)) cannot be reached (\(reason)). Messages you send now are queued and sent when it answers (the key and the model could not be checked)."
         } catch {
