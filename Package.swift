@@ -254,13 +254,14 @@ let package = Package(
 
         // For the test targets only: where the third-party data in `../shared` is, and the
         // `.needsShared(…)` trait that skips a test, naming the folder, when a clone lacks it.
-        .target(name: "ReceptionTestSupport", path: "Tests/Support"),
+        .target(name: "ReceptionTestSupport", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/Support"),
 
         .testTarget(name: "ReceptionCoreTests", dependencies: ["ReceptionCore", "ReceptionTesting"]),
         .testTarget(name: "ReceptionConfigurationTests", dependencies: ["ReceptionConfiguration", "ReceptionCore"]),
         .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent", "ReceptionTestSupport"]),
         .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul", "ReceptionTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ReceptionTransportTests", dependencies: [
+            "ReceptionTestSupport",
             "ReceptionReferenceServers",
             "ReceptionTransport", "ReceptionCore",
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -268,6 +269,7 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "ReceptionWebSocketTests", dependencies: [
+            "ReceptionTestSupport",
             "ReceptionReferenceServers",
             "ReceptionWebSocket", "ReceptionTransport", "ReceptionCore",
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

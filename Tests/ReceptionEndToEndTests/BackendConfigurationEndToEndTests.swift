@@ -13,10 +13,10 @@ struct BackendConfigurationEndToEndTests {
         return home
     }
 
-    @Test func backendsListsEveryKindWithItsOptionsAndTheProfiles() throws {
+    @Test func backendsListsEveryKindWithItsOptionsAndTheProfiles() async throws {
         let home = try home(config: #"{"profiles": [{"name": "notes", "kind": "local", "knowledge": "/tmp/notes", "step_ms": 5}]}"#)
         defer { try? FileManager.default.removeItem(at: home) }
-        let (output, status) = try PipedREPL.run(["backends"], input: "", home: home)
+        let (output, status) = try await PipedREPL.run(["backends"], input: "", home: home)
         #expect(status == 0, "\(output)")
         for expected in ["local — embedded", "loop-symphony — Loop Symphony", "api_key_env | api_key_file", "trust_level: the trust level",
                          "notes (local): knowledge /tmp/notes, step_ms 5", "loop-symphony (loop-symphony): url http://127.0.0.1:8765"] {
@@ -24,7 +24,7 @@ struct BackendConfigurationEndToEndTests {
         }
     }
 
-    @Test func aBrokenConfigurationStopsTheREPLWithEveryProblemLocated() throws {
+    @Test func aBrokenConfigurationStopsTheREPLWithEveryProblemLocated() async throws {
         let home = try home(config: """
         {"profiles": [
           {"name": "prod", "kind": "loop-symphony", "url": "https://loop.example.com", "api_kye_env": "KEY"},
@@ -32,7 +32,7 @@ struct BackendConfigurationEndToEndTests {
         ]}
         """)
         defer { try? FileManager.default.removeItem(at: home) }
-        let (output, status) = try PipedREPL.run(["--local-step-ms", "1"], input: "what can reception do?\n", home: home)
+        let (output, status) = try await PipedREPL.run(["--local-step-ms", "1"], input: "what can reception do?\n", home: home)
         #expect(status == 1)
         #expect(output.contains("backends.json:2:"), "\(output)")
         #expect(output.contains("Did you mean \"api_key_env\"?"), "\(output)")
@@ -40,19 +40,19 @@ struct BackendConfigurationEndToEndTests {
         #expect(!output.contains("curiosity"), "no message is sent on a configuration the person did not mean")
     }
 
-    @Test func aProfileOfTheLocalKindIsUsedByName() throws {
+    @Test func aProfileOfTheLocalKindIsUsedByName() async throws {
         let notes = FileManager.default.temporaryDirectory.appendingPathComponent("reception-notes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
         try "# Roses\nRoses need six hours of sun and deep watering once a week.\n".write(to: notes.appendingPathComponent("garden.md"), atomically: true, encoding: .utf8)
         let home = try home(config: #"{"profiles": [{"name": "garden", "kind": "local", "knowledge": "\#(notes.path)", "step_ms": 1}]}"#)
         defer { try? FileManager.default.removeItem(at: home); try? FileManager.default.removeItem(at: notes) }
-        let (output, status) = try PipedREPL.run(["--backend", "garden", "--trust", "1"], input: "how much sun do roses need?\n", home: home)
+        let (output, status) = try await PipedREPL.run(["--backend", "garden", "--trust", "1"], input: "how much sun do roses need?\n", home: home)
         #expect(status == 0, "\(output)")
         #expect(output.contains("six hours of sun"), "\(output)")
     }
 
-    @Test func anUnknownBackendNameSuggestsTheNearestOne() throws {
-        let (output, status) = try PipedREPL.run(["--backend", "loop-symfony"], input: "")
+    @Test func anUnknownBackendNameSuggestsTheNearestOne() async throws {
+        let (output, status) = try await PipedREPL.run(["--backend", "loop-symfony"], input: "")
         #expect(status != 0)
         #expect(output.contains("Unknown backend \"loop-symfony\". Did you mean loop-symphony?"), "\(output)")
     }

@@ -17,8 +17,8 @@ struct ConversationLogEndToEndTests {
     }
 
     /// `reception ARGUMENTS` with no input, in `home`.
-    static func reception(_ arguments: [String], home: URL, environment: [String: String] = [:]) throws -> (output: String, status: Int32) {
-        try PipedREPL.run(arguments, input: "", home: home, environment: environment)
+    static func reception(_ arguments: [String], home: URL, environment: [String: String] = [:]) async throws -> (output: String, status: Int32) {
+        try await PipedREPL.run(arguments, input: "", home: home, environment: environment)
     }
 
     @Test func aSessionIsFoundByAWordOfItsThirdAnswerAndCarriedOnWithItsTurns() async throws {
@@ -36,19 +36,19 @@ struct ConversationLogEndToEndTests {
         #expect(try await terminal.exitStatus(timeout: .seconds(45)) == 0)
 
         // "message 3" is in the third answer only (its message does not say it).
-        let (found, status) = try Self.reception(["logs", "-q", "\"message 3\""], home: home)
+        let (found, status) = try await Self.reception(["logs", "-q", "\"message 3\""], home: home)
         #expect(status == 0, "\(found)")
         #expect(found.contains("› what about the night boat"), "\(found)")
         #expect(found.contains("This is message 3 of our conversation."), "\(found)")
         #expect(!found.contains("tell me about ferries"), "only the exchange that holds the words: \(found)")
 
         // Carried on: the next request holds the three earlier turns, so the model counts four.
-        let (carried, carriedStatus) = try PipedREPL.run(["-c"], input: "and the way back?\n/request\n", home: home)
+        let (carried, carriedStatus) = try await PipedREPL.run(["-c"], input: "and the way back?\n/request\n", home: home)
         #expect(carriedStatus == 0, "\(carried)")
         #expect(carried.contains("Continuing conversation"), "\(carried)")
         #expect(carried.contains("This is message 4 of our conversation."), "\(carried)")
         #expect(carried.contains(#""content" : "tell me about ferries""#), "/request shows the earlier turns sent: \(carried)")
-        let (listed, _) = try Self.reception(["logs"], home: home)
+        let (listed, _) = try await Self.reception(["logs"], home: home)
         #expect(listed.contains("4 exchanges") && listed.components(separatedBy: "exchanges").count == 2, "one conversation of four: \(listed)")
     }
 
@@ -58,7 +58,7 @@ struct ConversationLogEndToEndTests {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
-        _ = try PipedREPL.run(["--backend", "oai"], input: "the night \u{1B}]0;pwned\u{07}boat \u{1B}[2Jtimes\n", home: home)
+        _ = try await PipedREPL.run(["--backend", "oai"], input: "the night \u{1B}]0;pwned\u{07}boat \u{1B}[2Jtimes\n", home: home)
         let terminal = try TerminalSession(arguments: ["logs", "-q", "boat"], home: home)
         #expect(try await terminal.exitStatus(timeout: .seconds(45)) == 0)
         try await terminal.waitFor("times")
@@ -82,10 +82,10 @@ struct ConversationLogEndToEndTests {
 
         let integrity = try await DatabaseQueue(path: Self.logPath(home)).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }
         #expect(integrity == "ok")
-        let (logged, _) = try Self.reception(["logs", "show", "last", "--json"], home: home)
+        let (logged, _) = try await Self.reception(["logs", "show", "last", "--json"], home: home)
         #expect(logged.contains(#""ending" : "interrupted""#), "\(logged)")
         #expect(logged.contains(#""shown" : "Okay. You said"#) && !logged.contains("of our conversation."), "what was shown, no more: \(logged)")
-        let (next, status) = try PipedREPL.run(["--backend", "oai"], input: "hello again\n", home: home)
+        let (next, status) = try await PipedREPL.run(["--backend", "oai"], input: "hello again\n", home: home)
         #expect(status == 0 && next.contains("You said: hello again") && !next.contains("warning"), "\(next)")
     }
 
@@ -95,7 +95,7 @@ struct ConversationLogEndToEndTests {
         let home = try OpenAITerminalTests.home(for: url)
         let input = (1...8).map { "message number \($0)" }.joined(separator: "\n") + "\n"
         let results = try await withThrowingTaskGroup(of: (String, Int32).self) { group in
-            for _ in 0..<2 { group.addTask { try PipedREPL.run(["--backend", "oai"], input: input, home: home) } }
+            for _ in 0..<2 { group.addTask { try await PipedREPL.run(["--backend", "oai"], input: input, home: home) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         for (output, status) in results {
@@ -103,13 +103,13 @@ struct ConversationLogEndToEndTests {
             #expect(output.contains("This is message 8 of our conversation."), "\(output)")
             #expect(!output.contains("not being logged"), "\(output)")
         }
-        let (listed, _) = try Self.reception(["logs", "--json"], home: home)
+        let (listed, _) = try await Self.reception(["logs", "--json"], home: home)
         #expect(listed.components(separatedBy: #""exchanges" : 8"#).count == 3, "two conversations of eight: \(listed)")
     }
 
     /// The export is the corpus `eval` and `train` read as it is: the labels set by hand, and
     /// nothing the classifier guessed.
-    @Test func anExportedSessionIsACorpusEvalAndTrainRead() throws {
+    @Test func anExportedSessionIsACorpusEvalAndTrainRead() async throws {
         let (server, url) = try OpenAITerminalTests.startServer(chunkMilliseconds: 1)
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
@@ -126,10 +126,10 @@ struct ConversationLogEndToEndTests {
             for (text, intent, urgency) in labelled { script += "/intent set \(intent) \(urgency)\n\(text) (\(round))\n" }
         }
         script += "what time is it in Lisbon?\n"
-        let (session, status) = try PipedREPL.run(["--backend", "oai"], input: script, home: home)
+        let (session, status) = try await PipedREPL.run(["--backend", "oai"], input: script, home: home)
         #expect(status == 0, "\(session)")
         let corpus = home.appendingPathComponent("mine.jsonl").path
-        let (exported, exportStatus) = try Self.reception(["logs", "export", "last", "--jsonl", "-o", corpus], home: home)
+        let (exported, exportStatus) = try await Self.reception(["logs", "export", "last", "--jsonl", "-o", corpus], home: home)
         #expect(exportStatus == 0, "\(exported)")
         let lines = try String(contentsOfFile: corpus, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 21)
@@ -139,24 +139,24 @@ struct ConversationLogEndToEndTests {
         var info = stat()
         #expect(stat(corpus, &info) == 0 && info.st_mode & 0o777 == 0o600)
 
-        let (evaluated, evalStatus) = try Self.reception(["eval", corpus], home: home)
+        let (evaluated, evalStatus) = try await Self.reception(["eval", corpus], home: home)
         #expect(evalStatus == 0, "\(evaluated)")
         #expect(evaluated.contains("Evaluated 20 messages from \(corpus)"), "\(evaluated)")
         #expect(evaluated.contains("\(corpus):21: missing \"intent\" (skipped)"), "the unlabelled line is said, not guessed: \(evaluated)")
 
         let labelledOnly = home.appendingPathComponent("labelled.jsonl").path
-        _ = try Self.reception(["logs", "export", "--all", "--jsonl", "--labelled", "-o", labelledOnly], home: home)
-        let (strict, strictStatus) = try Self.reception(["eval", labelledOnly, "--strict"], home: home)
+        _ = try await Self.reception(["logs", "export", "--all", "--jsonl", "--labelled", "-o", labelledOnly], home: home)
+        let (strict, strictStatus) = try await Self.reception(["eval", labelledOnly, "--strict"], home: home)
         #expect(strictStatus == 0 && strict.contains("Evaluated 20 messages") && !strict.contains("skipped"), "\(strict)")
         let weights = home.appendingPathComponent("weights.json").path
-        let (trained, trainStatus) = try Self.reception(["train", labelledOnly, "--out", weights, "--strict"], home: home)
+        let (trained, trainStatus) = try await Self.reception(["train", labelledOnly, "--out", weights, "--strict"], home: home)
         #expect(trainStatus == 0, "\(trained)")
         #expect(FileManager.default.fileExists(atPath: weights))
     }
 
     /// No key, token or password the session used reaches any of the log's files, even when
     /// the person types it and the server echoes it back.
-    @Test func noSecretTheSessionUsedReachesTheLogFiles() throws {
+    @Test func noSecretTheSessionUsedReachesTheLogFiles() async throws {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
@@ -167,97 +167,97 @@ struct ConversationLogEndToEndTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
         try #"{"profiles":[{"name":"oai","kind":"openai","url":"\#(url)","api_key_env":"E2E_KEY"},{"name":"other","kind":"openai","url":"\#(url)","api_key_file":"\#(keyFile.path)"}]}"#
             .write(to: home.appendingPathComponent("config/reception/backends.json"), atomically: true, encoding: .utf8)
-        let (output, status) = try PipedREPL.run(["--backend", "oai"], input: "my key is \(key) and \(fileKey)\n/backend other\nagain \(fileKey)\n",
+        let (output, status) = try await PipedREPL.run(["--backend", "oai"], input: "my key is \(key) and \(fileKey)\n/backend other\nagain \(fileKey)\n",
                                                  home: home, environment: ["E2E_KEY": key])
         #expect(status == 0, "\(output)")
         #expect(output.contains("You said: my key is"), "the message went, and the server echoed it: \(output)")
         let bytes = Self.logBytes(home)
         #expect(!bytes.isEmpty)
         for secret in [key, fileKey] { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is in the log") }
-        let (found, _) = try Self.reception(["logs", "-q", "key"], home: home)
+        let (found, _) = try await Self.reception(["logs", "-q", "key"], home: home)
         #expect(found.contains("[secret]"), "\(found)")
     }
 
-    @Test func removingEverythingLeavesNoTextInTheDatabaseItsIndexOrItsWAL() throws {
+    @Test func removingEverythingLeavesNoTextInTheDatabaseItsIndexOrItsWAL() async throws {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
-        _ = try PipedREPL.run(["--backend", "oai"], input: "tell me about quokkas\nand wombats\n", home: home)
+        _ = try await PipedREPL.run(["--backend", "oai"], input: "tell me about quokkas\nand wombats\n", home: home)
         #expect(Self.logBytes(home).range(of: Data("quokkas".utf8)) != nil)
-        let (removed, status) = try Self.reception(["logs", "rm", "--all"], home: home)
+        let (removed, status) = try await Self.reception(["logs", "rm", "--all"], home: home)
         #expect(status == 0 && removed.contains("Removed 1 conversation (2 exchanges)"), "\(removed)")
         let bytes = Self.logBytes(home)
         for word in ["quokkas", "wombats", "You said"] { #expect(bytes.range(of: Data(word.utf8)) == nil, "\(word) is left") }
-        let (listed, _) = try Self.reception(["logs"], home: home)
+        let (listed, _) = try await Self.reception(["logs"], home: home)
         #expect(listed.contains("No conversations logged yet."), "\(listed)")
     }
 
-    @Test func noLogAndLogsOffKeepSessionsOutAndAreSaid() throws {
+    @Test func noLogAndLogsOffKeepSessionsOutAndAreSaid() async throws {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
-        _ = try PipedREPL.run(["--backend", "oai", "--no-log"], input: "not for the log\n", home: home)
+        _ = try await PipedREPL.run(["--backend", "oai", "--no-log"], input: "not for the log\n", home: home)
         #expect(!FileManager.default.fileExists(atPath: Self.logPath(home)), "a session with --no-log creates no log")
-        let (off, _) = try Self.reception(["logs", "off"], home: home)
+        let (off, _) = try await Self.reception(["logs", "off"], home: home)
         #expect(off.contains("no longer logged"), "\(off)")
-        _ = try PipedREPL.run(["--backend", "oai"], input: "still not for the log\n", home: home)
+        _ = try await PipedREPL.run(["--backend", "oai"], input: "still not for the log\n", home: home)
         #expect(!FileManager.default.fileExists(atPath: Self.logPath(home)))
-        let (status, _) = try Self.reception(["logs", "status"], home: home)
+        let (status, _) = try await Self.reception(["logs", "status"], home: home)
         #expect(status.contains("Logging is off"), "\(status)")
-        _ = try Self.reception(["logs", "on"], home: home)
-        _ = try PipedREPL.run(["--backend", "oai"], input: "for the log\n", home: home)
-        let (listed, _) = try Self.reception(["logs"], home: home)
+        _ = try await Self.reception(["logs", "on"], home: home)
+        _ = try await PipedREPL.run(["--backend", "oai"], input: "for the log\n", home: home)
+        let (listed, _) = try await Self.reception(["logs"], home: home)
         #expect(listed.contains("for the log") && !listed.contains("not for the log"), "\(listed)")
     }
 
     /// A profile pointed at another server since: the history is not sent there, and the REPL says so.
-    @Test func aConversationWhoseProfileNowPointsElsewhereIsNotSentThere() throws {
+    @Test func aConversationWhoseProfileNowPointsElsewhereIsNotSentThere() async throws {
         let (first, firstURL) = try OpenAITerminalTests.startServer()
         defer { first.terminate(); first.waitUntilExit() }
         let (second, secondURL) = try OpenAITerminalTests.startServer()
         defer { second.terminate(); second.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: firstURL)
-        _ = try PipedREPL.run(["--backend", "oai"], input: "a secret plan\n", home: home)
+        _ = try await PipedREPL.run(["--backend", "oai"], input: "a secret plan\n", home: home)
         try #"{"profiles":[{"name":"oai","kind":"openai","url":"\#(secondURL)"}]}"#
             .write(to: home.appendingPathComponent("config/reception/backends.json"), atomically: true, encoding: .utf8)
-        let (output, status) = try PipedREPL.run(["-c"], input: "go on\n", home: home)
+        let (output, status) = try await PipedREPL.run(["-c"], input: "go on\n", home: home)
         #expect(status == 0, "\(output)")
         #expect(output.contains("now points at \(secondURL)") && output.contains("its history is not sent there"), "\(output)")
         #expect(output.contains("This is message 1 of our conversation."), "no earlier turn went to the other server: \(output)")
     }
 
-    @Test func newStartsAFreshConversationInTheLog() throws {
+    @Test func newStartsAFreshConversationInTheLog() async throws {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
-        let (output, _) = try PipedREPL.run(["--backend", "oai"], input: "first topic\nmore of it\n/new\nsecond topic\n/history\n", home: home)
+        let (output, _) = try await PipedREPL.run(["--backend", "oai"], input: "first topic\nmore of it\n/new\nsecond topic\n/history\n", home: home)
         #expect(output.contains("Started a new conversation."), "\(output)")
         let second = try #require(output.range(of: "You said: second topic"))
         #expect(output[second.upperBound...].contains("This is message 1 of our conversation."), "no earlier turn after /new: \(output)")
         #expect(output.contains("1. second topic") && !output.contains("1. first topic"), "/history lists the new conversation: \(output)")
-        let (listed, _) = try Self.reception(["logs"], home: home)
+        let (listed, _) = try await Self.reception(["logs"], home: home)
         #expect(listed.contains("2 exchanges  first topic") || (listed.contains("first topic") && listed.contains("second topic")), "\(listed)")
     }
 
-    @Test func fridayCarriesItsSessionOnAfterContinue() throws {
+    @Test func fridayCarriesItsSessionOnAfterContinue() async throws {
         let (server, url) = try ReferenceServerProcess.start(["friday", "--step-ms", "5"], url: #"ws://127\.0\.0\.1:\d+/ws"#)
         defer { server.terminate(); server.waitUntilExit() }
         let home = try FridayTerminalTests.home(withProfileFor: url)
-        let (first, _) = try PipedREPL.run(["--backend", "fri"], input: "hello\n", home: home)
+        let (first, _) = try await PipedREPL.run(["--backend", "fri"], input: "hello\n", home: home)
         #expect(first.contains("You asked: \"hello\""), "\(first)")
-        let (carried, status) = try PipedREPL.run(["-c"], input: "what did I ask?\n", home: home)
+        let (carried, status) = try await PipedREPL.run(["-c"], input: "what did I ask?\n", home: home)
         #expect(status == 0, "\(carried)")
         #expect(carried.contains("Friday resumes its session"), "\(carried)")
         #expect(carried.contains("Before this you asked: \"hello\"."), "the server's session went on: \(carried)")
     }
 
-    @Test func loopSymphonyIsSentTheEarlierTurnsAsItsConversationSummary() throws {
+    @Test func loopSymphonyIsSentTheEarlierTurnsAsItsConversationSummary() async throws {
         let (server, url) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-log-ls-\(UUID().uuidString)")
-        _ = try PipedREPL.run(["--backend", "loop-symphony", "--trust", "1"], input: "what is a ferry?\n", home: home,
+        _ = try await PipedREPL.run(["--backend", "loop-symphony", "--trust", "1"], input: "what is a ferry?\n", home: home,
                               environment: ["LOOP_SYMPHONY_URL": url])
-        let (carried, status) = try PipedREPL.run(["-c", "--trust", "1"], input: "and a tugboat?\n/request\n", home: home,
+        let (carried, status) = try await PipedREPL.run(["-c", "--trust", "1"], input: "and a tugboat?\n/request\n", home: home,
                                                   environment: ["LOOP_SYMPHONY_URL": url])
         #expect(status == 0, "\(carried)")
         #expect(carried.contains(#""conversation_summary" : "Asked: what is a ferry?"#), "\(carried)")

@@ -21,28 +21,29 @@ struct ConversationLogFailureTests {
     }
 
     /// A home with an `oai` profile and a log of one earlier session.
-    static func homeWithLog(_ url: String) throws -> URL {
+    static func homeWithLog(_ url: String) async throws -> URL {
         let home = try OpenAITerminalTests.home(for: url)
-        let (output, status) = try PipedREPL.run(["--backend", "oai"], input: "an earlier session\n", home: home)
+        let (output, status) = try await PipedREPL.run(["--backend", "oai"], input: "an earlier session\n", home: home)
         #expect(status == 0 && FileManager.default.fileExists(atPath: ConversationLogEndToEndTests.logPath(home)), "\(output)")
         return home
     }
 
-    @Test func aLogLockedLongerThanAMomentIsSkipped() throws {
+    @Test func aLogLockedLongerThanAMomentIsSkipped() async throws {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
-        let home = try Self.homeWithLog(url)
+        let home = try await Self.homeWithLog(url)
         let holder = try DatabaseQueue(path: ConversationLogEndToEndTests.logPath(home))
         try holder.inDatabase { db in
             try db.execute(sql: "BEGIN IMMEDIATE")
             defer { try? db.execute(sql: "ROLLBACK") }
-            let (output, status) = try PipedREPL.run(["--backend", "oai"], input: Self.messages, home: home)
+            let (output, _, status) = try PipedREPL.runBlocking(["--backend", "oai"], input: Self.messages, home: home,
+                                                                 executable: try Binary.reception())
             #expect(status == 0)
             Self.expectSentAndSaidOnce(output, reason: "another process has kept it locked")
         }
     }
 
-    @Test func aDamagedLogIsSkippedAndLeftAsItIs() throws {
+    @Test func aDamagedLogIsSkippedAndLeftAsItIs() async throws {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
@@ -50,38 +51,38 @@ struct ConversationLogFailureTests {
         try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
         let garbage = Data((0..<16_384).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try garbage.write(to: URL(fileURLWithPath: path))
-        let (output, status) = try PipedREPL.run(["--backend", "oai"], input: Self.messages, home: home)
+        let (output, status) = try await PipedREPL.run(["--backend", "oai"], input: Self.messages, home: home)
         #expect(status == 0)
         Self.expectSentAndSaidOnce(output, reason: "is not a database SQLite can read")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage, "never replaced or deleted")
     }
 
-    @Test func aLogOfANewerSchemaIsSkippedAndLeftAsItIs() throws {
+    @Test func aLogOfANewerSchemaIsSkippedAndLeftAsItIs() async throws {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
-        let home = try Self.homeWithLog(url)
+        let home = try await Self.homeWithLog(url)
         let path = ConversationLogEndToEndTests.logPath(home)
-        try DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 42") }
-        let (output, status) = try PipedREPL.run(["--backend", "oai"], input: Self.messages, home: home)
+        try await DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 42") }
+        let (output, status) = try await PipedREPL.run(["--backend", "oai"], input: Self.messages, home: home)
         #expect(status == 0)
         Self.expectSentAndSaidOnce(output, reason: "written by a newer version of Reception (schema version 42")
-        let version = try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
+        let version = try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
         #expect(version == 42)
     }
 
     /// Read-only for the person running Reception (as root, the session runs as `nobody`:
     /// root writes to any file whatever its mode).
-    @Test func aReadOnlyLogIsSkipped() throws {
+    @Test func aReadOnlyLogIsSkipped() async throws {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         let asRoot = getuid() == 0
-        let run: (String) throws -> (String, Int32) = { input in
-            asRoot ? try Self.shell("exec setpriv --reuid=65534 --regid=65534 --clear-groups -- \"$@\"", ["--backend", "oai"], input: input, home: home)
-                   : try PipedREPL.run(["--backend", "oai"], input: input, home: home)
+        let run: (String) async throws -> (String, Int32) = { input in
+            await asRoot ? try Self.shell("exec setpriv --reuid=65534 --regid=65534 --clear-groups -- \"$@\"", ["--backend", "oai"], input: input, home: home)
+                   : try await PipedREPL.run(["--backend", "oai"], input: input, home: home)
         }
         if asRoot { try Self.own(home, by: 65534) }
-        let (first, _) = try run("an earlier session\n")
+        let (first, _) = try await run("an earlier session\n")
         let path = ConversationLogEndToEndTests.logPath(home)
         #expect(FileManager.default.fileExists(atPath: path), "\(first)")
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
@@ -90,7 +91,7 @@ struct ConversationLogFailureTests {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: folder)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder) }
-        let (output, status) = try run(Self.messages)
+        let (output, status) = try await run(Self.messages)
         #expect(status == 0)
         Self.expectSentAndSaidOnce(output, reason: "read-only")
         var info = stat()
@@ -100,7 +101,7 @@ struct ConversationLogFailureTests {
     /// A full disk: the log's folder is a filesystem of 48 KB (a tmpfs mounted in a mount
     /// namespace of the session's own: `unshare`), too small for the new log's first
     /// transaction, so the kernel answers "no space left on device" as a full disk does.
-    @Test func aLogOnAFullDiskIsSkipped() throws {
+    @Test func aLogOnAFullDiskIsSkipped() async throws {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
@@ -108,16 +109,16 @@ struct ConversationLogFailureTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // As root, a mount namespace; otherwise a user namespace too (where root's is mapped to ours).
         let namespace = getuid() == 0 ? "unshare -m" : "unshare -rm"
-        let (output, status) = try Self.shell("exec \(namespace) sh -c 'mount -t tmpfs -o size=48k tmpfs \"$0\" && exec \"$@\"' \"\(folder)\" \"$@\"",
+        let (output, status) = try await Self.shell("exec \(namespace) sh -c 'mount -t tmpfs -o size=48k tmpfs \"$0\" && exec \"$@\"' \"\(folder)\" \"$@\"",
                                               ["--backend", "oai"], input: Self.messages, home: home)
         #expect(status == 0, "\(output)")
         Self.expectSentAndSaidOnce(output, reason: "the disk is full")
     }
 
     /// `reception ARGUMENTS` run by `sh -c SCRIPT` (the script ends in `exec "$@"`).
-    static func shell(_ script: String, _ arguments: [String], input: String, home: URL) throws -> (String, Int32) {
+    static func shell(_ script: String, _ arguments: [String], input: String, home: URL) async throws -> (String, Int32) {
         let binary = try Binary.reception()
-        return try PipedREPL.run(["-c", script, "sh", binary] + arguments, input: input, home: home, executable: "/bin/sh")
+        return try await PipedREPL.run(["-c", script, "sh", binary] + arguments, input: input, home: home, executable: "/bin/sh")
     }
 
     /// Hands `home` and everything in it to `uid`.

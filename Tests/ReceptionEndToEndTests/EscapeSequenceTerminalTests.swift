@@ -45,42 +45,42 @@ struct EscapeSequenceTerminalTests {
     /// Friday: the answer chunk, the tool's name and input, a blocked command, a rule prompt,
     /// the permission question (tool, description, input) and the error, shown as text; the
     /// notices and thinking (both shapes), which only a spinner shows, in `--json`.
-    @Test func fridaysFieldsArriveWithoutTheirEscapes() throws {
+    @Test func fridaysFieldsArriveWithoutTheirEscapes() async throws {
         let (server, url) = try ReferenceServerProcess.start(["friday", "--step-ms", "5"], url: #"ws://127\.0\.0\.1:\d+/ws"#)
         defer { server.terminate(); server.waitUntilExit() }
-        let plain = try PipedREPL.run(["--backend", "friday"], input: "escapes please\n", environment: ["FRIDAY_URL": url], separateErrors: true)
+        let plain = try await PipedREPL.run(["--backend", "friday"], input: "escapes please\n", environment: ["FRIDAY_URL": url], separateErrors: true)
         Self.expectClean(output: plain.output, errors: plain.errors,
                          words: ["Chunkwords arrive.", "Toolnamewords", "Blockedtoolwords", "Blockedcommandwords", "Blockedreasonwords",
                                  "Ruletitlewords", "Rulemessagewords", "Asktoolwords", "Askdescriptionwords", "Askinputwords"])
         #expect(plain.errors.contains("Errorwords"), "the error is on standard error: \(plain.errors)")
-        let json = try PipedREPL.run(["--backend", "friday", "--json"], input: "escapes please\n", environment: ["FRIDAY_URL": url], separateErrors: true)
+        let json = try await PipedREPL.run(["--backend", "friday", "--json"], input: "escapes please\n", environment: ["FRIDAY_URL": url], separateErrors: true)
         Self.expectClean(output: json.output, errors: json.errors,
                          words: ["Infowords", "Thinkingwords", "Steplabelwords", "Toolinputwords", "Chunkwords arrive.", "Errorwords"], plain: false)
     }
 
     /// OpenAI-compatible: `reasoning_content` (a spinner's, so in `--json`), the streamed
     /// content, and an error body's message.
-    @Test func openAICompatibleFieldsArriveWithoutTheirEscapes() throws {
+    @Test func openAICompatibleFieldsArriveWithoutTheirEscapes() async throws {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
-        let plain = try PipedREPL.run(["--backend", "oai"], input: "escapes please\nescapeerror please\n", home: home, separateErrors: true)
+        let plain = try await PipedREPL.run(["--backend", "oai"], input: "escapes please\nescapeerror please\n", home: home, separateErrors: true)
         Self.expectClean(output: plain.output, errors: plain.errors, words: ["Contentwords arrive whole."])
         #expect(plain.errors.contains("Errorbodywords"), "the error body's message is on standard error: \(plain.errors)")
-        let json = try PipedREPL.run(["--backend", "oai", "--json"], input: "escapes please\n", home: home, separateErrors: true)
+        let json = try await PipedREPL.run(["--backend", "oai", "--json"], input: "escapes please\n", home: home, separateErrors: true)
         Self.expectClean(output: json.output, errors: json.errors, words: ["Reasoningwords", "Contentwords"], plain: false)
     }
 
     /// Loop Symphony: the plan (description, instrument step), the summary, findings and
     /// follow-ups of the result, a failed task's error, and the query and progress columns
     /// of the `/tasks` tables.
-    @Test func loopSymphonysFieldsArriveWithoutTheirEscapes() throws {
+    @Test func loopSymphonysFieldsArriveWithoutTheirEscapes() async throws {
         let (server, url) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
         let answeringHome = try LoopSymphonyTerminalTests().home(for: url, trustLevel: 1)
         defer { try? FileManager.default.removeItem(at: answeringHome) }
-        let answered = try PipedREPL.run(["--backend", "ls-e2e", "--trust", "1"], input: "escapes please\nescapes fail please\n/tasks recent\n",
+        let answered = try await PipedREPL.run(["--backend", "ls-e2e", "--trust", "1"], input: "escapes please\nescapes fail please\n/tasks recent\n",
                                          home: answeringHome, separateErrors: true)
         Self.expectClean(output: answered.output, errors: answered.errors,
                          words: ["Reference note answer to: escapes please", "note finding 1 for: escapes please",
@@ -89,14 +89,14 @@ struct EscapeSequenceTerminalTests {
         #expect(answered.output.components(separatedBy: "escapes fail please").count >= 2, "the query column of /tasks: \(answered.output)")
         let planningHome = try LoopSymphonyTerminalTests().home(for: url, trustLevel: 0)
         defer { try? FileManager.default.removeItem(at: planningHome) }
-        let planned = try PipedREPL.run(["--backend", "ls-e2e"], input: "escapes please\n", home: planningHome, separateErrors: true)
+        let planned = try await PipedREPL.run(["--backend", "ls-e2e"], input: "escapes please\n", home: planningHome, separateErrors: true)
         Self.expectClean(output: planned.output, errors: planned.errors,
                          words: ["Quick, single-pass reasoning for simple questions", "instrument: note"])
     }
 
     /// Codex: the worker's answer, its refusal (`worker.error`), a runtime error body's
     /// message, and the `/worker` event lines (method and payload).
-    @Test func codexFieldsArriveWithoutTheirEscapes() throws {
+    @Test func codexFieldsArriveWithoutTheirEscapes() async throws {
         let (server, base) = try ReferenceServerProcess.start(["codex"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-codex-esc-\(UUID().uuidString)")
@@ -106,7 +106,7 @@ struct EscapeSequenceTerminalTests {
         try #"{"profiles":[{"name":"cdx","kind":"codex","url":"\#(base)","tail_ms":200}]}"#
             .write(to: config.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)
         let input = "/worker wrk-desktop\nescapes please\nescapes fail please\nescapes refuse please\n/worker wrk-desktop\n"
-        let run = try PipedREPL.run(["--backend", "cdx"], input: input, home: home, separateErrors: true)
+        let run = try await PipedREPL.run(["--backend", "cdx"], input: input, home: home, separateErrors: true)
         Self.expectClean(output: run.output, errors: run.errors,
                          words: ["accepted: escapes please", "the reference worker was asked to fail", "Refusalwords", "Methodwords", "Notewords"])
     }

@@ -25,19 +25,19 @@ struct FridayTerminalTests {
 
     /// A task that fails is an error like any other: on standard error, so a script's
     /// standard output holds only answers (it went to standard output as the answer).
-    @Test func aFailedTaskGoesToStandardError() throws {
+    @Test func aFailedTaskGoesToStandardError() async throws {
         let (server, url) = try startServer()
         defer { server.terminate(); server.waitUntilExit() }
-        let (output, errors, _) = try PipedREPL.run(["--backend", "friday"], input: "please fail\nhello\n", environment: ["FRIDAY_URL": url], separateErrors: true)
+        let (output, errors, _) = try await PipedREPL.run(["--backend", "friday"], input: "please fail\nhello\n", environment: ["FRIDAY_URL": url], separateErrors: true)
         #expect(errors.contains("error: "), "errors: \(errors)")
         #expect(!output.contains("error: "), "output: \(output)")
         #expect(output.contains("Before this you asked: \"please fail\""), "the next answer is still on standard output: \(output)")
     }
 
-    @Test func pipedHelloPrintsTheSoulShapedStreamedAnswer() throws {
+    @Test func pipedHelloPrintsTheSoulShapedStreamedAnswer() async throws {
         let (server, url) = try startServer()
         defer { server.terminate(); server.waitUntilExit() }
-        let (output, status) = try PipedREPL.run(["--backend", "friday"], input: "hello\n", environment: ["FRIDAY_URL": url])
+        let (output, status) = try await PipedREPL.run(["--backend", "friday"], input: "hello\n", environment: ["FRIDAY_URL": url])
         #expect(status == 0, "\(output)")
         #expect(output.contains("Hi, I'm the Friday reference server. You asked: \"hello\". I use every chunk as it arrives."), "\(output)")
         #expect(!output.contains("utilize"))
@@ -45,12 +45,12 @@ struct FridayTerminalTests {
 
     /// Friday down at start: the REPL starts offline, queues the question, and a later start
     /// with the server up delivers it once, before anything new.
-    @Test func aQuestionAskedWhileFridayIsDownIsDeliveredWhenItIsUp() throws {
+    @Test func aQuestionAskedWhileFridayIsDownIsDeliveredWhenItIsUp() async throws {
         let (probe, probeURL) = try startServer()
         probe.terminate(); probe.waitUntilExit()
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
         let environment = ["FRIDAY_URL": probeURL]
-        let (offline, offlineStatus) = try PipedREPL.run(["--backend", "friday"], input: "hello while you sleep\n", home: home, environment: environment)
+        let (offline, offlineStatus) = try await PipedREPL.run(["--backend", "friday"], input: "hello while you sleep\n", home: home, environment: environment)
         #expect(offlineStatus == 0, "a queued message is not a failure: \(offline)")
         #expect(offline.contains("Friday at \(probeURL) cannot be reached"), "\(offline)")
         #expect(offline.contains("your message is queued (1 waiting)"), "\(offline)")
@@ -58,7 +58,7 @@ struct FridayTerminalTests {
         let port = Int(probeURL.split(separator: ":").last!.split(separator: "/").first!)!
         let (server, _) = try ReferenceServerProcess.start(["friday", "--step-ms", "10"], url: #"ws://127\.0\.0\.1:\d+/ws"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
-        let (online, status) = try PipedREPL.run(["--backend", "friday"], input: "/queue\n", home: home, environment: environment)
+        let (online, status) = try await PipedREPL.run(["--backend", "friday"], input: "/queue\n", home: home, environment: environment)
         #expect(status == 0, "\(online)")
         #expect(online.contains("Sending 1 queued message to friday"), "\(online)")
         #expect(online.contains("You asked: \"hello while you sleep\""), "\(online)")

@@ -6,13 +6,13 @@ import Testing
 /// and the next message of the same session is answered.
 @Suite("Garbage bytes through the REPL", .serialized)
 struct GarbageBytesTerminalTests {
-    @Test func garbageFromTheModelServerIsSaidInWordsAndTheNextMessageIsAnswered() throws {
+    @Test func garbageFromTheModelServerIsSaidInWordsAndTheNextMessageIsAnswered() async throws {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
         let input = "garbagejson please\ngarbageutf8 please\ngarbagehtml please\nhello after the garbage\n"
-        let (output, errors, status) = try PipedREPL.run(["--backend", "oai"], input: input, home: home, separateErrors: true)
+        let (output, errors, status) = try await PipedREPL.run(["--backend", "oai"], input: input, home: home, separateErrors: true)
         #expect(status == 1, "a script whose messages failed ends with status 1: \(output)\n\(errors)")
         #expect(errors.contains("a streamed chunk is not JSON: <html><body>502 Bad Gateway"), "\(errors)")
         #expect(errors.contains("not valid UTF-8"), "\(errors)")

@@ -17,7 +17,7 @@ struct IntentCommandsEndToEndTests {
         return folder
     }
 
-    @Test func trainRefusesABadOutputOrOptionBeforeTraining() throws {
+    @Test func trainRefusesABadOutputOrOptionBeforeTraining() async throws {
         let folder = try folder()
         let corpus = folder.appendingPathComponent("mine.jsonl")
         try #"{"text": "book a table for two", "intent": "action", "urgency": "soon"}"#.write(to: corpus, atomically: true, encoding: .utf8)
@@ -29,7 +29,7 @@ struct IntentCommandsEndToEndTests {
             (["--out", folder.appendingPathComponent("w.json").path, "--folds", "100"], "--folds must be from 0 to 20"),
         ]
         for (options, expected) in cases {
-            let (output, errors, status) = try PipedREPL.run(["train", corpus.path] + options, input: "", separateErrors: true)
+            let (output, errors, status) = try await PipedREPL.run(["train", corpus.path] + options, input: "", separateErrors: true)
             #expect(status == 64, "\(options): \(output)\(errors)")
             #expect(errors.contains(expected), "\(options): \(errors)")
             #expect(!output.contains("trained on") && !errors.contains("NSCocoaErrorDomain"), "\(options): \(output)\(errors)")
@@ -38,7 +38,7 @@ struct IntentCommandsEndToEndTests {
 
     /// Weights someone trained, or a lexicon they edited, are not replaced by a retrain
     /// without `--force`; with it, they are.
-    @Test func trainKeepsAnExistingFileUnlessForced() throws {
+    @Test func trainKeepsAnExistingFileUnlessForced() async throws {
         let folder = try folder()
         let corpus = folder.appendingPathComponent("mine.jsonl")
         try Self.smallCorpus.write(to: corpus, atomically: true, encoding: .utf8)
@@ -46,31 +46,31 @@ struct IntentCommandsEndToEndTests {
         try "my weights".write(to: weights, atomically: true, encoding: .utf8)
         try "my lexicon".write(to: lexicon, atomically: true, encoding: .utf8)
         for (options, named) in [(["--out", weights.path], "--out"), (["--out", folder.appendingPathComponent("new.json").path, "--export-lexicon", lexicon.path], "--export-lexicon")] {
-            let (_, errors, status) = try PipedREPL.run(["train", corpus.path, "--folds", "0"] + options, input: "", separateErrors: true)
+            let (_, errors, status) = try await PipedREPL.run(["train", corpus.path, "--folds", "0"] + options, input: "", separateErrors: true)
             #expect(status == 64 && errors.contains("\(named) \(options.last!) already exists; add --force to replace it."), "\(errors)")
         }
         #expect(try String(contentsOf: weights, encoding: .utf8) == "my weights")
         #expect(try String(contentsOf: lexicon, encoding: .utf8) == "my lexicon")
-        let (output, errors, status) = try PipedREPL.run(["train", corpus.path, "--folds", "0", "--out", weights.path, "--force"], input: "", separateErrors: true)
+        let (output, errors, status) = try await PipedREPL.run(["train", corpus.path, "--folds", "0", "--out", weights.path, "--force"], input: "", separateErrors: true)
         #expect(status == 0 && output.contains("trained on 20 messages"), "\(output)\(errors)")
         #expect(try String(contentsOf: weights, encoding: .utf8).hasPrefix("{"))
     }
 
     /// `--split` on a corpus whose messages have no ids keeps none: said so, not "no labelled
     /// messages" about a file that has them.
-    @Test func aSplitThatKeepsNothingSaysWhy() throws {
+    @Test func aSplitThatKeepsNothingSaysWhy() async throws {
         let corpus = try folder().appendingPathComponent("noid.csv")
         try "text,intent,urgency\nbook a table,action,soon\nwhy is it blue,curiosity,exploratory\n".write(to: corpus, atomically: true, encoding: .utf8)
-        let (_, errors, status) = try PipedREPL.run(["eval", corpus.path, "--split", "test"], input: "", separateErrors: true)
+        let (_, errors, status) = try await PipedREPL.run(["eval", corpus.path, "--split", "test"], input: "", separateErrors: true)
         #expect(status == 1)
         #expect(errors.contains("--split test kept none of the 2 messages read: the split goes by each message's id, and none of them has an id"), "\(errors)")
-        let (output, _, whole) = try PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
+        let (output, _, whole) = try await PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
         #expect(whole == 0 && output.contains("Evaluated 2 messages"), "\(output)")
     }
 
     /// `classify --jsonl-input` reads a line as `eval` does: what one reads (a numeric id or
     /// text, a null goal) the other reads, and what one refuses the other refuses, located.
-    @Test func classifyReadsJSONLinesAsEvalDoes() throws {
+    @Test func classifyReadsJSONLinesAsEvalDoes() async throws {
         let corpus = try folder().appendingPathComponent("lines.jsonl")
         try [#"{"id": 7, "text": "book a table for two", "intent": "action", "urgency": "soon", "goal": null}"#,
              #"{"id": "n", "text": 42, "intent": "curiosity", "urgency": "exploratory"}"#,
@@ -79,9 +79,9 @@ struct IntentCommandsEndToEndTests {
              #"{"id": "x", "intent": "action", "urgency": "soon"}"#,
              #"{"text": "   ", "intent": "action", "urgency": "soon"}"#]
             .joined(separator: "\n").write(to: corpus, atomically: true, encoding: .utf8)
-        let (evaluated, evalErrors, _) = try PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
+        let (evaluated, evalErrors, _) = try await PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
         #expect(evaluated.contains("Evaluated 3 messages"), "a nested field is skipped, not the line: \(evaluated)\(evalErrors)")
-        let (output, errors, status) = try PipedREPL.run(["classify", "--jsonl-input"], input: try String(contentsOf: corpus, encoding: .utf8), separateErrors: true)
+        let (output, errors, status) = try await PipedREPL.run(["classify", "--jsonl-input"], input: try String(contentsOf: corpus, encoding: .utf8), separateErrors: true)
         #expect(status == 1, "three lines are not messages: \(errors)")
         let classified = output.split(separator: "\n")
         #expect(classified.count == 3, "\(output)")
@@ -94,16 +94,16 @@ struct IntentCommandsEndToEndTests {
         #expect(errors.contains("skipped 3 malformed lines"), "\(errors)")
     }
 
-    @Test func aBlankMessageIsNotClassified() throws {
+    @Test func aBlankMessageIsNotClassified() async throws {
         for blank in ["", "   "] {
-            let (output, errors, status) = try PipedREPL.run(["classify", blank], input: "", separateErrors: true)
+            let (output, errors, status) = try await PipedREPL.run(["classify", blank], input: "", separateErrors: true)
             #expect(status == 64 && errors.contains("The message is empty: there is nothing to classify."), "\(output)\(errors)")
         }
     }
 
-    @Test func aWeightsPathThatIsNoFileIsSaidPlainly() throws {
+    @Test func aWeightsPathThatIsNoFileIsSaidPlainly() async throws {
         let folder = try folder()
-        let (_, errors, status) = try PipedREPL.run(["classify", "--weights", folder.path, "hello"], input: "", separateErrors: true)
+        let (_, errors, status) = try await PipedREPL.run(["classify", "--weights", folder.path, "hello"], input: "", separateErrors: true)
         #expect(status == 1)
         #expect(errors.contains("\(folder.path): cannot read the weights: is a directory, not a file"), "\(errors)")
     }

@@ -17,23 +17,23 @@ struct IntentCorpusInputEndToEndTests {
 
     func file(_ name: String, _ text: String) throws -> URL { try file(name, Data(text.utf8)) }
 
-    @Test func aCSVWithSpacesAfterItsCommasIsReadWhole() throws {
+    @Test func aCSVWithSpacesAfterItsCommasIsReadWhole() async throws {
         let corpus = try file("spaced.csv", "id, text, intent, urgency\n1, why is the sky blue, curiosity, exploratory\n2, \"book a table, tonight\" , Action , soon\n")
-        let (output, errors, status) = try PipedREPL.run(["eval", corpus.path, "--json"], input: "", separateErrors: true)
+        let (output, errors, status) = try await PipedREPL.run(["eval", corpus.path, "--json"], input: "", separateErrors: true)
         #expect(status == 0 && !errors.contains("warning"), "\(errors)")
         #expect(output.contains(#""count":2"#) || output.contains(#""count" : 2"#), "\(output)")
     }
 
-    @Test func aGateFailsWhenLinesWereSkippedUnlessAllowed() throws {
+    @Test func aGateFailsWhenLinesWereSkippedUnlessAllowed() async throws {
         let corpus = try file("gate.csv", "text,intent,urgency\nwhy is the sky blue,curiosity,exploratory\nbook a table,acton,soon\n")
-        let (_, errors, status) = try PipedREPL.run(["eval", corpus.path, "--min-accuracy", "0.5"], input: "", separateErrors: true)
+        let (_, errors, status) = try await PipedREPL.run(["eval", corpus.path, "--min-accuracy", "0.5"], input: "", separateErrors: true)
         #expect(status == 1, "\(errors)")
         #expect(errors.contains("--min-accuracy 0.5 is checked only on a whole corpus: 1 line was skipped"), "\(errors)")
-        let (_, allowedErrors, allowed) = try PipedREPL.run(["eval", corpus.path, "--min-accuracy", "0.5", "--allow-skipped"], input: "", separateErrors: true)
+        let (_, allowedErrors, allowed) = try await PipedREPL.run(["eval", corpus.path, "--min-accuracy", "0.5", "--allow-skipped"], input: "", separateErrors: true)
         #expect(allowed == 0, "\(allowedErrors)")
     }
 
-    @Test func aLineInAnotherEncodingIsSkippedAndSaidInEveryFormat() throws {
+    @Test func aLineInAnotherEncodingIsSkippedAndSaidInEveryFormat() async throws {
         // "café" in Windows-1252: the é is one byte, 0xE9, which is no UTF-8.
         let latin = Data("caf".utf8) + Data([0xE9]) + Data(" au lait or espresso?".utf8)
         let lines: [(String, Data, Int)] = [
@@ -44,16 +44,16 @@ struct IntentCorpusInputEndToEndTests {
         ]
         for (name, data, line) in lines {
             let corpus = try file(name, data)
-            let (output, errors, _) = try PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
+            let (output, errors, _) = try await PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
             #expect(errors.contains("\(name):\(line): not valid UTF-8"), "\(name): \(errors)")
             #expect(output.contains("Evaluated 1 message"), "\(name): \(output)")
         }
         let binary = try file("junk.jsonl", Data([0x7B, 0x00, 0x01, 0x0A, 0x22]))
-        let (_, errors, status) = try PipedREPL.run(["eval", binary.path], input: "", separateErrors: true)
+        let (_, errors, status) = try await PipedREPL.run(["eval", binary.path], input: "", separateErrors: true)
         #expect(status == 1 && errors.contains("junk.jsonl: is not text (a NUL byte at offset 1)"), "\(errors)")
     }
 
-    @Test func anInvisibleCharacterInALabelIsShownAndALongOneIsCut() throws {
+    @Test func anInvisibleCharacterInALabelIsShownAndALongOneIsCut() async throws {
         let long = String(repeating: "x", count: 5_000)
         let corpus = try file("labels.jsonl", [
             #"{"text": "is this real", "intent": "curiosity\u2060", "urgency": "exploratory"}"#,
@@ -61,66 +61,66 @@ struct IntentCorpusInputEndToEndTests {
             #"{"text": "hi", "intent": "curiosity", "urgency": "\#(long)"}"#,
             #"{"text": "why is it blue", "intent": "curiosity", "urgency": "exploratory"}"#,
         ].joined(separator: "\n"))
-        let (_, errors, _) = try PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
+        let (_, errors, _) = try await PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
         #expect(errors.contains(#"labels.jsonl:1: unknown intent "curiosity\u{2060}""#), "\(errors)")
         #expect(errors.contains(#"labels.jsonl:2: unknown intent "\u{1B}[0mcuriosity""#), "\(errors)")
         #expect(errors.contains("… (5000 characters)") && errors.count < 2_000, "\(errors.count) characters")
     }
 
-    @Test func aByteOrderMarkOnStandardInputHidesNoWord() throws {
-        let (plain, _, _) = try PipedREPL.run(["classify", "--json"], input: "why is the sky blue\n", separateErrors: true)
-        let (marked, _, _) = try PipedREPL.run(["classify", "--json"], input: "\u{FEFF}why is the sky blue\n", separateErrors: true)
+    @Test func aByteOrderMarkOnStandardInputHidesNoWord() async throws {
+        let (plain, _, _) = try await PipedREPL.run(["classify", "--json"], input: "why is the sky blue\n", separateErrors: true)
+        let (marked, _, _) = try await PipedREPL.run(["classify", "--json"], input: "\u{FEFF}why is the sky blue\n", separateErrors: true)
         #expect(!plain.isEmpty && marked == plain, "\(marked)")
         let line = #"{"id": "a", "text": "why is the sky blue"}"#
-        let (read, errors, status) = try PipedREPL.run(["classify", "--jsonl-input"], input: "\u{FEFF}" + line + "\n", separateErrors: true)
+        let (read, errors, status) = try await PipedREPL.run(["classify", "--jsonl-input"], input: "\u{FEFF}" + line + "\n", separateErrors: true)
         #expect(status == 0 && read.contains(#""id":"a""#), "\(errors)")
     }
 
-    @Test func jsonOutputEscapesTerminalControlsItCarries() throws {
-        let (output, _, status) = try PipedREPL.run(["classify", "--jsonl-input"], input: #"{"text": "why \u009b31m red \u202e evil"}"# + "\n", separateErrors: true)
+    @Test func jsonOutputEscapesTerminalControlsItCarries() async throws {
+        let (output, _, status) = try await PipedREPL.run(["classify", "--jsonl-input"], input: #"{"text": "why \u009b31m red \u202e evil"}"# + "\n", separateErrors: true)
         #expect(status == 0)
         #expect(!output.unicodeScalars.contains { $0.value == 0x9B || $0.value == 0x202E }, "\(output)")
         #expect(output.contains(#"\u009b31m red \u202e evil"#), "\(output)")
     }
 
-    @Test func trainRefusesTooLittleAndTwoOutputsOnOneFile() throws {
+    @Test func trainRefusesTooLittleAndTwoOutputsOnOneFile() async throws {
         let one = try file("one.jsonl", #"{"text": "why is the sky blue", "intent": "curiosity", "urgency": "exploratory"}"#)
         let out = one.deletingLastPathComponent().appendingPathComponent("w.json").path
-        let (_, errors, status) = try PipedREPL.run(["train", one.path, "--out", out], input: "", separateErrors: true)
+        let (_, errors, status) = try await PipedREPL.run(["train", one.path, "--out", out], input: "", separateErrors: true)
         #expect(status == 1 && !FileManager.default.fileExists(atPath: out), "\(errors)")
         #expect(errors.contains("too little to train on: 1 message (at least 20); one intent label (curiosity) where two or more are needed"), "\(errors)")
-        let (_, both, bothStatus) = try PipedREPL.run(["train", one.path, "--out", out, "--export-lexicon", out], input: "", separateErrors: true)
+        let (_, both, bothStatus) = try await PipedREPL.run(["train", one.path, "--out", out, "--export-lexicon", out], input: "", separateErrors: true)
         #expect(bothStatus == 64 && both.contains("--out and --export-lexicon both name \(out)"), "\(both)")
-        let (_, lexicon, lexiconStatus) = try PipedREPL.run(["train", one.path, "--out", out, "--lexicon", "/nonexistent/lexicon.txt"], input: "", separateErrors: true)
+        let (_, lexicon, lexiconStatus) = try await PipedREPL.run(["train", one.path, "--out", out, "--lexicon", "/nonexistent/lexicon.txt"], input: "", separateErrors: true)
         #expect(lexiconStatus == 1 && lexicon.contains("cannot read the lexicon /nonexistent/lexicon.txt: no such file") && !lexicon.contains("NSCocoaErrorDomain"), "\(lexicon)")
-        let (_, classify, _) = try PipedREPL.run(["classify", "--lexicon", one.deletingLastPathComponent().path, "hi"], input: "", separateErrors: true)
+        let (_, classify, _) = try await PipedREPL.run(["classify", "--lexicon", one.deletingLastPathComponent().path, "hi"], input: "", separateErrors: true)
         #expect(classify.contains("cannot read the lexicon: is a directory, not a file"), "\(classify)")
     }
 
-    @Test func trainOnASplitOfMessagesWithoutIdsSaysWhy() throws {
+    @Test func trainOnASplitOfMessagesWithoutIdsSaysWhy() async throws {
         let corpus = try file("noid.jsonl", IntentCommandsEndToEndTests.smallCorpus)
         let out = corpus.deletingLastPathComponent().appendingPathComponent("w.json").path
-        let (_, errors, status) = try PipedREPL.run(["train", corpus.path, "--split", "train", "--out", out], input: "", separateErrors: true)
+        let (_, errors, status) = try await PipedREPL.run(["train", corpus.path, "--split", "train", "--out", out], input: "", separateErrors: true)
         #expect(status == 1)
         #expect(errors.contains("--split train kept none of the 20 messages read: the split goes by each message's id, and none of them has an id"), "\(errors)")
     }
 
     /// A corpus from a pipe: `-` with --format reads standard input; without --format it is
     /// refused at once (before, "-: no such file").
-    @Test func evalReadsStandardInputWithAFormat() throws {
+    @Test func evalReadsStandardInputWithAFormat() async throws {
         let lines = "text,intent,urgency\nwhy is the sky blue,curiosity,exploratory\nbook a table tonight,action,soon\n"
-        let (output, errors, status) = try PipedREPL.run(["eval", "-", "--format", "csv"], input: lines, separateErrors: true)
+        let (output, errors, status) = try await PipedREPL.run(["eval", "-", "--format", "csv"], input: lines, separateErrors: true)
         #expect(status == 0 && output.contains("Evaluated 2 messages from standard input"), "\(output)\(errors)")
-        let (_, refused, refusedStatus) = try PipedREPL.run(["eval", "-"], input: lines, separateErrors: true)
+        let (_, refused, refusedStatus) = try await PipedREPL.run(["eval", "-"], input: lines, separateErrors: true)
         #expect(refusedStatus == 64 && refused.contains("- reads standard input: say its format with --format jsonl, csv or tsv"), "\(refused)")
     }
 
     /// The same id twice is one message counted twice, or two the split cannot tell apart:
     /// said, at the repeat, with where it was first (both are still read).
-    @Test func aRepeatedIDIsSaidWhereItRepeats() throws {
+    @Test func aRepeatedIDIsSaidWhereItRepeats() async throws {
         let corpus = try file("dup.jsonl", #"{"id": "a", "text": "why is it blue", "intent": "curiosity", "urgency": "exploratory"}"# + "\n"
                               + #"{"id": "a", "text": "book a table", "intent": "action", "urgency": "soon"}"#)
-        let (output, errors, status) = try PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
+        let (output, errors, status) = try await PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
         #expect(status == 0 && output.contains("Evaluated 2 messages"), "\(output)")
         #expect(errors.contains("dup.jsonl:2: the id \"a\" was already used at \(corpus.path):1; both are read"), "\(errors)")
     }

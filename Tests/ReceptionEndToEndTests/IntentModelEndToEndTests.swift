@@ -13,21 +13,21 @@ struct IntentModelEndToEndTests {
     }.joined(separator: "\n") + "\n"
 
     /// A folder with the corpus and the weights trained on it alone.
-    static func trained() throws -> (folder: URL, corpus: URL, weights: URL) {
+    static func trained() async throws -> (folder: URL, corpus: URL, weights: URL) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-own-model-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let corpus = folder.appendingPathComponent("mine.jsonl"), weights = folder.appendingPathComponent("my-weights.json")
         try Self.corpus.write(to: corpus, atomically: true, encoding: .utf8)
-        let (output, status) = try PipedREPL.run(["train", corpus.path, "--out", weights.path, "--folds", "2"], input: "")
+        let (output, status) = try await PipedREPL.run(["train", corpus.path, "--out", weights.path, "--folds", "2"], input: "")
         #expect(status == 0 && output.contains("trained on 24 messages"), "\(output)")
         return (folder, corpus, weights)
     }
 
-    @Test func theREPLClassifiesWithTheChosenModelAndSaysWhich() throws {
-        let (folder, _, weights) = try Self.trained()
+    @Test func theREPLClassifiesWithTheChosenModelAndSaysWhich() async throws {
+        let (folder, _, weights) = try await Self.trained()
         defer { try? FileManager.default.removeItem(at: folder) }
         let script = "zzq blorp number 3\n/intent\n/quit\n"
-        let (output, errors, status) = try PipedREPL.run(["--intent-weights", weights.path, "--local-step-ms", "1"], input: script, separateErrors: true)
+        let (output, errors, status) = try await PipedREPL.run(["--intent-weights", weights.path, "--local-step-ms", "1"], input: script, separateErrors: true)
         #expect(status == 0, "\(output)\(errors)")
         #expect(output.contains("decision / planning"), "the trained convention classified the message: \(output)")
         #expect(output.contains("model: \(weights.path)"), "\(output)")
@@ -36,24 +36,24 @@ struct IntentModelEndToEndTests {
         let settings = home.appendingPathComponent("config/reception/intent.json")
         try FileManager.default.createDirectory(at: settings.deletingLastPathComponent(), withIntermediateDirectories: true)
         try "{\"weights\": \"\(weights.path)\"}\n".write(to: settings, atomically: true, encoding: .utf8)
-        let (configured, _) = try PipedREPL.run(["--local-step-ms", "1"], input: script, home: home)
+        let (configured, _) = try await PipedREPL.run(["--local-step-ms", "1"], input: script, home: home)
         #expect(configured.contains("decision / planning") && configured.contains("model: \(weights.path)"), "\(configured)")
         // `--intent-weights built-in` sets the settings file aside.
-        let (builtIn, _) = try PipedREPL.run(["--intent-weights", "built-in", "--local-step-ms", "1"], input: script, home: home)
+        let (builtIn, _) = try await PipedREPL.run(["--intent-weights", "built-in", "--local-step-ms", "1"], input: script, home: home)
         #expect(builtIn.contains("model: built-in") && !builtIn.contains("decision / planning"), "\(builtIn)")
     }
 
     /// A weights file cut short (a copy that did not finish) is refused with its place in the
     /// file, and the chat goes on with the built-in model, which `/intent` names.
-    @Test func aTruncatedWeightsFileGivesALocatedErrorAndTheBuiltInModel() throws {
-        let (folder, _, weights) = try Self.trained()
+    @Test func aTruncatedWeightsFileGivesALocatedErrorAndTheBuiltInModel() async throws {
+        let (folder, _, weights) = try await Self.trained()
         defer { try? FileManager.default.removeItem(at: folder) }
         let whole = try String(contentsOf: weights, encoding: .utf8)
         let cut = folder.appendingPathComponent("cut.json")
         let half = String(whole.prefix(whole.count / 2))
         try half.write(to: cut, atomically: true, encoding: .utf8)
         let line = half.split(separator: "\n", omittingEmptySubsequences: false).count
-        let (output, errors, status) = try PipedREPL.run(["--intent-weights", cut.path, "--local-step-ms", "1"],
+        let (output, errors, status) = try await PipedREPL.run(["--intent-weights", cut.path, "--local-step-ms", "1"],
                                                          input: "zzq blorp number 3\n/intent\n", separateErrors: true)
         #expect(status == 0, "\(output)\(errors)")
         #expect(errors.contains("warning: \(cut.path):\(line):") && errors.contains("the file ends before its JSON does (cut short?"), "\(errors)")
@@ -62,20 +62,20 @@ struct IntentModelEndToEndTests {
         // `classify` and `eval` stop with the same located words: what they print would be taken
         // for the named model's answers and figures.
         for command in [["classify", "--json", "--weights", cut.path, "zzq blorp"], ["eval", weights.path, "--weights", cut.path]] {
-            let (printed, commandErrors, commandStatus) = try PipedREPL.run(command, input: "", separateErrors: true)
+            let (printed, commandErrors, commandStatus) = try await PipedREPL.run(command, input: "", separateErrors: true)
             #expect(commandStatus == 1 && printed.isEmpty && commandErrors.contains("error: \(cut.path):\(line):"), "\(command[0]): \(printed)\(commandErrors)")
         }
         // With a usable file, `classify --json` says which model answered.
-        let (classified, _) = try PipedREPL.run(["classify", "--json", "--weights", weights.path, "zzq blorp"], input: "")
+        let (classified, _) = try await PipedREPL.run(["classify", "--json", "--weights", weights.path, "zzq blorp"], input: "")
         #expect(classified.contains("\"model\":\"\(weights.path)\""), "\(classified)")
     }
 
     /// `eval --weights A --against built-in`: both models on the same messages, side by side,
     /// and McNemar's test of whether the difference is more than chance.
-    @Test func evalAgainstTheBuiltInModelReportsThePairedTest() throws {
-        let (folder, corpus, weights) = try Self.trained()
+    @Test func evalAgainstTheBuiltInModelReportsThePairedTest() async throws {
+        let (folder, corpus, weights) = try await Self.trained()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (output, errors, status) = try PipedREPL.run(["eval", corpus.path, "--weights", weights.path, "--against", "built-in"], input: "", separateErrors: true)
+        let (output, errors, status) = try await PipedREPL.run(["eval", corpus.path, "--weights", weights.path, "--against", "built-in"], input: "", separateErrors: true)
         #expect(status == 0, "\(output)\(errors)")
         #expect(output.contains("Compared two models on the same 24 messages"), "\(output)")
         #expect(output.contains("  A  \(weights.path)\n  B  built-in\n"), "\(output)")
@@ -83,7 +83,7 @@ struct IntentModelEndToEndTests {
         // The zzq messages: the trained model is right on all twelve, the built-in one on none of
         // their intents; exact binomial for 12 discordant, two-sided p = 2 / 4096.
         #expect(output.contains("intent   only A right 12, only B right 0: p = 0.0005 (exact binomial); A is better"), "\(output)")
-        let (json, _) = try PipedREPL.run(["eval", corpus.path, "--weights", weights.path, "--against", "built-in", "--json"], input: "")
+        let (json, _) = try await PipedREPL.run(["eval", corpus.path, "--weights", weights.path, "--against", "built-in", "--json"], input: "")
         let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
         let paired = (object?["paired"] as? [String: Any])?["intent"] as? [String: Any]
         #expect(paired?["onlyA"] as? Int == 12 && paired?["method"] as? String == "exact", "\(json)")

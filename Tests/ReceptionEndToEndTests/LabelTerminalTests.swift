@@ -18,8 +18,8 @@ struct LabelTerminalTests {
     /// The model's margin for each message (the smaller of the two heads' top-two
     /// differences), from `classify --json`, which reports both heads' chosen and runner-up
     /// probabilities: what "least sure first" orders by.
-    static func margins() throws -> [String: Double] {
-        let (output, status) = try PipedREPL.run(["classify", "--json"], input: messages.joined(separator: "\n") + "\n")
+    static func margins() async throws -> [String: Double] {
+        let (output, status) = try await PipedREPL.run(["classify", "--json"], input: messages.joined(separator: "\n") + "\n")
         #expect(status == 0, "\(output)")
         var margins: [String: Double] = [:]
         for line in output.split(separator: "\n") {
@@ -47,7 +47,7 @@ struct LabelTerminalTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("messages.txt"), labels = folder.appendingPathComponent("messages.labels.jsonl")
         try (Self.messages.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
-        let margins = try Self.margins()
+        let margins = try await Self.margins()
         let expectedOrder = Self.messages.enumerated().sorted { (margins[$0.element]!, $0.offset) < (margins[$1.element]!, $1.offset) }.map(\.element)
 
         /// Waits for message `n` of `total` and returns where its screen starts, after checking
@@ -145,13 +145,13 @@ struct LabelTerminalTests {
     }
 
     /// Piped input is never taken for keys: refused in words, the labels file untouched.
-    @Test func pipedInputIsRefusedInWords() throws {
+    @Test func pipedInputIsRefusedInWords() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-label-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("messages.txt")
         try "why is the sky blue\n".write(to: input, atomically: true, encoding: .utf8)
-        let (output, errors, status) = try PipedREPL.run(["label", input.path], input: "\r\r\rq\n", separateErrors: true)
+        let (output, errors, status) = try await PipedREPL.run(["label", input.path], input: "\r\r\rq\n", separateErrors: true)
         #expect(status == 1 && output.isEmpty)
         #expect(errors.contains("error: reception label reads one key per decision from a terminal, and standard input is not one (it is a pipe or a file)."), "\(errors)")
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("messages.labels.jsonl").path))

@@ -175,29 +175,29 @@ struct LoopSymphonyCommandTests {
     /// A level the profile sets explicitly wins over the server's record, and the server that
     /// disagrees is named; without one the server's level is used (an upgrade accepted in one
     /// session is where the next starts); `--trust` wins over both.
-    @Test func anExplicitTrustLevelWinsAndTheServerThatDisagreesIsNamed() throws {
+    @Test func anExplicitTrustLevelWinsAndTheServerThatDisagreesIsNamed() async throws {
         let helper = LoopSymphonyTerminalTests()
         let (server, url) = try helper.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try helper.home(for: url, trustLevel: 0)
-        let accepting = try PipedREPL.run(["--backend", "ls-e2e"], input: "/trust-metrics set 1\n", home: home).output
+        let accepting = try await PipedREPL.run(["--backend", "ls-e2e"], input: "/trust-metrics set 1\n", home: home).output
         #expect(accepting.contains("Server trust level set to **1**") || accepting.contains("Server trust level set to 1"), "\(accepting)")
-        let explicit = try PipedREPL.run(["--backend", "ls-e2e"], input: "hello profile\n/trust\n", home: home).output
+        let explicit = try await PipedREPL.run(["--backend", "ls-e2e"], input: "hello profile\n/trust\n", home: home).output
         #expect(explicit.contains("keeps trust level 1 (semi-autonomous) for this app and user; this session sends level 0 (supervised), as the profile's trust_level ("),
                 "the server that disagrees is named: \(explicit)")
         #expect(explicit.contains("/approve to run it") && !explicit.contains("Reference note answer to: hello profile"),
                 "the profile's 0 wins: a plan first: \(explicit)")
         let unset = try helper.home(for: url)
-        let fromServer = try PipedREPL.run(["--backend", "ls-e2e"], input: "hello profile\n/trust\n", home: unset).output
+        let fromServer = try await PipedREPL.run(["--backend", "ls-e2e"], input: "hello profile\n/trust\n", home: unset).output
         #expect(fromServer.contains("Reference note answer to: hello profile"), "no level in the profile: the server's 1 runs at once: \(fromServer)")
         #expect(fromServer.contains("Trust level 1") && !fromServer.contains("keeps trust level"), "\(fromServer)")
-        let chosen = try PipedREPL.run(["--backend", "ls-e2e", "--trust", "0"], input: "hello profile\n/trust\n", home: unset).output
+        let chosen = try await PipedREPL.run(["--backend", "ls-e2e", "--trust", "0"], input: "hello profile\n/trust\n", home: unset).output
         #expect(chosen.contains("/approve to run it, /reject to drop it") && !chosen.contains("Type /approve"), "--trust 0 wins over the server: a plan first, its instructions said once")
         #expect(chosen.contains("as you chose (--trust)"), "\(chosen)")
         #expect(!chosen.contains("Reference note answer to: hello profile"))
     }
 
-    @Test func everyCommandGroupAnswers() throws {
+    @Test func everyCommandGroupAnswers() async throws {
         let helper = LoopSymphonyTerminalTests()
         let (server, url) = try helper.startServer()
         defer { server.terminate(); server.waitUntilExit() }
@@ -230,7 +230,7 @@ struct LoopSymphonyCommandTests {
         /quit
 
         """
-        let (output, status) = try PipedREPL.run(["--backend", "ls-e2e", "--plain", "--trust", "1"], input: script, home: home)
+        let (output, status) = try await PipedREPL.run(["--backend", "ls-e2e", "--plain", "--trust", "1"], input: script, home: home)
         #expect(status == 0)
         let missing = [
             "Reference research answer to: research rust async runtimes", "completed  Completed  research rust async runtimes",
@@ -255,8 +255,8 @@ struct LoopSymphonyCommandTests {
         defer { server.terminate(); server.waitUntilExit() }
         let home = try helper.home(for: url)
         let script = "/rooms beat\n/knowledge cached research\n/quit\n"
-        async let one = Task.detached { try PipedREPL.run(["--backend", "ls-e2e", "--plain"], input: script, home: home) }.value
-        async let two = Task.detached { try PipedREPL.run(["--backend", "ls-e2e", "--plain"], input: script, home: home) }.value
+        async let one = Task.detached { try await PipedREPL.run(["--backend", "ls-e2e", "--plain"], input: script, home: home) }.value
+        async let two = Task.detached { try await PipedREPL.run(["--backend", "ls-e2e", "--plain"], input: script, home: home) }.value
         for (output, status) in try await [one, two] {
             #expect(status == 0)
             #expect(output.contains("Research (capabilities, v"), "each session lists the cached entry:\n\(output)")

@@ -120,14 +120,14 @@ struct OfflineQueueEndToEndTests {
 
     /// While the server stays down, each new message joins the queue without the older ones
     /// being tried again aloud; `/queue` in JSON mode is JSON like every other line.
-    @Test func offlineMessagesQueueQuietlyAndJSONModeStaysJSON() throws {
+    @Test func offlineMessagesQueueQuietlyAndJSONModeStaysJSON() async throws {
         let home = try home(url: "http://127.0.0.1:\(try unusedPort())")
-        let (output, status) = try PipedREPL.run(["--backend", "ls-queue", "--trust", "1"],
+        let (output, status) = try await PipedREPL.run(["--backend", "ls-queue", "--trust", "1"],
                                                   input: "first offline note\nsecond offline note\nthird offline note\n", home: home)
         #expect(status == 0, "\(output)")
         #expect(output.contains("queued (3 waiting)"), "\(output)")
         #expect(!output.contains("Sending") && !output.contains("still unreachable"), "no retry noise between messages: \(output)")
-        let (json, _) = try PipedREPL.run(["--backend", "ls-queue", "--json"], input: "/queue\n", home: home)
+        let (json, _) = try await PipedREPL.run(["--backend", "ls-queue", "--json"], input: "/queue\n", home: home)
         let lines = json.split(separator: "\n").filter { !$0.isEmpty }
         #expect(!lines.isEmpty)
         for line in lines {
@@ -143,7 +143,7 @@ struct OfflineQueueEndToEndTests {
     @Test func aQueuedMessageCancelledWhileSentLeavesTheQueue() async throws {
         let port = try unusedPort()
         let home = try home(url: "http://127.0.0.1:\(port)")
-        _ = try PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: "slow research of rivers\nwhat is two plus two\n", home: home)
+        _ = try await PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: "slow research of rivers\nwhat is two plus two\n", home: home)
         let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "2000"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
         let terminal = try TerminalSession(arguments: ["--backend", "ls-queue", "--trust", "1"], home: home)
@@ -156,7 +156,7 @@ struct OfflineQueueEndToEndTests {
         at = try await terminal.waitFor("1 queued message, oldest first:", after: at)
         terminal.enter("/quit")
         #expect(try await terminal.exitStatus() == 0)
-        let (listed, _) = try PipedREPL.run(["queue"], input: "", home: home)
+        let (listed, _) = try await PipedREPL.run(["queue"], input: "", home: home)
         #expect(listed.contains("what is two plus two") && !listed.contains("slow research of rivers"), "\(listed)")
     }
 
@@ -165,13 +165,13 @@ struct OfflineQueueEndToEndTests {
     @Test func droppingAMessageARunningSessionSendsWarns() async throws {
         let port = try unusedPort()
         let home = try home(url: "http://127.0.0.1:\(port)")
-        _ = try PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: "slow research of tides\n", home: home)
+        _ = try await PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: "slow research of tides\n", home: home)
         let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "2000"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
         let terminal = try TerminalSession(arguments: ["--backend", "ls-queue", "--trust", "1"], home: home)
         _ = try await terminal.waitFor("ago: slow research of tides")
         try await terminal.waitUntil("the spinner") { _ in terminal.rawOutput.contains("(Ctrl-C cancels)") }
-        let (dropped, errors, status) = try PipedREPL.run(["queue", "drop", "1"], input: "", home: home, separateErrors: true)
+        let (dropped, errors, status) = try await PipedREPL.run(["queue", "drop", "1"], input: "", home: home, separateErrors: true)
         #expect(status == 0 && dropped.contains("Dropped 1 queued message; 0 left."), "\(dropped)\(errors)")
         #expect(errors.contains("warning: “slow research of tides” is being sent by a running Reception (process \(terminal.pid)); dropping it here does not stop it on the server."),
                 "\(errors)")
@@ -182,40 +182,40 @@ struct OfflineQueueEndToEndTests {
 
     /// A session sends queued messages as it starts, before anything can be typed:
     /// `reception queue` shows and drops them first, without a session and without sending.
-    @Test func theQueueIsReadAndDroppedWithoutStartingASession() throws {
+    @Test func theQueueIsReadAndDroppedWithoutStartingASession() async throws {
         let url = "http://127.0.0.1:\(try unusedPort())"
         let home = try home(url: url)
         let arguments = ["--backend", "ls-queue", "--trust", "1"]
-        _ = try PipedREPL.run(arguments, input: "keep this one\nregret this one\n", home: home)
+        _ = try await PipedREPL.run(arguments, input: "keep this one\nregret this one\n", home: home)
 
-        let (listed, listStatus, _) = try run(["queue"], home: home)
+        let (listed, listStatus, _) = try await run(["queue"], home: home)
         #expect(listStatus == 0)
         #expect(listed.contains("2 queued messages, oldest first:"), "\(listed)")
         #expect(listed.contains("1. ") && listed.contains("ls-queue · keep this one · for \(url)"), "\(listed)")
         #expect(listed.contains("2. ") && listed.contains("ls-queue · regret this one"), "\(listed)")
 
-        let (_, missingStatus, missing) = try run(["queue", "drop", "3"], home: home)
+        let (_, missingStatus, missing) = try await run(["queue", "drop", "3"], home: home)
         #expect(missingStatus == 1 && missing.contains("There is no queued message 3; the queue holds 2"), "\(missing)")
-        let (dropped, dropStatus, _) = try run(["queue", "drop", "2"], home: home)
+        let (dropped, dropStatus, _) = try await run(["queue", "drop", "2"], home: home)
         #expect(dropStatus == 0 && dropped.contains("Dropped 1 queued message; 1 left."), "\(dropped)")
 
         let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#,
                                                            port: Int(url.split(separator: ":").last!)!)
         defer { server.terminate(); server.waitUntilExit() }
-        let (restarted, _) = try PipedREPL.run(arguments, input: "/tasks recent\n", home: home)
+        let (restarted, _) = try await PipedREPL.run(arguments, input: "/tasks recent\n", home: home)
         #expect(restarted.contains("Sending 1 queued message to ls-queue"), "\(restarted)")
         #expect(restarted.contains("ago: keep this one"), "\(restarted)")
         #expect(!restarted.contains("regret this one"), "the dropped one never left: \(restarted)")
 
         // Nothing queued, no file: reading an empty queue leaves nothing behind.
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("reception-queue-empty-\(UUID().uuidString)")
-        let (none, noneStatus, _) = try run(["queue"], home: empty)
+        let (none, noneStatus, _) = try await run(["queue"], home: empty)
         #expect(noneStatus == 0 && none.contains("The offline queue is empty."), "\(none)")
         #expect(!FileManager.default.fileExists(atPath: empty.path + "/state/reception/queue.sqlite"))
     }
 
-    func run(_ arguments: [String], home: URL) throws -> (output: String, status: Int32, errors: String) {
-        let (output, errors, status) = try PipedREPL.run(arguments, input: "", home: home, separateErrors: true)
+    func run(_ arguments: [String], home: URL) async throws -> (output: String, status: Int32, errors: String) {
+        let (output, errors, status) = try await PipedREPL.run(arguments, input: "", home: home, separateErrors: true)
         return (output, status, errors)
     }
 
@@ -226,22 +226,22 @@ struct OfflineQueueEndToEndTests {
         let first = "http://127.0.0.1:\(try unusedPort())"
         let home = try home(url: first)
         let arguments = ["--backend", "ls-queue", "--trust", "1"]
-        let (queued, _) = try PipedREPL.run(arguments, input: "private note for the first server\n", home: home)
+        let (queued, _) = try await PipedREPL.run(arguments, input: "private note for the first server\n", home: home)
         #expect(queued.contains("your message is queued (1 waiting)"), "\(queued)")
 
         let (other, otherURL) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { other.terminate(); other.waitUntilExit() }
         try point(home, at: otherURL)
         // Without a session too: `reception queue` reads where the profile points now.
-        let (listed, _) = try PipedREPL.run(["queue"], input: "", home: home)
+        let (listed, _) = try await PipedREPL.run(["queue"], input: "", home: home)
         #expect(listed.contains("· written for \(first), not sent to \(otherURL)"), "the REPL's words: \(listed)")
         let profiles = home.appendingPathComponent("config/reception/backends.json")
         let pointed = try String(contentsOf: profiles, encoding: .utf8)
         try pointed.replacingOccurrences(of: "\"ls-queue\"", with: "\"ls-renamed\"").write(to: profiles, atomically: true, encoding: .utf8)
-        let (orphaned, _) = try PipedREPL.run(["queue"], input: "", home: home)
+        let (orphaned, _) = try await PipedREPL.run(["queue"], input: "", home: home)
         #expect(orphaned.contains("· no profile is called ls-queue now, so no session sends it"), "\(orphaned)")
         try pointed.write(to: profiles, atomically: true, encoding: .utf8)
-        let (elsewhere, status) = try PipedREPL.run(arguments, input: "/queue\n/tasks recent\n", home: home)
+        let (elsewhere, status) = try await PipedREPL.run(arguments, input: "/queue\n/tasks recent\n", home: home)
         #expect(status == 0, "\(elsewhere)")
         #expect(elsewhere.contains("1 queued message for ls-queue was written for \(first); ls-queue now points at \(otherURL), so it is not sent here."),
                 "\(elsewhere)")
@@ -257,9 +257,9 @@ struct OfflineQueueEndToEndTests {
                                                         port: Int(first.split(separator: ":").last!)!)
         defer { own.terminate(); own.waitUntilExit() }
         try point(home, at: first)
-        let (pointedBack, _) = try PipedREPL.run(["queue"], input: "", home: home)
+        let (pointedBack, _) = try await PipedREPL.run(["queue"], input: "", home: home)
         #expect(pointedBack.contains("· for \(first)") && !pointedBack.contains("not sent to"), "\(pointedBack)")
-        let (delivered, _) = try PipedREPL.run(arguments, input: "/queue\n", home: home)
+        let (delivered, _) = try await PipedREPL.run(arguments, input: "/queue\n", home: home)
         #expect(delivered.contains("Sending 1 queued message to ls-queue"), "\(delivered)")
         #expect(delivered.contains("The offline queue is empty."), "\(delivered)")
         // The same question, asked at the server it was written for, finds it.
@@ -269,11 +269,11 @@ struct OfflineQueueEndToEndTests {
 
     /// While the engine stays unreachable, each new message first tries the older ones again;
     /// the transcript holds each message once, as typed, not once per attempt.
-    @Test func theTranscriptHoldsEachQueuedMessageOnce() throws {
+    @Test func theTranscriptHoldsEachQueuedMessageOnce() async throws {
         let home = try home(url: "http://127.0.0.1:\(try unusedPort())")
         let file = home.appendingPathComponent("session.md")
         let input = Self.messages.joined(separator: "\n") + "\n/save \(file.path)\n"
-        let (output, status) = try PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: input, home: home)
+        let (output, status) = try await PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: input, home: home)
         #expect(status == 0, "\(output)")
         let saved = try String(contentsOf: file, encoding: .utf8)
         for message in Self.messages {
@@ -329,7 +329,7 @@ struct OfflineQueueEndToEndTests {
         // 2. The server comes up on that port; a new session sends the queue first, in order.
         let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
-        let (restarted, status) = try PipedREPL.run(arguments, input: "/queue\n", home: home)
+        let (restarted, status) = try await PipedREPL.run(arguments, input: "/queue\n", home: home)
         #expect(status == 0, "\(restarted)")
         #expect(restarted.contains("Sending 3 queued messages to ls-queue, oldest first."), "\(restarted)")
         let shown = Self.messages.map { message in restarted.range(of: "ago: \(message)")?.lowerBound }
@@ -340,7 +340,7 @@ struct OfflineQueueEndToEndTests {
         #expect(!restarted.contains("error:"), "\(restarted)")
 
         // 3. What the engine received: each task once, and a third session sends nothing again.
-        let (again, _) = try PipedREPL.run(arguments, input: "/tasks recent\n/queue\n", home: home)
+        let (again, _) = try await PipedREPL.run(arguments, input: "/tasks recent\n/queue\n", home: home)
         #expect(!again.contains("Sending"), "nothing is sent twice: \(again)")
         // `/tasks recent` lists the server's tasks newest first, one row each.
         let rows = again.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }

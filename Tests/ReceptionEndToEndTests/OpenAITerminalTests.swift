@@ -22,10 +22,10 @@ struct OpenAITerminalTests {
         return home
     }
 
-    @Test func aPipedMessageGetsTheSoulShapedStreamedAnswerAndRequestShowsTheSoulsPrompt() throws {
+    @Test func aPipedMessageGetsTheSoulShapedStreamedAnswerAndRequestShowsTheSoulsPrompt() async throws {
         let (server, url) = try Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
-        let (output, status) = try PipedREPL.run(["--backend", "oai", "--soul", "butler"], input: "hello\n/request\n", home: try Self.home(for: url))
+        let (output, status) = try await PipedREPL.run(["--backend", "oai", "--soul", "butler"], input: "hello\n/request\n", home: try Self.home(for: url))
         #expect(status == 0, "\(output)")
         // The model said "Okay. You said: hello. …", cut into 3-character chunks ("Oka", "y. "):
         // the butler's replacement still applied across the boundary.
@@ -35,10 +35,10 @@ struct OpenAITerminalTests {
         #expect(output.contains(#""role" : "system""#))
     }
 
-    @Test func theJSONModePrintsOneEventPerChunk() throws {
+    @Test func theJSONModePrintsOneEventPerChunk() async throws {
         let (server, url) = try Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
-        let (output, status) = try PipedREPL.run(["--backend", "oai", "--json"], input: "hello\n", home: try Self.home(for: url))
+        let (output, status) = try await PipedREPL.run(["--backend", "oai", "--json"], input: "hello\n", home: try Self.home(for: url))
         #expect(status == 0)
         let textEvents = output.split(separator: "\n").filter { $0.contains(#""type":"text""#) }
         // The soul holds a half-word back until it knows whether to replace it, so the 3-character

@@ -4,8 +4,8 @@ import Testing
 /// Scripts and pipes: no terminal, no ANSI codes, one line per event with --json.
 @Suite("REPL without a terminal")
 struct PipedModeTests {
-    @Test func plainModeIsScriptableAndFreeOfEscapeCodes() throws {
-        let (output, status) = try PipedREPL.run(["--trust", "0", "--local-step-ms", "1"], input: "what can reception do?\n/approve\n/followups\n/quit\n")
+    @Test func plainModeIsScriptableAndFreeOfEscapeCodes() async throws {
+        let (output, status) = try await PipedREPL.run(["--trust", "0", "--local-step-ms", "1"], input: "what can reception do?\n/approve\n/followups\n/quit\n")
         #expect(status == 0)
         #expect(!output.contains("\u{1B}"), "no ANSI codes in a pipe")
         #expect(output.contains("curiosity / exploratory"))
@@ -14,8 +14,8 @@ struct PipedModeTests {
     }
 
     /// A script's output holds the answers; what went wrong is on stderr.
-    @Test func errorsGoToStandardErrorAndAnswersToStandardOutput() throws {
-        let (output, errors, status) = try PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],
+    @Test func errorsGoToStandardErrorAndAnswersToStandardOutput() async throws {
+        let (output, errors, status) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],
                                                          input: "/soul no-such-soul\nwhat can reception do?\n", separateErrors: true)
         #expect(status == 0)
         #expect(errors.contains("error:") && errors.contains("no-such-soul"), "errors: \(errors)")
@@ -26,8 +26,8 @@ struct PipedModeTests {
     /// `/soul list` marks the soul in use by its id; `/soul show` prints the file as it is on
     /// disk (its `#` lines and front matter intact, so it can be pasted back); a file that is
     /// not Markdown is not a soul.
-    @Test func soulCommandsListShowAndRefuseWhatIsNotASoul() throws {
-        let (output, errors, status) = try PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],
+    @Test func soulCommandsListShowAndRefuseWhatIsNotASoul() async throws {
+        let (output, errors, status) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],
                                                          input: "/soul list\n/soul show\n/soul /etc/hostname\n", separateErrors: true)
         #expect(status == 0)
         #expect(output.contains("* default (current)"), "output: \(output)")
@@ -38,8 +38,8 @@ struct PipedModeTests {
 
     /// `/followups N` sends follow-up N (it used to list them and ignore the number); `/cancel`
     /// at the prompt, after the task finished, says nothing runs rather than the backend's reply.
-    @Test func followupsByNumberAndCancelWhenNothingRuns() throws {
-        let (output, errors, status) = try PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],
+    @Test func followupsByNumberAndCancelWhenNothingRuns() async throws {
+        let (output, errors, status) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],
                                                          input: "what can reception do?\n/followups 1\n/cancel\n", separateErrors: true)
         #expect(status == 0)
         #expect(output.components(separatedBy: "searched 23 passages").count - 1 == 2, "two answers: \(output)")
@@ -47,8 +47,8 @@ struct PipedModeTests {
         #expect(errors.contains("Nothing is running: the last task"), "errors: \(errors)")
     }
 
-    @Test func jsonModePrintsOneObjectPerEvent() throws {
-        let (output, status) = try PipedREPL.run(["--json", "--trust", "1", "--local-step-ms", "1"], input: "what can reception do?\n")
+    @Test func jsonModePrintsOneObjectPerEvent() async throws {
+        let (output, status) = try await PipedREPL.run(["--json", "--trust", "1", "--local-step-ms", "1"], input: "what can reception do?\n")
         #expect(status == 0)
         let objects = try output.split(separator: "\n").map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
@@ -61,26 +61,26 @@ struct PipedModeTests {
         #expect((objects.last?["display"] as? [Any])?.isEmpty == false, "the soul's rendering travels with the result")
     }
 
-    @Test func aNewcomersFirstMessageIsAnsweredNotPlanned() throws {
-        let (output, status) = try PipedREPL.run(["--local-step-ms", "1"], input: "what can reception do?\n")
+    @Test func aNewcomersFirstMessageIsAnsweredNotPlanned() async throws {
+        let (output, status) = try await PipedREPL.run(["--local-step-ms", "1"], input: "what can reception do?\n")
         #expect(status == 0)
         #expect(!output.contains("/approve to run it"), "\(output)")
         #expect(output.contains("Intent classification"), "the built-in knowledge answers: \(output)")
     }
 
-    @Test func aBadSoulNameIsAClearErrorNotACrash() throws {
-        let (output, status) = try PipedREPL.run(["--soul", "no-such-soul"], input: "")
+    @Test func aBadSoulNameIsAClearErrorNotACrash() async throws {
+        let (output, status) = try await PipedREPL.run(["--soul", "no-such-soul"], input: "")
         #expect(status != 0)
         #expect(output.contains("No soul named \"no-such-soul\""))
     }
 
-    @Test func saveNeverOverwritesWithoutForce() throws {
+    @Test func saveNeverOverwritesWithoutForce() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("reception-save-\(UUID().uuidString).md")
         try "precious".write(to: file, atomically: true, encoding: .utf8)
-        let (output, _) = try PipedREPL.run(["--trust", "1", "--local-step-ms", "1"], input: "what can reception do?\n/save \(file.path)\n")
+        let (output, _) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "1"], input: "what can reception do?\n/save \(file.path)\n")
         #expect(output.contains("already exists"))
         #expect(try String(contentsOf: file, encoding: .utf8) == "precious")
-        _ = try PipedREPL.run(["--trust", "1", "--local-step-ms", "1"], input: "what can reception do?\n/save \(file.path) --force\n")
+        _ = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "1"], input: "what can reception do?\n/save \(file.path) --force\n")
         let saved = try String(contentsOf: file, encoding: .utf8)
         #expect(saved.contains("## You\n\nwhat can reception do?"))
         #expect(saved.contains("## Reception"))
@@ -88,11 +88,11 @@ struct PipedModeTests {
 
     /// `~` is $HOME (the one the person is using, not the account's); an unquoted name with a
     /// space is one file; a folder or a missing folder is said plainly.
-    @Test func saveExpandsTildeFromHomeKeepsSpacesAndExplainsFailures() throws {
+    @Test func saveExpandsTildeFromHomeKeepsSpacesAndExplainsFailures() async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-home-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         let input = "what can reception do?\n/save ~/my notes.md\n/save ~\n/save ~/no/such/folder/x.md\n"
-        let (output, errors, _) = try PipedREPL.run(["--trust", "1", "--local-step-ms", "1"], input: input, home: home, separateErrors: true)
+        let (output, errors, _) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "1"], input: input, home: home, separateErrors: true)
         let saved = home.appendingPathComponent("my notes.md")
         #expect(FileManager.default.fileExists(atPath: saved.path), "output: \(output) errors: \(errors)")
         #expect(errors.contains("is a folder; /save takes a file name"), "errors: \(errors)")

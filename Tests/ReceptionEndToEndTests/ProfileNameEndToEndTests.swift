@@ -21,10 +21,10 @@ struct ProfileNameEndToEndTests {
     ]}
     """
 
-    @Test func backendsSaysWhichBuiltInsAProfileReplaces() throws {
+    @Test func backendsSaysWhichBuiltInsAProfileReplaces() async throws {
         let home = try home(config: Self.config)
         defer { try? FileManager.default.removeItem(at: home) }
-        let (output, status) = try PipedREPL.run(["backends"], input: "", home: home)
+        let (output, status) = try await PipedREPL.run(["backends"], input: "", home: home)
         #expect(status == 0, "\(output)")
         #expect(output.contains("note: the profile loop-symphony (") && output.contains("backends.json:2) replaces the built-in backend of the same name"),
                 "\(output)")
@@ -33,10 +33,10 @@ struct ProfileNameEndToEndTests {
         #expect(!output.contains("note: the profile mine"), "a name of its own is not a replacement: \(output)")
     }
 
-    @Test func theREPLSaysSoWhenItLoadsTheConfiguration() throws {
+    @Test func theREPLSaysSoWhenItLoadsTheConfiguration() async throws {
         let home = try home(config: Self.config)
         defer { try? FileManager.default.removeItem(at: home) }
-        let (output, errors, status) = try PipedREPL.run(["--local-step-ms", "1"], input: "/quit\n", home: home, separateErrors: true)
+        let (output, errors, status) = try await PipedREPL.run(["--local-step-ms", "1"], input: "/quit\n", home: home, separateErrors: true)
         #expect(status == 0, "\(output)\(errors)")
         #expect(errors.contains("note: the profile loop-symphony (") && errors.contains("replaces the built-in backend of the same name"), "\(errors)")
         #expect(errors.contains("takes the name of the built-in friday backend"), "\(errors)")

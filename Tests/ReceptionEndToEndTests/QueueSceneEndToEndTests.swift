@@ -62,7 +62,7 @@ struct QueueSceneEndToEndTests {
         let arguments = ["--backend", "ls-queue", "--trust", "1"]
         // 1. The server is down: the message is queued.
         let older = "slow research on tide pools, queued while the server was down"
-        let (queued, status) = try PipedREPL.run(arguments, input: older + "\n", home: home)
+        let (queued, status) = try await PipedREPL.run(arguments, input: older + "\n", home: home)
         #expect(status == 0 && queued.contains("your message is queued (1 waiting)"), "\(queued)")
 
         // 2. The server comes back. Its research takes about 30 s for a "slow" query (8
@@ -80,7 +80,7 @@ struct QueueSceneEndToEndTests {
         }
         // Nobody waited for the older message's delivery: it is still queued (its task still
         // runs on the server), so whichever session was sending it left without waiting.
-        let (listed, _) = try PipedREPL.run(["queue"], input: "", home: home)
+        let (listed, _) = try await PipedREPL.run(["queue"], input: "", home: home)
         #expect(listed.contains(String(older.prefix(30))), "the older message was not waited for, and is not lost: \(listed)\nsessions:\n\(outputs.joined(separator: "\n----\n"))")
         for (index, output) in outputs.enumerated() {
             #expect(!output.contains("unreachable"), "session \(index + 1) was told an answering server is unreachable:\n\(output)")
@@ -95,9 +95,9 @@ struct QueueSceneEndToEndTests {
 
         // 4. A later session delivers what waits (following the task the server already has),
         //    then every message has reached the engine exactly once.
-        let (later, laterStatus) = try PipedREPL.run(arguments, input: "/queue\n", home: home)
+        let (later, laterStatus) = try await PipedREPL.run(arguments, input: "/queue\n", home: home)
         #expect(laterStatus == 0 && later.contains("The offline queue is empty."), "\(later)")
-        let (tasks, _) = try PipedREPL.run(arguments, input: "/tasks recent\n", home: home)
+        let (tasks, _) = try await PipedREPL.run(arguments, input: "/tasks recent\n", home: home)
         // `/tasks recent` lists the server's tasks, one row each, the query last.
         let rows = tasks.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         for message in messages + [older] {
@@ -112,7 +112,7 @@ struct QueueSceneEndToEndTests {
         let home = try queueTests.home(url: "http://127.0.0.1:\(port)")
         let arguments = ["--backend", "ls-queue", "--trust", "1"]
         let older = (1...3).map { "slow research number \($0) queued while the server was down" }
-        _ = try PipedREPL.run(arguments, input: older.joined(separator: "\n") + "\n", home: home)
+        _ = try await PipedREPL.run(arguments, input: older.joined(separator: "\n") + "\n", home: home)
         let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "400"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
         let session = try Session(arguments, input: "/health\n/quit\n", home: home)
@@ -120,7 +120,7 @@ struct QueueSceneEndToEndTests {
         #expect(output.contains("Sending 3 queued messages to ls-queue"), "\(output)")
         #expect(output.contains("ok, version"), "the command ran while the first message was delivered: \(output)")
         #expect(output.contains("3 messages are still queued (3 for ls-queue)"), "the reminder: \(output)")
-        let (listed, _) = try PipedREPL.run(["queue"], input: "", home: home)
+        let (listed, _) = try await PipedREPL.run(["queue"], input: "", home: home)
         #expect(listed.contains("3 queued messages") && older.allSatisfy { listed.contains(String($0.prefix(24))) }, "none was waited for, none was lost: \(listed)")
         print("A script's /health and /quit during the delivery of 3 slow queued messages: left after \(String(format: "%.1f", session.seconds)) s")
     }

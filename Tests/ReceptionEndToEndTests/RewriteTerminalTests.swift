@@ -5,10 +5,10 @@ import Testing
 /// over 127.0.0.1, which both answers and rewrites.
 @Suite("Rewrite stage through the REPL", .serialized)
 struct RewriteTerminalTests {
-    @Test func sentencesAreRewrittenOneFallsBackAndSoulWhyAndRawSayWhat() throws {
+    @Test func sentencesAreRewrittenOneFallsBackAndSoulWhyAndRawSayWhat() async throws {
         let (server, url) = try OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
-        let (output, status) = try PipedREPL.run(["--backend", "oai", "--soul", "plain", "--rewrite", "oai"],
+        let (output, status) = try await PipedREPL.run(["--backend", "oai", "--soul", "plain", "--rewrite", "oai"],
                                                  input: "the 9:15 train changenumber\n/soul why\n/raw\n",
                                                  home: try OpenAITerminalTests.home(for: url))
         #expect(status == 0, "\(output)")
@@ -26,8 +26,8 @@ struct RewriteTerminalTests {
         #expect(output.contains("Okay. You said: the 9:15 train changenumber. We utilize the same words."), "\(output)")
     }
 
-    @Test func withoutARewriteProfileSoulWhySaysTheStageIsOff() throws {
-        let (output, status) = try PipedREPL.run(["--soul", "plain", "--local-step-ms", "0"], input: "/soul why\n/raw\n")
+    @Test func withoutARewriteProfileSoulWhySaysTheStageIsOff() async throws {
+        let (output, status) = try await PipedREPL.run(["--soul", "plain", "--local-step-ms", "0"], input: "/soul why\n/raw\n")
         #expect(status == 0, "\(output)")
         #expect(output.contains("The rewrite stage is off"), "\(output)")
         #expect(output.contains("No answer yet."), "\(output)")

@@ -4,47 +4,47 @@ import Testing
 /// The soul tools' options are checked before they run, with the range they take.
 @Suite("Soul commands through the binary")
 struct SoulCommandsEndToEndTests {
-    @Test func outOfRangeOptionsAreRefusedWithTheirRange() throws {
+    @Test func outOfRangeOptionsAreRefusedWithTheirRange() async throws {
         let cases: [([String], String)] = [
             (["soul", "diff", "butler", "plain", "--width", "0"], "--width must be from 40 to 400 columns."),
             (["soul", "diff", "butler", "plain", "--width", "100000"], "--width must be from 40 to 400 columns."),
             (["soul", "bench", "--iterations", "0"], "--iterations must be from 1 to 1000000."),
         ]
         for (arguments, expected) in cases {
-            let (output, errors, status) = try PipedREPL.run(arguments, input: "", separateErrors: true)
+            let (output, errors, status) = try await PipedREPL.run(arguments, input: "", separateErrors: true)
             #expect(status == 64 && errors.contains(expected), "\(arguments): \(output)\(errors)")
         }
     }
 
     /// `soul bench` takes a soul as the other soul commands do: a path, an id or a name.
-    @Test func soulBenchTakesAKnownSoulByIdOrName() throws {
-        func parsedBytes(_ arguments: [String]) throws -> String? {
-            let (output, _, status) = try PipedREPL.run(["soul", "bench", "--iterations", "2"] + arguments, input: "", separateErrors: true)
+    @Test func soulBenchTakesAKnownSoulByIdOrName() async throws {
+        func parsedBytes(_ arguments: [String]) async throws -> String? {
+            let (output, _, status) = try await PipedREPL.run(["soul", "bench", "--iterations", "2"] + arguments, input: "", separateErrors: true)
             guard status == 0, let range = output.range(of: #"soul parse \(\d+ bytes\)"#, options: .regularExpression) else { return nil }
             return String(output[range])
         }
-        let butler = try #require(try parsedBytes(["butler"]))
+        let butler = try #require(try await parsedBytes(["butler"]))
         // Both timed: a bench that failed (nil) must not pass as "a different soul".
-        let standard = try #require(try parsedBytes([]), "soul bench times the default soul")
+        let standard = try #require(try await parsedBytes([]), "soul bench times the default soul")
         #expect(standard != butler, "the default soul is not the butler")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let (_, missing, status) = try PipedREPL.run(["soul", "bench", "nosuch"], input: "", separateErrors: true)
+        let (_, missing, status) = try await PipedREPL.run(["soul", "bench", "nosuch"], input: "", separateErrors: true)
         #expect(status == 1 && missing.contains("error: nosuch: no such file or known soul (known: butler,"), "\(missing)")
-        let (_, folderError, folderStatus) = try PipedREPL.run(["soul", "bench", folder.path], input: "", separateErrors: true)
+        let (_, folderError, folderStatus) = try await PipedREPL.run(["soul", "bench", folder.path], input: "", separateErrors: true)
         #expect(folderStatus == 1 && folderError.contains("is a soul folder; soul bench times one file"), "\(folderError)")
     }
 
     /// A soul that does not parse is not timed: `soul bench` says its errors, located, as
     /// `soul lint` does, and fails (it timed the failing parse and exited 0).
-    @Test func soulBenchRefusesASoulThatDoesNotParse() throws {
+    @Test func soulBenchRefusesASoulThatDoesNotParse() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("broken.md")
         try "---\nname: Broken\nemoji: sometimes\n---\n# Broken\n\nA soul with a knob set to a value it does not take.\n"
             .write(to: file, atomically: true, encoding: .utf8)
-        let (output, errors, status) = try PipedREPL.run(["soul", "bench", "--iterations", "2", file.path], input: "", separateErrors: true)
+        let (output, errors, status) = try await PipedREPL.run(["soul", "bench", "--iterations", "2", file.path], input: "", separateErrors: true)
         #expect(status == 1, "status \(status): \(output)\(errors)")
         #expect(errors.contains("\(file.path):3:8: error: `emoji` must be one of none, sparing, allowed; got `sometimes`"), "\(errors)")
         #expect(!output.contains("median"), "nothing is timed: \(output)")
@@ -52,34 +52,34 @@ struct SoulCommandsEndToEndTests {
 
     /// `plain` is listed as known and works with --soul; every soul tool opens it too (they
     /// said "no such file or known soul" while listing it).
-    @Test func everySoulToolOpensThePlainSoul() throws {
+    @Test func everySoulToolOpensThePlainSoul() async throws {
         for tool in [["show"], ["preview", "--outcome", "complete"], ["prompt"], ["diff", "default"]] {
-            let (output, errors, status) = try PipedREPL.run(["soul", tool[0], "plain"] + tool.dropFirst(), input: "", separateErrors: true)
+            let (output, errors, status) = try await PipedREPL.run(["soul", tool[0], "plain"] + tool.dropFirst(), input: "", separateErrors: true)
             #expect(status == 0 && !errors.contains("no such file"), "\(tool): \(errors)")
             #expect(!output.isEmpty, "\(tool)")
         }
-        let (shown, _, _) = try PipedREPL.run(["soul", "show", "plain"], input: "", separateErrors: true)
+        let (shown, _, _) = try await PipedREPL.run(["soul", "show", "plain"], input: "", separateErrors: true)
         #expect(shown.contains("name: plain") && shown.contains("emoji: none"), "\(shown)")
     }
 
-    @Test func soulListShowsALongNameWhole() throws {
+    @Test func soulListShowsALongNameWhole() async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-list-\(UUID().uuidString)")
         let souls = home.appendingPathComponent("config/reception/souls")
         try FileManager.default.createDirectory(at: souls, withIntermediateDirectories: true)
         try "# Captain Rummy the Longwinded\n\nA pirate.\n".write(to: souls.appendingPathComponent("rummy.md"), atomically: true, encoding: .utf8)
-        let (output, status) = try PipedREPL.run(["soul", "list"], input: "", home: home)
+        let (output, status) = try await PipedREPL.run(["soul", "list"], input: "", home: home)
         #expect(status == 0)
         #expect(output.contains("Captain Rummy the Longwinded"), "\(output)")
     }
 
     /// A soul loaded from a file is marked current in `/soul list`, and a path with spaces is
     /// one path.
-    @Test func aSoulFromAFileIsListedAsCurrentAndAPathMayHaveSpaces() throws {
+    @Test func aSoulFromAFileIsListedAsCurrentAndAPathMayHaveSpaces() async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-file-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         let file = home.appendingPathComponent("my pirate.md")
         try "# Pirate Pete\n\nArr.\n".write(to: file, atomically: true, encoding: .utf8)
-        let (output, status) = try PipedREPL.run([], input: "/soul \(file.path)\n/soul list\n", home: home)
+        let (output, status) = try await PipedREPL.run([], input: "/soul \(file.path)\n/soul list\n", home: home)
         #expect(status == 0)
         #expect(output.contains("Now speaking as Pirate Pete"), "\(output)")
         #expect(output.contains("* Pirate Pete (current, not one of these)"), "\(output)")

@@ -35,14 +35,14 @@ struct TimepointTerminalTests {
 
     /// An admin-key file other users can read is refused, but only `/signin dev` needs the
     /// key: the session starts, says why the command is unavailable, and the key is never sent.
-    @Test func aLooseAdminKeyFileOnlyDisablesDevSignIn() throws {
+    @Test func aLooseAdminKeyFileOnlyDisablesDevSignIn() async throws {
         let (server, url) = try Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
         let keyFile = home.appendingPathComponent("admin-key").path
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyFile)
-        let (output, status) = try PipedREPL.run(["--backend", "tp"], input: "/signin dev ada@example.com\n/credits\n", home: home)
+        let (output, status) = try await PipedREPL.run(["--backend", "tp"], input: "/signin dev ada@example.com\n/credits\n", home: home)
         #expect(status == 0, "\(output)")
         let refusal = "refusing the admin_key file \(keyFile) because its mode is 0644; other users could read it. Run: chmod 600 \(keyFile)"
         #expect(output.components(separatedBy: "/signin dev is unavailable, since the dev admin key is not used: Profile tp").count - 1 == 2, "\(output)")
@@ -78,7 +78,7 @@ struct TimepointTerminalTests {
         #expect(try await terminal.exitStatus() == 0)
 
         // The next start renews from the saved refresh token: still signed in.
-        let (again, status) = try PipedREPL.run(["--backend", "tp"], input: "/credits\n", home: home)
+        let (again, status) = try await PipedREPL.run(["--backend", "tp"], input: "/credits\n", home: home)
         #expect(status == 0, "\(again)")
         #expect(again.contains("Signed in as ada@example.com (saved sign-in)."), "\(again)")
         #expect(again.contains("You have 44 credits"), "\(again)")
@@ -106,7 +106,7 @@ struct TimepointTerminalTests {
 
     /// `/chat` is a turn of the conversation: `/save` keeps it and the character's answer
     /// (before, a session of scene and chats saved the scene alone, or "0 entries").
-    @Test func aChatWithACharacterIsInTheSavedTranscript() throws {
+    @Test func aChatWithACharacterIsInTheSavedTranscript() async throws {
         let (server, url) = try Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(for: url)
@@ -114,7 +114,7 @@ struct TimepointTerminalTests {
         let file = home.appendingPathComponent("chat.md").path
         let input = "/signin dev cy@example.com\nOppenheimer at Trinity, 1945\n/chat Oppenheimer what are you thinking\n/chat Nobody hello\n"
             + "ask everyone how the morning feels\n/credits\n/save \(file)\n/signout\n/chat Oppenheimer still there?\nask Oppenheimer are you there\n"
-        let (output, status) = try PipedREPL.run(["--backend", "tp"], input: input, home: home)
+        let (output, status) = try await PipedREPL.run(["--backend", "tp"], input: input, home: home)
         #expect(status == 1, "the last message failed (signed out), and a script says so: \(output)")
         #expect(output.contains("Saved 6 entries"), "the scene, the chat and the survey, each with its answer: \(output)")
         // Nobody of that name: said at once, with no cost announced for a call that would fail.
@@ -134,12 +134,12 @@ struct TimepointTerminalTests {
         #expect(!saved.contains("/credits") && !saved.contains("/signin"), "status commands are not the conversation: \(saved)")
     }
 
-    @Test func pipedInputIsNeverAskedToConfirmADeletion() throws {
+    @Test func pipedInputIsNeverAskedToConfirmADeletion() async throws {
         let (server, url) = try Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
-        let (output, status) = try PipedREPL.run(["--backend", "tp"], input: "/signin dev bo@example.com\n/account delete\nbo@example.com\n/account\n", home: home)
+        let (output, status) = try await PipedREPL.run(["--backend", "tp"], input: "/signin dev bo@example.com\n/account delete\nbo@example.com\n/account\n", home: home)
         #expect(status == 0, "\(output)")
         #expect(output.contains("To go ahead, type: /account delete bo@example.com"))
         // The next line was a message (a new scene query), not an answer: the account is still there.
@@ -166,15 +166,15 @@ struct TimepointTerminalTests {
 
     /// The backend does not start without its server, so `/signout` cannot run then: the
     /// refusal says where the saved sign-in is and how to forget it, never the token.
-    @Test func aSavedSignInCanBeForgottenWhileTheServerIsDown() throws {
+    @Test func aSavedSignInCanBeForgottenWhileTheServerIsDown() async throws {
         let (server, url) = try Self.startServer()
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
-        let (first, _) = try PipedREPL.run(["--backend", "tp"], input: "/signin dev ada@example.com\n", home: home)
+        let (first, _) = try await PipedREPL.run(["--backend", "tp"], input: "/signin dev ada@example.com\n", home: home)
         server.terminate()
         server.waitUntilExit()
         #expect(first.contains("Signed in as"), "\(first)")
-        let (output, status) = try PipedREPL.run(["--backend", "tp"], input: "/signout\n", home: home)
+        let (output, status) = try await PipedREPL.run(["--backend", "tp"], input: "/signout\n", home: home)
         #expect(status != 0, "\(output)")
         #expect(output.contains("Cannot reach"), "\(output)")
         let tokenFile = try #require(Self.files(under: home).first { $0.path.hasSuffix("/timepoint/tp.json") })
@@ -182,14 +182,14 @@ struct TimepointTerminalTests {
         #expect(!output.contains("tpr_") && !output.contains("refresh_token"), "no token shown: \(output)")
     }
 
-    @Test func escapeSequencesTheServerEchoesNeverReachTheTerminal() throws {
+    @Test func escapeSequencesTheServerEchoesNeverReachTheTerminal() async throws {
         let (server, url) = try Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
         // The query comes back in the scene's title, location and dialog: a hostile server (or
         // a hostile query) puts a clear-screen and a clipboard write in them.
-        let (output, status) = try PipedREPL.run(["--backend", "tp"], input: "/signin dev eve@example.com\nRome \u{1B}[2J\u{1B}]52;c;aGk=\u{07} 1850\n", home: home)
+        let (output, status) = try await PipedREPL.run(["--backend", "tp"], input: "/signin dev eve@example.com\nRome \u{1B}[2J\u{1B}]52;c;aGk=\u{07} 1850\n", home: home)
         #expect(status == 0, "\(output)")
         #expect(output.contains("In the scene:"), "\(output)")
         #expect(!output.contains("\u{1B}") && !output.contains("\u{07}"), "no escape sequence printed: \(output.debugDescription)")

@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ReceptionReferenceServers
+import ReceptionTestSupport
 import Testing
 
 /// Serves `router` on an ephemeral loopback port for the length of `body`, which gets the port.

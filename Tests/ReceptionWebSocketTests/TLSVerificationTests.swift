@@ -6,6 +6,7 @@ import NIOSSL
 import ReceptionCore
 import ReceptionTransport
 import ReceptionWebSocket
+import ReceptionTestSupport
 import Testing
 
 /// A self-signed certificate for `localhost` and 127.0.0.1, made for these tests with

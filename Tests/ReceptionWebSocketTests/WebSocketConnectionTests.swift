@@ -6,6 +6,7 @@ import NIOWebSocket
 import ReceptionCore
 import ReceptionWebSocket
 import Synchronization
+import ReceptionTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,12 +1,12 @@
 import Logging
 
 /// The logger of a test's loopback server: warnings and errors go to standard error as usual,
-/// except the `CancellationError` every stop of a server by cancelling its task ends with
-/// (Hummingbird says "Waiting on child channel: CancellationError()" at error level). That one
-/// is how each test ends its server, so it is not shown: a passing test prints no error line.
-/// `expected` names other messages a test causes on purpose (a handshake the client refuses).
-enum TestServerLogging {
-    static func logger(_ label: String, expected: [String] = []) -> Logger {
+/// except a `CancellationError` (Hummingbird says "Waiting on child channel:
+/// CancellationError()" at error level when a server's task is cancelled, which a graceful stop
+/// that runs out of patience still does): a passing test prints no error line. `expected`
+/// names other messages a test causes on purpose (a handshake the client refuses).
+public enum TestServerLogging {
+    public static func logger(_ label: String, expected: [String] = []) -> Logger {
         Logger(label: label) { label in
             ExpectedCancellationFilter(wrapped: StreamLogHandler.standardError(label: label), expected: expected)
         }
