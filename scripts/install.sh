@@ -41,6 +41,8 @@ uninstall() {
         if [ -e "$file" ] || [ -L "$file" ]; then rm -f -- "$file" && echo "removed $file"; fi
     done < "$manifest"
     rm -f -- "$manifest"
+    # The folders the resource bundle's files were in, now empty.
+    find "$prefix/share/reception" -depth -mindepth 1 -type d -empty -delete 2>/dev/null || true
     if [ -f "$path_lines" ]; then
         while IFS= read -r file; do
             case "$file" in /*) ;; *) continue ;; esac
@@ -86,6 +88,19 @@ for program in "${programs[@]}"; do
     chmod 0755 -- "$temporary"
     mv -f -- "$temporary" "$bin/$program"
     installed+=("$bin/$program")
+done
+
+# The built-in knowledge of the `local` backend, a SwiftPM resource bundle the binary looks
+# for beside itself or in PREFIX/share/reception: replaced whole, its files listed.
+resources="$prefix/share/reception"
+for bundle in "$built"/*_ReceptionLocal.resources; do
+    [ -d "$bundle" ] || { echo "install: $built has no *_ReceptionLocal.resources (the local backend's knowledge)" >&2; exit 1; }
+    target="$resources/$(basename "$bundle")"
+    rm -rf -- "$target.installing.$$"
+    cp -R -- "$bundle" "$target.installing.$$"
+    rm -rf -- "$target"
+    mv -- "$target.installing.$$" "$target"
+    while IFS= read -r file; do installed+=("$file"); done < <(find "$target" -type f | sort)
 done
 
 # Completions, in the folders each shell reads for the current user without configuration.

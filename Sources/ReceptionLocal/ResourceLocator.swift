@@ -8,10 +8,15 @@ enum ResourceLocator {
     static func knowledgeDirectory() throws -> URL {
         let bundleSuffix = "_ReceptionLocal.resources"
         var candidates: [URL] = []
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+        // The running binary itself (argv[0] is a bare name when it was found on PATH).
+        let executable = ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: CommandLine.arguments.first ?? ".")).resolvingSymlinksInPath()
         candidates.append(executable.deletingLastPathComponent())
         candidates.append(Bundle.main.bundleURL)
         candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        // Where scripts/install.sh puts it: PREFIX/share/reception beside PREFIX/bin.
+        candidates.append(executable.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share").appendingPathComponent("reception"))
         for directory in candidates {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
             if let bundle = entries.first(where: { $0.hasSuffix(bundleSuffix) }) {
