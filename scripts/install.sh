@@ -129,7 +129,10 @@ if [ "$modify_path" = yes ] && { [ "$on_path" = no ] || [ -f "$path_lines" ]; };
     for file in "$HOME/.profile" "$HOME/.bashrc" "$HOME/.zshrc"; do
         if [ "$file" = "$HOME/.zshrc" ] && [ ! -f "$file" ]; then continue; fi
         if [ -f "$file" ] && grep -qF -- "$marker" "$file"; then added+=("$file"); continue; fi
-        printf '\n%s\n' "$line" >> "$file"
+        # A file that does not end its last line gets the newline first, and nothing more:
+        # --uninstall then leaves it exactly as it was.
+        if [ -s "$file" ] && [ -n "$(tail -c 1 -- "$file")" ]; then printf '\n' >> "$file"; fi
+        printf '%s\n' "$line" >> "$file"
         added+=("$file")
     done
     fish_path="$config_home/fish/conf.d/reception-path.fish"
