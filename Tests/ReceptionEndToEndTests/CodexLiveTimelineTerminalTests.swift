@@ -11,14 +11,9 @@ import Testing
 struct CodexLiveTimelineTerminalTests {
     static let prompt = "› "
 
+    /// Posts an event as the desktop would: the other Codex terminal tests' helper.
     func post(_ text: String, to base: String, worker: String) async throws {
-        var request = URLRequest(url: URL(string: "\(base)/api/runtime/codex/workers/\(worker)/events")!)
-        request.httpMethod = "POST"
-        request.setValue("Bearer reception-dev-token", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(#"{"event":{"event_type":"worker.event","payload":{"source":"autopilot-desktop","method":"turn/started","note":"\#(text)"}}}"#.utf8)
-        let (_, response) = try await URLSession.shared.data(for: request)
-        #expect((response as? HTTPURLResponse)?.statusCode == 202)
+        try await CodexTerminalTests().post(text, to: base, worker: worker)
     }
 
     /// Each event is posted only once the one before is on screen, so an event that waited for
