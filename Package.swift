@@ -311,7 +311,7 @@ let package = Package(
                                                            .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.
-        .testTarget(name: "ReceptionEndToEndTests", dependencies: ["CPseudoTerminal", "ReceptionSoul",
+        .testTarget(name: "ReceptionEndToEndTests", dependencies: ["CPseudoTerminal", "ReceptionSoul", "ReceptionTestSupport",
                                                                 .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

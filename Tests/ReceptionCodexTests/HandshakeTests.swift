@@ -12,7 +12,9 @@ struct HandshakeTests {
             #expect(done.handshakeID == "hs_test_1")
             #expect(done.ackSeq > done.sentSeq)
             #expect(done.desktopSessionID == "desk_ref_1")
-            #expect(done.elapsed < .seconds(30), "within the default timeout")
+            // How long it took is reported (the desktop answers at once; how long that is on a
+            // loaded machine is not this test's business: a handshake past its timeout throws).
+            #expect(done.elapsed > .zero)
             // What went out is the seed's event: worker.event from autopilot-ios with a device id.
             let posted = try #require(await server.server.postedEvents().last)
             #expect(posted["event"]?["event_type"]?.stringValue == "worker.event")

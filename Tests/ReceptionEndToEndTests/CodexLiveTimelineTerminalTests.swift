@@ -21,7 +21,7 @@ struct CodexLiveTimelineTerminalTests {
     /// wait: the test cannot pass by chance and does not time anything tightly. How long each
     /// took from its post to the screen is printed, not asserted.
     @Test func eachEventIsOnScreenBeforeTheServerSendsAnythingMore() async throws {
-        let (server, base) = try ReferenceServerProcess.start(["codex", "--tick-ms", "0"], url: #"http://127\.0\.0\.1:\d+"#)
+        let (server, base) = try await ReferenceServerProcess.start(["codex", "--tick-ms", "0"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-codex-live-\(UUID().uuidString)")
         let config = home.appendingPathComponent("config/reception")

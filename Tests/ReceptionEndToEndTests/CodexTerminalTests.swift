@@ -24,7 +24,7 @@ struct CodexTerminalTests {
     @Test func workerShowsEventsLiveAndCtrlCReturnsToThePrompt() async throws {
         // No cuts (other tests cut the stream): here the only end of a watch's poll before its
         // minute is up is the client letting go.
-        let (server, base) = try ReferenceServerProcess.start(["codex", "--tick-ms", "700"],
+        let (server, base) = try await ReferenceServerProcess.start(["codex", "--tick-ms", "700"],
                                                               url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
         // The session reaches the server through a relay that notes every request and when each

@@ -22,7 +22,7 @@ struct ConversationLogEndToEndTests {
     }
 
     @Test func aSessionIsFoundByAWordOfItsThirdAnswerAndCarriedOnWithItsTurns() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: home)
@@ -55,7 +55,7 @@ struct ConversationLogEndToEndTests {
     /// On a terminal the words found are highlighted, and nothing from the log (a message a
     /// script typed with escape sequences in it) reaches the terminal as an escape sequence.
     @Test func searchResultsAreHighlightedOnATerminalAndCleanedOfEscapeSequences() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         _ = try await PipedREPL.run(["--backend", "oai"], input: "the night \u{1B}]0;pwned\u{07}boat \u{1B}[2Jtimes\n", home: home)
@@ -68,7 +68,7 @@ struct ConversationLogEndToEndTests {
     }
 
     @Test func killedMidAnswerTheShownPartIsLoggedAndTheNextSessionStartsNormally() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer(chunkMilliseconds: 150)
+        let (server, url) = try await OpenAITerminalTests.startServer(chunkMilliseconds: 150)
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: home)
@@ -90,7 +90,7 @@ struct ConversationLogEndToEndTests {
     }
 
     @Test func twoSessionsLoggingAtOnceBothComplete() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer(chunkMilliseconds: 2)
+        let (server, url) = try await OpenAITerminalTests.startServer(chunkMilliseconds: 2)
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         let input = (1...8).map { "message number \($0)" }.joined(separator: "\n") + "\n"
@@ -110,7 +110,7 @@ struct ConversationLogEndToEndTests {
     /// The export is the corpus `eval` and `train` read as it is: the labels set by hand, and
     /// nothing the classifier guessed.
     @Test func anExportedSessionIsACorpusEvalAndTrainRead() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer(chunkMilliseconds: 1)
+        let (server, url) = try await OpenAITerminalTests.startServer(chunkMilliseconds: 1)
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         let labelled: [(String, String, String)] = [
@@ -157,7 +157,7 @@ struct ConversationLogEndToEndTests {
     /// No key, token or password the session used reaches any of the log's files, even when
     /// the person types it and the server echoes it back.
     @Test func noSecretTheSessionUsedReachesTheLogFiles() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         let key = "sk-e2e-7Hq2Lx9Pz4Vb"
@@ -179,7 +179,7 @@ struct ConversationLogEndToEndTests {
     }
 
     @Test func removingEverythingLeavesNoTextInTheDatabaseItsIndexOrItsWAL() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         _ = try await PipedREPL.run(["--backend", "oai"], input: "tell me about quokkas\nand wombats\n", home: home)
@@ -193,7 +193,7 @@ struct ConversationLogEndToEndTests {
     }
 
     @Test func noLogAndLogsOffKeepSessionsOutAndAreSaid() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         _ = try await PipedREPL.run(["--backend", "oai", "--no-log"], input: "not for the log\n", home: home)
@@ -212,9 +212,9 @@ struct ConversationLogEndToEndTests {
 
     /// A profile pointed at another server since: the history is not sent there, and the REPL says so.
     @Test func aConversationWhoseProfileNowPointsElsewhereIsNotSentThere() async throws {
-        let (first, firstURL) = try OpenAITerminalTests.startServer()
+        let (first, firstURL) = try await OpenAITerminalTests.startServer()
         defer { first.terminate(); first.waitUntilExit() }
-        let (second, secondURL) = try OpenAITerminalTests.startServer()
+        let (second, secondURL) = try await OpenAITerminalTests.startServer()
         defer { second.terminate(); second.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: firstURL)
         _ = try await PipedREPL.run(["--backend", "oai"], input: "a secret plan\n", home: home)
@@ -227,7 +227,7 @@ struct ConversationLogEndToEndTests {
     }
 
     @Test func newStartsAFreshConversationInTheLog() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         let (output, _) = try await PipedREPL.run(["--backend", "oai"], input: "first topic\nmore of it\n/new\nsecond topic\n/history\n", home: home)
@@ -240,7 +240,7 @@ struct ConversationLogEndToEndTests {
     }
 
     @Test func fridayCarriesItsSessionOnAfterContinue() async throws {
-        let (server, url) = try ReferenceServerProcess.start(["friday", "--step-ms", "5"], url: #"ws://127\.0\.0\.1:\d+/ws"#)
+        let (server, url) = try await ReferenceServerProcess.start(["friday", "--step-ms", "5"], url: #"ws://127\.0\.0\.1:\d+/ws"#)
         defer { server.terminate(); server.waitUntilExit() }
         let home = try FridayTerminalTests.home(withProfileFor: url)
         let (first, _) = try await PipedREPL.run(["--backend", "fri"], input: "hello\n", home: home)
@@ -252,7 +252,7 @@ struct ConversationLogEndToEndTests {
     }
 
     @Test func loopSymphonyIsSentTheEarlierTurnsAsItsConversationSummary() async throws {
-        let (server, url) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
+        let (server, url) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-log-ls-\(UUID().uuidString)")
         _ = try await PipedREPL.run(["--backend", "loop-symphony", "--trust", "1"], input: "what is a ferry?\n", home: home,

@@ -29,7 +29,7 @@ struct ConversationLogFailureTests {
     }
 
     @Test func aLogLockedLongerThanAMomentIsSkipped() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try await Self.homeWithLog(url)
         let holder = try DatabaseQueue(path: ConversationLogEndToEndTests.logPath(home))
@@ -44,7 +44,7 @@ struct ConversationLogFailureTests {
     }
 
     @Test func aDamagedLogIsSkippedAndLeftAsItIs() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         let path = ConversationLogEndToEndTests.logPath(home)
@@ -58,7 +58,7 @@ struct ConversationLogFailureTests {
     }
 
     @Test func aLogOfANewerSchemaIsSkippedAndLeftAsItIs() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try await Self.homeWithLog(url)
         let path = ConversationLogEndToEndTests.logPath(home)
@@ -73,7 +73,7 @@ struct ConversationLogFailureTests {
     /// Read-only for the person running Reception (as root, the session runs as `nobody`:
     /// root writes to any file whatever its mode).
     @Test func aReadOnlyLogIsSkipped() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         let asRoot = getuid() == 0
@@ -102,7 +102,7 @@ struct ConversationLogFailureTests {
     /// namespace of the session's own: `unshare`), too small for the new log's first
     /// transaction, so the kernel answers "no space left on device" as a full disk does.
     @Test func aLogOnAFullDiskIsSkipped() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         let folder = URL(fileURLWithPath: ConversationLogEndToEndTests.logPath(home)).deletingLastPathComponent().path

@@ -46,7 +46,7 @@ struct EscapeSequenceTerminalTests {
     /// the permission question (tool, description, input) and the error, shown as text; the
     /// notices and thinking (both shapes), which only a spinner shows, in `--json`.
     @Test func fridaysFieldsArriveWithoutTheirEscapes() async throws {
-        let (server, url) = try ReferenceServerProcess.start(["friday", "--step-ms", "5"], url: #"ws://127\.0\.0\.1:\d+/ws"#)
+        let (server, url) = try await ReferenceServerProcess.start(["friday", "--step-ms", "5"], url: #"ws://127\.0\.0\.1:\d+/ws"#)
         defer { server.terminate(); server.waitUntilExit() }
         let plain = try await PipedREPL.run(["--backend", "friday"], input: "escapes please\n", environment: ["FRIDAY_URL": url], separateErrors: true)
         Self.expectClean(output: plain.output, errors: plain.errors,
@@ -61,7 +61,7 @@ struct EscapeSequenceTerminalTests {
     /// OpenAI-compatible: `reasoning_content` (a spinner's, so in `--json`), the streamed
     /// content, and an error body's message.
     @Test func openAICompatibleFieldsArriveWithoutTheirEscapes() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
@@ -76,7 +76,7 @@ struct EscapeSequenceTerminalTests {
     /// follow-ups of the result, a failed task's error, and the query and progress columns
     /// of the `/tasks` tables.
     @Test func loopSymphonysFieldsArriveWithoutTheirEscapes() async throws {
-        let (server, url) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
+        let (server, url) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
         let answeringHome = try LoopSymphonyTerminalTests().home(for: url, trustLevel: 1)
         defer { try? FileManager.default.removeItem(at: answeringHome) }
@@ -97,7 +97,7 @@ struct EscapeSequenceTerminalTests {
     /// Codex: the worker's answer, its refusal (`worker.error`), a runtime error body's
     /// message, and the `/worker` event lines (method and payload).
     @Test func codexFieldsArriveWithoutTheirEscapes() async throws {
-        let (server, base) = try ReferenceServerProcess.start(["codex"], url: #"http://127\.0\.0\.1:\d+"#)
+        let (server, base) = try await ReferenceServerProcess.start(["codex"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-codex-esc-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }

@@ -19,14 +19,14 @@ struct FridayTerminalTests {
         return home
     }
 
-    func startServer(slowMilliseconds: Int = 400) throws -> (Process, String) {
-        try ReferenceServerProcess.start(["friday", "--step-ms", "10", "--slow-ms", String(slowMilliseconds)], url: #"ws://127\.0\.0\.1:\d+/ws"#)
+    func startServer(slowMilliseconds: Int = 400) async throws -> (Process, String) {
+        try await ReferenceServerProcess.start(["friday", "--step-ms", "10", "--slow-ms", String(slowMilliseconds)], url: #"ws://127\.0\.0\.1:\d+/ws"#)
     }
 
     /// A task that fails is an error like any other: on standard error, so a script's
     /// standard output holds only answers (it went to standard output as the answer).
     @Test func aFailedTaskGoesToStandardError() async throws {
-        let (server, url) = try startServer()
+        let (server, url) = try await startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let (output, errors, _) = try await PipedREPL.run(["--backend", "friday"], input: "please fail\nhello\n", environment: ["FRIDAY_URL": url], separateErrors: true)
         #expect(errors.contains("error: "), "errors: \(errors)")
@@ -35,7 +35,7 @@ struct FridayTerminalTests {
     }
 
     @Test func pipedHelloPrintsTheSoulShapedStreamedAnswer() async throws {
-        let (server, url) = try startServer()
+        let (server, url) = try await startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let (output, status) = try await PipedREPL.run(["--backend", "friday"], input: "hello\n", environment: ["FRIDAY_URL": url])
         #expect(status == 0, "\(output)")
@@ -46,7 +46,7 @@ struct FridayTerminalTests {
     /// Friday down at start: the REPL starts offline, queues the question, and a later start
     /// with the server up delivers it once, before anything new.
     @Test func aQuestionAskedWhileFridayIsDownIsDeliveredWhenItIsUp() async throws {
-        let (probe, probeURL) = try startServer()
+        let (probe, probeURL) = try await startServer()
         probe.terminate(); probe.waitUntilExit()
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
         let environment = ["FRIDAY_URL": probeURL]
@@ -56,7 +56,7 @@ struct FridayTerminalTests {
         #expect(offline.contains("your message is queued (1 waiting)"), "\(offline)")
 
         let port = Int(probeURL.split(separator: ":").last!.split(separator: "/").first!)!
-        let (server, _) = try ReferenceServerProcess.start(["friday", "--step-ms", "10"], url: #"ws://127\.0\.0\.1:\d+/ws"#, port: port)
+        let (server, _) = try await ReferenceServerProcess.start(["friday", "--step-ms", "10"], url: #"ws://127\.0\.0\.1:\d+/ws"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
         let (online, status) = try await PipedREPL.run(["--backend", "friday"], input: "/queue\n", home: home, environment: environment)
         #expect(status == 0, "\(online)")
@@ -68,7 +68,7 @@ struct FridayTerminalTests {
     /// A "y" typed ahead, while a queued question is sent, never grants the tool permission
     /// the answer then asks for: it is discarded, said, and the question waits for its answer.
     @Test func keysTypedAheadNeverAnswerAPermissionQuestion() async throws {
-        let (probe, url) = try startServer()
+        let (probe, url) = try await startServer()
         probe.terminate(); probe.waitUntilExit()
         let home = try Self.home(withProfileFor: url)
         let terminal = try TerminalSession(arguments: ["--backend", "fri", "--queue-retry", "1"], home: home)
@@ -77,7 +77,7 @@ struct FridayTerminalTests {
         at = try await terminal.waitFor("queued (1 waiting)", after: at)
         let port = Int(url.split(separator: ":").last!.split(separator: "/").first!)!
         // A second between frames: the permission question comes several seconds after the send.
-        let (server, _) = try ReferenceServerProcess.start(["friday", "--step-ms", "10", "--slow-ms", "1000"], url: #"ws://127\.0\.0\.1:\d+/ws"#, port: port)
+        let (server, _) = try await ReferenceServerProcess.start(["friday", "--step-ms", "10", "--slow-ms", "1000"], url: #"ws://127\.0\.0\.1:\d+/ws"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
         at = try await terminal.waitFor("Sending 1 queued message to fri", after: at)
         terminal.type("y\r")
@@ -99,7 +99,7 @@ struct FridayTerminalTests {
     /// where a count of waiting bytes does not see them: they were discarded before the
     /// question without the note. Now the note is there whether or not Enter was pressed.
     @Test func keysTypedWithoutEnterBeforeAQuestionAreDiscardedAndSaid() async throws {
-        let (server, url) = try startServer(slowMilliseconds: 1000)
+        let (server, url) = try await startServer(slowMilliseconds: 1000)
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(withProfileFor: url)
         let terminal = try TerminalSession(arguments: ["--backend", "fri"], home: home)
@@ -120,7 +120,7 @@ struct FridayTerminalTests {
     /// one chunk and then, for ever, frames that say nothing new, so the answer never ends
     /// (and the idle timeout is an hour away). Seeing the chunk is the proof; no clock.
     @Test func aChunkIsOnScreenWhileTheAnswerIsStillComing() async throws {
-        let (server, url) = try startServer()
+        let (server, url) = try await startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(withProfileFor: url, idleTimeout: 3600)
         let terminal = try TerminalSession(arguments: ["--backend", "fri"], home: home)

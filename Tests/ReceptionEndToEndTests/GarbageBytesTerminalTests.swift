@@ -7,7 +7,7 @@ import Testing
 @Suite("Garbage bytes through the REPL", .serialized)
 struct GarbageBytesTerminalTests {
     @Test func garbageFromTheModelServerIsSaidInWordsAndTheNextMessageIsAnswered() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }

@@ -10,7 +10,7 @@ struct LocalModelServerTerminalTests {
     static let prompt = "› "
 
     @Test func theFirstScreenNamesARunningServerAndItsCommandReachesIt() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let port = try #require(url.split(separator: ":").last?.split(separator: "/").first)
         let terminal = try TerminalSession(arguments: ["--local-step-ms", "0"],
@@ -29,7 +29,7 @@ struct LocalModelServerTerminalTests {
 
     /// A backend chosen on the command line is what the person asked for: no look, no line.
     @Test func aChosenBackendStartsWithoutTheLook() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let port = try #require(url.split(separator: ":").last?.split(separator: "/").first)
         let terminal = try TerminalSession(arguments: ["--backend", "local", "--local-step-ms", "0"],
@@ -41,7 +41,7 @@ struct LocalModelServerTerminalTests {
     /// `/backend openai` with nothing configured would ask api.openai.com without a key: it says
     /// how to point it at a server instead, naming the local one running now.
     @Test func anUnconfiguredOpenAIBackendSaysHowToPointItAtAServer() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let port = try #require(url.split(separator: ":").last?.split(separator: "/").first)
         let terminal = try TerminalSession(arguments: ["--backend", "local", "--local-step-ms", "0"],

@@ -20,7 +20,7 @@ struct LoomiTerminalTests {
     /// The session reaches the server through a relay that holds back the recipe data until
     /// the answer is on screen: shown first, whatever the clock says.
     @Test func theAnswerComesFirstThenTheCardsAndTheCacheWorksWithTheServerStopped() async throws {
-        let (server, url) = try ReferenceServerProcess.start(["loomi", "--recipe-delay-ms", "200"], url: #"http://127\.0\.0\.1:\d+"#)
+        let (server, url) = try await ReferenceServerProcess.start(["loomi", "--recipe-delay-ms", "200"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { if server.isRunning { server.terminate(); server.waitUntilExit() } }
         let relay = try RequestRelay(to: Int(url.split(separator: ":").last!)!)
         defer { relay.close() }
@@ -55,7 +55,7 @@ struct LoomiTerminalTests {
 
     @Test func aFailedDetailsCallKeepsTheAnswerAndRecipesRetryLoadsTheCards() async throws {
         // The first three data calls (one answer's three attempts) fail with 503.
-        let (server, url) = try ReferenceServerProcess.start(["loomi", "--recipe-delay-ms", "0", "--fail-recipe-calls", "3"],
+        let (server, url) = try await ReferenceServerProcess.start(["loomi", "--recipe-delay-ms", "0", "--fail-recipe-calls", "3"],
                                                              url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(for: url)

@@ -11,8 +11,8 @@ struct LoopSymphonyTerminalTests {
     static let prompt = "› "
 
     /// Starts the reference server on a free port; returns the process and its URL.
-    func startServer() throws -> (Process, String) {
-        try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "20", "--keepalive", "1"], url: #"http://127\.0\.0\.1:\d+"#)
+    func startServer() async throws -> (Process, String) {
+        try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "20", "--keepalive", "1"], url: #"http://127\.0\.0\.1:\d+"#)
     }
 
     /// A home directory whose backends.json names the server, with the key in a 0600 file.
@@ -46,7 +46,7 @@ struct LoopSymphonyTerminalTests {
     /// A session at its prompt whose room the server lists; `leave` ends it, and the room must
     /// be gone afterwards, with the exit status `leave` expects.
     func roomIsDeregistered(when leave: (TerminalSession) -> Void, exitStatus expected: Int32) async throws {
-        let (server, url) = try startServer()
+        let (server, url) = try await startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: url))
         try await terminal.waitFor(Self.prompt)
@@ -80,7 +80,7 @@ struct LoopSymphonyTerminalTests {
     /// so the test knows the tick is at the server before Ctrl-C, and that the prompt came
     /// back before the server answered it (without timing either).
     @Test func ctrlCCancelsASlowSlashCommand() async throws {
-        let (server, url) = try startServer()
+        let (server, url) = try await startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let relay = try RequestRelay(to: Int(url.split(separator: ":").last!)!)
         defer { relay.close() }
@@ -112,7 +112,7 @@ struct LoopSymphonyTerminalTests {
     }
 
     @Test func planApproveStreamsInterventionCardsAndTrustOffer() async throws {
-        let (server, url) = try startServer()
+        let (server, url) = try await startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: url))
         var at = try await terminal.waitFor(Self.prompt)
@@ -177,7 +177,7 @@ struct LoopSymphonyCommandTests {
     /// session is where the next starts); `--trust` wins over both.
     @Test func anExplicitTrustLevelWinsAndTheServerThatDisagreesIsNamed() async throws {
         let helper = LoopSymphonyTerminalTests()
-        let (server, url) = try helper.startServer()
+        let (server, url) = try await helper.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try helper.home(for: url, trustLevel: 0)
         let accepting = try await PipedREPL.run(["--backend", "ls-e2e"], input: "/trust-metrics set 1\n", home: home).output
@@ -199,7 +199,7 @@ struct LoopSymphonyCommandTests {
 
     @Test func everyCommandGroupAnswers() async throws {
         let helper = LoopSymphonyTerminalTests()
-        let (server, url) = try helper.startServer()
+        let (server, url) = try await helper.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try helper.home(for: url)
         let script = """
@@ -251,7 +251,7 @@ struct LoopSymphonyCommandTests {
     /// Two sessions on one profile share its knowledge cache file, created by both at once.
     @Test func twoSessionsOnOneProfileShareTheCache() async throws {
         let helper = LoopSymphonyTerminalTests()
-        let (server, url) = try helper.startServer()
+        let (server, url) = try await helper.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try helper.home(for: url)
         let script = "/rooms beat\n/knowledge cached research\n/quit\n"

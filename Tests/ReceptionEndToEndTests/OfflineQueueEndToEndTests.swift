@@ -89,7 +89,7 @@ struct OfflineQueueEndToEndTests {
         // The server comes up; Ctrl-U empties the line, and the next retry sends.
         down.close()
         downClosed = true
-        let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
+        let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
         terminal.type("\u{15}")  // Ctrl-U: the line is empty again
         at = try await terminal.waitFor("Sending 1 queued message to ls-queue", after: at)
@@ -106,7 +106,7 @@ struct OfflineQueueEndToEndTests {
     @Test func keysTypedDuringAnIdleRetryWaitForTheNextPrompt() async throws {
         let (terminal, port, queuedAt) = try await queuedAtAPrompt("estuary note")
         var at = queuedAt
-        let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "1500"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
+        let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "1500"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
         at = try await terminal.waitFor("Sending 1 queued message to ls-queue", after: at)
         terminal.type("next thought")
@@ -144,7 +144,7 @@ struct OfflineQueueEndToEndTests {
         let port = try unusedPort()
         let home = try home(url: "http://127.0.0.1:\(port)")
         _ = try await PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: "slow research of rivers\nwhat is two plus two\n", home: home)
-        let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "2000"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
+        let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "2000"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
         let terminal = try TerminalSession(arguments: ["--backend", "ls-queue", "--trust", "1"], home: home)
         var at = try await terminal.waitFor("ago: slow research of rivers")
@@ -166,7 +166,7 @@ struct OfflineQueueEndToEndTests {
         let port = try unusedPort()
         let home = try home(url: "http://127.0.0.1:\(port)")
         _ = try await PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: "slow research of tides\n", home: home)
-        let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "2000"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
+        let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "2000"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
         let terminal = try TerminalSession(arguments: ["--backend", "ls-queue", "--trust", "1"], home: home)
         _ = try await terminal.waitFor("ago: slow research of tides")
@@ -199,7 +199,7 @@ struct OfflineQueueEndToEndTests {
         let (dropped, dropStatus, _) = try await run(["queue", "drop", "2"], home: home)
         #expect(dropStatus == 0 && dropped.contains("Dropped 1 queued message; 1 left."), "\(dropped)")
 
-        let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#,
+        let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#,
                                                            port: Int(url.split(separator: ":").last!)!)
         defer { server.terminate(); server.waitUntilExit() }
         let (restarted, _) = try await PipedREPL.run(arguments, input: "/tasks recent\n", home: home)
@@ -229,7 +229,7 @@ struct OfflineQueueEndToEndTests {
         let (queued, _) = try await PipedREPL.run(arguments, input: "private note for the first server\n", home: home)
         #expect(queued.contains("your message is queued (1 waiting)"), "\(queued)")
 
-        let (other, otherURL) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
+        let (other, otherURL) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { other.terminate(); other.waitUntilExit() }
         try point(home, at: otherURL)
         // Without a session too: `reception queue` reads where the profile points now.
@@ -253,7 +253,7 @@ struct OfflineQueueEndToEndTests {
         let otherRan = try await LoopSymphonyTerminalTests.tasksRun(at: otherURL)
         #expect(!otherRan.contains("private note"), "the other server got the queued message: \(otherRan)")
 
-        let (own, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#,
+        let (own, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#,
                                                         port: Int(first.split(separator: ":").last!)!)
         defer { own.terminate(); own.waitUntilExit() }
         try point(home, at: first)
@@ -327,7 +327,7 @@ struct OfflineQueueEndToEndTests {
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
 
         // 2. The server comes up on that port; a new session sends the queue first, in order.
-        let (server, _) = try ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
+        let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
         defer { server.terminate(); server.waitUntilExit() }
         let (restarted, status) = try await PipedREPL.run(arguments, input: "/queue\n", home: home)
         #expect(status == 0, "\(restarted)")

@@ -8,8 +8,8 @@ struct OpenAITerminalTests {
     static let prompt = "› "
 
     /// Starts the reference server on a free port; returns the process and its base URL (`…/v1`).
-    static func startServer(chunkMilliseconds: Int = 5) throws -> (Process, String) {
-        try ReferenceServerProcess.start(["openai", "--chunk-ms", "\(chunkMilliseconds)"], url: #"http://127\.0\.0\.1:\d+/v1"#)
+    static func startServer(chunkMilliseconds: Int = 5) async throws -> (Process, String) {
+        try await ReferenceServerProcess.start(["openai", "--chunk-ms", "\(chunkMilliseconds)"], url: #"http://127\.0\.0\.1:\d+/v1"#)
     }
 
     /// A home whose backends.json has a profile `oai` for the server.
@@ -23,7 +23,7 @@ struct OpenAITerminalTests {
     }
 
     @Test func aPipedMessageGetsTheSoulShapedStreamedAnswerAndRequestShowsTheSoulsPrompt() async throws {
-        let (server, url) = try Self.startServer()
+        let (server, url) = try await Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let (output, status) = try await PipedREPL.run(["--backend", "oai", "--soul", "butler"], input: "hello\n/request\n", home: try Self.home(for: url))
         #expect(status == 0, "\(output)")
@@ -36,7 +36,7 @@ struct OpenAITerminalTests {
     }
 
     @Test func theJSONModePrintsOneEventPerChunk() async throws {
-        let (server, url) = try Self.startServer()
+        let (server, url) = try await Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let (output, status) = try await PipedREPL.run(["--backend", "oai", "--json"], input: "hello\n", home: try Self.home(for: url))
         #expect(status == 0)
@@ -49,7 +49,7 @@ struct OpenAITerminalTests {
 
     @Test func theFirstChunkIsOnScreenBeforeTheLastIsSent() async throws {
         // About 40 chunks 100 ms apart: the answer takes about 4 s to send.
-        let (server, url) = try Self.startServer(chunkMilliseconds: 100)
+        let (server, url) = try await Self.startServer(chunkMilliseconds: 100)
         defer { server.terminate(); server.waitUntilExit() }
         let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: try Self.home(for: url))
         var at = try await terminal.waitFor(Self.prompt)
@@ -60,7 +60,7 @@ struct OpenAITerminalTests {
     }
 
     @Test func ctrlCStopsTheStreamAndTheShownPartIsSavedOnce() async throws {
-        let (server, url) = try Self.startServer(chunkMilliseconds: 150)
+        let (server, url) = try await Self.startServer(chunkMilliseconds: 150)
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(for: url)
         let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: home)

@@ -10,7 +10,7 @@ struct QuestionLineTerminalTests {
 
     @Test func aSlashCommandTypedAtATrustQuestionRunsAfterIt() async throws {
         let helper = LoopSymphonyTerminalTests()
-        let (server, url) = try helper.startServer()
+        let (server, url) = try await helper.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e", "--trust", "1"], home: try helper.home(for: url))
         var at = try await terminal.waitFor(Self.prompt)
@@ -30,7 +30,7 @@ struct QuestionLineTerminalTests {
     }
 
     @Test func aMessageTypedAtAPermissionQuestionIsKeptNotSent() async throws {
-        let (server, url) = try FridayTerminalTests().startServer()
+        let (server, url) = try await FridayTerminalTests().startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let terminal = try TerminalSession(arguments: ["--backend", "fri"], home: try FridayTerminalTests.home(withProfileFor: url))
         var at = try await terminal.waitFor(Self.prompt)

@@ -1,11 +1,17 @@
 import Foundation
+import ReceptionTestSupport
 
 /// `reception serve SERVER --port 0 …` as a process of its own, as a person would run it.
 enum ReferenceServerProcess {
     /// Starts it and reads the first line it prints, which names its address; returns the
     /// process and the address matched by `url` (a regular expression).
-    /// `port` 0 picks a free one.
-    static func start(_ arguments: [String], url pattern: String, port: Int = 0) throws -> (Process, String) {
+    /// `port` 0 picks a free one. Waiting for that line blocks a thread for as long as the server
+    /// takes to start (seconds on a loaded machine), so it waits on one of its own.
+    static func start(_ arguments: [String], url pattern: String, port: Int = 0) async throws -> (Process, String) {
+        try await offThePool { try startBlocking(arguments, url: pattern, port: port) }
+    }
+
+    private static func startBlocking(_ arguments: [String], url pattern: String, port: Int) throws -> (Process, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Binary.reception())
         process.arguments = ["serve", arguments[0], "--port", String(port)] + arguments.dropFirst()

@@ -6,7 +6,7 @@ import Testing
 @Suite("Rewrite stage through the REPL", .serialized)
 struct RewriteTerminalTests {
     @Test func sentencesAreRewrittenOneFallsBackAndSoulWhyAndRawSayWhat() async throws {
-        let (server, url) = try OpenAITerminalTests.startServer()
+        let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let (output, status) = try await PipedREPL.run(["--backend", "oai", "--soul", "plain", "--rewrite", "oai"],
                                                  input: "the 9:15 train changenumber\n/soul why\n/raw\n",

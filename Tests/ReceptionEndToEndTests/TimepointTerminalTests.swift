@@ -7,8 +7,8 @@ import Testing
 struct TimepointTerminalTests {
     static let prompt = "› "
 
-    static func startServer() throws -> (Process, String) {
-        try ReferenceServerProcess.start(["timepoint", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
+    static func startServer() async throws -> (Process, String) {
+        try await ReferenceServerProcess.start(["timepoint", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
     }
 
     /// A home whose backends.json has a profile `tp` for the server, its admin key in a 0600 file.
@@ -36,7 +36,7 @@ struct TimepointTerminalTests {
     /// An admin-key file other users can read is refused, but only `/signin dev` needs the
     /// key: the session starts, says why the command is unavailable, and the key is never sent.
     @Test func aLooseAdminKeyFileOnlyDisablesDevSignIn() async throws {
-        let (server, url) = try Self.startServer()
+        let (server, url) = try await Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
@@ -52,7 +52,7 @@ struct TimepointTerminalTests {
     }
 
     @Test func aWholeSessionShowsAndLeavesNoTokenAnywhere() async throws {
-        let (server, url) = try Self.startServer()
+        let (server, url) = try await Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
@@ -107,7 +107,7 @@ struct TimepointTerminalTests {
     /// `/chat` is a turn of the conversation: `/save` keeps it and the character's answer
     /// (before, a session of scene and chats saved the scene alone, or "0 entries").
     @Test func aChatWithACharacterIsInTheSavedTranscript() async throws {
-        let (server, url) = try Self.startServer()
+        let (server, url) = try await Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
@@ -135,7 +135,7 @@ struct TimepointTerminalTests {
     }
 
     @Test func pipedInputIsNeverAskedToConfirmADeletion() async throws {
-        let (server, url) = try Self.startServer()
+        let (server, url) = try await Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
@@ -148,7 +148,7 @@ struct TimepointTerminalTests {
     }
 
     @Test func aMessageTheServerCannotTakeIsSaidAtOnceNeverQueuedForLater() async throws {
-        let (server, url) = try Self.startServer()
+        let (server, url) = try await Self.startServer()
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
         let terminal = try TerminalSession(arguments: ["--backend", "tp"], home: home)
@@ -167,7 +167,7 @@ struct TimepointTerminalTests {
     /// The backend does not start without its server, so `/signout` cannot run then: the
     /// refusal says where the saved sign-in is and how to forget it, never the token.
     @Test func aSavedSignInCanBeForgottenWhileTheServerIsDown() async throws {
-        let (server, url) = try Self.startServer()
+        let (server, url) = try await Self.startServer()
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
         let (first, _) = try await PipedREPL.run(["--backend", "tp"], input: "/signin dev ada@example.com\n", home: home)
@@ -183,7 +183,7 @@ struct TimepointTerminalTests {
     }
 
     @Test func escapeSequencesTheServerEchoesNeverReachTheTerminal() async throws {
-        let (server, url) = try Self.startServer()
+        let (server, url) = try await Self.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }

@@ -50,7 +50,7 @@ func shippedTrainingMessages() throws -> [LabelledMessage] {
     return messages
 }
 
-@Suite("Corpus reading")
+@Suite("Corpus reading", .onTheCPULane)
 struct CorpusReadingTests {
     /// An index.html that is a link (even to an earlier report) was followed
     /// by the check and then replaced by the report's rename; it is refused, and left as it is.
@@ -174,7 +174,7 @@ struct CorpusReadingTests {
     }
 }
 
-@Suite("Metrics")
+@Suite("Metrics", .onTheCPULane)
 struct MetricsTests {
     @Test func perLabelScoresConfusionAndCalibrationByHand() {
         // truth:     a a a b b c
@@ -189,14 +189,6 @@ struct MetricsTests {
         // bin 0.9-1.0: 3 predictions at 0.95, all right → gap 0.05; bin 0.5-0.6: 3 at 0.55, 1 right → gap 0.2167
         #expect(abs(metrics.ece - (0.5 * 0.05 + 0.5 * abs(1.0 / 3.0 - 0.55))) < 1e-12)
         #expect(metrics.confidenceHistogram[9] == 3 && metrics.confidenceHistogram[5] == 3)
-    }
-}
-
-/// Training is a long CPU-bound loop: run it on its own thread so it does not hold one of
-/// the (on a 2-core machine, two) threads the other tests' async work runs on.
-func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(returning: work()) }
     }
 }
 
@@ -215,9 +207,9 @@ struct TrainingTests {
     }
 
     /// `reception train --with-shipped-corpora` on the training split (`shippedTrainingMessages`:
-    /// every part but the test parts) gives the shipped weights byte for byte. ReceptionIntent is
-    /// compiled optimised in debug builds too (Package.swift), so this takes seconds of CPU, not
-    /// minutes.
+    /// every part but the test parts) gives the shipped weights byte for byte. In a debug build this
+    /// is minutes of one core: it runs on a thread of its own (`offThePool`), beside the other
+    /// tests rather than in front of them.
     @Test(.needsShared(humanCorpusFolder)) func theShippedWeightsAreWhatTrainProducesOnTheTrainSplit() async throws {
         let messages = try shippedTrainingMessages()
         #expect(messages.contains { $0.source != nil } && messages.contains { $0.source == nil })
@@ -314,7 +306,7 @@ extension TrainingTests {
     }
 }
 
-@Suite("Reports")
+@Suite("Reports", .onTheCPULane)
 struct ReportTests {
     @Test func theHTMLReportIsSelfContainedWithCharts() throws {
         let messages = [

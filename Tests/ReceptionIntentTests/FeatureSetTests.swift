@@ -1,10 +1,11 @@
 import Testing
+import ReceptionTestSupport
 @testable import ReceptionIntent
 
 /// The branch-free set the extractor collects a message's features in: each id once, in the
 /// order first added; "no feature" (negative) adds nothing; a full scratch is reported, and the
 /// extractor then starts over in a scratch that cannot fill up.
-@Suite("Feature set")
+@Suite("Feature set", .onTheCPULane)
 struct FeatureSetTests {
     /// Inserts `ids` into a set over `features` ids with `capacity` slots of scratch.
     static func collect(_ ids: [Int32], features: Int = 200, capacity: Int) -> (ids: [Int32], overflowed: Bool) {

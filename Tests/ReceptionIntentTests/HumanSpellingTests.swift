@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionIntent
 
 /// How people type, read as they meant it: a word with digits in it is one word, a chat
 /// ending after the question leaves it a question, a contraction without its apostrophe is
 /// still a contraction.
-@Suite("Human spelling")
+@Suite("Human spelling", .onTheCPULane)
 struct HumanSpellingTests {
     let extractor = FeatureExtractor(lexicon: .shipped, vocabulary: ["401k", "eli5", "ps5", "q1"])
 

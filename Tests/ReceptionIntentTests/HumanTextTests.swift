@@ -4,7 +4,7 @@ import ReceptionCore
 @testable import ReceptionIntent
 import ReceptionTestSupport
 
-@Suite("Human-written text")
+@Suite("Human-written text", .onTheCPULane)
 struct HumanTextTests {
     func message(_ id: String?, _ intent: IntentType, source: String? = nil) -> LabelledMessage {
         LabelledMessage(id: id, text: "zzq blorp", intent: intent, urgency: .exploratory, source: source)

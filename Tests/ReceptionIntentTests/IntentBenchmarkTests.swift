@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionIntent
 
-@Suite("Intent benchmark")
+@Suite("Intent benchmark", .onTheCPULane)
 struct IntentBenchmarkTests {
     /// The figures `reception bench` prints hang together: the overall median lies within the
     /// range of the rounds' medians, explanations cost more than the plain call, and the loop

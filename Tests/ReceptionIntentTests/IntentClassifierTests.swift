@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionIntent
 
@@ -14,7 +15,7 @@ func features(_ c: IntentClassification) -> Set<String> {
     return names
 }
 
-@Suite("Intent classifier")
+@Suite("Intent classifier", .onTheCPULane)
 struct IntentClassifierTests {
     let classifier = IntentClassifier()
 

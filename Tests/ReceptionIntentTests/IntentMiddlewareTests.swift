@@ -1,4 +1,5 @@
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 import ReceptionIntent
 
@@ -7,7 +8,7 @@ private struct Capture: Backend {
     func submit(_ request: ReceptionRequest) -> BackendEventStream { BackendEventStream { $0.finish() } }
 }
 
-@Suite("Intent middleware")
+@Suite("Intent middleware", .onTheCPULane)
 struct IntentMiddlewareTests {
     func send(_ text: String, override: IntentOverride? = nil) async throws -> ReceptionRequest {
         let pipeline = Pipeline(middleware: [IntentMiddleware()], backend: Capture())

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionIntent
 
-@Suite("Labelling")
+@Suite("Labelling", .onTheCPULane)
 struct LabellingTests {
     func folder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("labelling-\(UUID().uuidString)")
@@ -124,7 +125,7 @@ struct LabellingTests {
     }
 }
 
-@Suite("Paired comparison")
+@Suite("Paired comparison", .onTheCPULane)
 struct PairedComparisonTests {
     /// Exact two-sided binomial for small counts: 1 against 7 of 8 discordant gives
     /// 2 · (1 + 8) / 256 = 0.0703; none discordant is p = 1.
@@ -145,7 +146,7 @@ struct PairedComparisonTests {
     }
 }
 
-@Suite("Intent settings and weights files")
+@Suite("Intent settings and weights files", .onTheCPULane)
 struct IntentSettingsTests {
     @Test func settingsExpandPathsAndLocateMistakes() throws {
         let settings = try IntentSettings.parse("{\n  \"weights\": \"~/w/my.json\",\n  \"lexicon\": \"lex.txt\"\n}", path: "/c/reception/intent.json", home: "/home/me")

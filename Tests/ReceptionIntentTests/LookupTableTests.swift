@@ -1,9 +1,10 @@
 import Testing
+import ReceptionTestSupport
 @testable import ReceptionIntent
 
 /// The static hash table behind the token and trie tables: every key where it belongs, no
 /// false hit for a missing key, and the same layout for the same records.
-@Suite("Lookup tables")
+@Suite("Lookup tables", .onTheCPULane)
 struct LookupTableTests {
     /// Distinct, reproducible keys (a 64-bit LCG), with 0 among them (it is stored remapped).
     static func keys(_ count: Int, seed: UInt64) -> [UInt64] {

@@ -1,11 +1,12 @@
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionSoul
 
 /// A persona that writes no dashes ("zero em-dashes. ever. commas, periods, or two sentences",
 /// as a SOUL.md published in another repository says): read from its prose or front matter,
 /// and the engine's dashes between clauses come out as commas, never inside quotes or code.
-@Suite("Dash policy")
+@Suite("Dash policy", .onTheCPULane)
 struct DashPolicyTests {
     static let soul: Soul = {
         var soul = Soul(name: "d")

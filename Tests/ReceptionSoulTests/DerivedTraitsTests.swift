@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionSoul
 
 /// Personas written the way people write them for language-model agents (our own text, in
 /// the styles found in the wild): each must get its own voice from its prose alone.
-@Suite("Derived voice traits")
+@Suite("Derived voice traits", .onTheCPULane)
 struct DerivedTraitsTests {
     static let styles = Paths.fixtures.appendingPathComponent("styles")
     static let personas = ["quill", "harbor-SOUL.md", "override-soul.md", "never-uses.md", "lexicon.md", "lowercase.md",

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 @testable import ReceptionSoul
 
 /// The facts a rewrite must keep, found in text.
-@Suite("Fact extractor")
+@Suite("Fact extractor", .onTheCPULane)
 struct FactExtractorTests {
     func facts(_ text: String, _ kind: Fact.Kind) -> [String] {
         FactExtractor.facts(in: text).filter { $0.kind == kind }.map(\.text)
@@ -150,7 +151,7 @@ struct FactExtractorTests {
     }
 }
 
-@Suite("Fact check")
+@Suite("Fact check", .onTheCPULane)
 struct FactCheckTests {
     static let original = "The Nozomi from Tokyo to Kyoto takes 2 h 15 min and costs ¥14,170 on 2026-12-01. Book at https://global.jr-central.co.jp/en/ with `jr book 15`; staff said \"arrive early\"."
 

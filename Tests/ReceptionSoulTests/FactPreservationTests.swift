@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionSoul
 
 /// The renderer may change wording, never facts.
-@Suite("Fact preservation")
+@Suite("Fact preservation", .onTheCPULane)
 struct FactPreservationTests {
     /// A soul that would damage facts if protection failed: it replaces words that also
     /// occur inside URLs, code, quotes, names and units, lowercases, and strips emoji.
@@ -131,7 +132,7 @@ struct FactPreservationTests {
     }
 }
 
-@Suite("Renderer internals")
+@Suite("Renderer internals", .onTheCPULane)
 struct RendererInternalsTests {
     @Test func quickNoMatchCheckAgreesWithTheFullPass() {
         var soul = Soul(name: "q")

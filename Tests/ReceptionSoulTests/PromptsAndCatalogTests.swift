@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionSoul
 
-@Suite("Prompts")
+@Suite("Prompts", .onTheCPULane)
 struct PromptTests {
     @Test func systemPromptCarriesTheSoulOnceAndTheConversation() throws {
         let soul = try SoulParser.load(contentsOf: Paths.souls.appendingPathComponent("butler.md"))
@@ -69,7 +70,7 @@ struct PromptTests {
     }
 }
 
-@Suite("Embedded copies")
+@Suite("Embedded copies", .onTheCPULane)
 struct EmbeddedResourceTests {
     @Test func embeddedSoulsAndPromptsMatchTheFiles() throws {
         for url in Paths.shippedSouls {

@@ -8,7 +8,7 @@ import ReceptionTestSupport
 /// place and never copied into the project): each SOUL.md with its STYLE.md, laid out as the
 /// folder their author's template asks for. What a person authoring or choosing a soul would
 /// notice if it were read wrong.
-@Suite("Published personas", .needsShared("real-souls/aaronjmars"))
+@Suite("Published personas", .needsShared("real-souls/aaronjmars"), .onTheCPULane)
 struct PublishedPersonaTests {
     static let published = SharedData.url("real-souls/aaronjmars")
 

@@ -1,8 +1,9 @@
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionSoul
 
-@Suite("Renderer behaviour")
+@Suite("Renderer behaviour", .onTheCPULane)
 struct RendererBehaviourTests {
     func response(_ outcome: Outcome, confidence: Double = 0.9, summary: String = "It works.", findings: [Finding] = [],
                   discrepancy: String? = nil, followups: [String] = []) -> BackendResult {
@@ -94,7 +95,7 @@ struct RendererBehaviourTests {
     }
 }
 
-@Suite("Sentence helpers")
+@Suite("Sentence helpers", .onTheCPULane)
 struct SentenceHelperTests {
     @Test func firstSentenceAgreesWithTheCoreSplitter() {
         let samples = ["Hello world. Second.", "See e.g. this one. Next.", "J. Smith wrote it. Then more.", "No end here",

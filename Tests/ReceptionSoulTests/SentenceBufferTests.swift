@@ -1,8 +1,9 @@
 import Testing
+import ReceptionTestSupport
 @testable import ReceptionSoul
 
 /// Streamed text held until a sentence is complete (the rewrite stage's unit).
-@Suite("Sentence buffer")
+@Suite("Sentence buffer", .onTheCPULane)
 struct SentenceBufferTests {
     /// Feeds `text` in chunks of `size` and returns what was released, in order.
     func released(_ text: String, chunk size: Int) -> [String] {

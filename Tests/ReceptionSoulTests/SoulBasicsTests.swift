@@ -1,8 +1,9 @@
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 import ReceptionSoul
 
-@Suite("soul.md basics")
+@Suite("soul.md basics", .onTheCPULane)
 struct SoulBasicsTests {
     @Test func frontMatterAndNameFromHeading() throws {
         let soul = try SoulParser.parse("""

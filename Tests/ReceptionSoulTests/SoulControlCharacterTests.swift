@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionSoul
 
 /// A soul file is foreign text: whatever escape sequences it spells (YAML `\e`, `\x1b`,
 /// `\u001b`, C1 `\u009b`) or holds raw in its prose, none reaches the terminal through the
 /// soul tools, the renderer or the prompts, and lint says where they were removed.
-@Suite("Control characters in soul files")
+@Suite("Control characters in soul files", .onTheCPULane)
 struct SoulControlCharacterTests {
     /// Clear screen, window title (OSC 0), clipboard write (OSC 52), hidden hyperlink (OSC 8),
     /// C1 CSI, cursor moves, blink, bidi override: in front matter (YAML escapes) and prose (raw).

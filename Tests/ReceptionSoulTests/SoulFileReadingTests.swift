@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 @testable import ReceptionSoul
 
 /// What `soul show`, `soul lint`, `soul preview` and the catalog say about a file they cannot
 /// read as a soul: a plain, located sentence, never a Foundation error.
-@Suite("Reading soul files")
+@Suite("Reading soul files", .onTheCPULane)
 struct SoulFileReadingTests {
     static func temporaryFile(_ bytes: [UInt8], name: String = "soul.md") throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soul-read-\(UUID().uuidString)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionSoul
 
@@ -19,7 +20,7 @@ enum Paths {
     }
 }
 
-@Suite("Real-world soul.md files")
+@Suite("Real-world soul.md files", .onTheCPULane)
 struct RealWorldFilesTests {
     static let wildFiles = ["builder-SOUL.md", "builder-STYLE.md", "engineer-STYLE.md", "template-SOUL.md", "droid-SOUL.md",
                             "sentinel-SOUL.md", "assistant-zh-TW.md", "helper-zh-CN.md"]
@@ -102,7 +103,7 @@ struct RealWorldFilesTests {
     }
 }
 
-@Suite("Lint")
+@Suite("Lint", .onTheCPULane)
 struct LintTests {
     @Test func brokenFileGivesLocatedErrorsAndWarnings() throws {
         let url = Paths.fixture("broken-soul.md")
@@ -182,7 +183,7 @@ struct LintTests {
     }
 }
 
-@Suite("Shipped souls")
+@Suite("Shipped souls", .onTheCPULane)
 struct ShippedSoulsTests {
     @Test func atLeastFiveAndAllLintClean() throws {
         let files = Paths.shippedSouls

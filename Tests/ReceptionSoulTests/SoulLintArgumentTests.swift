@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 @testable import ReceptionSoul
 
 /// `reception soul lint SOUL` takes what the other soul tools take: a file, a folder, or the
 /// id or name of a known soul.
-@Suite("soul lint by id or name")
+@Suite("soul lint by id or name", .onTheCPULane)
 struct SoulLintArgumentTests {
     @Test func aKnownSoulIsLintedByIdOrName() {
         let catalog = SoulCatalog(directories: [])

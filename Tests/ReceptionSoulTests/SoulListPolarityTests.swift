@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionSoul
 
@@ -7,7 +8,7 @@ import ReceptionCore
 /// are not "a list under a heading": a list under a bold label line, and a heading whose
 /// negation is about how to use the words, not about the words. The files are our own,
 /// written in those shapes.
-@Suite("Soul list polarity")
+@Suite("Soul list polarity", .onTheCPULane)
 struct SoulListPolarityTests {
     static func load(_ name: String) throws -> Soul {
         try SoulParser.load(contentsOf: DerivedTraitsTests.styles.appendingPathComponent(name))

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 @testable import ReceptionSoul
 
 /// `reception soul new NAME` writes a starting file that always passes its own lint, or says
 /// why it will not.
-@Suite("soul new")
+@Suite("soul new", .onTheCPULane)
 struct SoulNewTests {
     static let awkwardNames = [
         "Nova",

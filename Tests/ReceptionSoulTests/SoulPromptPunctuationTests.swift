@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 @testable import ReceptionSoul
 
 /// `soul prompt` and the system prompt language-model backends get.
-@Suite("Prompt punctuation")
+@Suite("Prompt punctuation", .onTheCPULane)
 struct SoulPromptPunctuationTests {
     @Test(arguments: [("Short and warm.", "- Tone: Short and warm.\n"), ("warm, clear", "- Tone: warm, clear.\n"),
                       ("Blunt. Specific. Kind underneath.", "- Tone: Blunt. Specific. Kind underneath.\n"),

@@ -1,10 +1,11 @@
 import ReceptionCore
 import Testing
+import ReceptionTestSupport
 @testable import ReceptionSoul
 
 /// Two gaps found in the soul reader: bad example outputs read as boundaries, and a
 /// Vibe written as "Sharp but friendly" that set no tone.
-@Suite("Soul reading gaps")
+@Suite("Soul reading gaps", .onTheCPULane)
 struct SoulReadingGapsTests {
     @Test func aBadExampleLineIsNotABoundary() throws {
         let soul = try SoulParser.parse("""

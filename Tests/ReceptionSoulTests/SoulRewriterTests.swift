@@ -1,10 +1,11 @@
 import Foundation
 import ReceptionCore
 import Testing
+import ReceptionTestSupport
 @testable import ReceptionSoul
 
 /// What small models wrap around a rewrite is taken off before the check.
-@Suite("Rewrite cleaning")
+@Suite("Rewrite cleaning", .onTheCPULane)
 struct RewriteCleaningTests {
     @Test func labelsQuotesAndAddedSectionsGo() {
         #expect(SoulRewriter.clean("Here is the rewritten text:\n\nVery well, sir.", original: "Okay.") == "Very well, sir.")

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import ReceptionTestSupport
 @testable import ReceptionSoul
 
 /// The sample results `soul preview` and `soul diff` render.
-@Suite("Preview sample text")
+@Suite("Preview sample text", .onTheCPULane)
 struct SoulSampleTextTests {
     /// The REPL switches souls with `/soul NAME`; there is no `/soul switch`.
     @Test func theSampleNamesTheREPLCommandThatExists() throws {
