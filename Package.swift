@@ -233,7 +233,7 @@ let package = Package(
         // Signs in and refreshes a TIMEPOINT session, optionally pausing before the token file is
         // written: the process the crash-during-refresh test kills (ReceptionTimepointTests).
         .executableTarget(name: "timepoint-session-probe", dependencies: ["ReceptionTimepoint", "ReceptionCore"]),
-        // Fuzz targets for everything that reads untrusted bytes (issue 20, point 9; docs/fuzzing.md).
+        // Fuzz targets for everything that reads untrusted bytes (docs/fuzzing.md).
         // scripts/fuzz.sh builds it with -sanitize=fuzzer (libFuzzer); a plain build gives the same
         // targets behind a seeded random harness, so `swift build` needs no special flag.
         .target(name: "CFuzzerDriver"),

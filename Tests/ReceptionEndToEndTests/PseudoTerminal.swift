@@ -10,6 +10,10 @@ final class TerminalSession: Sendable {
     let pid: pid_t
     private let master: Int32
     private let received = Mutex<[UInt8]>([])
+    /// When each read from the terminal arrived, and how many bytes had arrived with it: the
+    /// reader thread's clock, not the test's, so when something was shown does not depend on
+    /// how soon a busy machine lets the test look.
+    private let arrivals = Mutex<[(bytes: Int, at: ContinuousClock.Instant)]>([])
     private let closed = Mutex(false)
     let home: URL
 
@@ -62,10 +66,30 @@ final class TerminalSession: Sendable {
                 // gone keeps answering it, and the loop would spin.)
                 if count < 0, errno == EINTR { continue }
                 if count <= 0 { break }
-                received.withLock { $0 += buffer[0..<count] }
+                let total = received.withLock { received in
+                    received += buffer[0..<count]
+                    return received.count
+                }
+                arrivals.withLock { $0.append((total, .now)) }
             }
             closed.withLock { $0 = true }
         }
+    }
+
+    /// When `text` was first on the screen after position `start` (as `waitFor` returns it), by
+    /// the reader's clock; nil if it has not been.
+    func firstShown(_ text: String, after start: String.Index? = nil) -> ContinuousClock.Instant? {
+        let current = screen
+        let offset = start.map { current.utf8.distance(from: current.startIndex, to: min($0, current.endIndex)) } ?? 0
+        let bytes = received.withLock { $0 }
+        for arrival in arrivals.withLock({ $0 }) {
+            let shown = Self.stripANSI(Self.settled(String(decoding: bytes[..<arrival.bytes], as: UTF8.self)))
+            guard shown.utf8.count > offset else { continue }
+            if String(decoding: shown.utf8.dropFirst(offset), as: UTF8.self).contains(text) {
+                return arrival.at
+            }
+        }
+        return nil
     }
 
     /// Everything shown so far, with ANSI escape sequences removed.
