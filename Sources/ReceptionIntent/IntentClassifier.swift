@@ -236,7 +236,7 @@ private struct Explainer {
         }
         var list = top.map { i -> FeatureContribution in
             let (weight, id) = entries[i]
-            let name = id == -1 ? "bias" : id == -2 ? "context:previous-turn" : model.extractor.names[Int(id)]
+            let name = id == -1 ? "bias" : id == -2 ? "context:previous-turn" : model.extractor.name(of: Int(id))
             return FeatureContribution(feature: name, weight: Self.asWritten(weight))
         }
         if entries.count > top.count {
@@ -286,7 +286,7 @@ final class CompiledIntentModel: @unchecked Sendable {
         let extractor = FeatureExtractor(lexicon: lexicon, vocabulary: weights.vocabulary)
         self.init(lexicon: lexicon, header: header, extractor: extractor) { set in
             for (name, row) in weights.features {
-                guard let id = extractor.index[name] else { continue }
+                guard let id = extractor.id(of: name) else { continue }
                 set(id, row)
             }
         }
@@ -295,19 +295,39 @@ final class CompiledIntentModel: @unchecked Sendable {
     /// The shipped model, read from the compact table in `ShippedModel` without building the
     /// weights' table of rows (or a JSON tree): the vocabulary in one pass, the rows in another.
     static func shipped() -> CompiledIntentModel {
-        var vocabulary: [String] = []
+        // The table is sorted by feature name, which is not the vocabulary's order (`word:"a b"`
+        // comes before `word:"a"`): `rank` says where each word of the table goes, so the rows
+        // pass finds a word's id without looking its name up.
+        var words: [String] = []
         let prefix = Array("word:\"".utf8)
-        ShippedFeatureTable.forEach { name, _ in
-            guard name.count > prefix.count, name.starts(with: prefix), name.last == 34 else { return }
-            vocabulary.append(String(decoding: UnsafeBufferPointer(rebasing: name[prefix.count..<(name.count - 1)]), as: UTF8.self))
+        func isWord(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+            name.count > prefix.count && name.starts(with: prefix) && name.last == 34
         }
+        ShippedFeatureTable.forEach { name, _ in
+            guard isWord(name) else { return }
+            words.append(String(decoding: UnsafeBufferPointer(rebasing: name[prefix.count..<(name.count - 1)]), as: UTF8.self))
+        }
+        let order = words.indices.sorted { words[$0] < words[$1] }
+        var rank = [Int32](repeating: 0, count: words.count)
+        for (position, word) in order.enumerated() { rank[word] = Int32(position) }
         let lexicon = Lexicon.shipped
+        var vocabulary = order.map { words[$0] }
+        words = []
         let extractor = FeatureExtractor(lexicon: lexicon, vocabulary: vocabulary)
         vocabulary = []
+        defer { ShippedFeatureTable.releaseResidentPages() }
         return CompiledIntentModel(lexicon: lexicon, header: IntentWeights.shippedHeader, extractor: extractor) { set in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: IntentClassifier.width) { row in
+                var wordsSeen = 0
                 ShippedFeatureTable.forEach { name, scaled in
-                    guard let id = extractor.index[String(decoding: name, as: UTF8.self)] else { return }
+                    let id: Int
+                    if isWord(name) {
+                        id = extractor.vocabularyStart + Int(rank[wordsSeen])
+                        wordsSeen += 1
+                    } else {
+                        guard let found = extractor.id(of: String(decoding: name, as: UTF8.self)) else { return }
+                        id = found
+                    }
                     for k in 0..<scaled.count { row[k] = ShippedFeatureTable.weight(scaled[k]) }
                     set(id, UnsafeBufferPointer(row))
                 }
@@ -352,9 +372,9 @@ final class CompiledIntentModel: @unchecked Sendable {
     var fullWeights: IntentWeights {
         let width = IntentClassifier.width
         var full = weights
-        for (id, name) in extractor.names.enumerated() {
+        for id in 0..<extractor.count {
             let row = (0..<width).map { Double(matrixPointer[id * width + $0]) }
-            if row.contains(where: { $0 != 0 }) { full.features[name] = row }
+            if row.contains(where: { $0 != 0 }) { full.features[extractor.name(of: id)] = row }
         }
         return full
     }

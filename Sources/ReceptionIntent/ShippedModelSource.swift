@@ -1,3 +1,5 @@
+import Foundation
+
 /// Renders `ShippedModel.swift`: the lexicon file as a string constant and the weights file
 /// in a compact form, so the `reception` binary needs no resource bundle and loading the
 /// shipped model builds no JSON tree and no table of feature rows.
@@ -118,6 +120,25 @@ enum ShippedFeatureTable {
                     }
                 }
             }
+        }
+    }
+
+    /// Gives back this process's copy of the table's pages once the model is built from it.
+    ///
+    /// The table (over 1 MB) is a string literal in the binary's read-only data, mapped from
+    /// the file, and it is read at load and not again: left alone, its pages stay resident for
+    /// the life of the process. `MADV_DONTNEED` on a private file mapping drops pages the
+    /// process never wrote (only pages wholly inside the literal are named, and nothing writes
+    /// to a literal); read again, they come back from the file as they were.
+    static func releaseResidentPages(_ table: String = ShippedModel.featureTable) {
+        _ = table.utf8.withContiguousStorageIfAvailable { bytes in
+            guard let base = bytes.baseAddress else { return }
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            guard page > 0 else { return }
+            let start = (Int(bitPattern: base) + page - 1) / page * page
+            let end = (Int(bitPattern: base) + bytes.count) / page * page
+            guard end > start, let pointer = UnsafeMutableRawPointer(bitPattern: start) else { return }
+            _ = madvise(pointer, end - start, Int32(MADV_DONTNEED))
         }
     }
 

@@ -71,7 +71,7 @@ public enum Trainer {
         let rows = examples.map { extractor.features($0.text, goal: $0.goal) }
         let featureCount = extractor.count
         var penalty = [Double](repeating: options.l2, count: featureCount)
-        for (id, name) in extractor.names.enumerated() where name.hasPrefix("word:") { penalty[id] = options.l2Words }
+        for id in extractor.vocabularyStart..<extractor.count { penalty[id] = options.l2Words }
 
         let exampleWeight = examples.map { $0.weight ?? ($0.source == nil ? 1 : options.sourceWeight) }
         let calibrationWeight = examples.map { $0.weight ?? ($0.source == nil ? 1 : options.calibrationSourceWeight) }
@@ -108,7 +108,7 @@ public enum Trainer {
         var features: [String: [Double]] = [:]
         for (f, row) in matrix.enumerated() {
             let rounded = row.map(IntentWeights.rounded)
-            if rounded.contains(where: { $0 != 0 }) { features[extractor.names[f]] = rounded }
+            if rounded.contains(where: { $0 != 0 }) { features[extractor.name(of: f)] = rounded }
         }
         return IntentWeights(bias: bias.map(IntentWeights.rounded), features: features,
                              previousTurnWeight: options.previousTurnWeight, training: info)

@@ -43,7 +43,7 @@ struct FeatureSetTests {
         let ids = extractor.features(words.joined(separator: " "))
         #expect(ids.count > ExtractorTables.stackFeatures)
         #expect(Set(ids).count == ids.count)
-        let found = Set(ids.map { extractor.names[Int($0)] })
+        let found = Set(ids.map { extractor.name(of: Int($0)) })
         for word in words { #expect(found.contains("word:\"\(word)\""), "\(word)") }
     }
 }

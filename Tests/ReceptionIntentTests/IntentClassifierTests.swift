@@ -20,7 +20,7 @@ struct IntentClassifierTests {
     let classifier = IntentClassifier()
 
     func active(_ text: String, goal: String? = nil) -> Set<String> {
-        Set(classifier.extractor.features(text, goal: goal).map { classifier.extractor.names[Int($0)] })
+        Set(classifier.extractor.features(text, goal: goal).map { classifier.extractor.name(of: Int($0)) })
     }
 
     @Test func cuesMatchWholeWordsOnly() {
@@ -338,7 +338,7 @@ struct IntentClassifierTests {
         let message = "zorblat between the blue one and the red one"
         let fromRepeated = IntentClassifier(lexicon: repeated, weights: .shipped)
         #expect(fromRepeated.classify(message) == IntentClassifier(lexicon: once, weights: .shipped).classify(message))
-        #expect(fromRepeated.extractor.features(message).contains(Int32(fromRepeated.extractor.index["cue:choice-verb"]!)))
+        #expect(fromRepeated.extractor.features(message).contains(Int32(fromRepeated.extractor.id(of: "cue:choice-verb")!)))
     }
 
     @Test func aBrokenLexiconOrWeightsFileIsReportedWithItsLocation() throws {

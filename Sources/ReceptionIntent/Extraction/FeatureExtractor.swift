@@ -10,9 +10,15 @@ import Foundation
 /// `@unchecked Sendable`: the lookup tables are read through raw pointers (no reference
 /// counting or bounds checks per token), written only in `init` and owned by `owners`.
 public final class FeatureExtractor: @unchecked Sendable {
-    /// Feature names, indexed by feature id.
-    public let names: [String]
-    public let index: [String: Int]
+    /// The names of the features that are not vocabulary words (cues, phrases, structure,
+    /// openers), indexed by feature id; the vocabulary's ids follow them, in vocabulary order.
+    /// A vocabulary word's name (`word:"…"`) is made when asked for, not kept: the shipped model
+    /// has over 23,000 of them, and a second copy of each as a name, plus a dictionary from
+    /// names to ids, was about 3 MB of every process that classifies.
+    private let fixedNames: [String]
+    private let fixedIndex: [String: Int]
+    /// The id of the first vocabulary word.
+    public let vocabularyStart: Int
 
     /// The lookup tables the hot path reads, as raw pointers into memory owned by `owners`.
     let tables: ExtractorTables
@@ -23,14 +29,16 @@ public final class FeatureExtractor: @unchecked Sendable {
     /// The vocabulary words (without the `word:` prefix), sorted.
     public let vocabulary: [String]
 
+    /// `vocabulary` may come in any order and with repeats; already sorted without repeats (as
+    /// the shipped model gives it), it is used as it is.
     public init(lexicon: Lexicon, vocabulary: [String] = []) {
         precondition(Lexicon.requiredClasses.count == 31, "class bits are literal constants: update them with requiredClasses")
         var names = Self.fixedFeatures
         var index: [String: Int] = [:]
         // Room for every feature up front: growing these tables by doubling copied them (and
-        // rehashed the index) several times while the shipped model loads.
+        // rehashed the index) several times while the model loads.
         let expected = names.count + lexicon.words(of: "opener").count + 3 * lexicon.families.count
-            + lexicon.families.reduce(0) { $0 + $1.phrases.count } + vocabulary.count
+            + lexicon.families.reduce(0) { $0 + $1.phrases.count }
         names.reserveCapacity(expected)
         index.reserveCapacity(expected)
         for (i, name) in names.enumerated() { index[name] = i }
@@ -127,24 +135,43 @@ public final class FeatureExtractor: @unchecked Sendable {
                 cuesAtNode[Int(node)].append(phraseID)
             }
         }
-        // Vocabulary: single words in their own table, word n-grams in the trie.
-        let vocabulary = Array(Set(vocabulary)).sorted()
-        let wordTable = HashTable(capacity: max(vocabulary.count, 8))
-        for word in vocabulary {
-            let id = feature("word:\"\(word)\"")
-            let hashes = word.split(separator: " ").map { tokenHash(String($0)) }
+        // Vocabulary: single words in their own table, word n-grams in the trie. Word ids follow
+        // every other feature's, in vocabulary order (`name(of:)` and `id(of:)` rely on it).
+        let isSortedAndUnique = zip(vocabulary, vocabulary.dropFirst()).allSatisfy { $0 < $1 }
+        let vocabulary = isSortedAndUnique ? vocabulary : Array(Set(vocabulary)).sorted()
+        let vocabularyStart = names.count
+        let singleWords = vocabulary.reduce(0) { $0 + ($1.utf8.contains(32) ? 0 : 1) }
+        let wordTable = HashTable(capacity: max(singleWords, 8))
+        var hashes: [UInt64] = []
+        for (position, word) in vocabulary.enumerated() {
+            let id = Int32(vocabularyStart + position)
+            hashes.removeAll(keepingCapacity: true)
+            let bytes = word.utf8
+            var start = bytes.startIndex
+            // The words of an n-gram, split at spaces (runs of them count as one).
+            for i in bytes.indices where bytes[i] == 32 {
+                if i > start { hashes.append(tokenHash(bytes[start..<i])) }
+                start = bytes.index(after: i)
+            }
+            if start < bytes.endIndex { hashes.append(tokenHash(bytes[start...])) }
             if hashes.count == 1 { wordTable.set(hashes[0], id); continue }
             cuesAtNode[Int(trieNode(hashes))].append(-(id + 1))
         }
         self.vocabulary = vocabulary
+        self.vocabularyStart = vocabularyStart
 
         // Each node's cue entries, what each adds (`CueEmit`), its children's signature and its
         // path key (parents come before their children, so one pass in node order finds every key).
+        // Building the tables is the model's peak of memory: each intermediate is sized once
+        // and let go as soon as the next stage has what it needs.
         var nodeCues: [Int32] = [], nodeCueRange: [CueRange] = []
+        nodeCues.reserveCapacity(cuesAtNode.reduce(0) { $0 + $1.count })
+        nodeCueRange.reserveCapacity(cuesAtNode.count)
         for cues in cuesAtNode {
             nodeCueRange.append(CueRange(start: nodeCues.count, count: cues.count))
             nodeCues += cues
         }
+        cuesAtNode = []
         let phraseCues = phraseFeature.indices.map { phrase in
             let family = Int(phraseFamily[phrase])
             return PhraseCue(family: familyFeature[family], phrase: phraseFeature[phrase], negated: negFeature[family],
@@ -158,6 +185,7 @@ public final class FeatureExtractor: @unchecked Sendable {
         let nodeChildren = children.map { $0.keys.reduce(UInt64(0)) { $0 | childBit($1) } }
         var pathKey = [UInt64](repeating: trieRoot, count: children.count)
         var deeperNodes: [TrieNode] = []
+        deeperNodes.reserveCapacity(children.count)
         for (node, edges) in children.enumerated() {
             for (hash, child) in edges.sorted(by: { $0.key < $1.key }) {
                 let key = combine(pathKey[node], hash)
@@ -170,15 +198,21 @@ public final class FeatureExtractor: @unchecked Sendable {
                 }
             }
         }
+        let rootEdges = children[0]
+        children = []
+        pathKey = []
         let trie = TrieTable(deeperNodes)
+        deeperNodes = []
         owners.append(trie)
-        // One record per known token, so the hot path probes memory once per word.
-        var infos: [UInt64: TokenInfo] = [:]
+        // One record per known token, so the hot path probes memory once per word: each table
+        // below gives a token one field, and the records of one token are merged after sorting.
+        var records: [TokenInfo] = []
+        records.reserveCapacity(rewriteTable.count + classTable.count + firstTable.count + wordTable.count + rootEdges.count)
         func update(_ key: UInt64, _ change: (inout TokenInfo) -> Void) {
-            var info = infos[key] ?? TokenInfo()
+            var info = TokenInfo()
             info.key = key
             change(&info)
-            infos[key] = info
+            records.append(info)
         }
         for (key, value) in rewriteTable.pairs {
             precondition(value < Int16.max, "Lexicon limits rewrites to fit 16 bits")
@@ -190,14 +224,26 @@ public final class FeatureExtractor: @unchecked Sendable {
             update(key) { $0.first = Int16(value) }
         }
         for (key, value) in wordTable.pairs { update(key) { $0.word = value } }
-        for (hash, child) in children[0] {
+        for (hash, child) in rootEdges {
             update(hash) { info in
                 info.rootCues = nodeCueRange[Int(child)]
                 info.rootChildren = nodeChildren[Int(child)]
             }
         }
         let timeFamilies = familyFeature.indices.filter { familyIsTime[$0] }.map { familyFeature[$0] }
-        let table = TokenTable(infos.keys.sorted().map { infos[$0]! })
+        records.sort { $0.key < $1.key }
+        var merged = 0
+        for record in records {
+            if merged > 0, records[merged - 1].key == record.key {
+                records[merged - 1].take(record)
+            } else {
+                records[merged] = record
+                merged += 1
+            }
+        }
+        records.removeSubrange(merged...)
+        let table = TokenTable(records)
+        records = []
         let reader = table.reader
         owners.append(table)
         tables = ExtractorTables(
@@ -208,18 +254,40 @@ public final class FeatureExtractor: @unchecked Sendable {
             cueEmits: frozen(cueEmits),
             timeFamilies: UnsafeBufferPointer(start: frozen(timeFamilies), count: timeFamilies.count),
             pronounIs: pronounIs.reader,
-            suffixes: ContractionSuffixes(reader), maxExpansion: maxExpansion, featureCount: names.count)
+            suffixes: ContractionSuffixes(reader), maxExpansion: maxExpansion, featureCount: vocabularyStart + vocabulary.count)
         self.owners = owners
 
-        self.names = names
-        self.index = index
+        self.fixedNames = names
+        self.fixedIndex = index
+    }
+
+    /// A feature's name: `cue:…`, `phrase:"…"`, `word:"…"` and so on.
+    public func name(of id: Int) -> String {
+        id < vocabularyStart ? fixedNames[id] : "word:\"\(vocabulary[id - vocabularyStart])\""
+    }
+
+    /// Every feature's name, indexed by feature id (for tools and tests: it makes each word's).
+    public var names: [String] { (0..<count).map(name(of:)) }
+
+    /// The id of the feature with this name, if the extractor has it.
+    public func id(of name: String) -> Int? {
+        if let id = fixedIndex[name] { return id }
+        let prefix = "word:\""
+        guard name.utf8.count > prefix.utf8.count, name.hasPrefix(prefix), name.hasSuffix("\"") else { return nil }
+        let word = String(name.dropFirst(prefix.count).dropLast())
+        var low = 0, high = vocabulary.count
+        while low < high {
+            let middle = (low + high) / 2
+            if vocabulary[middle] < word { low = middle + 1 } else { high = middle }
+        }
+        return low < vocabulary.count && vocabulary[low] == word ? vocabularyStart + low : nil
     }
 
     private static func plainWords(_ text: String) -> [String] {
         text.split { !($0.isLetter || $0.isNumber || $0 == "'") }.map(String.init)
     }
 
-    public var count: Int { names.count }
+    public var count: Int { vocabularyStart + vocabulary.count }
 
     // MARK: Tokens
 

@@ -16,6 +16,8 @@ final class HashTable: @unchecked Sendable {
 
     init(capacity: Int) { entries.reserveCapacity(capacity) }
 
+    var count: Int { entries.count }
+
     /// The stored (key, value) pairs, sorted by key.
     var pairs: [(UInt64, Int32)] { entries.keys.sorted().map { ($0, entries[$0]!) } }
 
@@ -54,6 +56,19 @@ struct TokenInfo: TableRecord, Sendable {
     var rootCues = CueRange()
     var first: Int16 = -1
     var rewrite: Int16 = -1
+}
+
+extension TokenInfo {
+    /// Takes the fields `other` sets (those not at their defaults): each table the extractor
+    /// builds its records from sets one field of a token, at most once.
+    mutating func take(_ other: TokenInfo) {
+        if other.rootChildren != 0 { rootChildren = other.rootChildren }
+        if other.classes != 0 { classes = other.classes }
+        if other.word != -1 { word = other.word }
+        if other.rootCues != CueRange() { rootCues = other.rootCues }
+        if other.first != -1 { first = other.first }
+        if other.rewrite != -1 { rewrite = other.rewrite }
+    }
 }
 
 /// The token table: one `TokenInfo` per known token.
