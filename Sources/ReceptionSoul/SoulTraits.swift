@@ -327,6 +327,11 @@ struct TraitDeriver {
         "greeting", "greetings", "words", "wording", "phrasing", "reply", "replies", "answer", "answers", "speech", "correspondence",
         "emails", "email", "letters", "chat", "banter", "vibe", "sentences", "diction", "titles", "you", "sie", "du", "ton", "sprache",
     ]
+    /// What a whole voice's capitalisation can be stated of, beside `registerNouns`.
+    static let writingNouns: Set<Substring> = [
+        "capitalization", "capitalisation", "caps", "case", "casing", "text", "everything", "all", "messages", "posts", "tweets",
+        "output", "lines", "typing", "schreibweise", "texte",
+    ]
     static let joiningWords: Set<Substring> = [
         "and", "but", "or", "yet", "in", "with", "when", "to", "than", "at", "throughout", "unless", "without", "not", "even", "always",
         "never", "und", "aber", "oder", "et", "mais",
@@ -343,6 +348,13 @@ struct TraitDeriver {
         var cautiousAt = words.indices.first { index in
             cautious.contains(words[index]) && !(["hedge", "hedges"].contains(words[index]) && index > 0 && ["a", "an"].contains(words[index - 1]))
         }
+        // "Will express uncertainty on: AI timelines; consumer behaviour abroad": uncertain about
+        // the topics named, which says nothing of how every other answer is phrased. "Hedges on
+        // everything" still counts.
+        if let at = cautiousAt, at + 1 < words.count, topicWords.contains(words[at + 1]),
+           !(at + 2 < words.count && everythingWords.contains(words[at + 2])) {
+            cautiousAt = nil
+        }
         if cautiousAt == nil, lowered.fastContains("かもしれ") || lowered.fastContains("慎重") { cautiousAt = 0 }
         let assertiveAt = firstIndex(words, of: assertive) ?? (lowered.fastContains("断言") ? 0 : nil)
         switch (cautiousAt, assertiveAt) {
@@ -356,11 +368,23 @@ struct TraitDeriver {
         }
     }
 
+    static let topicWords: Set<Substring> = ["on", "about", "regarding", "around", "re", "over", "bei", "über"]
+    static let everythingWords: Set<Substring> = ["everything", "anything", "all", "most", "every", "alles"]
+
     /// "always lowercase", "all lowercase", "lowercase everything", "kleinschreibung".
+    /// Not "**lfg** — lowercase, always": a term, a dash or a colon, then how that one term is
+    /// written (a vocabulary entry), which says nothing of the voice's other sentences.
     static func lowercaseStatement(_ lowered: String, _ words: [Substring]) -> Bool {
         guard lowered.fastContains("lowercase") || lowered.fastContains("lower case") || lowered.fastContains("lower-case")
                 || lowered.fastContains("kleinschreib") || lowered.fastContains("kleingeschrieben") else { return false }
         guard let at = words.firstIndex(where: { $0.hasPrefix("lower") || $0.hasPrefix("klein") }) else { return false }
+        if let lower = lowered.range(of: "lower") ?? lowered.range(of: "klein"),
+           let separator = ["—", "–", " - ", ":"].compactMap({ lowered[..<lower.lowerBound].range(of: $0, options: .backwards) })
+               .max(by: { $0.lowerBound < $1.lowerBound }) {
+            let head = Self.words(String(lowered[..<separator.lowerBound])).filter { $0.contains { $0.isLetter } }
+            let aboutWriting = head.contains { registerNouns.contains($0) || writingNouns.contains($0) }
+            if (1...3).contains(head.count), !aboutWriting { return false }
+        }
         let strong = ["always", "all", "everything", "only", "default", "entirely", "immer", "alles", "nur"]
         let window = words[max(0, at - 3)..<min(words.count, at + 3)]
         return !negated(words, before: at) && window.contains { strong.contains(String($0)) }

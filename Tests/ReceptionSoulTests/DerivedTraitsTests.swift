@@ -307,6 +307,32 @@ struct DerivedTraitsTests {
         #expect(soul.hedging != .cautious)
     }
 
+    /// A vocabulary entry that says how one term is written ("**yolo** — lowercase, always")
+    /// is that term's rule; the voice's capitalisation stays as the rest of the file has it.
+    @Test(arguments: [
+        "- **yolo** — lowercase, always. Said at launches.",
+        "- **ship it**: lowercase, always.",
+        "- `gm` - lowercase only, every morning.",
+    ])
+    func aRuleAboutOneTermDoesNotLowercaseTheVoice(_ entry: String) throws {
+        let text = "# Vox\n\n## Voice\n\nWarm and clear. Short sentences.\n\n## Vocabulary\n\n\(entry)\n"
+        let soul = try SoulParser.parse(text, fileName: "vox.md", allTraits: true)
+        #expect(soul.capitalization != .lowercase, "\(entry): \(soul.traits)")
+        // Said of the writing itself, it still counts.
+        let stated = try SoulParser.parse("# Vox\n\n## Voice\n\nMessages — lowercase, always.\n", fileName: "vox.md")
+        #expect(stated.capitalization == .lowercase)
+    }
+
+    /// Uncertainty about named topics is not a hedging voice; hedging on everything is.
+    @Test func uncertaintyAboutNamedTopicsIsNotACautiousVoice() throws {
+        let topics = try SoulParser.parse(
+            "# Vox\n\n## Boundaries\n\n- **Will express uncertainty on:** rocket timelines; markets abroad; anything in biology.\n",
+            fileName: "vox.md", allTraits: true)
+        #expect(topics.hedging != .cautious, "\(topics.traits)")
+        let everything = try SoulParser.parse("# Vox\n\n## Voice\n\nHedges on everything, qualifies every claim.\n", fileName: "vox.md")
+        #expect(everything.hedging == .cautious)
+    }
+
     @Test func aContrastCountsTheOtherWayForEveryStatement() throws {
         let warm = try SoulParser.parse("# Vox\n\n## Voice\n\nWarm and direct rather than formal.\n", fileName: "vox.md")
         #expect(warm.formality != .formal)

@@ -124,6 +124,15 @@ struct PublishedPersonaTests {
         }
     }
 
+    /// Garry Tan's SOUL.md read on its own (without his STYLE.md): "**lfg** — lowercase, always"
+    /// is how one word is written, and "Will express uncertainty on: …" names topics; neither
+    /// is his voice's capitalisation or hedging.
+    @Test func aTermsSpellingAndTopicsOfUncertaintyAreNotTheVoice() throws {
+        let soul = try SoulParser.load(contentsOf: SharedData.url("real-souls/aaronjmars/examples_garry-tan_SOUL.md"), allTraits: true)
+        #expect(soul.capitalization != .lowercase, "\(soul.traits)")
+        #expect(soul.hedging != .cautious, "\(soul.traits)")
+    }
+
     /// Each of them writes about em dashes ("used sparingly, never as a comma substitute",
     /// "one per tweet, two max", "as a verbal tic" among things not to do): limits on them, so
     /// none bans them.
