@@ -6,6 +6,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
+import Synchronization
 import WSClient
 @_spi(WSInternal) import WSCore
 
@@ -82,6 +83,10 @@ struct UpgradeKeepingChannel: ClientConnectionChannel {
     let configuration: WebSocketClientConfiguration
     let sslContext: NIOSSLContext?
     let handler: WebSocketDataHandler<UpgradeKeepingClient.Context>
+    /// A frame the decoder refused (one frame past `maxFrameSize`): NIO answers it with a
+    /// close (1009) and ends the connection, and the handler's stream ends as if the server
+    /// had finished; this is how `handle` tells the two apart.
+    let refusedFrame = FrameErrorWatcher()
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
@@ -91,9 +96,11 @@ struct UpgradeKeepingChannel: ClientConnectionChannel {
             }
             let holder = EndOfInputHolder()
             try channel.pipeline.syncOperations.addHandler(holder)
-            let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(maxFrameSize: configuration.maxFrameSize) { channel, _ in
+            let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(maxFrameSize: configuration.maxFrameSize) { [refusedFrame] channel, _ in
                 channel.eventLoop.makeCompletedFuture {
-                    .websocket(try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel))
+                    // After the frame decoder and its error handler, which pass the error on.
+                    try channel.pipeline.syncOperations.addHandler(refusedFrame)
+                    return .websocket(try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel))
                 }
             }
             var headers = HTTPHeaders()
@@ -118,14 +125,19 @@ struct UpgradeKeepingChannel: ClientConnectionChannel {
         switch try await value.get() {
         case .websocket(let channel):
             do {
-                return try await WebSocketHandler.handle(
+                let closed = try await WebSocketHandler.handle(
                     type: .client,
                     configuration: .init(extensions: [], autoPing: configuration.autoPing, closeTimeout: configuration.closeTimeout,
                                          validateUTF8: configuration.validateUTF8,
                                          ignoreUncleanSSLShutdownErrors: configuration.ignoreUncleanSSLShutdownErrors,
                                          maxFrameSize: configuration.maxFrameSize),
                     asyncChannel: channel, context: UpgradeKeepingClient.Context(logger: logger), handler: handler)
+                if refusedFrame.refusedTooLarge { throw WebSocketClientError.serverSentMessageTooLarge }
+                return closed
+            } catch let error as WebSocketClientError {
+                throw error
             } catch {
+                if refusedFrame.refusedTooLarge { throw WebSocketClientError.serverSentMessageTooLarge }
                 // What `WebSocketClient.run` makes of the handler's close codes (its error type
                 // is internal to swift-websocket; its one case carries the code).
                 guard let code = Mirror(reflecting: error).children.first(where: { $0.label == "close" })?.value as? WebSocketErrorCode else {
@@ -140,6 +152,24 @@ struct UpgradeKeepingChannel: ClientConnectionChannel {
         case .notUpgraded:
             throw WebSocketClientError.webSocketUpgradeFailed
         }
+    }
+}
+
+/// Notes a frame the WebSocket decoder refused for its length. Added after NIO's protocol error
+/// handler, which closes the connection (1009) and passes the error on.
+final class FrameErrorWatcher: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = NIOAny
+
+    private let refused = Mutex(false)
+
+    /// Whether a frame longer than the limit arrived.
+    var refusedTooLarge: Bool { refused.withLock { $0 } }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { context.fireChannelRead(data) }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? NIOWebSocketError, error == .invalidFrameLength { refused.withLock { $0 = true } }
+        context.fireErrorCaught(error)
     }
 }
 

@@ -147,16 +147,13 @@ struct WebSocketConnectionTests {
                 thrown = error
             }
             #expect(received == 0)
-            // The connection should end with an error that names the limit, as it does for a
-            // message past the limit in many fragments (`/flood`), not with a clean end that
-            // reads as "the server had nothing more to say". A single frame past the limit is
-            // refused by NIO's decoder, which closes the connection (1009) without telling
-            // the library's reader: the stream ends cleanly. Known, and left to the transport.
-            withKnownIssue("a single WebSocket frame past the limit ends the stream without an error") {
-                let said = try #require(thrown.map { "\($0)" }, "the stream ended without an error")
-                #expect(thrown is BackendError, "\(said)")
-                #expect(said.contains("ws://127.0.0.1:\(port)/big sent a WebSocket message larger than 50000 bytes"), "\(said)")
-            }
+            // An error that names the limit, as for a message past the limit in many fragments
+            // (`/flood`), not a clean end that reads as "the server had nothing more to say":
+            // NIO's decoder refuses the single frame and closes the connection (1009) without
+            // telling the reader, so the transport watches for that refusal.
+            let said = try #require(thrown.map { "\($0)" }, "the stream ended without an error")
+            #expect(thrown is BackendError, "\(said)")
+            #expect(said.contains("ws://127.0.0.1:\(port)/big sent a WebSocket message larger than 50000 bytes"), "\(said)")
             await connection.close()
         }
     }
