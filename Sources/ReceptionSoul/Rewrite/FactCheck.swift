@@ -71,7 +71,8 @@ struct WordSequences {
         for token in tokens.prefix(Self.maximumWords) {
             guard token.kind == .word || token.kind == .number || token.kind == .mark("&") else { run = []; continue }
             let word = FactScan.withoutPossessive(String(scan.characters[token.range]))
-            if !token.spaceBefore { run = [] }
+            // As names join words: with a space between, or after a word that ends in a hyphen.
+            if !token.spaceBefore, !(run.last?.hasSuffix("-") ?? false) { run = [] }
             run.append(word)
             if run.count > Self.longest { run.removeFirst() }
             for start in run.indices { sequences.insert(run[start...].joined(separator: " ")) }

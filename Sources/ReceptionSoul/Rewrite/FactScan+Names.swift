@@ -57,11 +57,14 @@ extension FactScan {
             guard nameWord(index) else { index += 1; continue }
             var run = [index]
             var next = index + 1
-            while next < tokens.count {
+            // At most as many words as `WordSequences` looks names up by: a longer run (no real
+            // name is one) is taken as names of that length, so a text always finds its own.
+            while next < tokens.count, run.count < WordSequences.longest {
                 if nameWord(next), tokens[next].spaceBefore || text(tokens[next - 1]).hasSuffix("-") {
                     run.append(next)
                     next += 1
-                } else if next + 1 < tokens.count, tokens[next].kind == .word || tokens[next].kind == .mark("&"),
+                } else if next + 1 < tokens.count, run.count + 2 <= WordSequences.longest,
+                          tokens[next].kind == .word || tokens[next].kind == .mark("&"),
                           Self.connectors.contains(text(tokens[next])), tokens[next].spaceBefore, nameWord(next + 1), tokens[next + 1].spaceBefore {
                     run += [next, next + 1]
                     next += 2
