@@ -304,6 +304,7 @@ let package = Package(
         ]),
         .testTarget(name: "ReceptionTimepointTests", dependencies: [
             "ReceptionTimepoint", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionSoul", "ReceptionCore", "ReceptionTransport",
+            "ReceptionTestSupport",
         ]),
         .testTarget(name: "ReceptionQueueTests", dependencies: ["ReceptionQueue", "ReceptionCore", "ReceptionTesting",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),

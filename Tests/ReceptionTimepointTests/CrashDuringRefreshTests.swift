@@ -1,5 +1,6 @@
 import Foundation
 import ReceptionReferenceServers
+import ReceptionTestSupport
 import ReceptionTimepoint
 import Testing
 
@@ -33,15 +34,22 @@ struct CrashDuringRefreshTests {
         return (process, output)
     }
 
-    static func run(_ arguments: [String], url: String, tokenFile: String) throws -> (status: Int32, output: String) {
+    /// Runs the probe to its end. The wait is on a thread of its own: the reference server
+    /// runs in this process, and its handlers need the cooperative pool's threads while the
+    /// probe waits for its answers.
+    static func run(_ arguments: [String], url: String, tokenFile: String) async throws -> (status: Int32, output: String) {
         let (process, output) = try start(arguments, url: url, tokenFile: tokenFile)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = await offThePool { output.fileHandleForReading.readDataToEndOfFile() }
+        await offThePool { process.waitUntilExit() }
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     /// Reads the probe's output until `marker` appears (or it ends).
-    static func wait(for marker: String, in pipe: Pipe) -> String {
+    static func wait(for marker: String, in pipe: Pipe) async -> String {
+        await offThePool { waitBlocking(for: marker, in: pipe) }
+    }
+
+    private static func waitBlocking(for marker: String, in pipe: Pipe) -> String {
         var seen = Data()
         while !String(decoding: seen, as: UTF8.self).contains(marker) {
             let chunk = pipe.fileHandleForReading.availableData
@@ -68,14 +76,14 @@ struct CrashDuringRefreshTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-tp-kill-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let tokenFile = directory.appendingPathComponent("state/timepoint.json").path
-        let signIn = try Self.run(["signin", "ada@example.com"], url: server.baseURL, tokenFile: tokenFile)
+        let signIn = try await Self.run(["signin", "ada@example.com"], url: server.baseURL, tokenFile: tokenFile)
         #expect(signIn.status == 0, "\(signIn.output)")
         let before = Self.fileState(tokenFile, origin: server.baseURL)
         #expect(before.hasPrefix("token:"))
 
         // A new process renews from the file; it is killed once the server has rotated the token.
         let (process, pipe) = try Self.start(["--pause-at", "answered", "me"], url: server.baseURL, tokenFile: tokenFile)
-        let said = Self.wait(for: "PAUSED answered", in: pipe)
+        let said = await Self.wait(for: "PAUSED answered", in: pipe)
         #expect(said.contains("PAUSED answered"), "\(said)")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -88,15 +96,15 @@ struct CrashDuringRefreshTests {
         #expect(fileMode(tokenFile) == 0o600)
 
         // The next start presents the token the server already rotated: it is told, in words, to sign in again.
-        let next = try Self.run(["me"], url: server.baseURL, tokenFile: tokenFile)
+        let next = try await Self.run(["me"], url: server.baseURL, tokenFile: tokenFile)
         #expect(next.status == 3, "\(next.output)")
         #expect(next.output.contains("sign in again: The server has ended your sign-in"), "\(next.output)")
         #expect(Self.fileState(tokenFile, origin: server.baseURL) == "absent", "the dead token is forgotten")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: (tokenFile as NSString).deletingLastPathComponent)
         #expect(leftovers.isEmpty, "\(leftovers)")
         // And signing in again works.
-        #expect(try Self.run(["signin", "ada@example.com"], url: server.baseURL, tokenFile: tokenFile).status == 0)
-        #expect(try Self.run(["me"], url: server.baseURL, tokenFile: tokenFile).status == 0)
+        #expect(try await Self.run(["signin", "ada@example.com"], url: server.baseURL, tokenFile: tokenFile).status == 0)
+        #expect(try await Self.run(["me"], url: server.baseURL, tokenFile: tokenFile).status == 0)
         for output in [signIn.output, said, next.output] {
             #expect(!output.contains("tpr_") && !output.contains("tpa_"), "no token printed: \(output)")
         }
@@ -113,14 +121,14 @@ struct CrashDuringRefreshTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-tp-kill-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let tokenFile = directory.appendingPathComponent("state/timepoint.json").path
-        #expect(try Self.run(["signin", "ada@example.com"], url: server.baseURL, tokenFile: tokenFile).status == 0)
+        #expect(try await Self.run(["signin", "ada@example.com"], url: server.baseURL, tokenFile: tokenFile).status == 0)
         let before = Self.fileState(tokenFile, origin: server.baseURL)
         #expect(before.hasPrefix("token:"))
         func refreshes() async -> Int { await server.server.receivedCalls().filter { $0.path == "/api/v1/auth/refresh" }.count }
         let refreshesBefore = await refreshes()
 
         let (process, pipe) = try Self.start(["--pause-at", stage.rawValue, "me"], url: server.baseURL, tokenFile: tokenFile)
-        let said = Self.wait(for: "PAUSED \(stage.rawValue)", in: pipe)
+        let said = await Self.wait(for: "PAUSED \(stage.rawValue)", in: pipe)
         #expect(said.contains("PAUSED \(stage.rawValue)"), "the probe reached the stage: \(said)")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -134,7 +142,7 @@ struct CrashDuringRefreshTests {
                 "killed at \(stage.rawValue): \(replaced ? "the new file" : "the old file"), whole; found \(after)")
         #expect(fileMode(tokenFile) == 0o600)
 
-        let next = try Self.run(["me"], url: server.baseURL, tokenFile: tokenFile)
+        let next = try await Self.run(["me"], url: server.baseURL, tokenFile: tokenFile)
         if replaced {
             #expect(next.status == 0, "the new token signs in: \(next.output)")
         } else {
