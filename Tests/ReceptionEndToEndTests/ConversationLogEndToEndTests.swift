@@ -68,12 +68,14 @@ struct ConversationLogEndToEndTests {
     }
 
     @Test func killedMidAnswerTheShownPartIsLoggedAndTheNextSessionStartsNormally() async throws {
-        let (server, url) = try await OpenAITerminalTests.startServer(chunkMilliseconds: 150)
+        let (server, url) = try await OpenAITerminalTests.startServer(chunkMilliseconds: 20)
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: home)
         var at = try await terminal.waitFor(Self.prompt)
-        terminal.enter("hello")
+        // The server sends half the answer and then nothing (`halfway`), so the kill lands
+        // mid-answer however late this test looks.
+        terminal.enter("hello halfway")
         at = try await terminal.waitFor("You said", after: at)
         kill(terminal.pid, SIGKILL)
         #expect(try await terminal.exitStatus(timeout: .seconds(45)) == 128 + SIGKILL)

@@ -12,6 +12,7 @@ import ReceptionCore
 /// | `cut` | `[DONE]` after a few chunks and no finish reason (llama.cpp, when another request interrupts) |
 /// | `dropped` | the connection closes mid-answer, nothing more |
 /// | `stalled` | the role chunk and one content chunk, then silence with the connection open (a stuck model) |
+/// | `halfway` | half the answer's chunks, then silence with the connection open (a test can stop the client mid-answer whatever the machine's load) |
 /// | `overflow` | 200 with an empty body (a streamed prompt longer than the context) |
 /// | `errorbody` | 400 with an OpenAI error body |
 /// | `busy` | 429 with `Retry-After: 1` the first time, then an answer |
@@ -149,6 +150,7 @@ struct OpenAIScript {
             if has("cut"), index == 4 { return steps + [.data("[DONE]")] }
             if has("dropped"), index == 6 { return steps }
             if has("stalled"), index == 0 { return steps + [.stall] }
+            if has("halfway"), index == pieces.count / 2 { return steps + [.stall] }
         }
         steps.append(.data(chunk(delta: [:], finish: finishReason)))
         if includeUsage {
