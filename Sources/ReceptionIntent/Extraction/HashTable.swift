@@ -18,8 +18,9 @@ final class HashTable: @unchecked Sendable {
 
     var count: Int { entries.count }
 
-    /// The stored (key, value) pairs, sorted by key.
-    var pairs: [(UInt64, Int32)] { entries.keys.sorted().map { ($0, entries[$0]!) } }
+    /// The stored (key, value) pairs, in no particular order (the extractor sorts the token
+    /// records it makes of them once, all tables together).
+    var pairs: [(UInt64, Int32)] { entries.map { ($0.key, $0.value) } }
 
     /// Inserts or replaces (only while building, before `reader`).
     func set(_ key: UInt64, _ value: Int32) {
