@@ -213,13 +213,11 @@ private struct Explainer {
     }
 
     private func score(labels: [String], offset: Int, k: Int) -> LabelScore {
-        let width = IntentClassifier.width
         var entries: [(weight: Double, id: Int32)] = [(model.biasPointer[k], -1)]
         entries.reserveCapacity(active.count + 3)
         if k == carried.intent || k == carried.urgency { entries.append((carried.weight, -2)) }
-        let matrix = model.matrixPointer
         for id in active {
-            let weight = Double(matrix[Int(id) &* width &+ k])
+            let weight = model.weight(Int(id), k)
             if weight != 0 { entries.append((weight, id)) }
         }
         // The largest by magnitude first (ties keep extraction order): an insertion into the
@@ -266,16 +264,17 @@ final class CompiledIntentModel: @unchecked Sendable {
     /// hold a few MB of strings and small arrays for the life of the process.
     let weights: IntentWeights
     let extractor: FeatureExtractor
-    /// Feature id × label (intent labels then urgency labels), in single precision (far below
-    /// the weights' own precision): what explanations and `fullWeights` read. Scoring reads
-    /// `scoringRows`.
-    let matrixPointer: UnsafePointer<Float>
     /// One per label, as `IntentWeights.bias`.
     let biasPointer: UnsafePointer<Double>
-    /// What scoring reads: `matrixPointer` and `biasPointer` with the last urgency label's
-    /// weights subtracted from the urgency labels' (`Scorer`).
+    /// What scoring reads, one row per feature id: the weights in single precision (far below
+    /// their own precision), with the last urgency label's weight taken from the other urgency
+    /// labels' (`Scorer`), and the bias likewise.
     let scoringRows: UnsafePointer<SIMD8<Float>>
     let scoringBias: UnsafePointer<Double>
+    /// The last urgency label's weight of each feature id: with `scoringRows` it gives back
+    /// every weight (`weight(_:_:)`), so no second copy of the weights (nine floats a feature,
+    /// 0.9 MB for the shipped model) is kept for explanations.
+    let lastLane: UnsafePointer<Float>
     /// `weights.previousTurnWeight`, read without copying the weights header on every call.
     let previousTurnWeight: Double
     private let frozen: [AnyObject]
@@ -348,32 +347,44 @@ final class CompiledIntentModel: @unchecked Sendable {
         self.lexicon = lexicon
         self.weights = header
         self.extractor = extractor
-        // Written in place: the matrix and the scorer's rows are the model's largest tables.
-        let frozenMatrix = Frozen<Float>(repeating: 0, count: extractor.count * width)
-        let matrix = frozenMatrix.pointer
+        // Written in place: the scorer's rows are the model's largest table. Aligned, so no
+        // row straddles two cache lines.
+        let frozenRows = Frozen<SIMD8<Float>>(repeating: .zero, count: extractor.count, alignment: 64)
+        let frozenLastLane = Frozen<Float>(repeating: 0, count: extractor.count)
+        let scoring = frozenRows.pointer, last = frozenLastLane.pointer
         rows { id, row in
-            for k in 0..<width { matrix[id * width + k] = Float(row[k]) }
+            let (folded, lastWeight) = Scorer.fold(row)
+            scoring[id] = folded
+            last[id] = lastWeight
         }
         self.previousTurnWeight = header.previousTurnWeight
         let frozenBias = Frozen(header.bias)
-        matrixPointer = UnsafePointer(frozenMatrix.pointer)
         biasPointer = UnsafePointer(frozenBias.pointer)
-        // Aligned, so no row straddles two cache lines.
-        let frozenRows = Frozen<SIMD8<Float>>(repeating: .zero, count: extractor.count, alignment: 64)
-        let bias = Scorer.fold(matrix: UnsafePointer(matrix), bias: header.bias, count: extractor.count, into: frozenRows.pointer)
-        let frozenScoringBias = Frozen(bias)
-        scoringRows = UnsafePointer(frozenRows.pointer)
+        let frozenScoringBias = Frozen(Scorer.fold(bias: header.bias))
+        scoringRows = UnsafePointer(scoring)
         scoringBias = UnsafePointer(frozenScoringBias.pointer)
-        frozen = [frozenMatrix, frozenBias, frozenRows, frozenScoringBias]
+        lastLane = UnsafePointer(last)
+        frozen = [frozenBias, frozenRows, frozenScoringBias, frozenLastLane]
     }
 
-    /// The weights as the classifier uses them, rebuilt from the matrix: rounded to single
-    /// precision, and without features the extractor does not know (they were never used).
+    /// Feature `id`'s weight for label `k` (intent labels then urgency labels), in single
+    /// precision: what explanations and `fullWeights` read. An urgency weight is rebuilt from
+    /// its folded lane and the last lane, so it may differ from the single-precision weight
+    /// by a unit in its last place, far below the five decimals a weights file keeps.
+    @inline(__always)
+    func weight(_ id: Int, _ k: Int) -> Double {
+        if k < IntentClassifier.intentCount { return Double(scoringRows[id][k]) }
+        let last = Double(lastLane[id])
+        return k == IntentClassifier.width - 1 ? last : Double(Float(Double(scoringRows[id][k]) + last))
+    }
+
+    /// The weights as the classifier uses them, rebuilt from the scoring rows: rounded to
+    /// single precision, and without features the extractor does not know (never used).
     var fullWeights: IntentWeights {
         let width = IntentClassifier.width
         var full = weights
         for id in 0..<extractor.count {
-            let row = (0..<width).map { Double(matrixPointer[id * width + $0]) }
+            let row = (0..<width).map { weight(id, $0) }
             if row.contains(where: { $0 != 0 }) { full.features[extractor.name(of: id)] = row }
         }
         return full

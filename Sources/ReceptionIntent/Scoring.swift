@@ -46,18 +46,22 @@ struct Scorer: @unchecked Sendable {
         bias = model.scoringBias
     }
 
-    /// `matrix` (`count` rows of `width` weights) and `bias` folded as the scorer reads them:
-    /// eight lanes per row, written to `rows`, and the returned bias, whose last urgency entry
-    /// is 0. The differences are taken in double precision, then rounded.
-    static func fold(matrix: UnsafePointer<Float>, bias: [Double], count: Int, into rows: UnsafeMutablePointer<SIMD8<Float>>) -> [Double] {
-        let last = width - 1
-        for id in 0..<count {
-            let row = id * width
-            for k in 0..<8 {
-                let weight = Double(matrix[row + k])
-                rows[id][k] = Float(k < intentCount ? weight : weight - Double(matrix[row + last]))
-            }
+    /// A feature's `width` weights folded as the scorer reads them: eight lanes, and the last
+    /// urgency label's weight (kept beside them for explanations). Each weight is rounded to
+    /// single precision first; the differences are taken in double precision, then rounded.
+    static func fold<Row: Collection<Double>>(_ row: Row) -> (SIMD8<Float>, Float) where Row.Index == Int {
+        let last = Double(Float(row[width - 1]))
+        var lanes = SIMD8<Float>()
+        for k in 0..<8 {
+            let weight = Double(Float(row[k]))
+            lanes[k] = Float(k < intentCount ? weight : weight - last)
         }
+        return (lanes, Float(last))
+    }
+
+    /// The bias folded likewise: its last urgency entry is 0.
+    static func fold(bias: [Double]) -> [Double] {
+        let last = width - 1
         return (0..<width).map { k in k < intentCount ? bias[k] : bias[k] - bias[last] }
     }
 
