@@ -6,14 +6,16 @@ extension ConversationLog {
     /// Records a new conversation (its first exchange follows). Saving one that is there
     /// already changes nothing.
     public func save(_ conversation: ConversationRecord) throws {
-        try database().write { db in
-            try db.execute(sql: """
-                INSERT INTO conversations (id, started_at, last_at, backend, endpoint, soul, model, title)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
-                """, arguments: [conversation.id, conversation.startedAt.timeIntervalSince1970, conversation.lastAt.timeIntervalSince1970,
-                                 conversation.backend, scrub(conversation.endpoint), conversation.soul, conversation.model,
-                                 scrub(conversation.title)])
-        }
+        try database().write { try insert(conversation, in: $0) }
+    }
+
+    func insert(_ conversation: ConversationRecord, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO conversations (id, started_at, last_at, backend, endpoint, soul, model, title)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
+            """, arguments: [conversation.id, conversation.startedAt.timeIntervalSince1970, conversation.lastAt.timeIntervalSince1970,
+                             conversation.backend, scrub(conversation.endpoint), conversation.soul, conversation.model,
+                             scrub(conversation.title)])
     }
 
     /// Records an exchange as it stands now: when its message has gone out (`ending` open),
@@ -23,55 +25,60 @@ extension ConversationLog {
     /// streamed answer are folded into `shown`. Its conversation takes its backend, soul and
     /// model as the latest.
     public func save(_ exchange: ExchangeRecord) throws {
-        let state: String? = exchange.engineState.isEmpty ? nil
-            : String(decoding: try Wire.encode(exchange.engineState.mapValues(scrub)), as: UTF8.self)
-        let e = exchange
-        let seq: Int64 = try database().write { db in
-            try db.execute(sql: """
-                INSERT INTO exchanges (id, conversation_id, sent_at, ended_at, backend, endpoint, soul, model, message, goal,
-                    trust_level, intent, intent_confidence, intent_by_hand, urgency, urgency_confidence, urgency_by_hand,
-                    shown, engine_text, ending, engine_outcome, plan, detail, task_id, engine_state, first_character_ms,
-                    total_ms, input_tokens, output_tokens, writer_pid)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET
-                    ended_at = excluded.ended_at, backend = excluded.backend, endpoint = excluded.endpoint,
-                    soul = excluded.soul, model = COALESCE(excluded.model, model), goal = excluded.goal,
-                    trust_level = excluded.trust_level,
-                    intent = COALESCE(excluded.intent, intent), intent_confidence = COALESCE(excluded.intent_confidence, intent_confidence),
-                    intent_by_hand = MAX(excluded.intent_by_hand, intent_by_hand),
-                    urgency = COALESCE(excluded.urgency, urgency), urgency_confidence = COALESCE(excluded.urgency_confidence, urgency_confidence),
-                    urgency_by_hand = MAX(excluded.urgency_by_hand, urgency_by_hand),
-                    shown = excluded.shown, engine_text = excluded.engine_text, ending = excluded.ending,
-                    engine_outcome = excluded.engine_outcome, plan = COALESCE(excluded.plan, plan), detail = excluded.detail,
-                    task_id = COALESCE(excluded.task_id, task_id), engine_state = COALESCE(excluded.engine_state, engine_state),
-                    first_character_ms = COALESCE(excluded.first_character_ms, first_character_ms),
-                    total_ms = excluded.total_ms, input_tokens = COALESCE(excluded.input_tokens, input_tokens),
-                    output_tokens = COALESCE(excluded.output_tokens, output_tokens), writer_pid = excluded.writer_pid
-                """, arguments: [
-                    e.id, e.conversationID, e.sentAt.timeIntervalSince1970, e.endedAt?.timeIntervalSince1970, e.backend,
-                    scrub(e.endpoint), e.soul, e.model, scrub(e.message), scrub(e.goal), e.trustLevel, e.intent?.rawValue,
-                    e.intentConfidence, e.intentByHand, e.urgency?.rawValue, e.urgencyConfidence, e.urgencyByHand,
-                    scrub(e.shown), scrub(e.engineText), e.ending.rawValue, e.engineOutcome?.rawValue, e.plan?.rawValue,
-                    scrub(e.detail), e.taskID, state, e.firstCharacterMilliseconds, e.totalMilliseconds, e.inputTokens,
-                    e.outputTokens, e.ending == .open ? Int64(getpid()) : nil,
-                ])
-            guard let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM exchanges WHERE id = ?", arguments: [e.id]) else {
-                throw ConversationLogError("the exchange \(e.id) was not stored")
-            }
-            if e.ending != .open {
-                try db.execute(sql: "DELETE FROM shown_pieces WHERE exchange_seq = ?", arguments: [seq])
-            }
-            try db.execute(sql: """
-                UPDATE conversations SET last_at = MAX(last_at, ?), backend = ?, endpoint = ?, soul = ?,
-                    model = COALESCE(?, model), title = CASE WHEN title = '' THEN ? ELSE title END
-                WHERE id = (SELECT conversation_id FROM exchanges WHERE seq = ?)
-                """, arguments: [e.sentAt.timeIntervalSince1970, e.backend, scrub(e.endpoint), e.soul, e.model,
-                                 Self.title(scrub(e.message)), seq])
-            return seq
-        }
+        let seq = try database().write { try upsert(exchange, writerPID: getpid(), in: $0) }
         lock.withLock {
             if exchange.ending == .open || exchange.ending == .planWaiting { seqByID[exchange.id] = seq } else { seqByID[exchange.id] = nil }
         }
+    }
+
+    /// `save`'s statements, in a transaction of the caller's. `writerPID`: the process that
+    /// writes the exchange while it is open (its answer streaming), so that the exchange is
+    /// closed as interrupted once that process is gone.
+    func upsert(_ exchange: ExchangeRecord, writerPID: Int32, in db: Database) throws -> Int64 {
+        let state: String? = exchange.engineState.isEmpty ? nil
+            : String(decoding: try Wire.encode(exchange.engineState.mapValues(scrub)), as: UTF8.self)
+        let e = exchange
+        try db.execute(sql: """
+            INSERT INTO exchanges (id, conversation_id, sent_at, ended_at, backend, endpoint, soul, model, message, goal,
+                trust_level, intent, intent_confidence, intent_by_hand, urgency, urgency_confidence, urgency_by_hand,
+                shown, engine_text, ending, engine_outcome, plan, detail, task_id, engine_state, first_character_ms,
+                total_ms, input_tokens, output_tokens, writer_pid)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET
+                ended_at = excluded.ended_at, backend = excluded.backend, endpoint = excluded.endpoint,
+                soul = excluded.soul, model = COALESCE(excluded.model, model), goal = excluded.goal,
+                trust_level = excluded.trust_level,
+                intent = COALESCE(excluded.intent, intent), intent_confidence = COALESCE(excluded.intent_confidence, intent_confidence),
+                intent_by_hand = MAX(excluded.intent_by_hand, intent_by_hand),
+                urgency = COALESCE(excluded.urgency, urgency), urgency_confidence = COALESCE(excluded.urgency_confidence, urgency_confidence),
+                urgency_by_hand = MAX(excluded.urgency_by_hand, urgency_by_hand),
+                shown = excluded.shown, engine_text = excluded.engine_text, ending = excluded.ending,
+                engine_outcome = excluded.engine_outcome, plan = COALESCE(excluded.plan, plan), detail = excluded.detail,
+                task_id = COALESCE(excluded.task_id, task_id), engine_state = COALESCE(excluded.engine_state, engine_state),
+                first_character_ms = COALESCE(excluded.first_character_ms, first_character_ms),
+                total_ms = excluded.total_ms, input_tokens = COALESCE(excluded.input_tokens, input_tokens),
+                output_tokens = COALESCE(excluded.output_tokens, output_tokens), writer_pid = excluded.writer_pid
+            """, arguments: [
+                e.id, e.conversationID, e.sentAt.timeIntervalSince1970, e.endedAt?.timeIntervalSince1970, e.backend,
+                scrub(e.endpoint), e.soul, e.model, scrub(e.message), scrub(e.goal), e.trustLevel, e.intent?.rawValue,
+                e.intentConfidence, e.intentByHand, e.urgency?.rawValue, e.urgencyConfidence, e.urgencyByHand,
+                scrub(e.shown), scrub(e.engineText), e.ending.rawValue, e.engineOutcome?.rawValue, e.plan?.rawValue,
+                scrub(e.detail), e.taskID, state, e.firstCharacterMilliseconds, e.totalMilliseconds, e.inputTokens,
+                e.outputTokens, e.ending == .open ? Int64(writerPID) : nil,
+            ])
+        guard let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM exchanges WHERE id = ?", arguments: [e.id]) else {
+            throw ConversationLogError("the exchange \(e.id) was not stored")
+        }
+        if e.ending != .open {
+            try db.execute(sql: "DELETE FROM shown_pieces WHERE exchange_seq = ?", arguments: [seq])
+        }
+        try db.execute(sql: """
+            UPDATE conversations SET last_at = MAX(last_at, ?), backend = ?, endpoint = ?, soul = ?,
+                model = COALESCE(?, model), title = CASE WHEN title = '' THEN ? ELSE title END
+            WHERE id = (SELECT conversation_id FROM exchanges WHERE seq = ?)
+            """, arguments: [e.sentAt.timeIntervalSince1970, e.backend, scrub(e.endpoint), e.soul, e.model,
+                             Self.title(scrub(e.message)), seq])
+        return seq
     }
 
     /// Records many ended exchanges of existing conversations in one transaction (an import;
@@ -106,14 +113,15 @@ extension ConversationLog {
     /// about to be shown, and the engine's text it came from. Committed when this returns.
     public func appendShown(exchangeID: String, shown: String, engineText: String) throws {
         let known = lock.withLock { seqByID[exchangeID] }
-        let shown = scrub(shown), engineText = scrub(engineText)
-        try database().write { db in
-            guard let seq = try known ?? Int64.fetchOne(db, sql: "SELECT seq FROM exchanges WHERE id = ?", arguments: [exchangeID]) else {
-                throw ConversationLogError("no exchange \(exchangeID) to add the answer to")
-            }
-            try db.execute(sql: "INSERT INTO shown_pieces (exchange_seq, shown, engine_text) VALUES (?, ?, ?)",
-                           arguments: [seq, shown, engineText])
+        try database().write { try insertShown(exchangeID: exchangeID, seq: known, shown: shown, engineText: engineText, in: $0) }
+    }
+
+    func insertShown(exchangeID: String, seq known: Int64? = nil, shown: String, engineText: String, in db: Database) throws {
+        guard let seq = try known ?? Int64.fetchOne(db, sql: "SELECT seq FROM exchanges WHERE id = ?", arguments: [exchangeID]) else {
+            throw ConversationLogError("no exchange \(exchangeID) to add the answer to")
         }
+        try db.execute(sql: "INSERT INTO shown_pieces (exchange_seq, shown, engine_text) VALUES (?, ?, ?)",
+                       arguments: [seq, scrub(shown), scrub(engineText)])
     }
 
     /// A conversation's title: its first message on one line, clipped.

@@ -13,27 +13,30 @@ import ReceptionStorage
 /// the other's commit, a few microseconds) and `reception logs` reads while they write.
 ///
 /// **Nothing shown is lost.** An exchange is written when the message has gone out, again as
-/// each piece of a streamed answer is about to be printed (`appendShown`, committed first), and
-/// when it ends. Commits are `synchronous = NORMAL`: in WAL mode they survive the process
-/// being killed at any moment (a power cut may lose the last ones). An exchange left open by a
-/// process that is gone is closed as `interrupted`, with what it had shown, by the next process
-/// that opens the log.
+/// each piece of a streamed answer is about to be printed (`enqueueShown`, written first), and
+/// when it ends. Pending lines and commits (`synchronous = NORMAL`, in WAL mode) survive the
+/// process being killed at any moment (a power cut may lose the last ones). An exchange left
+/// open by a process that is gone is closed as `interrupted`, with what it had shown, by the
+/// next process that reads the log.
 ///
 /// **Nothing secret.** Every text written has the session's secrets (the keys and passwords its
 /// profiles name, `redacting`) replaced by `[secret]`, and servers are kept without the user
 /// name, password or query of their URL. Deleted text is overwritten (`secure_delete`), and the
 /// removals of `reception logs rm` compact the file and empty its WAL (see `+Removing`).
 ///
-/// The file is opened on first use, never at start: most sessions' first prompt comes before
-/// SQLite is loaded.
+/// **Sessions do not load SQLite.** The REPL appends what it logs to a pending file of its own
+/// (`enqueue`, `+Pending`), which the next process that reads the log moves into the database
+/// (`+Folding`). The database is opened on first read, never at start.
 public final class ConversationLog: @unchecked Sendable {
     public let path: String
     let options: PrivateDatabase.Options
     /// Texts never written: replaced by `[secret]` wherever they occur.
     let secrets: [String]
-    /// Guards `opened` and `seqByID`.
+    /// Guards `opened`, `seqByID` and `pending`.
     let lock = NSLock()
     nonisolated(unsafe) var opened: DatabaseQueue?
+    /// This process's pending file, once it wrote a line (`+Pending`).
+    nonisolated(unsafe) var pending: PendingWriter?
     /// The row number of each exchange this process wrote, so a streamed piece needs no lookup.
     nonisolated(unsafe) var seqByID: [String: Int64] = [:]
 
@@ -52,17 +55,25 @@ public final class ConversationLog: @unchecked Sendable {
         environment.dataDirectory + "/conversations.sqlite"
     }
 
-    /// True when the file is there (asking opens nothing).
-    public var exists: Bool { FileManager.default.fileExists(atPath: path) }
+    /// True when there is a log: the file, or lines sessions wrote for it (asking opens nothing).
+    public var exists: Bool { FileManager.default.fileExists(atPath: path) || hasPending }
 
-    /// The open database: opened, created and migrated on first use. A process that can write
-    /// closes the exchanges that processes killed mid-answer left open.
+    /// The open database, with what sessions left pending moved in: opened, created and
+    /// migrated on first use. A process that can write closes the exchanges that processes
+    /// killed mid-answer left open.
     func database() throws -> DatabaseQueue {
         try lock.withLock {
-            if let opened { return opened }
-            let database = try PrivateDatabase.open(path: path, options: options, migrations: Self.migrations)
-            opened = database
-            if !options.readOnly { try Self.closeInterrupted(in: database) }
+            let database: DatabaseQueue
+            var first = false
+            if let opened {
+                database = opened
+            } else {
+                database = try PrivateDatabase.open(path: path, options: options, migrations: Self.migrations)
+                opened = database
+                first = true
+            }
+            guard !options.readOnly else { return database }
+            if try foldPending(into: database) > 0 || first { try Self.closeInterrupted(in: database) }
             return database
         }
     }

@@ -53,6 +53,11 @@ public enum PrivateDatabase {
     public struct NewerSchema: Error, CustomStringConvertible {
         public var found: Int
         public var known: Int
+        public init(found: Int, known: Int) {
+            self.found = found
+            self.known = known
+        }
+
         public var description: String {
             "it was written by a newer version of Reception (schema version \(found); this one knows up to \(known))"
         }

@@ -11,9 +11,14 @@ struct ConversationLogEndToEndTests {
 
     static func logPath(_ home: URL) -> String { home.path + "/.local/share/reception/conversations.sqlite" }
 
-    /// Every byte of the log's files.
+    /// Every byte of the log's files: the database, its WAL, and the lines sessions left
+    /// pending for it.
     static func logBytes(_ home: URL) -> Data {
-        ["", "-wal", "-shm"].reduce(Data()) { $0 + ((try? Data(contentsOf: URL(fileURLWithPath: logPath(home) + $1))) ?? Data()) }
+        let pending = logPath(home) + "-pending"
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: pending)) ?? []).map { "-pending/" + $0 }
+        return (["", "-wal", "-shm"] + names).reduce(Data()) {
+            $0 + ((try? Data(contentsOf: URL(fileURLWithPath: logPath(home) + $1))) ?? Data())
+        }
     }
 
     /// `reception ARGUMENTS` with no input, in `home`.
@@ -82,11 +87,11 @@ struct ConversationLogEndToEndTests {
         let shown = String(terminal.screen[at...])
         #expect(!shown.contains("of our conversation."), "killed before the end: \(shown)")
 
-        let integrity = try await DatabaseQueue(path: Self.logPath(home)).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }
-        #expect(integrity == "ok")
         let (logged, _) = try await Self.reception(["logs", "show", "last", "--json"], home: home)
         #expect(logged.contains(#""ending" : "interrupted""#), "\(logged)")
         #expect(logged.contains(#""shown" : "Okay. You said"#) && !logged.contains("of our conversation."), "what was shown, no more: \(logged)")
+        let integrity = try await DatabaseQueue(path: Self.logPath(home)).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }
+        #expect(integrity == "ok")
         let (next, status) = try await PipedREPL.run(["--backend", "oai"], input: "hello again\n", home: home)
         #expect(status == 0 && next.contains("You said: hello again") && !next.contains("warning"), "\(next)")
     }
@@ -199,11 +204,11 @@ struct ConversationLogEndToEndTests {
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         _ = try await PipedREPL.run(["--backend", "oai", "--no-log"], input: "not for the log\n", home: home)
-        #expect(!FileManager.default.fileExists(atPath: Self.logPath(home)), "a session with --no-log creates no log")
+        #expect(Self.logBytes(home).isEmpty, "a session with --no-log creates no log")
         let (off, _) = try await Self.reception(["logs", "off"], home: home)
         #expect(off.contains("no longer logged"), "\(off)")
         _ = try await PipedREPL.run(["--backend", "oai"], input: "still not for the log\n", home: home)
-        #expect(!FileManager.default.fileExists(atPath: Self.logPath(home)))
+        #expect(Self.logBytes(home).isEmpty)
         let (status, _) = try await Self.reception(["logs", "status"], home: home)
         #expect(status.contains("Logging is off"), "\(status)")
         _ = try await Self.reception(["logs", "on"], home: home)

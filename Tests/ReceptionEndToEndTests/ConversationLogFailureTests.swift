@@ -20,15 +20,34 @@ struct ConversationLogFailureTests {
         #expect(output.contains(reason), "with why (\(reason)): \(output)", sourceLocation: sourceLocation)
     }
 
-    /// A home with an `oai` profile and a log of one earlier session.
+    /// A home with an `oai` profile and a log of one earlier session, read once (so the
+    /// database holds it).
     static func homeWithLog(_ url: String) async throws -> URL {
         let home = try OpenAITerminalTests.home(for: url)
         let (output, status) = try await PipedREPL.run(["--backend", "oai"], input: "an earlier session\n", home: home)
-        #expect(status == 0 && FileManager.default.fileExists(atPath: ConversationLogEndToEndTests.logPath(home)), "\(output)")
+        let (listed, _) = try await ConversationLogEndToEndTests.reception(["logs"], home: home)
+        #expect(status == 0 && listed.contains("an earlier session"), "\(output)\n\(listed)")
+        #expect(FileManager.default.fileExists(atPath: ConversationLogEndToEndTests.logPath(home)))
         return home
     }
 
+    /// The folder of the session's pending lines locked by another process (a reader moving
+    /// them in, stopped): the session waits a second, then says so and goes on.
     @Test func aLogLockedLongerThanAMomentIsSkipped() async throws {
+        let (server, url) = try await OpenAITerminalTests.startServer()
+        defer { server.terminate(); server.waitUntilExit() }
+        let home = try await Self.homeWithLog(url)
+        let lock = open(ConversationLogEndToEndTests.logPath(home) + "-pending/.lock", O_RDWR)
+        #expect(lock >= 0 && flock(lock, LOCK_EX) == 0)
+        defer { close(lock) }
+        let (output, status) = try await PipedREPL.run(["--backend", "oai"], input: Self.messages, home: home)
+        #expect(status == 0)
+        Self.expectSentAndSaidOnce(output, reason: "another process has kept it locked")
+    }
+
+    /// The database locked by another process for as long as the session lasts does not stop
+    /// the log: the session never waits for it, and its exchanges are read once it is let go.
+    @Test func aDatabaseLockedForTheWholeSessionStillLogsIt() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
         let home = try await Self.homeWithLog(url)
@@ -38,9 +57,11 @@ struct ConversationLogFailureTests {
             defer { try? db.execute(sql: "ROLLBACK") }
             let (output, _, status) = try PipedREPL.runBlocking(["--backend", "oai"], input: Self.messages, home: home,
                                                                  executable: try Binary.reception())
-            #expect(status == 0)
-            Self.expectSentAndSaidOnce(output, reason: "another process has kept it locked")
+            #expect(status == 0 && output.contains("This is message 2 of our conversation."), "\(output)")
+            #expect(!output.contains("not being logged"), "\(output)")
         }
+        let (listed, _) = try await ConversationLogEndToEndTests.reception(["logs", "show", "last"], home: home)
+        #expect(listed.contains("first message") && listed.contains("second message"), "\(listed)")
     }
 
     @Test func aDamagedLogIsSkippedAndLeftAsItIs() async throws {
@@ -77,21 +98,23 @@ struct ConversationLogFailureTests {
         defer { server.terminate(); server.waitUntilExit() }
         let home = try OpenAITerminalTests.home(for: url)
         let asRoot = getuid() == 0
-        let run: (String) async throws -> (String, Int32) = { input in
-            await asRoot ? try Self.shell("exec setpriv --reuid=65534 --regid=65534 --clear-groups -- \"$@\"", ["--backend", "oai"], input: input, home: home)
-                   : try await PipedREPL.run(["--backend", "oai"], input: input, home: home)
+        let run: ([String], String) async throws -> (String, Int32) = { arguments, input in
+            await asRoot ? try Self.shell("exec setpriv --reuid=65534 --regid=65534 --clear-groups -- \"$@\"", arguments, input: input, home: home)
+                   : try await PipedREPL.run(arguments, input: input, home: home)
         }
         if asRoot { try Self.own(home, by: 65534) }
-        let (first, _) = try await run("an earlier session\n")
+        let (first, _) = try await run(["--backend", "oai"], "an earlier session\n")
+        // Read once, so that the database holds the earlier session.
+        let (listed, _) = try await run(["logs"], "")
         let path = ConversationLogEndToEndTests.logPath(home)
-        #expect(FileManager.default.fileExists(atPath: path), "\(first)")
+        #expect(FileManager.default.fileExists(atPath: path), "\(first)\n\(listed)")
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
             try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: path + suffix)
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: folder)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder) }
-        let (output, status) = try await run(Self.messages)
+        let (output, status) = try await run(["--backend", "oai"], Self.messages)
         #expect(status == 0)
         Self.expectSentAndSaidOnce(output, reason: "read-only")
         var info = stat()
@@ -99,8 +122,8 @@ struct ConversationLogFailureTests {
     }
 
     /// A full disk: the log's folder is a filesystem of 48 KB (a tmpfs mounted in a mount
-    /// namespace of the session's own: `unshare`), too small for the new log's first
-    /// transaction, so the kernel answers "no space left on device" as a full disk does.
+    /// namespace of the session's own: `unshare`), filled before the session starts, so the
+    /// kernel answers "no space left on device" to the first line, as a full disk does.
     @Test func aLogOnAFullDiskIsSkipped() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
@@ -109,7 +132,7 @@ struct ConversationLogFailureTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // As root, a mount namespace; otherwise a user namespace too (where root's is mapped to ours).
         let namespace = getuid() == 0 ? "unshare -m" : "unshare -rm"
-        let (output, status) = try await Self.shell("exec \(namespace) sh -c 'mount -t tmpfs -o size=48k tmpfs \"$0\" && exec \"$@\"' \"\(folder)\" \"$@\"",
+        let (output, status) = try await Self.shell("exec \(namespace) sh -c 'mount -t tmpfs -o size=48k tmpfs \"$0\" && { cat /dev/zero > \"$0/filler\" 2>/dev/null; exec \"$@\"; }' \"\(folder)\" \"$@\"",
                                               ["--backend", "oai"], input: Self.messages, home: home)
         #expect(status == 0, "\(output)")
         Self.expectSentAndSaidOnce(output, reason: "the disk is full")

@@ -11,8 +11,9 @@ struct ConversationLogControl: LogControl {
     let logSwitch: LogSwitch
 
     /// The log of this user, with the secrets of every configured profile kept out of it.
-    /// A write waits at most a second for another process's lock: then the REPL stops
-    /// logging this conversation rather than hold up the answer on screen.
+    /// A write waits at most a second for another process's lock (a reader moving the pending
+    /// lines in holds it for the time of a rename): then the REPL stops logging this
+    /// conversation rather than hold up the answer on screen.
     static func standard(environment: PluginEnvironment, catalog: BackendCatalog) -> ConversationLogControl {
         ConversationLogControl(log: ConversationLog(path: ConversationLog.path(in: environment), redacting: secrets(of: catalog),
                                                     busyTimeout: 1),
@@ -42,16 +43,18 @@ struct ConversationLogControl: LogControl {
 
     var isOn: Bool { !logSwitch.isOff }
 
+    // A session appends to a pending file of its own; the next reader moves it into the
+    // database, so SQLite is loaded only by sessions that read the log (`-c`, `/history`).
     func save(_ conversation: ConversationRecord) throws {
-        try explained { try log.save(conversation) }
+        try explained { try log.enqueue(conversation) }
     }
 
     func save(_ exchange: ExchangeRecord) throws {
-        try explained { try log.save(exchange) }
+        try explained { try log.enqueue(exchange) }
     }
 
     func appendShown(exchangeID: String, shown: String, engineText: String) throws {
-        try explained { try log.appendShown(exchangeID: exchangeID, shown: shown, engineText: engineText) }
+        try explained { try log.enqueueShown(exchangeID: exchangeID, shown: shown, engineText: engineText) }
     }
 
     func conversation(_ id: String?, lastExchanges limit: Int) throws -> (ConversationRecord, [ExchangeRecord])? {

@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+import ReceptionCore
+
+/// Moving the pending files that sessions wrote (`+Pending`) into the database, before
+/// anything is read from it.
+///
+/// In one write transaction, so two readers never move the same lines twice (the second
+/// waits for the first's transaction, then finds nothing left): under the folder's lock, each
+/// pending file is renamed to `….folding` (a session still running starts a new file at its
+/// next line), then every `….folding` file is applied, oldest first, and removed once the
+/// transaction is committed. A reader killed before its commit leaves its `….folding` files
+/// for the next one; killed between the commit and the removal, the next reader applies
+/// them again (exchanges are brought up to date the same way; only the pieces of an answer
+/// still streaming would be doubled, until the exchange ends).
+extension ConversationLog {
+    /// True when sessions left lines that are not in the database yet.
+    var hasPending: Bool {
+        guard path != ":memory:", let names = try? FileManager.default.contentsOfDirectory(atPath: pendingFolder) else { return false }
+        return names.contains { $0.hasSuffix(".jsonl") || $0.hasSuffix(".folding") }
+    }
+
+    /// Moves what is pending into `database`; returns how many lines were applied.
+    @discardableResult
+    func foldPending(into database: DatabaseQueue) throws -> Int {
+        guard hasPending else { return 0 }
+        let folder = pendingFolder
+        var taken: [String] = []
+        let applied: Int = try database.writeWithoutTransaction { db in
+            var applied = 0
+            try db.inTransaction(.immediate) {
+                taken = try Self.takePendingFiles(in: folder, timeout: options.busyTimeout)
+                for name in taken {
+                    applied += try applyPendingFile(folder + "/" + name, in: db)
+                }
+                return .commit
+            }
+            return applied
+        }
+        for name in taken { unlink(folder + "/" + name) }
+        return applied
+    }
+
+    /// Renames the pending files under the folder's lock; returns every `….folding` file,
+    /// in the order their lines were written (each session's in its own order).
+    private static func takePendingFiles(in folder: String, timeout: TimeInterval) throws -> [String] {
+        let lock = open(folder + "/.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw ConversationLogError("\(folder) cannot be read: \(String(cString: strerror(errno)).lowercased())") }
+        defer { close(lock) }
+        let deadline = Date().addingTimeInterval(timeout)
+        while flock(lock, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
+                throw ConversationLogError("another process has kept \(folder) locked")
+            }
+            usleep(5_000)
+        }
+        defer { flock(lock, LOCK_UN) }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        // A number that grows from one reader to the next, so a file renamed now sorts after
+        // one an earlier reader left behind for the same session.
+        let stamp = String(format: "%020llu", UInt64(Date().timeIntervalSince1970 * 1_000_000))
+        for name in names where name.hasSuffix(".jsonl") {
+            let session = String(name.dropLast(".jsonl".count))
+            rename(folder + "/" + name, folder + "/" + session + "." + stamp + ".folding")
+        }
+        return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".folding") }.sorted()
+    }
+
+    /// Applies one file's lines. A line that is not a whole entry (cut by a full disk or a
+    /// crash) is skipped, and so is an entry the database refuses (an exchange of a
+    /// conversation removed meanwhile); any other failure stops the move, which is retried by
+    /// the next reader with nothing lost.
+    private func applyPendingFile(_ path: String, in db: Database) throws -> Int {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        // The session that wrote the file: its exchanges stay open while it lives.
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let writer = Int32(name.prefix { $0.isNumber }) ?? 0
+        let decoder = JSONDecoder()
+        var applied = 0
+        for line in data.split(separator: 0x0A) {
+            guard let entry = try? decoder.decode(PendingEntry.self, from: line) else { continue }
+            do {
+                if let conversation = entry.conversation { try insert(conversation, in: db) }
+                if let exchange = entry.exchange { _ = try upsert(exchange, writerPID: writer, in: db) }
+                if let piece = entry.shown {
+                    try insertShown(exchangeID: piece.exchangeID, shown: piece.shown, engineText: piece.engineText, in: db)
+                }
+                applied += 1
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                continue
+            } catch is ConversationLogError {
+                // A piece of an exchange that is not there (removed with its conversation).
+                continue
+            }
+        }
+        return applied
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import GRDB
+import ReceptionCore
+import ReceptionLog
+import ReceptionStorage
+import Testing
+
+/// What a session appends (`enqueue`) reaches the database when the log is next read, exactly
+/// once, with nothing secret, whatever else happens to the files meanwhile.
+@Suite("The conversation log's pending lines")
+struct PendingLogTests {
+    /// The pending files of the log at `path`, by name.
+    static func pendingFiles(_ path: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path + "-pending")) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+    }
+
+    @Test func whatASessionEnqueuedIsReadFromTheDatabaseAndTheFileIsGone() throws {
+        let path = temporaryLogPath()
+        let session = ConversationLog(path: path)
+        let conversation = ConversationRecord(backend: "oai", title: "which ferry?")
+        try session.enqueue(conversation)
+        try session.enqueue(exchange("e1", in: conversation, message: "which ferry?", ending: .open))
+        try session.enqueueShown(exchangeID: "e1", shown: "Take the ", engineText: "Take the ")
+        try session.enqueue(exchange("e1", in: conversation, message: "which ferry?", shown: "Take the night boat."))
+        #expect(!FileManager.default.fileExists(atPath: path), "a session that only writes does not open the database")
+        let files = Self.pendingFiles(path)
+        #expect(files.count == 1 && files[0].hasPrefix("\(getpid())-") && files[0].hasSuffix(".jsonl"), "\(files)")
+        var info = stat()
+        #expect(stat(path + "-pending/" + files[0], &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(stat(path + "-pending", &info) == 0 && info.st_mode & 0o777 == 0o700)
+
+        let reader = ConversationLog(path: path)
+        let read = try #require(try reader.exchanges(of: conversation.id).first)
+        #expect(read.shown == "Take the night boat." && read.ending == .answered && read.message == "which ferry?")
+        #expect(try reader.conversations().map(\.title) == ["which ferry?"])
+        #expect(Self.pendingFiles(path).isEmpty, "moved in, and removed")
+        #expect(try reader.statistics().exchanges == 1, "read twice, moved once")
+    }
+
+    /// A session still running: what it wrote so far is read, its open exchange stays open,
+    /// and what it writes next is read at the next look.
+    @Test func aRunningSessionIsReadAsFarAsItWroteAndItsNextLinesLater() throws {
+        let path = temporaryLogPath()
+        let session = ConversationLog(path: path)
+        let conversation = ConversationRecord(backend: "oai")
+        try session.enqueue(conversation)
+        try session.enqueue(exchange("e1", in: conversation, message: "hello", ending: .open))
+        try session.enqueueShown(exchangeID: "e1", shown: "Okay. ", engineText: "Okay. ")
+        let reader = ConversationLog(path: path)
+        #expect(try reader.exchanges(of: conversation.id).first?.ending == .open, "its writer (this process) is alive")
+        try session.enqueue(exchange("e1", in: conversation, message: "hello", shown: "Okay. Hello."))
+        try session.enqueue(exchange("e2", in: conversation, message: "again"))
+        let read = try reader.exchanges(of: conversation.id)
+        #expect(read.map(\.message) == ["hello", "again"] && read[0].shown == "Okay. Hello." && read[0].ending == .answered)
+    }
+
+    /// The pending file of a session that was killed mid-answer: the exchange is closed as
+    /// interrupted with the pieces it had shown.
+    @Test func aKilledSessionsOpenExchangeIsClosedWithWhatItShowed() throws {
+        let path = temporaryLogPath()
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let conversation = ConversationRecord(backend: "oai")
+        let session = ConversationLog(path: path)
+        try session.enqueue(conversation)
+        try session.enqueue(exchange("e1", in: conversation, message: "hello", ending: .open))
+        try session.enqueueShown(exchangeID: "e1", shown: "Okay. You ", engineText: "Okay. You ")
+        try session.enqueueShown(exchangeID: "e1", shown: "said: hello", engineText: "said: hello")
+        // The file as the dead process would have left it: its name carries the writer.
+        let name = try #require(Self.pendingFiles(path).first)
+        try FileManager.default.moveItem(atPath: path + "-pending/" + name,
+                                         toPath: path + "-pending/\(gone.processIdentifier)-0.jsonl")
+        let read = try #require(try ConversationLog(path: path).exchanges(of: conversation.id).first)
+        #expect(read.ending == .interrupted && read.shown == "Okay. You said: hello", "\(read)")
+    }
+
+    /// A line cut short (a crash or a full disk mid-write) is skipped; the lines around it are read.
+    @Test func aLineCutShortIsSkippedAndTheRestRead() throws {
+        let path = temporaryLogPath()
+        let session = ConversationLog(path: path)
+        let conversation = ConversationRecord(backend: "oai")
+        try session.enqueue(conversation)
+        let name = try #require(Self.pendingFiles(path).first)
+        let handle = try #require(FileHandle(forWritingAtPath: path + "-pending/" + name))
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"exchange":{"id":"cut","conv"#.utf8) + Data([0x0A]))
+        try handle.close()
+        try session.enqueue(exchange("e2", in: conversation, message: "after the cut"))
+        let read = try ConversationLog(path: path).exchanges(of: conversation.id)
+        #expect(read.map(\.message) == ["after the cut"])
+    }
+
+    /// An exchange whose conversation was removed while its session ran is not brought back,
+    /// and does not stop the rest from being read.
+    @Test func anExchangeOfARemovedConversationIsDroppedAndTheRestRead() throws {
+        let path = temporaryLogPath()
+        let session = ConversationLog(path: path)
+        let removed = ConversationRecord(backend: "oai", title: "old")
+        try session.enqueue(removed)
+        let reader = ConversationLog(path: path)
+        #expect(try reader.removeAll().conversations == 1)
+        let kept = ConversationRecord(backend: "oai", title: "new")
+        try session.enqueue(exchange(in: removed, message: "late answer"))
+        try session.enqueue(kept)
+        try session.enqueue(exchange(in: kept, message: "still here"))
+        #expect(try reader.conversations().map(\.title) == ["new"])
+        #expect(try reader.statistics().exchanges == 1)
+        #expect(Self.pendingFiles(path).isEmpty, "nothing left to retry")
+    }
+
+    @Test func secretsNeverReachThePendingFile() throws {
+        let path = temporaryLogPath()
+        let secret = "sk-pending-7Hq2Lx9Pz4Vb"
+        let session = ConversationLog(path: path, redacting: [secret])
+        let conversation = ConversationRecord(backend: "oai", endpoint: "http://127.0.0.1:1/v1?key=\(secret)", title: "key \(secret)")
+        try session.enqueue(conversation)
+        var record = exchange(in: conversation, message: "my key is \(secret)", shown: "You said \(secret)", ending: .open)
+        record.engineState = ["token": secret]
+        record.goal = "hide \(secret)"
+        try session.enqueue(record)
+        try session.enqueueShown(exchangeID: record.id, shown: "echo \(secret)", engineText: "raw \(secret)")
+        let name = try #require(Self.pendingFiles(path).first)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path + "-pending/" + name))
+        #expect(!contains(bytes, secret))
+        #expect(contains(bytes, "[secret]"))
+    }
+
+    /// While a reader holds the folder's lock longer than the wait, a write fails with why;
+    /// once it is let go, writing goes on.
+    @Test func aFolderLockHeldLongerThanTheWaitFailsTheWriteWithWhy() throws {
+        let path = temporaryLogPath()
+        let session = ConversationLog(path: path, busyTimeout: 0.2)
+        let conversation = ConversationRecord(backend: "oai")
+        try session.enqueue(conversation)
+        let lock = open(path + "-pending/.lock", O_RDWR)
+        #expect(lock >= 0 && flock(lock, LOCK_EX) == 0)
+        #expect {
+            try session.enqueue(exchange(in: conversation, message: "hello"))
+        } throws: { error in
+            "\(error)".hasSuffix("another process has kept it locked")
+        }
+        close(lock)
+        try session.enqueue(exchange(in: conversation, message: "hello again"))
+        #expect(try ConversationLog(path: path).exchanges(of: conversation.id).map(\.message) == ["hello again"])
+    }
+
+    /// A database another process keeps locked does not stop a session's log: the lines wait,
+    /// and are moved in once it is let go.
+    @Test func aLockedDatabaseDoesNotStopTheSessionsLog() throws {
+        let path = temporaryLogPath()
+        try ConversationLog(path: path).save(ConversationRecord(id: "earlier", backend: "x"))
+        let holder = try DatabaseQueue(path: path)
+        let conversation = ConversationRecord(backend: "oai")
+        try holder.inDatabase { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            let session = ConversationLog(path: path, busyTimeout: 0.2)
+            try session.enqueue(conversation)
+            try session.enqueue(exchange(in: conversation, message: "while it was locked"))
+            try db.execute(sql: "ROLLBACK")
+        }
+        #expect(try ConversationLog(path: path).exchanges(of: conversation.id).map(\.message) == ["while it was locked"])
+    }
+
+    @Test func aDamagedOrNewerDatabaseIsSaidAtTheFirstWrite() throws {
+        let damaged = temporaryLogPath()
+        try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: damaged).deletingLastPathComponent().path,
+                                                withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 4096).write(to: URL(fileURLWithPath: damaged))
+        #expect {
+            try ConversationLog(path: damaged).enqueue(ConversationRecord(backend: "oai"))
+        } throws: { "\($0)".contains("not a database SQLite can read") }
+
+        let newer = temporaryLogPath()
+        try ConversationLog(path: newer).save(ConversationRecord(backend: "x"))
+        try DatabaseQueue(path: newer).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 42") }
+        #expect {
+            try ConversationLog(path: newer).enqueue(ConversationRecord(backend: "oai"))
+        } throws: { "\($0)".contains("newer version of Reception (schema version 42") }
+        #expect(Self.pendingFiles(newer).isEmpty, "nothing written that could not be moved in")
+    }
+
+    /// Two readers at once (two `reception logs`) move each line once.
+    @Test func twoReadersAtOnceMoveEachLineOnce() async throws {
+        let path = temporaryLogPath()
+        let session = ConversationLog(path: path)
+        let conversation = ConversationRecord(backend: "oai")
+        try session.enqueue(conversation)
+        for index in 0..<300 {
+            try session.enqueue(exchange("e\(index)", in: conversation, message: "message \(index)", ending: .open))
+            try session.enqueueShown(exchangeID: "e\(index)", shown: "piece \(index)", engineText: "piece")
+        }
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<2 { group.addTask { try ConversationLog(path: path).statistics().exchanges } }
+            for try await count in group { #expect(count == 300) }
+        }
+        let pieces = try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM shown_pieces") }
+        #expect(pieces == 300)
+    }
+}
