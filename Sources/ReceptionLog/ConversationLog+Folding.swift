@@ -47,12 +47,8 @@ extension ConversationLog {
         let lock = open(folder + "/.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw ConversationLogError("\(folder) cannot be read: \(String(cString: strerror(errno)).lowercased())") }
         defer { close(lock) }
-        let deadline = Date().addingTimeInterval(timeout)
-        while flock(lock, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
-                throw ConversationLogError("another process has kept \(folder) locked")
-            }
-            usleep(5_000)
+        guard lockPendingFolder(lock, LOCK_EX, timeout: timeout) else {
+            throw ConversationLogError("another process has kept \(folder) locked")
         }
         defer { flock(lock, LOCK_UN) }
         let names = try FileManager.default.contentsOfDirectory(atPath: folder)

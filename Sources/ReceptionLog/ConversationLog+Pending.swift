@@ -71,6 +71,17 @@ extension ConversationLog {
         }
     }
 
+    /// Takes the pending folder's lock (`LOCK_SH` to append, `LOCK_EX` to take the files),
+    /// waiting at most `timeout`; false when another process kept it that long.
+    static func lockPendingFolder(_ descriptor: Int32, _ operation: Int32, timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while flock(descriptor, operation | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else { return false }
+            usleep(5_000)
+        }
+        return true
+    }
+
     /// The writing end of this process's pending file.
     struct PendingWriter {
         let folder: String
@@ -108,12 +119,8 @@ extension ConversationLog {
         }
 
         func append(_ line: Data) throws {
-            let deadline = Date().addingTimeInterval(busyTimeout)
-            while flock(lockDescriptor, LOCK_SH | LOCK_NB) != 0 {
-                guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
-                    throw ConversationLogError("the conversation log \(logPath) cannot be used: another process has kept it locked")
-                }
-                usleep(5_000)
+            guard ConversationLog.lockPendingFolder(lockDescriptor, LOCK_SH, timeout: busyTimeout) else {
+                throw ConversationLogError("the conversation log \(logPath) cannot be used: another process has kept it locked")
             }
             defer { flock(lockDescriptor, LOCK_UN) }
             // Opened by name each time: a reader that took the file renamed it, and the next
