@@ -104,9 +104,9 @@ struct ChatCommand: AsyncParsableCommand {
 
     func run() async throws {
         // One person's session: its few threads (readline, the answer's task, the warm-up)
-        // take turns, so one malloc arena serves them all. glibc's default, an arena per
-        // thread, left each thread's first allocations in a heap of its own: about 0.5 MB
-        // more resident after one answer, for contention a REPL never has.
+        // take turns, so one malloc arena serves them all. With glibc's default, an arena per
+        // thread, a thread's first allocations could start a heap of its own: up to 0.6 MB
+        // more resident after one answer in some runs, for contention a REPL never has.
         MallocArenas.limit(to: 1)
         let interactive = isatty(STDIN_FILENO) == 1
         let colour = interactive && isatty(STDOUT_FILENO) == 1 && !plain
