@@ -67,14 +67,13 @@ extension ConversationLog {
     /// conversation removed meanwhile); any other failure stops the move, which is retried by
     /// the next reader with nothing lost.
     private func applyPendingFile(_ path: String, in db: Database) throws -> Int {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
         // The session that wrote the file: its exchanges stay open while it lives.
         let name = URL(fileURLWithPath: path).lastPathComponent
         let writer = Int32(name.prefix { $0.isNumber }) ?? 0
         let decoder = JSONDecoder()
         var applied = 0
-        for line in data.split(separator: 0x0A) {
-            guard let entry = try? decoder.decode(PendingEntry.self, from: line) else { continue }
+        try Self.forEachLine(in: path, limit: Self.longestPendingLine) { line in
+            guard let entry = try? decoder.decode(PendingEntry.self, from: line) else { return }
             do {
                 if let conversation = entry.conversation { try insert(conversation, in: db) }
                 if let exchange = entry.exchange { _ = try upsert(exchange, writerPID: writer, in: db) }
@@ -83,12 +82,47 @@ extension ConversationLog {
                 }
                 applied += 1
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                continue
+                return
             } catch is ConversationLogError {
                 // A piece of an exchange that is not there (removed with its conversation).
-                continue
+                return
             }
         }
         return applied
+    }
+
+    /// The longest line moved in: an exchange holds at most an engine's longest answer twice
+    /// (as shown and as sent, a million characters each for a language model), JSON-escaped;
+    /// a longer line is not one a session wrote, and is skipped.
+    static let longestPendingLine = 64 << 20
+
+    /// Calls `body` with each line of the file at `path` (the last one too, without its
+    /// newline), read 64 KB at a time: a line longer than `limit` bytes is skipped whole, so
+    /// what is held at once stays under `limit` however large the file.
+    static func forEachLine(in path: String, limit: Int, _ body: (Data) throws -> Void) throws {
+        guard let file = FileHandle(forReadingAtPath: path) else {
+            throw ConversationLogError("\(path) cannot be read: \(String(cString: strerror(errno)).lowercased())")
+        }
+        defer { try? file.close() }
+        var line = Data()
+        var skipping = false
+        while let chunk = try file.read(upToCount: 65_536), !chunk.isEmpty {
+            var start = chunk.startIndex
+            while let newline = chunk[start...].firstIndex(of: 0x0A) {
+                if !skipping {
+                    line.append(chunk[start..<newline])
+                    if line.count <= limit { try body(line) }
+                }
+                line.removeAll(keepingCapacity: true)
+                skipping = false
+                start = newline + 1
+            }
+            if !skipping { line.append(chunk[start...]) }
+            if line.count > limit {
+                line = Data()
+                skipping = true
+            }
+        }
+        if !skipping, !line.isEmpty { try body(line) }
     }
 }
