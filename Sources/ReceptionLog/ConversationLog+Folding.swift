@@ -53,8 +53,9 @@ extension ConversationLog {
         defer { flock(lock, LOCK_UN) }
         let names = try FileManager.default.contentsOfDirectory(atPath: folder)
         // A number that grows from one reader to the next, so a file renamed now sorts after
-        // one an earlier reader left behind for the same session.
-        let stamp = String(format: "%020llu", UInt64(Date().timeIntervalSince1970 * 1_000_000))
+        // one an earlier reader left behind for the same session; the reader's pid keeps two
+        // readers' names apart even within one microsecond.
+        let stamp = String(format: "%020llu", UInt64(Date().timeIntervalSince1970 * 1_000_000)) + "-\(getpid())"
         for name in names where name.hasSuffix(".jsonl") {
             let session = String(name.dropLast(".jsonl".count))
             rename(folder + "/" + name, folder + "/" + session + "." + stamp + ".folding")
