@@ -36,23 +36,12 @@ extension ConversationLog {
 
     /// Appends a new conversation to this process's pending file.
     public func enqueue(_ conversation: ConversationRecord) throws {
-        var scrubbed = conversation
-        scrubbed.endpoint = scrub(conversation.endpoint)
-        scrubbed.title = scrub(conversation.title)
-        try append(PendingEntry(conversation: scrubbed))
+        try append(PendingEntry(conversation: scrubbed(conversation)))
     }
 
     /// Appends an exchange as it stands (`save`'s rules apply when it is moved in).
     public func enqueue(_ exchange: ExchangeRecord) throws {
-        var e = exchange
-        e.endpoint = scrub(e.endpoint)
-        e.message = scrub(e.message)
-        e.goal = scrub(e.goal)
-        e.shown = scrub(e.shown)
-        e.engineText = scrub(e.engineText)
-        e.detail = scrub(e.detail)
-        e.engineState = e.engineState.mapValues(scrub)
-        try append(PendingEntry(exchange: e))
+        try append(PendingEntry(exchange: scrubbed(exchange)))
     }
 
     /// Appends a piece of the answer being streamed, before it is printed.
@@ -99,28 +88,20 @@ extension ConversationLog {
             busyTimeout = log.options.busyTimeout
             try Self.checkDatabase(log.path)
             folder = log.pendingFolder
-            var made = mkdir(folder, 0o700) == 0 ? 0 : errno
-            if made == ENOENT {
-                // The data folder is new too: made private, as the database's would be.
-                try? FileManager.default.createDirectory(atPath: URL(fileURLWithPath: folder).deletingLastPathComponent().path,
-                                                         withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                made = mkdir(folder, 0o700) == 0 ? 0 : errno
+            // The folder made 0700 (its parents too) and the lock file 0600, a link at either refused.
+            do {
+                try PrivateFile.prepare(folder + "/.lock")
+            } catch {
+                throw ConversationLogError("the conversation log \(log.path) cannot be used: \(PrivateDatabase.reason(error))")
             }
-            guard made == 0 || made == EEXIST else { throw Self.failure(log.path, errno: made) }
-            var info = stat()
-            guard lstat(folder, &info) == 0 else { throw Self.failure(log.path, errno: errno) }
-            guard info.st_mode & S_IFMT == S_IFDIR else {
-                throw ConversationLogError("the conversation log \(log.path) cannot be used: \(folder) is not a folder")
-            }
-            if info.st_uid == geteuid(), info.st_mode & 0o077 != 0 { chmod(folder, 0o700) }
-            lockDescriptor = open(folder + "/.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            lockDescriptor = open(folder + "/.lock", O_RDWR | O_NOFOLLOW | O_CLOEXEC)
             guard lockDescriptor >= 0 else { throw Self.failure(log.path, errno: errno) }
             name = "\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).jsonl"
         }
 
         func append(_ line: Data) throws {
             guard ConversationLog.lockPendingFolder(lockDescriptor, LOCK_SH, timeout: busyTimeout) else {
-                throw ConversationLogError("the conversation log \(logPath) cannot be used: another process has kept it locked")
+                throw ConversationLogError("the conversation log \(logPath) cannot be used: \(PrivateDatabase.Reason.locked)")
             }
             defer { flock(lockDescriptor, LOCK_UN) }
             // Opened by name each time: a reader that took the file renamed it, and the next
@@ -162,7 +143,7 @@ extension ConversationLog {
             guard count > 0 else { return }
             let magic = Array("SQLite format 3".utf8) + [0]
             guard count >= magic.count, Array(header[0..<magic.count]) == magic else {
-                throw ConversationLogError("the conversation log \(path) cannot be used: the file is not a database SQLite can read (damaged, or something else)")
+                throw ConversationLogError("the conversation log \(path) cannot be used: \(PrivateDatabase.Reason.notADatabase)")
             }
             if count == header.count {
                 let version = header[60..<64].reduce(0) { $0 << 8 | Int($1) }
@@ -175,12 +156,7 @@ extension ConversationLog {
         }
 
         static func failure(_ path: String, errno code: Int32) -> ConversationLogError {
-            let reason = switch code {
-            case ENOSPC, EDQUOT: "the disk is full"
-            case EACCES, EPERM, EROFS: "it cannot be written (the file or its folder is read-only)"
-            default: String(cString: strerror(code)).lowercased()
-            }
-            return ConversationLogError("the conversation log \(path) cannot be used: \(reason)")
+            ConversationLogError("the conversation log \(path) cannot be used: \(PrivateDatabase.reason(errno: code))")
         }
     }
 }

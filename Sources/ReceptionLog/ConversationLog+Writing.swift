@@ -10,12 +10,13 @@ extension ConversationLog {
     }
 
     func insert(_ conversation: ConversationRecord, in db: Database) throws {
+        let conversation = scrubbed(conversation)
         try db.execute(sql: """
             INSERT INTO conversations (id, started_at, last_at, backend, endpoint, soul, model, title)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
             """, arguments: [conversation.id, conversation.startedAt.timeIntervalSince1970, conversation.lastAt.timeIntervalSince1970,
-                             conversation.backend, scrub(conversation.endpoint), conversation.soul, conversation.model,
-                             scrub(conversation.title)])
+                             conversation.backend, conversation.endpoint, conversation.soul, conversation.model,
+                             conversation.title])
     }
 
     /// Records an exchange as it stands now: when its message has gone out (`ending` open),
@@ -35,9 +36,8 @@ extension ConversationLog {
     /// writes the exchange while it is open (its answer streaming), so that the exchange is
     /// closed as interrupted once that process is gone.
     func upsert(_ exchange: ExchangeRecord, writerPID: Int32, in db: Database) throws -> Int64 {
-        let state: String? = exchange.engineState.isEmpty ? nil
-            : String(decoding: try Wire.encode(exchange.engineState.mapValues(scrub)), as: UTF8.self)
-        let e = exchange
+        let e = scrubbed(exchange)
+        let state: String? = e.engineState.isEmpty ? nil : String(decoding: try Wire.encode(e.engineState), as: UTF8.self)
         try db.execute(sql: """
             INSERT INTO exchanges (id, conversation_id, sent_at, ended_at, backend, endpoint, soul, model, message, goal,
                 trust_level, intent, intent_confidence, intent_by_hand, urgency, urgency_confidence, urgency_by_hand,
@@ -60,10 +60,10 @@ extension ConversationLog {
                 output_tokens = COALESCE(excluded.output_tokens, output_tokens), writer_pid = excluded.writer_pid
             """, arguments: [
                 e.id, e.conversationID, e.sentAt.timeIntervalSince1970, e.endedAt?.timeIntervalSince1970, e.backend,
-                scrub(e.endpoint), e.soul, e.model, scrub(e.message), scrub(e.goal), e.trustLevel, e.intent?.rawValue,
+                e.endpoint, e.soul, e.model, e.message, e.goal, e.trustLevel, e.intent?.rawValue,
                 e.intentConfidence, e.intentByHand, e.urgency?.rawValue, e.urgencyConfidence, e.urgencyByHand,
-                scrub(e.shown), scrub(e.engineText), e.ending.rawValue, e.engineOutcome?.rawValue, e.plan?.rawValue,
-                scrub(e.detail), e.taskID, state, e.firstCharacterMilliseconds, e.totalMilliseconds, e.inputTokens,
+                e.shown, e.engineText, e.ending.rawValue, e.engineOutcome?.rawValue, e.plan?.rawValue,
+                e.detail, e.taskID, state, e.firstCharacterMilliseconds, e.totalMilliseconds, e.inputTokens,
                 e.outputTokens, e.ending == .open ? Int64(writerPID) : nil,
             ])
         guard let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM exchanges WHERE id = ?", arguments: [e.id]) else {
@@ -76,8 +76,8 @@ extension ConversationLog {
             UPDATE conversations SET last_at = MAX(last_at, ?), backend = ?, endpoint = ?, soul = ?,
                 model = COALESCE(?, model), title = CASE WHEN title = '' THEN ? ELSE title END
             WHERE id = (SELECT conversation_id FROM exchanges WHERE seq = ?)
-            """, arguments: [e.sentAt.timeIntervalSince1970, e.backend, scrub(e.endpoint), e.soul, e.model,
-                             Self.title(scrub(e.message)), seq])
+            """, arguments: [e.sentAt.timeIntervalSince1970, e.backend, e.endpoint, e.soul, e.model,
+                             Self.title(e.message), seq])
         return seq
     }
 
@@ -85,9 +85,9 @@ extension ConversationLog {
     /// the benchmark's 100,000). Each is written as `save` would write it.
     public func save(_ exchanges: [ExchangeRecord]) throws {
         try database().write { db in
-            for e in exchanges {
-                let state: String? = e.engineState.isEmpty ? nil
-                    : String(decoding: try Wire.encode(e.engineState.mapValues(scrub)), as: UTF8.self)
+            for exchange in exchanges {
+                let e = scrubbed(exchange)
+                let state: String? = e.engineState.isEmpty ? nil : String(decoding: try Wire.encode(e.engineState), as: UTF8.self)
                 try db.execute(sql: """
                     INSERT INTO exchanges (id, conversation_id, sent_at, ended_at, backend, endpoint, soul, model, message, goal,
                         trust_level, intent, intent_confidence, intent_by_hand, urgency, urgency_confidence, urgency_by_hand,
@@ -96,15 +96,15 @@ extension ConversationLog {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [
                         e.id, e.conversationID, e.sentAt.timeIntervalSince1970, e.endedAt?.timeIntervalSince1970, e.backend,
-                        scrub(e.endpoint), e.soul, e.model, scrub(e.message), scrub(e.goal), e.trustLevel, e.intent?.rawValue,
+                        e.endpoint, e.soul, e.model, e.message, e.goal, e.trustLevel, e.intent?.rawValue,
                         e.intentConfidence, e.intentByHand, e.urgency?.rawValue, e.urgencyConfidence, e.urgencyByHand,
-                        scrub(e.shown), scrub(e.engineText), e.ending.rawValue, e.engineOutcome?.rawValue, e.plan?.rawValue,
-                        scrub(e.detail), e.taskID, state, e.firstCharacterMilliseconds, e.totalMilliseconds, e.inputTokens,
+                        e.shown, e.engineText, e.ending.rawValue, e.engineOutcome?.rawValue, e.plan?.rawValue,
+                        e.detail, e.taskID, state, e.firstCharacterMilliseconds, e.totalMilliseconds, e.inputTokens,
                         e.outputTokens,
                     ])
                 try db.execute(sql: """
                     UPDATE conversations SET last_at = MAX(last_at, ?), title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?
-                    """, arguments: [e.sentAt.timeIntervalSince1970, Self.title(scrub(e.message)), e.conversationID])
+                    """, arguments: [e.sentAt.timeIntervalSince1970, Self.title(e.message), e.conversationID])
             }
         }
     }

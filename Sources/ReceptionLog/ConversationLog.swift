@@ -91,6 +91,27 @@ public final class ConversationLog: @unchecked Sendable {
 
     func scrub(_ text: String?) -> String? { text.map(scrub) }
 
+    /// `conversation` with every text that can hold a secret scrubbed.
+    func scrubbed(_ conversation: ConversationRecord) -> ConversationRecord {
+        var scrubbed = conversation
+        scrubbed.endpoint = scrub(conversation.endpoint)
+        scrubbed.title = scrub(conversation.title)
+        return scrubbed
+    }
+
+    /// `exchange` with every text that can hold a secret scrubbed (the engine's state too).
+    func scrubbed(_ exchange: ExchangeRecord) -> ExchangeRecord {
+        var e = exchange
+        e.endpoint = scrub(e.endpoint)
+        e.message = scrub(e.message)
+        e.goal = scrub(e.goal)
+        e.shown = scrub(e.shown)
+        e.engineText = scrub(e.engineText)
+        e.detail = scrub(e.detail)
+        e.engineState = e.engineState.mapValues(scrub)
+        return e
+    }
+
     /// True when a process with this id exists (ours or another user's).
     static func isAlive(_ pid: Int32) -> Bool {
         kill(pid, 0) == 0 || errno == EPERM

@@ -120,6 +120,23 @@ public enum PrivateDatabase {
         return [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode)
     }
 
+    /// The words for what goes wrong most, the same whether SQLite or a plain write met it.
+    public enum Reason {
+        public static let locked = "another process has kept it locked"
+        public static let readOnly = "it cannot be written (the file or its folder is read-only)"
+        public static let full = "the disk is full"
+        public static let notADatabase = "the file is not a database SQLite can read (damaged, or something else)"
+    }
+
+    /// A failed system call on the database's files, in the same words as `reason(_:)`.
+    public static func reason(errno code: Int32) -> String {
+        switch code {
+        case ENOSPC, EDQUOT: Reason.full
+        case EACCES, EPERM, EROFS: Reason.readOnly
+        default: String(cString: strerror(code)).lowercased()
+        }
+    }
+
     /// Why SQLite refused, in words a person can act on (never "SQLite error 5").
     public static func reason(_ error: any Error) -> String {
         if let newer = error as? NewerSchema { return newer.description }
@@ -128,13 +145,13 @@ public enum PrivateDatabase {
         guard let error = error as? DatabaseError else { return PlainFile.reason(of: error) }
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED:
-            return "another process has kept it locked"
+            return Reason.locked
         case .SQLITE_READONLY:
-            return "it cannot be written (the file or its folder is read-only)"
+            return Reason.readOnly
         case .SQLITE_FULL:
-            return "the disk is full"
+            return Reason.full
         case .SQLITE_NOTADB:
-            return "the file is not a database SQLite can read (damaged, or something else)"
+            return Reason.notADatabase
         case .SQLITE_CORRUPT:
             return "the database is damaged"
         case .SQLITE_CANTOPEN:
