@@ -368,8 +368,8 @@ public actor REPL {
                     console.line(style(dim: "Type /approve to run this plan, or /reject to drop it."))
                 }
             case .progress(let progress):
-                console.updateSpinner(progress.message)
                 show(event, fallback: [DisplayBlock(role: .progress, markdown: progress.message)])
+                console.updateSpinner(progress.message)
             case .textDelta(let text):
                 console.stopSpinner(running.spinner)
                 let rendered = TerminalText.clean(event.display.first?.markdown ?? text)

@@ -3,6 +3,7 @@ import ReceptionCore
 @testable import ReceptionREPL
 import ReceptionSoul
 import ReceptionTesting
+import Synchronization
 import Testing
 
 /// What a hostile server or a script must not be able to do to the person's terminal,
@@ -176,6 +177,25 @@ struct SpinnerLineTests {
         }
         #expect(Console.spinnerLine(frame: "⠋", label: "working…", columns: 80) == "⠋ working…  (Ctrl-C cancels)")
         #expect(TerminalWidth.of(Console.spinnerLine(frame: "⠋", label: String(repeating: "日本", count: 40), columns: 80)) <= 79)
+    }
+
+    /// A progress line clears the spinner; with the next step's label it is back at once, not
+    /// only at a tick that a busy machine can keep waiting for a second or more.
+    @Test func aNewLabelAfterALineRedrawsTheSpinnerAtOnce() async {
+        let written = Mutex<[String]>([])
+        let console = Console(mode: .styled, sink: { text in written.withLock { $0.append(text) } })
+        let ticking = console.startSpinner("working…")
+        ticking?.cancel()
+        await ticking?.value
+        console.line("  · searched 3 passages")
+        console.updateSpinner("best match: roses.md § Sun")
+        let after = written.withLock { $0.drop { !$0.contains("searched") }.dropFirst().joined() }
+        #expect(after.contains("\r\u{1B}[2K") && after.contains("best match: roses.md § Sun"), "\(after.debugDescription)")
+        console.updateSpinner("ranking…")
+        #expect(!written.withLock { $0.joined() }.contains("ranking"), "a spinner on screen takes a new label at its next tick")
+        console.stopSpinner(ticking)
+        console.updateSpinner("after the end")
+        #expect(!written.withLock { $0.joined() }.contains("after the end"), "a stopped spinner stays stopped")
     }
 }
 

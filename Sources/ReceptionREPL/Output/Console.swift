@@ -107,16 +107,19 @@ public final class Console: Sendable {
         state.withLock { $0.label = TerminalText.line(label, limit: 120) }
         return Task { [self] in
             while !Task.isCancelled {
-                state.withLock { spinner in
-                    guard let label = spinner.label, spinner.held == nil else { return }
-                    spinner.frame = (spinner.frame + 1) % Self.frames.count
-                    let columns = Int(reception_terminal_columns(STDOUT_FILENO))
-                    sink("\r\u{1B}[2K" + Style.dim(Self.spinnerLine(frame: Self.frames[spinner.frame], label: label, columns: columns)))
-                    spinner.visible = true
-                }
+                state.withLock { draw(&$0) }
                 try? await Task.sleep(for: .milliseconds(90))
             }
         }
+    }
+
+    /// Draws the spinner's next frame (under the lock), unless it is stopped or held.
+    private func draw(_ spinner: inout SpinnerState) {
+        guard let label = spinner.label, spinner.held == nil else { return }
+        spinner.frame = (spinner.frame + 1) % Self.frames.count
+        let columns = Int(reception_terminal_columns(STDOUT_FILENO))
+        sink("\r\u{1B}[2K" + Style.dim(Self.spinnerLine(frame: Self.frames[spinner.frame], label: label, columns: columns)))
+        spinner.visible = true
     }
 
     /// The spinner's line, never wider than the terminal: a line that wrapped would leave a
@@ -131,9 +134,16 @@ public final class Console: Sendable {
         return TerminalWidth.truncate(short, to: room)
     }
 
+    /// A new label for a running spinner. When a line written since has cleared the spinner,
+    /// it comes back at once under that line: waiting for the next tick would leave the
+    /// screen without it for as long as a busy machine keeps the ticking task waiting.
     public func updateSpinner(_ label: String) {
         let label = TerminalText.line(label, limit: 120)
-        state.withLock { if $0.label != nil { $0.label = label } }
+        state.withLock { spinner in
+            guard spinner.label != nil else { return }
+            spinner.label = label
+            if !spinner.visible { draw(&spinner) }
+        }
     }
 
     public func stopSpinner(_ task: Task<Void, Never>?) {
