@@ -647,6 +647,11 @@ struct MarkdownSoulReader {
         // "except where literally true": a ban on one use, not on the word; it stays in the
         // persona's text (the prompt has it) and off the flat "never say" list.
         if polarity == .avoid, Self.isConditionalBan(item) { return }
+        if polarity == .avoid, let replacement = Self.namedAlternative(in: item) {
+            replacements.append(replacement)
+            avoidLines.append((replacement.avoid, line))
+            return
+        }
         for term in Self.terms(in: item, splitCommas: splitCommas) {
             if polarity == .avoid {
                 if !avoid.contains(where: { $0.lowercased() == term.lowercased() }) { avoid.append(term); avoidLines.append((term, line)) }
@@ -654,6 +659,26 @@ struct MarkdownSoulReader {
                 if !prefer.contains(where: { $0.lowercased() == term.lowercased() }) { prefer.append(term); preferLines.append((term, line)) }
             }
         }
+    }
+
+    /// "No `utilize` when `use` works", "No `folks` — he says `people` or addresses the audience
+    /// directly": one word banned and one named in its place, so a replacement. Several
+    /// named ("he says `people`, `founders`, `everyone`") depend on who is addressed, and one
+    /// word for two banned ("(uses \"Software 2.0\" instead)") is a topic: neither replaces.
+    static func namedAlternative(in item: String) -> VocabularyReplacement? {
+        let stripped = item.trimmingScalars(in: "❌✅✗✓ ")
+        guard let split = dashOutsideQuotes(stripped) ?? clauseOutsideQuotes(stripped) else { return nil }
+        let banned = quotedPhrases(removeParentheticals(String(stripped[..<split])))
+        let rest = String(stripped[split...])
+        let offered = quotedPhrases(rest)
+        guard banned.count == 1, offered.count == 1 else { return nil }
+        let lowered = rest.lowercased()
+        let cues = [" works", " will do", " would do", " does", " is enough", " fits", "says ", "uses ", "use ", "instead", "prefers "]
+        guard cues.contains(where: { lowered.fastContains($0) }),
+              let avoid = cleanTerm(banned[0]), let prefer = cleanTerm(offered[0]),
+              avoid.lowercased() != prefer.lowercased(),
+              avoid.split(separator: " ").count <= 4, prefer.split(separator: " ").count <= 4 else { return nil }
+        return VocabularyReplacement(avoid: avoid, prefer: prefer)
     }
 
     /// The words or phrases a list item names: a bold lead-in, else quoted phrases, else

@@ -350,7 +350,10 @@ private struct Analysis {
                     vocabularyFiles["prefer:\(word.lowercased())"] = (companion.fileName, line)
                 }
                 for (word, line) in body.avoidLines where !soul.vocabulary.avoid.contains(where: { $0.lowercased() == word.lowercased() }) {
-                    if body.replacements.contains(where: { $0.avoid == word }) { continue }
+                    if body.replacements.contains(where: { $0.avoid == word }) {
+                        if vocabularyFiles["replace:\(word.lowercased())"] == nil { vocabularyFiles["replace:\(word.lowercased())"] = (companion.fileName, line) }
+                        continue
+                    }
                     soul.vocabulary.avoid.append(word)
                     proseVocabulary.insert("avoid:\(word.lowercased())")
                     vocabularyFiles["avoid:\(word.lowercased())"] = (companion.fileName, line)
@@ -463,6 +466,17 @@ private struct Analysis {
             let (file, line) = vocabularyFiles["\(key):\(first)"] ?? (fileName, vocabularyLocations["\(key):\(first)"]?.line ?? 1)
             let shown = words.prefix(4).map { "\"\($0)\"" }.joined(separator: ", ") + (words.count > 4 ? " (\(words.count) in all)" : "")
             record(key == "prefer" ? "words used" : "words avoided", shown, file, line, evidence(file: file, line: line), knob: nil)
+        }
+        // Replacements read from the prose ("No `utilize` when `use` works"), not those the
+        // front matter declares: their author can check where each came from.
+        let replaced = soul.vocabulary.replace.filter { r in
+            vocabularyFiles["replace:\(r.avoid.lowercased())"] != nil || proseVocabulary.contains("replace:\(r.avoid.lowercased())")
+        }
+        if let first = replaced.first?.avoid.lowercased() {
+            let (file, line) = vocabularyFiles["replace:\(first)"] ?? (fileName, vocabularyLocations["replace:\(first)"]?.line ?? 1)
+            let shown = replaced.prefix(4).map { "\"\($0.avoid)\" → \"\($0.prefer)\"" }.joined(separator: ", ")
+                + (replaced.count > 4 ? " (\(replaced.count) in all)" : "")
+            record("words replaced", shown, file, line, evidence(file: file, line: line), knob: nil)
         }
         if !soul.boundaries.isEmpty, let line = boundaryLine {
             record("refuses", "\(soul.boundaries.count) boundar\(soul.boundaries.count == 1 ? "y" : "ies"), e.g. \(soul.boundaries[0].prefix(60))", line.0, line.1, evidence(file: line.0, line: line.1), knob: "boundaries")
@@ -993,7 +1007,11 @@ private struct Analysis {
             soul.vocabulary.avoid = body.avoid
             soul.vocabulary.replace = body.replacements
             for (word, line) in body.preferLines { vocabularyLocations["prefer:\(word.lowercased())"] = (line, 1) }
-            for (word, line) in body.avoidLines { vocabularyLocations["avoid:\(word.lowercased())"] = (line, 1) }
+            for (word, line) in body.avoidLines {
+                let replaced = body.replacements.contains { $0.avoid == word }
+                vocabularyLocations["\(replaced ? "replace" : "avoid"):\(word.lowercased())"] = (line, 1)
+                if replaced { proseVocabulary.insert("replace:\(word.lowercased())") }
+            }
         }
         for (word, _) in body.preferLines { proseVocabulary.insert("prefer:\(word.lowercased())") }
         for (word, _) in body.avoidLines { proseVocabulary.insert("avoid:\(word.lowercased())") }

@@ -103,6 +103,10 @@ struct DerivedTraitsTests {
         let soul = try Self.load("never-uses.md")
         #expect(soul.vocabulary.avoid == ["awesome", "super", "no worries", "kinda"])
         #expect(soul.vocabulary.prefer == ["it follows that", "with respect"])
+        // "No "utilise" when "use" will do": the word to write instead, written in its place.
+        #expect(soul.vocabulary.replace == [VocabularyReplacement(avoid: "utilise", prefer: "use")])
+        #expect(SoulRenderer(soul: soul).style("We utilise the archive.") == "We use the archive.")
+        #expect(Self.trait(soul, "words replaced").map { "\($0.value) at line \($0.line)" } == "\"utilise\" → \"use\" at line 15")
         #expect(soul.formality == .formal)
         #expect(soul.verbosity == .detailed)
         #expect(soul.boundaries == ["Never offers legal advice on a particular case."])
@@ -249,7 +253,7 @@ struct DerivedTraitsTests {
             }
         }
         for name in ["name", "language", "verbosity", "length", "formality", "capitalization", "emoji", "favourite emoji", "punctuation",
-                     "hedging", "opener", "closer", "refusal", "signature", "words used", "words avoided", "refuses"] {
+                     "hedging", "opener", "closer", "refusal", "signature", "words used", "words avoided", "words replaced", "refuses"] {
             #expect(seen.contains(name), "no fixture derives \(name)")
         }
     }

@@ -53,11 +53,22 @@ struct PublishedPersonaTests {
         #expect(soul.summary == "I'm a builder at heart.")
     }
 
-    /// "No `utilize` when `use` works" avoids utilize, not use.
-    @Test func garryTanAvoidsUtilizeNotUse() throws {
+    /// "No `utilize` when `use` works": utilize is written as use (and use is not avoided);
+    /// "No `folks` — he says `people`, `founders`, `everyone`" names three, which depend on
+    /// who is addressed, so folks is only avoided.
+    @Test func garryTanWritesUseForUtilize() throws {
         let soul = try Self.load("garry-tan")
-        #expect(soul.vocabulary.avoid.contains("utilize"))
         #expect(!soul.vocabulary.avoid.contains("use"), "\(soul.vocabulary.avoid)")
+        #expect(soul.vocabulary.replace.contains(VocabularyReplacement(avoid: "utilize", prefer: "use")), "\(soul.vocabulary.replace)")
+        #expect(soul.vocabulary.avoid.contains("folks"))
+        #expect(!soul.vocabulary.replace.contains { $0.avoid == "folks" }, "\(soul.vocabulary.replace)")
+    }
+
+    /// "No `folks` — he says `people` or addresses the audience directly": one word in its place.
+    @Test func karpathySaysPeopleForFolks() throws {
+        let soul = try Self.load("karpathy")
+        #expect(soul.vocabulary.replace.contains(VocabularyReplacement(avoid: "folks", prefer: "people")), "\(soul.vocabulary.replace)")
+        #expect(!soul.vocabulary.replace.contains { $0.prefer == "Software 2.0" }, "a topic is no replacement: \(soul.vocabulary.replace)")
     }
 
     /// "**railguards**, **green gate**, **atomic commits**": every bold term is a word he uses.

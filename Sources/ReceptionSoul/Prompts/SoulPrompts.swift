@@ -150,7 +150,7 @@ public struct SoulPrompts: Sendable {
                     "has_opener": !opener.isEmpty, "opener": opener]
         }()
         // Name, description and tone have their own places in the template.
-        let traits = soul.traits.filter { !$0.overridden && !["name", "description", "tone", "words used", "words avoided", "refuses", "signature", "favourite emoji"].contains($0.name) }
+        let traits = soul.traits.filter { !$0.overridden && !["name", "description", "tone", "words used", "words avoided", "words replaced", "refuses", "signature", "favourite emoji"].contains($0.name) }
             .map { ["name": $0.name, "value": $0.value] }
         func exampleList(_ good: Bool) -> [String] {
             soul.examples.filter { $0.good == good }.prefix(8).map { bounded($0.text, 600).replacingOccurrences(of: "\n", with: "\n  ") }
