@@ -1,5 +1,6 @@
 import Foundation
 import ReceptionCore
+import Synchronization
 
 /// Options of `reception train`; the defaults produced the shipped weights. The L2 strengths,
 /// the balancing and the source weight were chosen on the dev parts of the project's corpus and
@@ -83,19 +84,19 @@ public enum Trainer {
         info["examples"] = String(examples.count)
         info["features"] = String(featureCount)
         info["lexicon"] = lexicon.fingerprint
-        for (head, targets, classes) in [("intent", intentTargets, IntentWeights.intentLabels.count),
-                                         ("urgency", urgencyTargets, IntentWeights.urgencyLabels.count)] {
-            let problem = Problem(rows: rows, targets: targets, classes: classes, features: featureCount, penalty: penalty,
-                                  balance: options.balance, exampleWeight: exampleWeight)
-            let full = problem.fit(all: Array(0..<rows.count), maxIterations: options.maxIterations)
+        let heads = [("intent", intentTargets, IntentWeights.intentLabels.count),
+                     ("urgency", urgencyTargets, IntentWeights.urgencyLabels.count)]
+        let problems = heads.map { _, targets, classes in
+            SoftmaxProblem(rows: rows, targets: targets, classes: classes, features: featureCount, penalty: penalty,
+                           balance: options.balance, exampleWeight: exampleWeight)
+        }
+        let fitted = Self.fitAll(problems, examples: rows.count, options: options)
+        for (h, (head, targets, classes)) in heads.enumerated() {
+            let problem = problems[h], full = fitted[h].full
             // Out-of-fold logits for the temperature.
             var logits = [[Double]](repeating: [], count: rows.count)
-            if options.folds >= 2 {
-                for fold in 0..<options.folds {
-                    let trainIndices = (0..<rows.count).filter { $0 % options.folds != fold }
-                    let model = problem.fit(all: trainIndices, maxIterations: options.maxIterations)
-                    for i in stride(from: fold, to: rows.count, by: options.folds) { logits[i] = problem.logits(model, row: i) }
-                }
+            for (fold, model) in fitted[h].folds.enumerated() {
+                for i in stride(from: fold, to: rows.count, by: options.folds) { logits[i] = problem.logits(model, row: i) }
             }
             let temperature = options.folds >= 2 ? Self.temperature(logits: logits, targets: targets, weights: calibrationWeight) : 1
             info["temperature_\(head)"] = IntentWeights.number(temperature)
@@ -112,6 +113,26 @@ public enum Trainer {
         }
         return IntentWeights(bias: bias.map(IntentWeights.rounded), features: features,
                              previousTurnWeight: options.previousTurnWeight, training: info)
+    }
+
+    /// Every head's fit on all examples and on each cross-validation fold. The fits share
+    /// nothing, so they run side by side on every core; each is the same deterministic
+    /// computation wherever it runs, so the weights do not depend on the machine.
+    static func fitAll(_ problems: [SoftmaxProblem], examples: Int, options: TrainingOptions) -> [(full: [Double], folds: [[Double]])] {
+        let folds = options.folds >= 2 ? options.folds : 0
+        let jobs = problems.indices.flatMap { head in (-1..<folds).map { (head: head, fold: $0) } }
+        let results = Mutex([[Double]](repeating: [], count: jobs.count))
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { j in
+            let (head, fold) = jobs[j]
+            let subset = fold < 0 ? Array(0..<examples) : (0..<examples).filter { $0 % folds != fold }
+            let model = problems[head].fit(all: subset, maxIterations: options.maxIterations)
+            results.withLock { $0[j] = model }
+        }
+        let models = results.withLock { $0 }
+        return problems.indices.map { head in
+            let own = zip(jobs, models).filter { $0.0.head == head }.map(\.1)
+            return (full: own[0], folds: Array(own.dropFirst()))
+        }
     }
 
     /// The temperature minimising the negative log-likelihood (golden-section search on log T).
@@ -137,140 +158,5 @@ public enum Trainer {
             else { low = a; a = b; fa = fb; b = low + ratio * (high - low); fb = loss(b) }
         }
         return exp((low + high) / 2)
-    }
-}
-
-/// One head's regularised softmax regression over sparse binary rows.
-/// Parameters: feature-major weights (features × classes), then the biases.
-struct Problem {
-    let rows: [[Int32]]
-    let targets: [Int]
-    let classes: Int
-    let features: Int
-    let penalty: [Double]
-    /// Each example's weight in the loss: its class's balancing weight times its own.
-    let weight: [Double]
-
-    /// Class counts are of weighted examples, so balancing applies to the mix as weighted.
-    init(rows: [[Int32]], targets: [Int], classes: Int, features: Int, penalty: [Double], balance: Double,
-         exampleWeight: [Double]) {
-        self.rows = rows
-        self.targets = targets
-        self.classes = classes
-        self.features = features
-        self.penalty = penalty
-        var counts = [Double](repeating: 0, count: classes)
-        for (t, w) in zip(targets, exampleWeight) { counts[t] += w }
-        let n = counts.reduce(0, +)
-        let classWeight = counts.map { $0 == 0 ? 0 : pow(n / (Double(classes) * $0), balance) }
-        weight = zip(targets, exampleWeight).map { classWeight[$0] * $1 }
-    }
-
-    func logits(_ x: [Double], row i: Int) -> [Double] {
-        var out = Array(x[(features * classes)..<(features * classes + classes)])
-        for f in rows[i] { for k in 0..<classes { out[k] += x[Int(f) * classes + k] } }
-        return out
-    }
-
-    func lossAndGradient(_ x: [Double], subset: [Int]) -> (Double, [Double]) {
-        var gradient = [Double](repeating: 0, count: x.count)
-        var loss = 0.0
-        var totalWeight = 0.0
-        for i in subset { totalWeight += weight[i] }
-        let scale = 1 / totalWeight
-        var probabilities = [Double](repeating: 0, count: classes)
-        let biasOffset = features * classes
-        x.withUnsafeBufferPointer { x in
-            gradient.withUnsafeMutableBufferPointer { g in
-                for i in subset {
-                    let row = rows[i]
-                    for k in 0..<classes { probabilities[k] = x[biasOffset + k] }
-                    for f in row { let base = Int(f) * classes; for k in 0..<classes { probabilities[k] += x[base + k] } }
-                    var maximum = -Double.infinity
-                    for k in 0..<classes where probabilities[k] > maximum { maximum = probabilities[k] }
-                    var sum = 0.0
-                    for k in 0..<classes { probabilities[k] = exp(probabilities[k] - maximum); sum += probabilities[k] }
-                    let weight = self.weight[i] * scale
-                    loss -= weight * (log(probabilities[targets[i]] / sum))
-                    for k in 0..<classes {
-                        var d = probabilities[k] / sum
-                        if k == targets[i] { d -= 1 }
-                        d *= weight
-                        probabilities[k] = d
-                        g[biasOffset + k] += d
-                    }
-                    for f in row { let base = Int(f) * classes; for k in 0..<classes { g[base + k] += probabilities[k] } }
-                }
-                for f in 0..<features {
-                    let lambda = penalty[f]
-                    let base = f * classes
-                    for k in 0..<classes {
-                        let w = x[base + k]
-                        loss += 0.5 * lambda * w * w
-                        g[base + k] += lambda * w
-                    }
-                }
-            }
-        }
-        return (loss, gradient)
-    }
-
-    /// L-BFGS (memory 10) with a backtracking Armijo line search, from zero.
-    func fit(all subset: [Int], maxIterations: Int) -> [Double] {
-        let size = features * classes + classes
-        var x = [Double](repeating: 0, count: size)
-        var (f, g) = lossAndGradient(x, subset: subset)
-        var sHistory: [[Double]] = [], yHistory: [[Double]] = [], rhoHistory: [Double] = []
-        func dot(_ a: [Double], _ b: [Double]) -> Double {
-            var s = 0.0
-            a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in for i in 0..<a.count { s += a[i] * b[i] } } }
-            return s
-        }
-        for iteration in 0..<maxIterations {
-            // Two-loop recursion.
-            var q = g
-            var alphas = [Double](repeating: 0, count: sHistory.count)
-            for j in stride(from: sHistory.count - 1, through: 0, by: -1) {
-                alphas[j] = rhoHistory[j] * dot(sHistory[j], q)
-                for i in 0..<size { q[i] -= alphas[j] * yHistory[j][i] }
-            }
-            var gamma = 1.0
-            if let s = sHistory.last, let y = yHistory.last { gamma = dot(s, y) / dot(y, y) }
-            else { gamma = 1 / max(sqrt(dot(g, g)), 1e-12) }
-            for i in 0..<size { q[i] *= gamma }
-            for j in 0..<sHistory.count {
-                let beta = rhoHistory[j] * dot(yHistory[j], q)
-                for i in 0..<size { q[i] += sHistory[j][i] * (alphas[j] - beta) }
-            }
-            var direction = q.map { -$0 }
-            var slope = dot(g, direction)
-            if slope >= 0 { // not a descent direction: restart with steepest descent
-                direction = g.map { -$0 }
-                slope = dot(g, direction)
-                sHistory.removeAll(); yHistory.removeAll(); rhoHistory.removeAll()
-            }
-            var step = 1.0
-            var candidate = x, fNew = f, gNew = g
-            var accepted = false
-            for _ in 0..<40 {
-                for i in 0..<size { candidate[i] = x[i] + step * direction[i] }
-                (fNew, gNew) = lossAndGradient(candidate, subset: subset)
-                if fNew <= f + 1e-4 * step * slope { accepted = true; break }
-                step *= 0.5
-            }
-            if !accepted { break }
-            var s = [Double](repeating: 0, count: size), y = s
-            for i in 0..<size { s[i] = candidate[i] - x[i]; y[i] = gNew[i] - g[i] }
-            let sy = dot(s, y)
-            if sy > 1e-12 {
-                sHistory.append(s); yHistory.append(y); rhoHistory.append(1 / sy)
-                if sHistory.count > 10 { sHistory.removeFirst(); yHistory.removeFirst(); rhoHistory.removeFirst() }
-            }
-            let improvement = f - fNew
-            x = candidate; f = fNew; g = gNew
-            let gradientNorm = g.reduce(0) { max($0, abs($1)) }
-            if gradientNorm < 1e-7 || (iteration > 5 && improvement < 1e-11 * max(1, abs(f))) { break }
-        }
-        return x
     }
 }
