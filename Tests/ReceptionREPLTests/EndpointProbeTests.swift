@@ -6,8 +6,11 @@ import Testing
 /// connection is worth it.
 @Suite("Endpoint probe before an idle retry")
 struct EndpointProbeTests {
-    /// A listening socket on 127.0.0.1 (never accepting: the kernel completes the handshake).
-    func listener() throws -> (fd: Int32, port: Int) {
+    /// A listening socket on 127.0.0.1 (never accepting: the kernel completes the handshake),
+    /// or, with `listening` false, a port held without listening: a connection to it is
+    /// refused, and no other test's server can take the port meanwhile (one closed and probed
+    /// afterwards could be taken by a server of a test running beside this one).
+    func listener(listening: Bool = true) throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -16,7 +19,7 @@ struct EndpointProbeTests {
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        guard bound, listen(fd, 8) == 0 else { close(fd); throw ProbeTestError() }
+        guard bound, !listening || listen(fd, 8) == 0 else { close(fd); throw ProbeTestError() }
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
@@ -27,7 +30,9 @@ struct EndpointProbeTests {
         #expect(await EndpointProbe.accepts("http://127.0.0.1:\(port)", within: .seconds(5)))
         #expect(await EndpointProbe.accepts("ws://user:•••@127.0.0.1:\(port)/ws", within: .seconds(5)), "a masked password is still an address")
         close(fd)
-        #expect(await !EndpointProbe.accepts("http://127.0.0.1:\(port)", within: .seconds(5)))
+        let (held, closedPort) = try listener(listening: false)
+        defer { close(held) }
+        #expect(await !EndpointProbe.accepts("http://127.0.0.1:\(closedPort)", within: .seconds(5)))
     }
 
     @Test func aNameThatDoesNotResolveIsNotWorthARetry() async {
