@@ -37,13 +37,7 @@ extension ConversationLog {
     /// closed as interrupted once that process is gone.
     func upsert(_ exchange: ExchangeRecord, writerPID: Int32, in db: Database) throws -> Int64 {
         let e = scrubbed(exchange)
-        let state: String? = e.engineState.isEmpty ? nil : String(decoding: try Wire.encode(e.engineState), as: UTF8.self)
-        try db.execute(sql: """
-            INSERT INTO exchanges (id, conversation_id, sent_at, ended_at, backend, endpoint, soul, model, message, goal,
-                trust_level, intent, intent_confidence, intent_by_hand, urgency, urgency_confidence, urgency_by_hand,
-                shown, engine_text, ending, engine_outcome, plan, detail, task_id, engine_state, first_character_ms,
-                total_ms, input_tokens, output_tokens, writer_pid)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        try db.execute(sql: Self.insertExchange + "\n" + """
             ON CONFLICT(id) DO UPDATE SET
                 ended_at = excluded.ended_at, backend = excluded.backend, endpoint = excluded.endpoint,
                 soul = excluded.soul, model = COALESCE(excluded.model, model), goal = excluded.goal,
@@ -58,14 +52,7 @@ extension ConversationLog {
                 first_character_ms = COALESCE(excluded.first_character_ms, first_character_ms),
                 total_ms = excluded.total_ms, input_tokens = COALESCE(excluded.input_tokens, input_tokens),
                 output_tokens = COALESCE(excluded.output_tokens, output_tokens), writer_pid = excluded.writer_pid
-            """, arguments: [
-                e.id, e.conversationID, e.sentAt.timeIntervalSince1970, e.endedAt?.timeIntervalSince1970, e.backend,
-                e.endpoint, e.soul, e.model, e.message, e.goal, e.trustLevel, e.intent?.rawValue,
-                e.intentConfidence, e.intentByHand, e.urgency?.rawValue, e.urgencyConfidence, e.urgencyByHand,
-                e.shown, e.engineText, e.ending.rawValue, e.engineOutcome?.rawValue, e.plan?.rawValue,
-                e.detail, e.taskID, state, e.firstCharacterMilliseconds, e.totalMilliseconds, e.inputTokens,
-                e.outputTokens, e.ending == .open ? Int64(writerPID) : nil,
-            ])
+            """, arguments: try Self.arguments(e, writerPID: e.ending == .open ? Int64(writerPID) : nil))
         guard let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM exchanges WHERE id = ?", arguments: [e.id]) else {
             throw ConversationLogError("the exchange \(e.id) was not stored")
         }
@@ -81,27 +68,35 @@ extension ConversationLog {
         return seq
     }
 
+    /// Every column of an exchange, in the order of `arguments(_:writerPID:)`.
+    static let insertExchange = """
+        INSERT INTO exchanges (id, conversation_id, sent_at, ended_at, backend, endpoint, soul, model, message, goal,
+            trust_level, intent, intent_confidence, intent_by_hand, urgency, urgency_confidence, urgency_by_hand,
+            shown, engine_text, ending, engine_outcome, plan, detail, task_id, engine_state, first_character_ms,
+            total_ms, input_tokens, output_tokens, writer_pid)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// An exchange's values for `insertExchange` (`writerPID`: the process still writing it).
+    static func arguments(_ e: ExchangeRecord, writerPID: Int64?) throws -> StatementArguments {
+        let state: String? = e.engineState.isEmpty ? nil : String(decoding: try Wire.encode(e.engineState), as: UTF8.self)
+        return [
+            e.id, e.conversationID, e.sentAt.timeIntervalSince1970, e.endedAt?.timeIntervalSince1970, e.backend,
+            e.endpoint, e.soul, e.model, e.message, e.goal, e.trustLevel, e.intent?.rawValue,
+            e.intentConfidence, e.intentByHand, e.urgency?.rawValue, e.urgencyConfidence, e.urgencyByHand,
+            e.shown, e.engineText, e.ending.rawValue, e.engineOutcome?.rawValue, e.plan?.rawValue,
+            e.detail, e.taskID, state, e.firstCharacterMilliseconds, e.totalMilliseconds, e.inputTokens,
+            e.outputTokens, writerPID,
+        ]
+    }
+
     /// Records many ended exchanges of existing conversations in one transaction (an import;
     /// the benchmark's 100,000). Each is written as `save` would write it.
     public func save(_ exchanges: [ExchangeRecord]) throws {
         try database().write { db in
             for exchange in exchanges {
                 let e = scrubbed(exchange)
-                let state: String? = e.engineState.isEmpty ? nil : String(decoding: try Wire.encode(e.engineState), as: UTF8.self)
-                try db.execute(sql: """
-                    INSERT INTO exchanges (id, conversation_id, sent_at, ended_at, backend, endpoint, soul, model, message, goal,
-                        trust_level, intent, intent_confidence, intent_by_hand, urgency, urgency_confidence, urgency_by_hand,
-                        shown, engine_text, ending, engine_outcome, plan, detail, task_id, engine_state, first_character_ms,
-                        total_ms, input_tokens, output_tokens)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [
-                        e.id, e.conversationID, e.sentAt.timeIntervalSince1970, e.endedAt?.timeIntervalSince1970, e.backend,
-                        e.endpoint, e.soul, e.model, e.message, e.goal, e.trustLevel, e.intent?.rawValue,
-                        e.intentConfidence, e.intentByHand, e.urgency?.rawValue, e.urgencyConfidence, e.urgencyByHand,
-                        e.shown, e.engineText, e.ending.rawValue, e.engineOutcome?.rawValue, e.plan?.rawValue,
-                        e.detail, e.taskID, state, e.firstCharacterMilliseconds, e.totalMilliseconds, e.inputTokens,
-                        e.outputTokens,
-                    ])
+                try db.execute(sql: Self.insertExchange, arguments: try Self.arguments(e, writerPID: nil))
                 try db.execute(sql: """
                     UPDATE conversations SET last_at = MAX(last_at, ?), title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?
                     """, arguments: [e.sentAt.timeIntervalSince1970, Self.title(e.message), e.conversationID])
