@@ -74,22 +74,21 @@ struct LocalModelServersTests {
         #expect(LocalModelServers.read(Array("garbage".utf8), closed: true) == .complete(nil))
     }
 
-    /// A port nothing listens on: bound, then closed.
+    /// A port nothing listens on: bound without listening, so connections are refused, and
+    /// held until the test process ends, so no server of a test beside this one takes it.
     static func closedPort() throws -> Int {
-        let (socket, port) = try silentListener()
-        close(socket)
-        return port
+        try silentListener(listening: false).1
     }
 
-    /// A socket listening on 127.0.0.1 that never accepts or answers.
-    static func silentListener() throws -> (Int32, Int) {
+    /// A socket listening on 127.0.0.1 that never accepts or answers (or only bound).
+    static func silentListener(listening: Bool = true) throws -> (Int32, Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && (!listening || listen(fd, 4) == 0) && getsockname(fd, $0, &length) == 0 }
         }
         guard fd >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
