@@ -10,9 +10,10 @@ import ReceptionCore
 /// pending file is renamed to `….folding` (a session still running starts a new file at its
 /// next line), then every `….folding` file is applied, oldest first, and removed once the
 /// transaction is committed. A reader killed before its commit leaves its `….folding` files
-/// for the next one; killed between the commit and the removal, the next reader applies
-/// them again (exchanges are brought up to date the same way; only the pieces of an answer
-/// still streaming would be doubled, until the exchange ends).
+/// for the next one. The names of the files applied are recorded in the same transaction
+/// (`folded_files`), so a reader killed between the commit and the removal leaves files the
+/// next one removes without applying them again (the pieces of an answer would be doubled);
+/// a name is dropped from the record once its file is gone.
 extension ConversationLog {
     /// True when sessions left lines that are not in the database yet.
     var hasPending: Bool {
@@ -30,8 +31,13 @@ extension ConversationLog {
             var applied = 0
             try db.inTransaction(.immediate) {
                 taken = try Self.takePendingFiles(in: folder, timeout: options.busyTimeout)
-                for name in taken {
+                let done = try Set(String.fetchAll(db, sql: "SELECT name FROM folded_files"))
+                for name in taken where !done.contains(name) {
                     applied += try applyPendingFile(folder + "/" + name, in: db)
+                    try db.execute(sql: "INSERT INTO folded_files (name) VALUES (?)", arguments: [name])
+                }
+                for name in done.subtracting(taken) {
+                    try db.execute(sql: "DELETE FROM folded_files WHERE name = ?", arguments: [name])
                 }
                 return .commit
             }

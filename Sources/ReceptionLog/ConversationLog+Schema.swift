@@ -84,6 +84,14 @@ extension ConversationLog {
                 END;
                 """)
         },
+        PrivateDatabase.Migration(version: 2) { db in
+            try db.execute(sql: """
+                -- The pending files whose lines are in the database and that are not removed yet:
+                -- a reader killed between its commit and the removal leaves them, and the next
+                -- reader removes them without applying their lines a second time.
+                CREATE TABLE folded_files (name TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
+                """)
+        },
     ]
 
     /// The newest schema version this program writes.

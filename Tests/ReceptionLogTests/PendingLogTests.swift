@@ -54,6 +54,34 @@ struct PendingLogTests {
         #expect(read.map(\.message) == ["hello", "again"] && read[0].shown == "Okay. Hello." && read[0].ending == .answered)
     }
 
+    /// A reader killed after its commit and before it removed the files it applied leaves
+    /// them behind: the next reader removes them without applying their lines again (the
+    /// pieces of an answer still streaming were shown twice in the log).
+    @Test func filesLeftByAReaderKilledAfterItsCommitAreNotAppliedTwice() throws {
+        let path = temporaryLogPath()
+        let session = ConversationLog(path: path)
+        let conversation = ConversationRecord(backend: "oai")
+        try session.enqueue(conversation)
+        try session.enqueue(exchange("e1", in: conversation, message: "hello", ending: .open))
+        try session.enqueueShown(exchangeID: "e1", shown: "Okay. ", engineText: "Okay. ")
+        let name = try #require(Self.pendingFiles(path).first)
+        let lines = try Data(contentsOf: URL(fileURLWithPath: path + "-pending/" + name))
+        #expect(try ConversationLog(path: path).exchanges(of: conversation.id).first?.shown == "Okay. ")
+        // The file as the killed reader would have left it, under the name it gave it.
+        func folded() throws -> [String] {
+            try DatabaseQueue(path: path).read { try String.fetchAll($0, sql: "SELECT name FROM folded_files") }
+        }
+        let applied = try folded()
+        try #require(applied.count == 1 && applied[0].hasPrefix(String(name.dropLast(".jsonl".count))), "\(applied)")
+        try lines.write(to: URL(fileURLWithPath: path + "-pending/" + applied[0]))
+        #expect(try ConversationLog(path: path).exchanges(of: conversation.id).first?.shown == "Okay. ", "applied once")
+        #expect(Self.pendingFiles(path).isEmpty)
+        // The session goes on; once the file is gone, so is its name.
+        try session.enqueueShown(exchangeID: "e1", shown: "Hello.", engineText: "Hello.")
+        #expect(try ConversationLog(path: path).exchanges(of: conversation.id).first?.shown == "Okay. Hello.")
+        #expect(try !folded().contains(applied[0]))
+    }
+
     /// The pending file of a session that was killed mid-answer: the exchange is closed as
     /// interrupted with the pieces it had shown.
     @Test func aKilledSessionsOpenExchangeIsClosedWithWhatItShowed() throws {
