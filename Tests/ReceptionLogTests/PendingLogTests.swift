@@ -14,6 +14,16 @@ struct PendingLogTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: path + "-pending")) ?? []).filter { !$0.hasPrefix(".") }.sorted()
     }
 
+    /// A session at `path` that sent "hello" and has shown "Okay. " of its answer so far.
+    static func sessionMidAnswer(_ path: String) throws -> (ConversationLog, ConversationRecord) {
+        let session = ConversationLog(path: path)
+        let conversation = ConversationRecord(backend: "oai")
+        try session.enqueue(conversation)
+        try session.enqueue(exchange("e1", in: conversation, message: "hello", ending: .open))
+        try session.enqueueShown(exchangeID: "e1", shown: "Okay. ", engineText: "Okay. ")
+        return (session, conversation)
+    }
+
     @Test func whatASessionEnqueuedIsReadFromTheDatabaseAndTheFileIsGone() throws {
         let path = temporaryLogPath()
         let session = ConversationLog(path: path)
@@ -41,11 +51,7 @@ struct PendingLogTests {
     /// and what it writes next is read at the next look.
     @Test func aRunningSessionIsReadAsFarAsItWroteAndItsNextLinesLater() throws {
         let path = temporaryLogPath()
-        let session = ConversationLog(path: path)
-        let conversation = ConversationRecord(backend: "oai")
-        try session.enqueue(conversation)
-        try session.enqueue(exchange("e1", in: conversation, message: "hello", ending: .open))
-        try session.enqueueShown(exchangeID: "e1", shown: "Okay. ", engineText: "Okay. ")
+        let (session, conversation) = try Self.sessionMidAnswer(path)
         let reader = ConversationLog(path: path)
         #expect(try reader.exchanges(of: conversation.id).first?.ending == .open, "its writer (this process) is alive")
         try session.enqueue(exchange("e1", in: conversation, message: "hello", shown: "Okay. Hello."))
@@ -59,11 +65,7 @@ struct PendingLogTests {
     /// pieces of an answer still streaming were shown twice in the log).
     @Test func filesLeftByAReaderKilledAfterItsCommitAreNotAppliedTwice() throws {
         let path = temporaryLogPath()
-        let session = ConversationLog(path: path)
-        let conversation = ConversationRecord(backend: "oai")
-        try session.enqueue(conversation)
-        try session.enqueue(exchange("e1", in: conversation, message: "hello", ending: .open))
-        try session.enqueueShown(exchangeID: "e1", shown: "Okay. ", engineText: "Okay. ")
+        let (session, conversation) = try Self.sessionMidAnswer(path)
         let name = try #require(Self.pendingFiles(path).first)
         let lines = try Data(contentsOf: URL(fileURLWithPath: path + "-pending/" + name))
         #expect(try ConversationLog(path: path).exchanges(of: conversation.id).first?.shown == "Okay. ")
