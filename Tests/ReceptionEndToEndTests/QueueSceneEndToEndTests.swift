@@ -17,6 +17,8 @@ struct QueueSceneEndToEndTests {
         let output = Mutex("")
         let started = ContinuousClock.now
         let ended = Mutex<ContinuousClock.Instant?>(nil)
+        /// Set by the reading thread at the end of the output.
+        let readToTheEnd = Atomic(false)
 
         init(_ arguments: [String], input: String, home: URL) throws {
             process.executableURL = URL(fileURLWithPath: try Binary.reception())
@@ -35,17 +37,21 @@ struct QueueSceneEndToEndTests {
                     if chunk.isEmpty { break }
                     output.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
                 }
+                readToTheEnd.store(true, ordering: .releasing)
             }
             stdin.fileHandleForWriting.write(Data(input.utf8))
             try stdin.fileHandleForWriting.close()
         }
 
-        /// Waits for the process to end (nil after `limit`), then for its output to be read.
+        /// Waits for the process to end (nil after `limit`), then for its output to be read to
+        /// the end (a fixed pause could end before a busy machine's reading thread did).
         func finished(within limit: Duration) async throws -> String? {
             let deadline = ContinuousClock.now + limit
             while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             guard !process.isRunning else { return nil }
-            try await Task.sleep(for: .milliseconds(200))
+            while !readToTheEnd.load(ordering: .acquiring), ContinuousClock.now < deadline + .seconds(30) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             return output.withLock { $0 }
         }
 

@@ -94,10 +94,12 @@ struct REPLTests {
 
     @Test func anErrorIsShownOnceAndSilenceEndsInAClearFailure() async throws {
         try await withFridayServer { server in
-            let (output, _, _, _) = await chat(["stubfail", "maxturns", "hello"], server: server, idleTimeout: 1)
+            // 5 s, not 1: the limit holds for every turn, and a loaded machine can keep an
+            // answer's next frame waiting a second or two.
+            let (output, _, _, _) = await chat(["stubfail", "maxturns", "hello"], server: server, idleTimeout: 5)
             #expect(output.components(separatedBy: "Claude Code process exited with code 1").count == 2, "once:\n\(output)")
             #expect(output.contains("Let me keep looking."))
-            #expect(output.contains("Friday sent nothing for 1 s after its last message"), "\(output)")
+            #expect(output.contains("Friday sent nothing for 5 s after its last message"), "\(output)")
             #expect(output.contains("this is turn 3 of our conversation. Before this you asked: \"maxturns\"."), "\(output)")
         }
     }

@@ -6,7 +6,7 @@ import Testing
 @Suite("Local backend conformance")
 struct LocalConformanceTests {
     @Test func theLocalBackendKeepsTheEventContract() async throws {
-        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(400)))
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1_500)))
         let report = await BackendConformance(backend: backend, scenarios: .init(
             answered: ReceptionRequest(text: "what can reception do?", trustLevel: 1),
             slow: ReceptionRequest(text: "how do trust levels work?", trustLevel: 1),

@@ -6,7 +6,7 @@ import Testing
 @Suite("Loop Symphony conformance")
 struct LoopSymphonyConformanceTests {
     @Test func theAdapterKeepsTheEventContractAgainstTheReferenceServer() async throws {
-        try await withServer { _, client in
+        try await withServer(.fast(step: .milliseconds(250))) { _, client in
             let backend = LoopSymphonyBackend(client: client)
             let report = await BackendConformance(backend: backend, scenarios: .init(
                 answered: ReceptionRequest(text: "research the best trails", trustLevel: 1),

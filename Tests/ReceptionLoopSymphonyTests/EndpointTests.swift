@@ -42,7 +42,7 @@ func sessionCommands(for client: LoopSymphonyClient) -> LoopSymphonyCommands {
     /// The server answers a failed or cancelled task with a 500; the
     /// command says what happened to the task instead of showing the raw error.
     @Test func tasksGetSaysAFailedOrCancelledTaskPlainly() async throws {
-        try await withServer { _, client in
+        try await withServer(.fast(step: .milliseconds(250))) { _, client in
             let commands = sessionCommands(for: client)
             let failed = try await client.tasks.submit(request("please fail now", trust: 1))
             for try await _ in client.tasks.events(failed.taskID) {}
@@ -107,7 +107,7 @@ func sessionCommands(for client: LoopSymphonyClient) -> LoopSymphonyCommands {
 
     /// `/cancel ID` goes to the backend's cancel: it takes the short id too.
     @Test func cancelTakesTheShortIDTheTablesShow() async throws {
-        try await withServer(.fast(), { _, client in
+        try await withServer(.fast(step: .milliseconds(250)), { _, client in
             let slow = try await client.tasks.submit(request("slow research to cancel by its short id", trust: 1))
             try await LoopSymphonyBackend(client: client).cancel(taskID: String(slow.taskID.prefix(8)))
             let commands = sessionCommands(for: client)
@@ -153,7 +153,7 @@ func sessionCommands(for client: LoopSymphonyClient) -> LoopSymphonyCommands {
     }
 
     @Test func checkpointsActiveRecentAndStats() async throws {
-        try await withServer { _, client in
+        try await withServer(.fast(step: .milliseconds(250))) { _, client in
             let backend = LoopSymphonyBackend(client: client)
             let done = try #require(result(in: try await collect(backend.submit(request("research checkpoints", trust: 1)))))
             let checkpoints = try await client.tasks.checkpoints(done.taskID!)

@@ -82,7 +82,7 @@ struct PlainWordsTests {
     }
 
     @Test func cancellingATaskThisSessionCancelledSaysSo() async throws {
-        try await withServer { _, client in
+        try await withServer(.fast(step: .milliseconds(250))) { _, client in
             let backend = LoopSymphonyBackend(client: client)
             var taskID = ""
             var cancelled = false

@@ -7,8 +7,11 @@ import Testing
 
 extension LoopSymphonyReferenceOptions {
     /// Fast timings so the suite runs in seconds.
-    static func fast(keepalive: Duration = .milliseconds(200), streaming: Bool = true, seedKnowledge: Bool = true) -> LoopSymphonyReferenceOptions {
-        LoopSymphonyReferenceOptions(keepaliveInterval: keepalive, stepDelay: .milliseconds(20), streamingEnabled: streaming,
+    /// `step`: 20 ms makes a "slow" task (80 steps) end in about 1.6 s, too soon for a test
+    /// that cancels it on a loaded machine; those take 250 ms (20 s a slow task).
+    static func fast(keepalive: Duration = .milliseconds(200), streaming: Bool = true, seedKnowledge: Bool = true,
+                     step: Duration = .milliseconds(20)) -> LoopSymphonyReferenceOptions {
+        LoopSymphonyReferenceOptions(keepaliveInterval: keepalive, stepDelay: step, streamingEnabled: streaming,
                                      seedKnowledge: seedKnowledge)
     }
 }

@@ -134,7 +134,7 @@ import Testing
     }
 
     @Test func cancelDuringAStream() async throws {
-        try await withServer { _, client in
+        try await withServer(.fast(step: .milliseconds(250))) { _, client in
             let backend = LoopSymphonyBackend(client: client)
             var events: [BackendEvent] = []
             var taskID = ""
