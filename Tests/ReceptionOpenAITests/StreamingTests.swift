@@ -35,7 +35,9 @@ struct OpenAIStreamingTests {
     }
 
     @Test func theFirstChunkArrivesLongBeforeTheAnswerEnds() async throws {
-        try await withOpenAIServer(OpenAIReferenceOptions(port: 0, chunkDelay: .milliseconds(1), slowChunkDelay: .milliseconds(60))) { server, backend in
+        // 250 ms apart (10 s in all), so a loaded machine that keeps the first chunk waiting a
+        // second or two still has it long before the answer ends.
+        try await withOpenAIServer(OpenAIReferenceOptions(port: 0, chunkDelay: .milliseconds(1), slowChunkDelay: .milliseconds(250))) { server, backend in
             var writtenAtFirstChunk: Int?
             var chunks = 0
             for try await event in backend.submit(ReceptionRequest(text: "slow hello", trustLevel: 1)) {
@@ -44,7 +46,7 @@ struct OpenAIStreamingTests {
                 if writtenAtFirstChunk == nil { writtenAtFirstChunk = await server.server.eventsWritten() }
             }
             let written = try #require(writtenAtFirstChunk)
-            // About 40 chunks 60 ms apart: the first reaches the backend while the server is
+            // About 40 chunks: the first reaches the backend while the server is
             // still near the start, not after it wrote the rest.
             #expect(chunks > 30)
             #expect(written < chunks / 2, "the server had written \(written) events when the first chunk arrived")
@@ -158,7 +160,9 @@ struct OpenAIStreamingTests {
     }
 
     @Test func cancellingClosesTheRequestSoTheServerStopsGenerating() async throws {
-        try await withOpenAIServer { server, backend in
+        // Chunks 2 s apart: the third must not be on its way before the cancel, however long a
+        // loaded machine keeps this loop waiting after the second.
+        try await withOpenAIServer(OpenAIReferenceOptions(port: 0, slowChunkDelay: .seconds(2))) { server, backend in
             let request = ReceptionRequest(text: "slow answer", trustLevel: 1)
             var events: [BackendEvent] = []
             var cancelled = false

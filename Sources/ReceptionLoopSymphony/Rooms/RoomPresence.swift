@@ -74,23 +74,22 @@ public struct RoomPresence: Sendable {
         let request = RoomHeartbeat(roomID: registration.roomID, status: "online",
                                     capabilities: registration.capabilities, lastKnowledgeVersion: version)
         let response: RoomHeartbeatResponse
-        // A server that forgot the room (it restarted) keeps no record of what it sent it: its
-        // next answer is everything it has, as on a session's first sync, and the cache is made
-        // to match it (a restart with an empty store leaves nothing behind in the cache).
-        var snapshot = firstSync
+        var reregistered = false
         do {
             response = try await client.rooms.heartbeat(request)
         } catch BackendError.http(404, _) {
             _ = try await client.rooms.register(registration)
             onEvent(.reregistered(roomID: registration.roomID))
             response = try await client.rooms.heartbeat(request)
-            snapshot = true
+            reregistered = true
         }
         var applied = (upserted: 0, removed: 0)
         if let cache {
-            if let updates = response.knowledgeUpdates {
-                applied = try cache.apply(updates, asSnapshot: snapshot)
-            } else if snapshot {
+            if reregistered {
+                applied = try await matchServerList(cache, serverVersion: response.knowledgeUpdates?.serverVersion)
+            } else if let updates = response.knowledgeUpdates {
+                applied = try cache.apply(updates, asSnapshot: firstSync)
+            } else if firstSync {
                 // A new room with nothing to receive: the server has no knowledge at all.
                 applied.removed = try cache.removeAllEntries()
             }
@@ -103,6 +102,22 @@ public struct RoomPresence: Sendable {
             onEvent(.learningsReported(reported))
         }
         return response
+    }
+
+    /// After the server forgot the room (removed, or restarted), its answer to the new
+    /// registration says nothing certain: the server keeps what it last sent each room apart
+    /// from its list of rooms (in its database, upstream-contracts §1.7 note 10), so it may
+    /// send only what is new, or nothing, while a server restarted with an empty store sends
+    /// nothing either. Taken as everything the server has, such an answer emptied the cache.
+    /// The server's whole list of entries says what it has: the cache is made to match it.
+    private func matchServerList(_ cache: KnowledgeCache, serverVersion: Int?) async throws -> (upserted: Int, removed: Int) {
+        let listed = try await client.knowledge.entries()
+        let entries = listed.map {
+            KnowledgeDeltaEntry(id: $0.id, category: $0.category, title: $0.title, content: $0.content, source: $0.source,
+                                confidence: $0.confidence, tags: $0.tags, version: $0.version ?? 0, updatedAt: $0.updatedAt)
+        }
+        let version = try serverVersion ?? cache.serverVersion() ?? 0
+        return try cache.apply(KnowledgeUpdates(serverVersion: version, entries: entries, removedIDs: []), asSnapshot: true)
     }
 
     /// Registers, beats until cancelled, then deregisters. A registration that fails (the
