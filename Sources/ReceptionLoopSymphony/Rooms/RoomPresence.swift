@@ -112,9 +112,13 @@ public struct RoomPresence: Sendable {
     /// The server's whole list of entries says what it has: the cache is made to match it.
     private func matchServerList(_ cache: KnowledgeCache, serverVersion: Int?) async throws -> (upserted: Int, removed: Int) {
         let listed = try await client.knowledge.entries()
+        // The list's versions are 0 on the real server (its files keep none; §1.7 note 11),
+        // where a sync gave each entry the knowledge version it changed at: that one is kept.
+        let synced = Dictionary(try cache.entries().map { ($0.id, $0.version) }, uniquingKeysWith: { first, _ in first })
         let entries = listed.map {
             KnowledgeDeltaEntry(id: $0.id, category: $0.category, title: $0.title, content: $0.content, source: $0.source,
-                                confidence: $0.confidence, tags: $0.tags, version: $0.version ?? 0, updatedAt: $0.updatedAt)
+                                confidence: $0.confidence, tags: $0.tags,
+                                version: ($0.version ?? 0) > 0 ? $0.version! : synced[$0.id] ?? 0, updatedAt: $0.updatedAt)
         }
         let version = try serverVersion ?? cache.serverVersion() ?? 0
         return try cache.apply(KnowledgeUpdates(serverVersion: version, entries: entries, removedIDs: []), asSnapshot: true)
