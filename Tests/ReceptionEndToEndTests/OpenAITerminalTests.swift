@@ -48,8 +48,9 @@ struct OpenAITerminalTests {
     }
 
     @Test func theFirstChunkIsOnScreenBeforeTheLastIsSent() async throws {
-        // About 40 chunks 100 ms apart: the answer takes about 4 s to send.
-        let (server, url) = try await Self.startServer(chunkMilliseconds: 100)
+        // About 40 chunks 250 ms apart: the answer takes about 10 s to send, so a loaded
+        // machine that holds the first chunk back a few seconds still shows it well before.
+        let (server, url) = try await Self.startServer(chunkMilliseconds: 250)
         defer { server.terminate(); server.waitUntilExit() }
         let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: try Self.home(for: url))
         let at = try await terminal.waitFor(Self.prompt)
@@ -63,7 +64,8 @@ struct OpenAITerminalTests {
     }
 
     @Test func ctrlCStopsTheStreamAndTheShownPartIsSavedOnce() async throws {
-        let (server, url) = try await Self.startServer(chunkMilliseconds: 150)
+        // 500 ms a chunk (20 s an answer): Ctrl-C lands mid-answer however slow the machine.
+        let (server, url) = try await Self.startServer(chunkMilliseconds: 500)
         defer { server.terminate(); server.waitUntilExit() }
         let home = try Self.home(for: url)
         let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: home)

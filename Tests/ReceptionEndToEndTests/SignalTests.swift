@@ -50,11 +50,12 @@ struct SignalTests {
     }
 
     @Test func aSignalDuringATaskStopsItAndLeaves() async throws {
-        let terminal = try session("--backend local --trust 1 --local-step-ms 2000")
+        // Steps of a minute: the signal lands while the task runs, however slow the machine.
+        let terminal = try session("--backend local --trust 1 --local-step-ms 60000")
         var at = try await terminal.waitFor("› ")
         terminal.enter("what can reception do?")
         at = try await terminal.waitFor("→", after: at)
-        // The task is running once its spinner is up (the 2 s step is still ahead of it).
+        // The task is running once its spinner is up (its first step is still ahead of it).
         try await terminal.waitUntil("the spinner") { _ in terminal.rawOutput.contains("(Ctrl-C cancels)") }
         kill(try await receptionPID(of: terminal), SIGTERM)
         at = try await terminal.waitFor("Stopped by SIGTERM", after: at)

@@ -443,13 +443,14 @@ struct OfflineRoomPresenceTests {
         let presence = RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil,
                                     interval: .milliseconds(50)) { event in events.withLock { $0.append(event) } }
         let room = Task { try await presence.run() }
-        for _ in 0..<200 where !events.withLock({ $0.contains { if case .registrationFailed = $0 { true } else { false } } }) {
+        // Up to a minute each: a loaded machine can take seconds over a refused connection.
+        for _ in 0..<3_000 where !events.withLock({ $0.contains { if case .registrationFailed = $0 { true } else { false } } }) {
             try await Task.sleep(for: .milliseconds(20))
         }
         var options = LoopSymphonyReferenceOptions.fast()
         options.port = port
         let server = try await RunningLoopSymphonyServer.start(options)
-        for _ in 0..<250 where !events.withLock({ $0.contains(.registered(roomID: presence.registration.roomID)) }) {
+        for _ in 0..<3_000 where !events.withLock({ $0.contains(.registered(roomID: presence.registration.roomID)) }) {
             try await Task.sleep(for: .milliseconds(20))
         }
         let seen = events.withLock { $0 }
