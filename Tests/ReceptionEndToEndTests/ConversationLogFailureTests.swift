@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ReceptionTestSupport
 import Testing
 
 /// When the conversation log is not there for the session (locked, read-only, damaged, the
@@ -52,14 +53,20 @@ struct ConversationLogFailureTests {
         defer { server.terminate(); server.waitUntilExit() }
         let home = try await Self.homeWithLog(url)
         let holder = try DatabaseQueue(path: ConversationLogEndToEndTests.logPath(home))
-        try holder.inDatabase { db in
-            try db.execute(sql: "BEGIN IMMEDIATE")
-            defer { try? db.execute(sql: "ROLLBACK") }
-            let (output, _, status) = try PipedREPL.runBlocking(["--backend", "oai"], input: Self.messages, home: home,
-                                                                 executable: try Binary.reception())
-            #expect(status == 0 && output.contains("This is message 2 of our conversation."), "\(output)")
-            #expect(!output.contains("not being logged"), "\(output)")
+        // The whole session runs while the lock is held: on a thread of its own, so the wait
+        // does not hold one of the cooperative pool's few threads from the other tests.
+        let executable = try Binary.reception()
+        let (output, status) = try await offThePool {
+            try holder.inDatabase { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                defer { try? db.execute(sql: "ROLLBACK") }
+                let (output, _, status) = try PipedREPL.runBlocking(["--backend", "oai"], input: Self.messages, home: home,
+                                                                     executable: executable)
+                return (output, status)
+            }
         }
+        #expect(status == 0 && output.contains("This is message 2 of our conversation."), "\(output)")
+        #expect(!output.contains("not being logged"), "\(output)")
         let (listed, _) = try await ConversationLogEndToEndTests.reception(["logs", "show", "last"], home: home)
         #expect(listed.contains("first message") && listed.contains("second message"), "\(listed)")
     }
