@@ -151,16 +151,22 @@ import Testing
         }
     }
 
+    /// A room's presence with an in-memory knowledge cache, its events recorded.
+    static func room(_ name: String, client: LoopSymphonyClient, interval: Duration) throws -> (RoomPresence, KnowledgeCache, EventLog) {
+        let cache = try KnowledgeCache(path: ":memory:")
+        let events = EventLog()
+        let presence = RoomPresence(client: client, registration: RoomPresence.defaultRegistration(name: name), cache: cache,
+                                    interval: interval) { events.append($0) }
+        return (presence, cache, events)
+    }
+
     /// A server that removed the room still remembers what it sent it, so its answer once
     /// the room registers again holds only what is new: the cache keeps what it had (it was
     /// emptied, taken for everything the server has) and gains what was added meanwhile.
     @Test func aRoomTheServerForgotKeepsItsCacheAndGainsWhatWasAdded() async throws {
         try await withServer { _, client in
-            let cache = try KnowledgeCache(path: ":memory:")
-            let events = EventLog()
-            let registration = RoomPresence.defaultRegistration(name: "Forgotten")
-            let presence = RoomPresence(client: client, registration: registration, cache: cache,
-                                        interval: .seconds(60)) { events.append($0) }
+            let (presence, cache, events) = try Self.room("Forgotten", client: client, interval: .seconds(60))
+            let registration = presence.registration
             _ = try await client.rooms.register(registration)
             try await presence.beat()
             #expect(try cache.count() == 3)
@@ -175,11 +181,8 @@ import Testing
 
     @Test func roomHeartbeatLoopRegistersBeatsAndDeregistersOnCancel() async throws {
         try await withServer { _, client in
-            let cache = try KnowledgeCache(path: ":memory:")
-            let events = EventLog()
-            let registration = RoomPresence.defaultRegistration(name: "Loop test")
-            let presence = RoomPresence(client: client, registration: registration, cache: cache,
-                                        interval: .milliseconds(50)) { events.append($0) }
+            let (presence, cache, events) = try Self.room("Loop test", client: client, interval: .milliseconds(50))
+            let registration = presence.registration
             let loop = Task { try await presence.run() }
             // Wait for a few beats.
             // Up to a minute: a loaded machine can take seconds over four round trips.
