@@ -115,10 +115,11 @@ public struct RoomPresence: Sendable {
         // The list's versions are 0 on the real server (its files keep none; §1.7 note 11),
         // where a sync gave each entry the knowledge version it changed at: that one is kept.
         let synced = Dictionary(try cache.entries().map { ($0.id, $0.version) }, uniquingKeysWith: { first, _ in first })
-        let entries = listed.map {
-            KnowledgeDeltaEntry(id: $0.id, category: $0.category, title: $0.title, content: $0.content, source: $0.source,
-                                confidence: $0.confidence, tags: $0.tags,
-                                version: ($0.version ?? 0) > 0 ? $0.version! : synced[$0.id] ?? 0, updatedAt: $0.updatedAt)
+        let entries = listed.map { entry in
+            let own = entry.version ?? 0
+            return KnowledgeDeltaEntry(id: entry.id, category: entry.category, title: entry.title, content: entry.content,
+                                       source: entry.source, confidence: entry.confidence, tags: entry.tags,
+                                       version: own > 0 ? own : synced[entry.id] ?? 0, updatedAt: entry.updatedAt)
         }
         let version = try serverVersion ?? cache.serverVersion() ?? 0
         return try cache.apply(KnowledgeUpdates(serverVersion: version, entries: entries, removedIDs: []), asSnapshot: true)
