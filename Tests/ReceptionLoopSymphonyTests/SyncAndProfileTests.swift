@@ -107,7 +107,7 @@ import Testing
         // Ends while the beat ahead is still in flight (leave comes after): not a timing
         // measure, which a loaded machine would make flaky; without the fix it waits for ever.
         await #expect(throws: CancellationError.self) { _ = try await waiter.value }
-        await gate.leave(syncTried: true)
+        await gate.leave(synced: true)
         // Not wedged: the gate is free, and the first sync is over.
         let next = Task { try await gate.enter() }
         #expect(try await next.value == false)
@@ -158,6 +158,28 @@ import Testing
         let presence = RoomPresence(client: client, registration: RoomPresence.defaultRegistration(name: name), cache: cache,
                                     interval: interval) { events.append($0) }
         return (presence, cache, events)
+    }
+
+    /// The first beat's answer lost after the server sent it (or the request sent again by
+    /// the transport): the server counts its push as delivered, and the next answer holds
+    /// nothing. The first sync matches the server's list, so the cache holds the server's
+    /// entries, and not those an earlier session left that the server no longer has.
+    @Test func aFirstSyncWhoseAnswerWasLostStillBringsEverything() async throws {
+        try await withServer { _, client in
+            let (presence, cache, _) = try Self.room("Lost answer", client: client, interval: .seconds(60))
+            try cache.apply(KnowledgeUpdates(serverVersion: 1, entries: [KnowledgeDeltaEntry(id: "gone", category: "patterns",
+                                                                                             title: "Removed meanwhile", content: "", version: 1)],
+                                             removedIDs: []))
+            _ = try await client.rooms.register(presence.registration)
+            // The answer that never arrived: the server sent everything and recorded it.
+            let lost = try await client.rooms.heartbeat(RoomHeartbeat(roomID: presence.registration.roomID, status: "online",
+                                                                      capabilities: nil, lastKnowledgeVersion: 0))
+            #expect(lost.knowledgeUpdates?.entries.count == 3)
+            let answer = try await presence.beat()
+            #expect(answer.knowledgeUpdates?.entries.isEmpty ?? true, "the server sends nothing more")
+            let titles = try cache.entries().map(\.title)
+            #expect(titles.count == 3 && !titles.contains("Removed meanwhile"), "\(titles)")
+        }
     }
 
     /// A server that removed the room still remembers what it sent it, so its answer once

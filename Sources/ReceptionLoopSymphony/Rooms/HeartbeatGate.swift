@@ -1,15 +1,14 @@
 /// One heartbeat of a room in flight at a time, and whether the room's first knowledge sync
-/// was already tried.
+/// was already made.
 ///
-/// The server computes each room's delta from what it last sent that room id, so its answer to
-/// the first beat of a new id is everything it has, and the cache can be made to match it.
-/// That only holds if no other beat overtakes the first one: the REPL's `/rooms beat` can run
-/// while the background loop beats, and a small delta taken for the whole would empty the cache.
+/// The first sync makes the cache match the server's list; later beats apply deltas. One beat
+/// at a time: the REPL's `/rooms beat` can run while the background loop beats, and a delta
+/// applied before the first sync would be undone by it.
 actor HeartbeatGate {
     private var busy = false
     private var waiting: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
     private var nextWaiter = 0
-    private var firstSyncTried = false
+    private var firstSyncMade = false
 
     /// Waits for the beat in flight, if any. Returns true for the room's first sync. A wait
     /// that is cancelled ends at once with `CancellationError` (leaving the session does not
@@ -28,7 +27,7 @@ actor HeartbeatGate {
         } else {
             busy = true
         }
-        return !firstSyncTried
+        return !firstSyncMade
     }
 
     /// A cancelled wait leaves the queue; one already let in goes on (its beat is cancelled
@@ -38,10 +37,10 @@ actor HeartbeatGate {
         waiting.remove(at: index).continuation.resume(throwing: CancellationError())
     }
 
-    /// Ends a beat. `syncTried` is whether it asked for knowledge; once asked, even a failed
-    /// beat ends the first sync, because the server may have recorded its push as delivered.
-    func leave(syncTried: Bool) {
-        if syncTried { firstSyncTried = true }
+    /// Ends a beat. `synced`: it brought the cache up to date; a beat that failed leaves the
+    /// first sync to the next one.
+    func leave(synced: Bool) {
+        if synced { firstSyncMade = true }
         if waiting.isEmpty {
             busy = false
         } else {

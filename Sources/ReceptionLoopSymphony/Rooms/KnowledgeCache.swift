@@ -129,13 +129,6 @@ public final class KnowledgeCache: Sendable {
         }
     }
 
-    /// Drops every entry: the first sync of a new room found nothing on the server, so
-    /// whatever an earlier session cached is gone there. Returns how many were dropped.
-    @discardableResult
-    public func removeAllEntries() throws -> Int {
-        try database.write { try Entry.deleteAll($0) }
-    }
-
     public func entries(category: String? = nil) throws -> [Entry] {
         try database.read { db in
             var request = Entry.order(Column("category"), Column("title"))

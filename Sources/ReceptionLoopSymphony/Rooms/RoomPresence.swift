@@ -53,17 +53,18 @@ public struct RoomPresence: Sendable {
 
     /// One heartbeat with delta sync; returns the server's answer.
     ///
-    /// The first sync of the room is everything the server has, and the cache is made to
-    /// match it; later ones are deltas (see `HeartbeatGate`).
+    /// At the room's first sync the cache is made to match the server's list of entries;
+    /// later beats apply the server's deltas (see `HeartbeatGate`). A first sync that failed
+    /// is made again at the next beat.
     @discardableResult
     public func beat() async throws -> RoomHeartbeatResponse {
         let firstSync = try await gate.enter()
         do {
             let response = try await beat(firstSync: firstSync)
-            await gate.leave(syncTried: cache != nil)
+            await gate.leave(synced: cache != nil)
             return response
         } catch {
-            await gate.leave(syncTried: cache != nil)
+            await gate.leave(synced: false)
             throw error
         }
     }
@@ -85,13 +86,10 @@ public struct RoomPresence: Sendable {
         }
         var applied = (upserted: 0, removed: 0)
         if let cache {
-            if reregistered {
-                applied = try await matchServerList(cache, serverVersion: response.knowledgeUpdates?.serverVersion)
+            if reregistered || firstSync {
+                applied = try await matchServerList(cache, answer: response.knowledgeUpdates)
             } else if let updates = response.knowledgeUpdates {
-                applied = try cache.apply(updates, asSnapshot: firstSync)
-            } else if firstSync {
-                // A new room with nothing to receive: the server has no knowledge at all.
-                applied.removed = try cache.removeAllEntries()
+                applied = try cache.apply(updates)
             }
         }
         onEvent(.heartbeat(roomID: registration.roomID, serverVersion: response.knowledgeUpdates?.serverVersion,
@@ -104,24 +102,29 @@ public struct RoomPresence: Sendable {
         return response
     }
 
-    /// After the server forgot the room (removed, or restarted), its answer to the new
-    /// registration says nothing certain: the server keeps what it last sent each room apart
-    /// from its list of rooms (in its database, upstream-contracts §1.7 note 10), so it may
-    /// send only what is new, or nothing, while a server restarted with an empty store sends
-    /// nothing either. Taken as everything the server has, such an answer emptied the cache.
-    /// The server's whole list of entries says what it has: the cache is made to match it.
-    private func matchServerList(_ cache: KnowledgeCache, serverVersion: Int?) async throws -> (upserted: Int, removed: Int) {
+    /// The cache made to match the server's whole list of entries, where a heartbeat's answer
+    /// says nothing certain. The server computes each answer from what it last sent that room
+    /// id and records a push as delivered once sent (upstream-contracts §1.7 note 10):
+    /// - at a room's first sync, the answer is everything only if no earlier answer was lost
+    ///   (a beat whose answer never arrived, or a request the transport sent again);
+    /// - after the server forgot the room (removed, or restarted), it keeps what it sent it
+    ///   apart from its list of rooms, in its database, so it may send only what is new, or
+    ///   nothing, while a server restarted with an empty store sends nothing either.
+    /// Taken as everything the server has, such an answer emptied the cache.
+    private func matchServerList(_ cache: KnowledgeCache, answer: KnowledgeUpdates?) async throws -> (upserted: Int, removed: Int) {
         let listed = try await client.knowledge.entries()
         // The list's versions are 0 on the real server (its files keep none; §1.7 note 11),
-        // where a sync gave each entry the knowledge version it changed at: that one is kept.
-        let synced = Dictionary(try cache.entries().map { ($0.id, $0.version) }, uniquingKeysWith: { first, _ in first })
+        // where a sync gives each entry the knowledge version it changed at: the answer's, or
+        // else the one an earlier sync gave, is kept.
+        var synced = Dictionary(try cache.entries().map { ($0.id, $0.version) }, uniquingKeysWith: { first, _ in first })
+        for entry in answer?.entries ?? [] { synced[entry.id] = entry.version }
         let entries = listed.map { entry in
             let own = entry.version ?? 0
             return KnowledgeDeltaEntry(id: entry.id, category: entry.category, title: entry.title, content: entry.content,
                                        source: entry.source, confidence: entry.confidence, tags: entry.tags,
                                        version: own > 0 ? own : synced[entry.id] ?? 0, updatedAt: entry.updatedAt)
         }
-        let version = try serverVersion ?? cache.serverVersion() ?? 0
+        let version = try answer?.serverVersion ?? cache.serverVersion() ?? 0
         return try cache.apply(KnowledgeUpdates(serverVersion: version, entries: entries, removedIDs: []), asSnapshot: true)
     }
 
