@@ -128,12 +128,13 @@ public enum PrivateDatabase {
         public static let notADatabase = "the file is not a database SQLite can read (damaged, or something else)"
     }
 
-    /// A failed system call on the database's files, in the same words as `reason(_:)`.
+    /// A failed system call on the database's files, in the same words as `reason(_:)`, and
+    /// as any other file's (`PlainFile`) where the database has none of its own.
     public static func reason(errno code: Int32) -> String {
         switch code {
         case ENOSPC, EDQUOT: Reason.full
         case EACCES, EPERM, EROFS: Reason.readOnly
-        default: String(cString: strerror(code)).lowercased()
+        default: PlainFile.reason(errno: code)
         }
     }
 

@@ -77,7 +77,8 @@ public enum PlainFile {
         return (error as NSError).localizedDescription
     }
 
-    static func reason(errno code: Int32) -> String {
+    /// A failed system call on a file, in words a person can act on.
+    public static func reason(errno code: Int32) -> String {
         switch code {
         case ENOENT: "no such file"
         case EACCES, EPERM: "permission denied"
