@@ -148,7 +148,14 @@ struct MarkdownSoulReader {
                 nameLine = firstLine + index
             }
         }
-        if let (text, line) = firstParagraph(after: headings.first?.index) { summary = text; summaryLine = line }
+        var opening = firstParagraph(after: headings.first?.index)
+        // A note to whoever edits the file ("this is beckett's voice. edit it however you want,
+        // changes land on the next message") opens some souls: the persona is described under
+        // the next heading ("## who i am").
+        if let note = opening, Self.isAboutTheFiles(note.paragraph), headings.count > 1 {
+            opening = firstParagraph(after: headings[1].index)
+        }
+        if let (text, line, _) = opening { summary = text; summaryLine = line }
 
         // Rules and lists, walking the lines with the section each is in.
         var sectionIndex = -1
@@ -831,11 +838,13 @@ struct MarkdownSoulReader {
 
     /// "Sharp but friendly", "Warm, dry, exact": a short description, not a rule ("Use short
     /// sentences", "Never: emoji") or a catch-phrase.
-    /// "Voice rules. Use this file together with `SOUL.md`": a note on how to read the persona's
-    /// files, not a description of its voice (the next paragraph may be one).
+    /// "Voice rules. Use this file together with `SOUL.md`", "edit it however you want, changes
+    /// land on the next message": a note on how to read or edit the persona's files, not a
+    /// description of the persona or its voice (the next paragraph may be one).
     static func isAboutTheFiles(_ line: String) -> Bool {
         let lowered = line.lowercased()
-        return lowered.fastContains("this file") || lowered.fastContains(".md")
+        return lowered.fastContains("this file") || lowered.fastContains(".md") || lowered.fastContains("edit it ")
+            || lowered.fastContains("edit this ") || lowered.fastContains("no restart")
     }
 
     static func describesATone(_ text: String) -> Bool {
@@ -1150,8 +1159,9 @@ struct MarkdownSoulReader {
         return parts
     }
 
-    /// The first sentence of the first paragraph after a heading, and the line it starts on.
-    func firstParagraph(after headingIndex: Int?) -> (String, Int)? {
+    /// The first sentence of the first paragraph after a heading, the line it starts on, and the
+    /// whole paragraph as plain text.
+    func firstParagraph(after headingIndex: Int?) -> (sentence: String, line: Int, paragraph: String)? {
         let start = (headingIndex ?? -1) + 1
         guard start < lines.count else { return nil }
         var paragraph: [String] = []
@@ -1183,7 +1193,7 @@ struct MarkdownSoulReader {
             sentence = String(sentence.dropFirst()).trimmedSpaces
             break
         }
-        return (sentence, startLine)
+        return (sentence, startLine, plain)
     }
 
     static func isListItem(_ trimmed: String) -> Bool { listMarkerLength(Substring(trimmed)) != nil }

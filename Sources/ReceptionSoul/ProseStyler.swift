@@ -612,6 +612,8 @@ struct ProseStyler: Sendable {
                     out.append(contentsOf: s[lead])
                     if sentenceStart, styler.capitalization != .asWritten {
                         out.append(contentsOf: styler.capitalize(Array(s[core]), sentenceStart: true, replaced: styler.ownWords))
+                    } else if styler.ownWords, styler.capitalization == .lowercase, ProseStyler.isFirstPersonI(s[core]) {
+                        out.append(contentsOf: Array(lowercasedWord(s[core]).unicodeScalars))
                     } else {
                         out.append(contentsOf: s[core])
                     }
@@ -643,6 +645,14 @@ struct ProseStyler: Sendable {
         return replacement
     }
 
+    /// "I", "I'm", "I’ll": the first person, capitalised in English wherever it stands.
+    static func isFirstPersonI(_ word: ArraySlice<Unicode.Scalar>) -> Bool {
+        guard word.first == "I" else { return false }
+        if word.count == 1 { return true }
+        let second = word[word.startIndex + 1]
+        return second == "'" || second == "’"
+    }
+
     /// The capitalisation policy on one unprotected word.
     func capitalize(_ word: [Unicode.Scalar], sentenceStart: Bool, replaced: Bool) -> ArraySlice<Unicode.Scalar> {
         guard sentenceStart, let head = word.first else { return word[...] }
@@ -655,8 +665,9 @@ struct ProseStyler: Sendable {
         case .lowercase:
             guard head.properties.isUppercase else { return word[...] }
             if word.count > 1, word.allSatisfy({ !$0.properties.isLowercase }) { return word[...] }  // an acronym
-            if word.count == 1, head == "I" { return word[...] }
-            if word.count > 1, word[1] == "'" || word[1] == "’", head == "I" { return word[...] }
+            // "I", "I'm": kept in an engine's text, which the voice does not rewrite; in the
+            // voice's own words a lowercase voice writes "i" ("i'll check"), as its author does.
+            if Self.isFirstPersonI(word[...]) { return ownWords ? Array(lowercasedWord(word[...]).unicodeScalars)[...] : word[...] }
             // Only ordinary words: a capitalised first word could be a name.
             let lowered = String(String.UnicodeScalarView(word)).lowercased()
             guard replaced || CommonWords.english.contains(lowered) else { return word[...] }

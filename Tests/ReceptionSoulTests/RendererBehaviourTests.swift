@@ -83,6 +83,18 @@ struct RendererBehaviourTests {
         #expect(SoulRenderer(soul: soul).style("The build passed. Polymarket said NASA is fine. I agree.") == "the build passed. Polymarket said NASA is fine. I agree.")
     }
 
+    /// A lowercase voice writes "i" in its own words (leads, notes, interventions), as the souls
+    /// written that way do ("i'm beckett"); an engine's "I" is its text, kept as written.
+    @Test func aLowercaseVoiceWritesAnIOfItsOwnInLowercase() {
+        var soul = Soul(name: "l")
+        soul.capitalization = .lowercase
+        let renderer = SoulRenderer(soul: soul)
+        #expect(renderer.own("Pick one of these and I'll dig in. I am sure, I’m told.") == "pick one of these and i'll dig in. i am sure, i’m told.")
+        #expect(renderer.style("The build passed. I agree, and I'm sure.") == "the build passed. I agree, and I'm sure.")
+        soul.capitalization = .sentence
+        #expect(SoulRenderer(soul: soul).own("then I'll dig in.") == "Then I'll dig in.")
+    }
+
     @Test func interventionsInlineStyleAndFollowupStyles() {
         var soul = Soul(name: "i")
         soul.interventions = ["scoping": InterventionStyle(label: "Split", style: .inline)]

@@ -89,6 +89,15 @@ struct RealWorldFilesTests {
         #expect(sentinel.tone == "Steady, exact, unexcitable.")
     }
 
+    /// A soul that opens with a note to whoever edits it: the note is neither the description
+    /// nor the tone; the persona is described under the next heading.
+    @Test func aNoteAboutEditingTheFileIsNotTheDescription() throws {
+        let soul = try SoulParser.load(contentsOf: Paths.fixture("lowercase-coworker-SOUL.md"))
+        #expect(soul.summary == "i'm wren, a build engineer who sits in your terminal.")
+        #expect(soul.tone?.contains("edit") != true, "\(soul.tone ?? "no tone")")
+        #expect(soul.vocabulary.avoid.contains("as an ai"))
+    }
+
     @Test func templatesNotInEnglish() throws {
         let traditional = try SoulParser.load(contentsOf: Paths.fixture("assistant-zh-TW.md"))
         #expect(traditional.language == "zh-TW")
