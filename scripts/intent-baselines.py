@@ -7,9 +7,11 @@ A development tool, not part of the package. Needs `pip install scikit-learn fas
 
     swift build -c release --product reception
     scripts/intent-baselines.py --standard            # every held-out set of docs/intent-human-text.md
-    scripts/intent-baselines.py --train Tests/Corpora/train.jsonl HUMAN HUMAN2 --split train \\
-        --eval HUMAN HUMAN2 --eval-split test         # one set; HUMAN = ../shared/corpora/human-train/agreed.jsonl,
+    scripts/intent-baselines.py --split train --eval HUMAN HUMAN2 --eval-split dev
+                                                      # one set, trained as the shipped model but on the
+                                                      # train parts only; HUMAN = ../shared/corpora/human-train/agreed.jsonl,
                                                       # HUMAN2 = ../shared/corpora/human-train/batch-2/agreed.jsonl
+    scripts/intent-baselines.py --train mine.jsonl --eval theirs.jsonl   # other corpora
 
 The systems:
 - Reception: `reception train` with the same files and options, then `reception eval --json`
@@ -18,8 +20,11 @@ The systems:
 - TF-IDF + LR: word 1-2-grams and character 2-5-grams (within words), logistic regression.
 
 Messages people wrote (those with a `source`) count --source-weight times for every system:
-sample weights for the regression, repeated lines for fastText. The human corpus is read from
-../shared and only written to a temporary directory, never into the project.
+sample weights for the regression, repeated lines for fastText. The shipped training set reads
+the human-written batches as the two annotators' passes, as `reception train
+--with-shipped-corpora` does: a message they labelled differently is a line per label with half
+its weight (for fastText, a line per label where an agreed message has two). The human corpus is
+read from ../shared and only written to a temporary directory, never into the project.
 """
 import argparse
 import json
@@ -40,9 +45,11 @@ HUMAN = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpora", "human-tr
 HUMAN_2 = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpora", "human-train", "batch-2", "agreed.jsonl"))
 HUMANS = [HUMAN, HUMAN_2]
 # As the shipped model (ShippedCorpora.swift): the project's train and dev splits, and the train
-# and dev parts of both human-written batches; every test part is held out.
-SHIPPED_TRAIN = [os.path.join(ROOT, "Tests", "Corpora", "train.jsonl"), os.path.join(ROOT, "Tests", "Corpora", "dev.jsonl"),
-                 HUMAN, HUMAN_2]
+# and dev parts of both human-written batches, read as their annotators' passes; every test part
+# is held out. Trained by `reception train --with-shipped-corpora`.
+MODEL_WRITTEN = [os.path.join(ROOT, "Tests", "Corpora", "train.jsonl"), os.path.join(ROOT, "Tests", "Corpora", "dev.jsonl")]
+HUMAN_BATCHES = [os.path.dirname(HUMAN), os.path.dirname(HUMAN_2)]
+SHIPPED_TRAIN = None
 SHIPPED_PARTS = ["train", "dev"]
 # The project's adjudication of messages the two annotators disagreed on (ids and labels only),
 # joined by id to the texts in ../shared, as `reception train --labels --texts` joins them. Not in
@@ -75,6 +82,29 @@ def read(paths):
         with open(path, encoding="utf-8") as f:
             rows.extend(json.loads(line) for line in f if line.strip())
     return rows
+
+
+def read_passes(folder):
+    """A batch as CorpusReader.read(passes:texts:) reads it: one row where both annotators agree,
+    a row per label with "share" 0.5 where they differ, nothing where either skipped."""
+    passes = [{row["id"]: row for row in read([os.path.join(folder, name)])} for name in ("labels_a.jsonl", "labels_b.jsonl")]
+    rows = []
+    for message in read([os.path.join(folder, "messages.jsonl")]):
+        labels = [p.get(message["id"]) for p in passes]
+        if any(label is None or label.get("skip") for label in labels):
+            continue
+        lines = [dict(message, intent=label["intent"], urgency=label["urgency"]) for label in labels]
+        if all((l["intent"], l["urgency"]) == (lines[0]["intent"], lines[0]["urgency"]) for l in lines):
+            rows.append(lines[0])
+        else:
+            rows += [dict(line, share=1 / len(lines)) for line in lines]
+    return rows
+
+
+def training_rows(train_files):
+    if train_files is SHIPPED_TRAIN:
+        return read(MODEL_WRITTEN) + [row for folder in HUMAN_BATCHES for row in read_passes(folder)]
+    return read(train_files)
 
 
 def read_labels(labels, texts):
@@ -151,7 +181,7 @@ class FastText:
             path = os.path.join(workdir, f"fasttext-{head}.txt")
             lines = []
             for row in train:
-                copies = max(1, round(weight)) if row.get("source") else 1
+                copies = max(1, round(weight * row.get("share", 1))) if row.get("source") else 1
                 lines += [f"__label__{row[head]} {' '.join(tokens(row['text']))}\n"] * copies
             random.Random(7).shuffle(lines)
             with open(path, "w", encoding="utf-8") as f:
@@ -178,7 +208,7 @@ class TfidfLR:
         self.word = TfidfVectorizer(ngram_range=(1, 2), min_df=1, sublinear_tf=True, lowercase=True)
         self.char = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), min_df=2, sublinear_tf=True, lowercase=True)
         x = hstack([self.word.fit_transform(texts), self.char.fit_transform(texts)]).tocsr()
-        sample_weight = [weight if row.get("source") else 1.0 for row in train]
+        sample_weight = [(weight if row.get("source") else 1.0) * row.get("share", 1) for row in train]
         self.models = {}
         for head in HEADS:
             model = LogisticRegression(C=10, max_iter=3000)
@@ -209,7 +239,8 @@ def reception_row(args, train_files, train_args, evaluation, workdir, shipped):
     model = []
     if not shipped:
         weights = os.path.join(workdir, "weights.json")
-        subprocess.run([binary, "train", *train_files, *train_args, "--out", weights, "--force"], check=True,
+        corpora = ["--with-shipped-corpora", "--corpora-root", ROOT] if train_files is SHIPPED_TRAIN else train_files
+        subprocess.run([binary, "train", *corpora, *train_args, "--out", weights, "--force"], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         model = ["--weights", weights]
     report = json.loads(subprocess.run([binary, "eval", eval_path, "--json", "--worst", "0", *model], check=True,
@@ -238,7 +269,7 @@ def table(title, count, rows):
 
 
 def run_set(args, title, train_files, splits, exclude, evaluation, shipped=False):
-    rows = read(train_files)
+    rows = training_rows(train_files)
     train_args = [a for s in (splits or []) for a in ("--split", s)] + [a for s in exclude for a in ("--exclude-source", s)]
     if args.labels:
         rows += read_labels(args.labels, args.texts)
@@ -249,14 +280,18 @@ def run_set(args, title, train_files, splits, exclude, evaluation, shipped=False
         rows = [reception_row(args, train_files, train_args, evaluation, workdir, shipped)]
         for system in (FastText, TfidfLR):
             rows.append(baseline_row(system(train, args.source_weight, workdir), evaluation))
-    table(f"{title}; trained on {len(train)} messages", len(evaluation), rows)
+    # A disagreement is a line per annotator and one message.
+    shared = {(row.get("id"), row["text"]) for row in train if "share" in row}
+    lines = sum(1 for row in train if "share" in row)
+    counted = f"{len(train) - lines + len(shared)} messages" + (f" ({len(train)} lines)" if shared else "")
+    table(f"{title}; trained on {counted}", len(evaluation), rows)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--standard", action="store_true",
                         help="every held-out set: the human random split (test part), each human source left out, the unseen batches")
-    parser.add_argument("--train", nargs="+", default=SHIPPED_TRAIN, help="training corpora (default: as the shipped model)")
+    parser.add_argument("--train", nargs="+", default=SHIPPED_TRAIN, help="training corpora (default: those of the shipped model)")
     parser.add_argument("--split", action="append",
                         help="train on this id-hash part only (repeatable; default with the default --train: train)")
     parser.add_argument("--exclude-source", action="append", default=[], help="leave this source out of training")

@@ -18,6 +18,11 @@ public struct LabelledMessage: Sendable, Hashable, Codable {
     /// How much the message counts in training, when its source does not say (a person's own
     /// labels beside the shipped corpora); nil: by its source (`TrainingOptions.sourceWeight`).
     public var weight: Double?
+    /// The part of its message's weight this line carries when independent annotators gave the
+    /// message different labels and each label is a line of its own (1/2 each for two): the
+    /// model learns the split, and the calibration leaves it out (a message with no one right
+    /// label says nothing about how often a confidence is right). nil: the message's only label.
+    public var share: Double?
 
     public init(id: String? = nil, text: String, intent: IntentType, urgency: UrgencyLevel, goal: String? = nil, note: String? = nil,
                 source: String? = nil, location: String = "") {
@@ -132,7 +137,8 @@ public struct CorpusReader: Sendable {
             var seen: [String: String] = [:]
             var repeats: [(String, String, String)] = []
             for message in messages {
-                guard let id = message.id else { continue }
+                // A disagreement's lines share their message's id on purpose (`read(passes:texts:)`).
+                guard let id = message.id, message.share == nil else { continue }
                 if let first = seen[id] { repeats.append((message.location, id, first)) } else { seen[id] = message.location }
             }
             return repeats

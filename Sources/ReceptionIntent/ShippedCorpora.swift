@@ -12,8 +12,15 @@ import ReceptionCore
 public enum ShippedCorpora {
     /// The model-written train and dev splits, relative to the checkout.
     public static let modelWritten = ["Tests/Corpora/train.jsonl", "Tests/Corpora/dev.jsonl"]
-    /// The human-written corpora, relative to the checkout (both batches).
-    public static let humanWritten = ["../shared/corpora/human-train/agreed.jsonl", "../shared/corpora/human-train/batch-2/agreed.jsonl"]
+    /// The human-written batches, relative to the checkout: each a folder of messages and two
+    /// independent annotators' passes over them. Read as passes (`CorpusReader.read(passes:texts:)`),
+    /// not as the agreed file beside them: the messages the annotators agreed on are the same, and
+    /// the ones they disagreed on still teach the head they agreed on, and the split on the other
+    /// (docs/intent-human-text.md).
+    public static let humanWritten = ["../shared/corpora/human-train", "../shared/corpora/human-train/batch-2"]
+    /// A batch's files: its messages, then each annotator's pass.
+    public static let humanTexts = "messages.jsonl"
+    public static let humanPasses = ["labels_a.jsonl", "labels_b.jsonl"]
     /// The parts of the human-written corpora that train; `test` is held out.
     public static let humanParts: Set<CorpusSplit> = [.train, .dev]
 
@@ -22,13 +29,18 @@ public enum ShippedCorpora {
     public static func messages(root: String, strict: Bool = false) throws -> CorpusReader.Result {
         let reader = CorpusReader(strict: strict)
         func path(_ relative: String) -> String { (root as NSString).appendingPathComponent(relative) }
-        for file in modelWritten + humanWritten where !FileManager.default.fileExists(atPath: path(file)) {
+        let humanFiles = humanWritten.flatMap { batch in ([humanTexts] + humanPasses).map { (batch as NSString).appendingPathComponent($0) } }
+        for file in modelWritten + humanFiles where !FileManager.default.fileExists(atPath: path(file)) {
             throw CorpusIssue(file: path(file), line: 0, message: "not found: the shipped corpora are read from a checkout of Reception (Tests/Corpora) with the shared corpora beside it (../shared); give the checkout with --corpora-root")
         }
         var result = try reader.read(paths: modelWritten.map(path))
-        let human = try reader.read(paths: humanWritten.map(path))
-        result.messages += TrainingSelection(splits: humanParts).apply(human.messages)
-        result.issues += human.issues
+        for batch in humanWritten {
+            let folder = path(batch)
+            let human = try reader.read(passes: humanPasses.map { (folder as NSString).appendingPathComponent($0) },
+                                        texts: (folder as NSString).appendingPathComponent(humanTexts))
+            result.messages += TrainingSelection(splits: humanParts).apply(human.messages)
+            result.issues += human.issues
+        }
         return result
     }
 }

@@ -56,7 +56,11 @@ public enum Trainer {
         if options.minWordCount > 0 {
             let plain = FeatureExtractor(lexicon: lexicon)
             var documentFrequency: [String: Int] = [:]
+            // A message labelled more than once (each annotator's label a line of its own, sharing
+            // the message's id) is one message for the vocabulary.
+            var counted = Set<String>()
             for example in examples {
+                if let id = example.id, !counted.insert(id + "\u{0}" + example.text).inserted { continue }
                 let words = plain.words(example.text).map { $0.allSatisfy(\.isNumber) ? "" : $0 }
                 var grams = Set(words.filter { !$0.isEmpty && $0 != "?" })
                 if options.bigrams && words.count > 1 {
@@ -74,8 +78,8 @@ public enum Trainer {
         var penalty = [Double](repeating: options.l2, count: featureCount)
         for id in extractor.vocabularyStart..<extractor.count { penalty[id] = options.l2Words }
 
-        let exampleWeight = examples.map { $0.weight ?? ($0.source == nil ? 1 : options.sourceWeight) }
-        let calibrationWeight = examples.map { $0.weight ?? ($0.source == nil ? 1 : options.calibrationSourceWeight) }
+        let exampleWeight = examples.map { ($0.weight ?? ($0.source == nil ? 1 : options.sourceWeight)) * ($0.share ?? 1) }
+        let calibrationWeight = examples.map { $0.share != nil ? 0 : $0.weight ?? ($0.source == nil ? 1 : options.calibrationSourceWeight) }
         let intentTargets = examples.map { IntentType.knownCases.firstIndex(of: $0.intent)! }
         let urgencyTargets = examples.map { UrgencyLevel.knownCases.firstIndex(of: $0.urgency)! }
         var bias: [Double] = []

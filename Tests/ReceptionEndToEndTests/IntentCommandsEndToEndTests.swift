@@ -56,6 +56,31 @@ struct IntentCommandsEndToEndTests {
         #expect(try String(contentsOf: weights, encoding: .utf8).hasPrefix("{"))
     }
 
+    /// Two annotators' passes over the same messages, as the human-written batches come: the
+    /// count is of messages (a disagreement is two lines, one message), and says how many the
+    /// passes split; the model learns the agreed intent of a message they split on urgency.
+    @Test func trainReadsTwoAnnotatorsPassesAsOneCorpus() async throws {
+        let folder = try folder()
+        var texts = "", a = "", b = ""
+        for n in 0..<10 {
+            texts += #"{"id": "t\#(n)", "text": "book a table for \#(n + 2) tonight", "source": "demo:tables"}"# + "\n"
+            texts += #"{"id": "c\#(n)", "text": "why do cats purr, question \#(n)", "source": "demo:cats"}"# + "\n"
+            a += #"{"id": "t\#(n)", "intent": "action", "urgency": "soon"}"# + "\n" + #"{"id": "c\#(n)", "intent": "curiosity", "urgency": "exploratory"}"# + "\n"
+            // The second annotator reads three of the bookings as wanted now.
+            b += #"{"id": "t\#(n)", "intent": "action", "urgency": "\#(n < 3 ? "immediate" : "soon")"}"# + "\n" + #"{"id": "c\#(n)", "intent": "curiosity", "urgency": "exploratory"}"# + "\n"
+        }
+        let paths = ["messages", "labels_a", "labels_b"].map { folder.appendingPathComponent("\($0).jsonl").path }
+        for (path, text) in zip(paths, [texts, a, b]) { try text.write(toFile: path, atomically: true, encoding: .utf8) }
+        let weights = folder.appendingPathComponent("w.json").path
+        let (output, errors, status) = try await PipedREPL.run(["train", "--labels", paths[1], "--labels", paths[2], "--texts", paths[0],
+                                                                "--folds", "0", "--out", weights], input: "", separateErrors: true)
+        #expect(status == 0, "\(output)\(errors)")
+        #expect(output.contains("trained on 20 messages (3 of them labelled differently by the passes: each label trains with its share)"), "\(output)")
+        #expect(!errors.contains("already used"), "a disagreement's two lines are no repeated id: \(errors)")
+        let (classified, _, _) = try await PipedREPL.run(["classify", "--weights", weights, "book a table for 2 tonight"], input: "", separateErrors: true)
+        #expect(classified.contains("action"), "\(classified)")
+    }
+
     /// `--split` on a corpus whose messages have no ids keeps none: said so, not "no labelled
     /// messages" about a file that has them.
     @Test func aSplitThatKeepsNothingSaysWhy() async throws {

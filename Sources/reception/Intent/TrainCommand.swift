@@ -15,7 +15,11 @@ struct TrainCommand: ParsableCommand {
         for several); --exclude-source leaves out a dataset of the human-written corpus; \
         --labels adds labels kept apart from their texts, such as the project's adjudication \
         of the human corpus's disagreements (--labels Tests/Corpora/human-adjudicated.jsonl \
-        --texts ../shared/corpora/human-train/messages.jsonl; not in the shipped model).
+        --texts ../shared/corpora/human-train/messages.jsonl; not in the shipped model). Two or \
+        more --labels files are independent annotators' passes over the same messages, as the \
+        shipped model reads the human-written batches (--labels labels_a.jsonl --labels \
+        labels_b.jsonl --texts messages.jsonl): what they agree on trains in full, and a \
+        message they label differently trains each label with an equal share.
 
         Your own labels (such as `reception label`'s file) train a model alone, or beside the \
         corpora the built-in model was trained on with --with-shipped-corpora (from a checkout \
@@ -76,8 +80,8 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Leave out messages from this source (a dataset such as clinc150, or dataset:subset); repeatable.", valueName: "source"))
     var excludeSource: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Labels without texts ({\"id\", \"intent\", \"urgency\"} lines, such as an adjudication of the human corpus's disagreements), joined by id to the messages of --texts; --split and --exclude-source apply to them too.", valueName: "file"))
-    var labels: String?
+    @Option(name: .long, help: ArgumentHelp("Labels without texts ({\"id\", \"intent\", \"urgency\"} lines, such as an adjudication of the human corpus's disagreements), joined by id to the messages of --texts; --split and --exclude-source apply to them too. Given twice or more, each file is one annotator's pass over the same messages: a message they label alike trains once; one they label differently trains on each label with an equal share of its weight, and is left out of the calibration.", valueName: "file"))
+    var labels: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("The messages ({\"id\", \"text\", \"source\"} lines) that --labels label.", valueName: "file"))
     var texts: String?
@@ -95,9 +99,11 @@ struct TrainCommand: ParsableCommand {
     var force = false
 
     func validate() throws {
-        if corpora.isEmpty && !withShippedCorpora { throw ValidationError("Give the corpora to train on (such as your labels file), or --with-shipped-corpora.") }
+        if corpora.isEmpty && !withShippedCorpora && labels.isEmpty {
+            throw ValidationError("Give the corpora to train on (such as your labels file), --labels with --texts, or --with-shipped-corpora.")
+        }
         guard ownWeight > 0 else { throw ValidationError("--own-weight must be greater than 0.") }
-        if (labels == nil) != (texts == nil) { throw ValidationError("--labels and --texts go together: the labels file holds ids, the texts file their messages") }
+        if labels.isEmpty != (texts == nil) { throw ValidationError("--labels and --texts go together: the labels file holds ids, the texts file their messages") }
         guard l2 > 0, l2Words > 0 else { throw ValidationError("--l2 and --l2-words must be greater than 0.") }
         guard minWordCount >= 0 else { throw ValidationError("--min-word-count must be 0 (no word features) or more.") }
         guard (0...1).contains(balance) else { throw ValidationError("--balance must be from 0 (none) to 1 (fully balanced).") }
@@ -164,8 +170,9 @@ struct TrainCommand: ParsableCommand {
                 corpus.messages += shipped.messages
                 corpus.issues += shipped.issues
             }
-            if let labels, let texts {
-                let joined = try CorpusReader(strict: strict).read(labels: labels, texts: texts)
+            if let texts, !labels.isEmpty {
+                let reader = CorpusReader(strict: strict)
+                let joined = labels.count == 1 ? try reader.read(labels: labels[0], texts: texts) : try reader.read(passes: labels, texts: texts)
                 corpus.messages += joined.messages
                 corpus.issues += joined.issues
             }
@@ -226,6 +233,11 @@ struct TrainCommand: ParsableCommand {
             printError("error: cannot write the weights: \(PlainFile.reason(of: error))")
             throw ExitCode.failure
         }
-        print("trained on \(messages.count) message\(messages.count == 1 ? "" : "s") in \(String(format: "%.1f", Date().timeIntervalSince(start))) s: \(weights.features.count) weighted features → \(out)")
+        // A message the passes labelled differently is several lines, one message.
+        let shared = messages.filter { $0.share != nil }
+        let split = Set(shared.map { "\($0.id ?? "")\u{0}\($0.text)" }).count
+        let count = messages.count - shared.count + split
+        let splitNote = split == 0 ? "" : " (\(split) of them labelled differently by the passes: each label trains with its share)"
+        print("trained on \(count) message\(count == 1 ? "" : "s")\(splitNote) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s: \(weights.features.count) weighted features → \(out)")
     }
 }

@@ -1,0 +1,71 @@
+import Foundation
+import ReceptionCore
+
+extension CorpusReader {
+    /// A corpus labelled by independent annotators, each pass a file of `{"id", "intent",
+    /// "urgency"}` lines (or `{"id", "skip": true}`) over the messages of `texts`, as the
+    /// human-written corpora in `../shared` come. A message every pass labels alike is one line,
+    /// as an agreed corpus holds it. A message the passes label differently is one line per pass,
+    /// each with an equal `share` of the message: a head they agree on learns the label in full,
+    /// a head they split on learns the split, where an agreed corpus would drop the message and
+    /// what it teaches about the head they agree on. A message a pass skipped or left out is left
+    /// out (an annotator judged it unlabellable), as in an agreed corpus.
+    public func read(passes passPaths: [String], texts textsPath: String) throws -> Result {
+        precondition(passPaths.count >= 2, "passes are two or more independent labellings")
+        var result = Result()
+        func issue(_ problem: CorpusIssue) throws {
+            if strict { throw problem }
+            result.issues.append(problem)
+        }
+        let texts = try Self.jsonRecords(path: textsPath)
+        for problem in texts.issues { try issue(problem) }
+        // Each pass's label of each id: the fields and where they were read.
+        var passes: [[String: ([String: String], Int)]] = []
+        for path in passPaths {
+            let records = try Self.jsonRecords(path: path)
+            for problem in records.issues { try issue(problem) }
+            var byID: [String: ([String: String], Int)] = [:]
+            for (fields, line) in records.records {
+                guard let id = fields["id"], !id.isEmpty else {
+                    try issue(CorpusIssue(file: path, line: line, message: "missing \"id\""))
+                    continue
+                }
+                guard fields["text"] == nil else {
+                    try issue(CorpusIssue(file: path, line: line, message: "a label line carries no \"text\": it is read from \(textsPath)"))
+                    continue
+                }
+                if let first = byID[id] {
+                    try issue(CorpusIssue(file: path, line: line, message: "the id \(CorpusText.shown(id)) was already labelled at line \(first.1); one label per message in a pass"))
+                    continue
+                }
+                byID[id] = (fields, line)
+            }
+            passes.append(byID)
+        }
+        let share = 1 / Double(passPaths.count)
+        for (message, _) in texts.records {
+            guard let id = message["id"], let text = message["text"] else { continue }
+            var labelled: [LabelledMessage] = []
+            for (index, pass) in passes.enumerated() {
+                guard let (fields, line) = pass[id], fields["skip"] != "true" else { break }
+                var joined = fields
+                joined["text"] = text
+                if let source = message["source"] { joined["source"] = source }
+                switch Self.message(joined, line: line, name: passPaths[index]) {
+                case .success(let label): labelled.append(label)
+                case .failure(let problem): try issue(problem)
+                }
+            }
+            guard labelled.count == passes.count else { continue }
+            if labelled.allSatisfy({ $0.intent == labelled[0].intent && $0.urgency == labelled[0].urgency }) {
+                result.messages.append(labelled[0])
+            } else {
+                for var line in labelled {
+                    line.share = share
+                    result.messages.append(line)
+                }
+            }
+        }
+        return result
+    }
+}
