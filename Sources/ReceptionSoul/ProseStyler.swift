@@ -612,7 +612,9 @@ struct ProseStyler: Sendable {
                     out.append(contentsOf: s[lead])
                     if sentenceStart, styler.capitalization != .asWritten {
                         out.append(contentsOf: styler.capitalize(Array(s[core]), sentenceStart: true, replaced: styler.ownWords))
-                    } else if styler.ownWords, styler.capitalization == .lowercase, ProseStyler.isFirstPersonI(s[core]) {
+                    } else if styler.capitalization == .lowercase, ProseStyler.isFirstPersonI(s[core]), styler.ownWords || s[core].count > 1 {
+                        // Inside a sentence: "I'm", "I'll" in any text; a bare "I" only in the
+                        // voice's own words, since an engine's may be a numeral ("Phase I trial").
                         out.append(contentsOf: Array(lowercasedWord(s[core]).unicodeScalars))
                     } else {
                         out.append(contentsOf: s[core])
@@ -665,9 +667,9 @@ struct ProseStyler: Sendable {
         case .lowercase:
             guard head.properties.isUppercase else { return word[...] }
             if word.count > 1, word.allSatisfy({ !$0.properties.isLowercase }) { return word[...] }  // an acronym
-            // "I", "I'm": kept in an engine's text, which the voice does not rewrite; in the
-            // voice's own words a lowercase voice writes "i" ("i'll check"), as its author does.
-            if Self.isFirstPersonI(word[...]) { return ownWords ? Array(lowercasedWord(word[...]).unicodeScalars)[...] : word[...] }
+            // "I checked", "I'm": a lowercase voice writes "i checked", as its authors do. At a
+            // sentence's start "I" is the first person (a numeral stands after a word: "World War I").
+            if Self.isFirstPersonI(word[...]) { return Array(lowercasedWord(word[...]).unicodeScalars)[...] }
             // Only ordinary words: a capitalised first word could be a name.
             let lowered = String(String.UnicodeScalarView(word)).lowercased()
             guard replaced || CommonWords.english.contains(lowered) else { return word[...] }

@@ -80,17 +80,18 @@ struct RendererBehaviourTests {
         soul.capitalization = .sentence
         #expect(SoulRenderer(soul: soul).style("it works. then iPhone ships. `code` stays.") == "It works. Then iPhone ships. `code` stays.")
         soul.capitalization = .lowercase
-        #expect(SoulRenderer(soul: soul).style("The build passed. Polymarket said NASA is fine. I agree.") == "the build passed. Polymarket said NASA is fine. I agree.")
+        #expect(SoulRenderer(soul: soul).style("The build passed. Polymarket said NASA is fine. I agree.") == "the build passed. Polymarket said NASA is fine. i agree.")
     }
 
-    /// A lowercase voice writes "i" in its own words (leads, notes, interventions), as the souls
-    /// written that way do ("i'm beckett"); an engine's "I" is its text, kept as written.
-    @Test func aLowercaseVoiceWritesAnIOfItsOwnInLowercase() {
+    /// A lowercase voice writes "i", as the souls written that way do ("i'm beckett"): in its own
+    /// words (leads, notes) everywhere; in an engine's at a sentence's start and in "I'm", "I'll",
+    /// while a bare "I" inside an engine's sentence may be a numeral and stays.
+    @Test func aLowercaseVoiceWritesILowercase() {
         var soul = Soul(name: "l")
         soul.capitalization = .lowercase
         let renderer = SoulRenderer(soul: soul)
         #expect(renderer.own("Pick one of these and I'll dig in. I am sure, I’m told.") == "pick one of these and i'll dig in. i am sure, i’m told.")
-        #expect(renderer.style("The build passed. I agree, and I'm sure.") == "the build passed. I agree, and I'm sure.")
+        #expect(renderer.style("The build passed. I agree, and I'm sure the Phase I trial ended.") == "the build passed. i agree, and i'm sure the Phase I trial ended.")
         soul.capitalization = .sentence
         #expect(SoulRenderer(soul: soul).own("then I'll dig in.") == "Then I'll dig in.")
     }
