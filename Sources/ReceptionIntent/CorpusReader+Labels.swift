@@ -23,13 +23,10 @@ extension CorpusReader {
         let labels = try Self.jsonRecords(path: labelsPath)
         for problem in labels.issues { try issue(problem) }
         for (fields, line) in labels.records {
-            guard let id = fields["id"], !id.isEmpty else {
-                try issue(CorpusIssue(file: labelsPath, line: line, message: "missing \"id\""))
-                continue
-            }
-            guard fields["text"] == nil else {
-                try issue(CorpusIssue(file: labelsPath, line: line, message: "a label line carries no \"text\": it is read from \(textsPath)"))
-                continue
+            let id: String
+            switch Self.labelID(fields, line: line, path: labelsPath, textsPath: textsPath) {
+            case .success(let found): id = found
+            case .failure(let problem): try issue(problem); continue
             }
             guard let message = byID[id] else {
                 try issue(CorpusIssue(file: labelsPath, line: line, message: "no message \"\(id)\" in \(textsPath)"))
@@ -44,6 +41,16 @@ extension CorpusReader {
             }
         }
         return result
+    }
+
+    /// The id of a label line kept apart from its text; a line without one, or with a text of
+    /// its own (the texts are read from `textsPath`, never copied beside the labels), is an issue.
+    static func labelID(_ fields: [String: String], line: Int, path: String, textsPath: String) -> Swift.Result<String, CorpusIssue> {
+        guard let id = fields["id"], !id.isEmpty else { return .failure(CorpusIssue(file: path, line: line, message: "missing \"id\"")) }
+        guard fields["text"] == nil else {
+            return .failure(CorpusIssue(file: path, line: line, message: "a label line carries no \"text\": it is read from \(textsPath)"))
+        }
+        return .success(id)
     }
 
     /// The flat JSON objects of a JSONL file with their line numbers; malformed lines as issues.

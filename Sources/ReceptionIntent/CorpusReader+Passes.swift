@@ -26,13 +26,10 @@ extension CorpusReader {
             for problem in records.issues { try issue(problem) }
             var byID: [String: ([String: String], Int)] = [:]
             for (fields, line) in records.records {
-                guard let id = fields["id"], !id.isEmpty else {
-                    try issue(CorpusIssue(file: path, line: line, message: "missing \"id\""))
-                    continue
-                }
-                guard fields["text"] == nil else {
-                    try issue(CorpusIssue(file: path, line: line, message: "a label line carries no \"text\": it is read from \(textsPath)"))
-                    continue
+                let id: String
+                switch Self.labelID(fields, line: line, path: path, textsPath: textsPath) {
+                case .success(let found): id = found
+                case .failure(let problem): try issue(problem); continue
                 }
                 if let first = byID[id] {
                     try issue(CorpusIssue(file: path, line: line, message: "the id \(CorpusText.shown(id)) was already labelled at line \(first.1); one label per message in a pass"))

@@ -166,17 +166,23 @@ struct HumanTextTests {
         #expect(classifier.classify("glim glam").intent == .curiosity)
     }
 
+    /// One message two annotators labelled differently, as `read(passes:texts:)` gives it: a
+    /// line per intent, half the message each.
+    func splitLines(id: String, text: String, _ intents: [IntentType]) -> [LabelledMessage] {
+        intents.map { intent in
+            var line = LabelledMessage(id: id, text: text, intent: intent, urgency: .exploratory, source: "x:y")
+            line.share = 0.5
+            return line
+        }
+    }
+
     /// A message split between two labels weighs as one message, half to each label: against
     /// the same text labelled once (weight 1), that one label wins over each half (0.75 of the
     /// source weight 1.5); were each line a whole message (1.5), each of the two would outweigh it.
     @Test func aMessageSplitBetweenLabelsWeighsAsOneMessage() {
         var examples = [LabelledMessage(id: "w", text: "zzq blorp", intent: .curiosity, urgency: .exploratory, source: "x:y")]
         examples[0].weight = 1
-        for intent in [IntentType.action, .decision] {
-            var line = LabelledMessage(id: "s", text: "zzq blorp", intent: intent, urgency: .exploratory, source: "x:y")
-            line.share = 0.5
-            examples.append(line)
-        }
+        examples += splitLines(id: "s", text: "zzq blorp", [.action, .decision])
         var options = TrainingOptions()
         options.balance = 0
         options.folds = 0
@@ -188,12 +194,8 @@ struct HumanTextTests {
     /// A disagreement's lines are one message for the vocabulary: a word only it holds is seen in
     /// one message, and `minWordCount` 2 does not make it a feature.
     @Test func aDisagreementsLinesCountOnceForTheVocabulary() {
-        var examples = (0..<4).map { LabelledMessage(id: "c-\($0)", text: "glim glam", intent: .curiosity, urgency: .exploratory, source: "x:y") }
-        for intent in [IntentType.action, .decision] {
-            var line = LabelledMessage(id: "s-1", text: "quuxly frobnicate", intent: intent, urgency: .exploratory, source: "x:y")
-            line.share = 0.5
-            examples.append(line)
-        }
+        let examples = (0..<4).map { LabelledMessage(id: "c-\($0)", text: "glim glam", intent: .curiosity, urgency: .exploratory, source: "x:y") }
+            + splitLines(id: "s-1", text: "quuxly frobnicate", [.action, .decision])
         var options = TrainingOptions()
         options.folds = 0
         options.maxIterations = 50
