@@ -35,7 +35,7 @@ struct TrainCommand: ParsableCommand {
     @Argument(help: "Training corpora (JSONL, CSV or TSV), such as the labels file of `reception label`.")
     var corpora: [String] = []
 
-    @Flag(name: .long, help: "Also train on the corpora the built-in model was trained on (the train and dev splits in Tests/Corpora, and the train and dev parts of both human-written batches in ../shared/corpora/human-train/, read from the checkout --corpora-root names; the test parts stay held out).")
+    @Flag(name: .long, help: "Also train on the corpora the built-in model was trained on (the train and dev splits in Tests/Corpora, and the train and dev parts of both human-written batches in ../shared/corpora/human-train/ as both annotators' passes, read from the checkout --corpora-root names; the test parts stay held out).")
     var withShippedCorpora = false
 
     @Option(name: .long, help: ArgumentHelp("The checkout of Reception --with-shipped-corpora reads from (default: the current folder).", valueName: "dir"))
