@@ -128,6 +128,9 @@ public struct CorpusReader: Sendable {
     public struct Result: Sendable {
         public var messages: [LabelledMessage] = []
         public var issues: [CorpusIssue] = []
+        /// What was read but left out on purpose, in a line each (messages an annotator skipped
+        /// or a pass did not label), for the person to see that nothing went missing unsaid.
+        public var notes: [String] = []
         public init() {}
 
         /// Messages whose id an earlier one already has ("the same id twice" is one message

@@ -23,6 +23,8 @@ extension CorpusReader {
         let labels = try Self.jsonRecords(path: labelsPath)
         for problem in labels.issues { try issue(problem) }
         for (fields, line) in labels.records {
+            // A message the annotator passed over (`{"id", "skip": true}`) is no label, and no mistake.
+            if Self.isSkip(fields) { continue }
             let id: String
             switch Self.labelID(fields, line: line, path: labelsPath, textsPath: textsPath) {
             case .success(let found): id = found
@@ -41,6 +43,11 @@ extension CorpusReader {
             }
         }
         return result
+    }
+
+    /// `{"id", "skip": true}`: an annotator's pass over a message they would not label.
+    static func isSkip(_ fields: [String: String]) -> Bool {
+        fields["skip"] == "true" && fields["intent"] == nil && fields["urgency"] == nil
     }
 
     /// The id of a label line kept apart from its text; a line without one, or with a text of

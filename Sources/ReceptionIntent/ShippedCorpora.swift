@@ -40,6 +40,7 @@ public enum ShippedCorpora {
                                         texts: (folder as NSString).appendingPathComponent(humanTexts))
             result.messages += TrainingSelection(splits: humanParts).apply(human.messages)
             result.issues += human.issues
+            result.notes += human.notes
         }
         return result
     }

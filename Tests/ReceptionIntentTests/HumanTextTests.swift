@@ -95,11 +95,12 @@ struct HumanTextTests {
         {"id": "m9", "intent": "action", "urgency": "immediate"}
         {"id": "m2", "text": "copied", "intent": "decision", "urgency": "exploratory"}
         {"id": "m2", "intent": "choice", "urgency": "exploratory"}
+        {"id": "m2", "skip": true}
         """.write(to: labels, atomically: true, encoding: .utf8)
         let result = try CorpusReader().read(labels: labels.path, texts: texts.path)
         #expect(result.messages.map(\.text) == ["my card was declined"])
         #expect(result.messages.first?.source == "demo:cards" && result.messages.first?.intent == .action)
-        #expect(result.issues.map(\.line) == [2, 3, 4])
+        #expect(result.issues.map(\.line) == [2, 3, 4], "a skip line is no label, and no mistake")
         #expect(result.issues[0].description.hasPrefix("\(labels.path):2: no message \"m9\""))
         #expect(throws: CorpusIssue.self) { try CorpusReader(strict: true).read(labels: labels.path, texts: texts.path) }
     }
@@ -130,12 +131,17 @@ struct HumanTextTests {
         {"id": "m2", "intent": "action", "urgency": "soon"}
         {"id": "m1", "intent": "action", "urgency": "immediate"}
         {"id": "m3", "intent": "decision", "urgency": "exploratory"}
+        {"id": "m9", "intent": "decision", "urgency": "exploratory"}
         """.write(to: b, atomically: true, encoding: .utf8)
         let result = try CorpusReader().read(passes: [a.path, b.path], texts: texts.path)
         let lines = result.messages.map { "\($0.id!) \($0.intent) \($0.urgency) \($0.share.map { "\($0)" } ?? "whole") \($0.source!)" }
         #expect(lines == ["m1 action immediate whole demo:cards", "m2 action immediate 0.5 demo:cards", "m2 action soon 0.5 demo:cards"])
         #expect(result.repeatedIDs.isEmpty, "a disagreement's lines share their id on purpose")
-        #expect(result.issues.map(\.description) == ["\(a.path):5: the id \"m1\" was already labelled at line 1; one label per message in a pass"])
+        #expect(result.issues.map(\.description) == ["\(a.path):5: the id \"m1\" was already labelled at line 1; one label per message in a pass",
+                                                     "\(b.path):4: no message \"m9\" in \(texts.path)"])
+        // What was left out on purpose is said, so that a pass cut short is no silent loss.
+        #expect(result.notes == ["\(texts.path): left out 1 message an annotator skipped (a message trains when every pass labels it)",
+                                 "\(b.path): left out 1 message of \(texts.path) this pass has no label for (a message trains when every pass labels it)"])
         #expect(throws: CorpusIssue.self) { try CorpusReader(strict: true).read(passes: [a.path, b.path], texts: texts.path) }
     }
 

@@ -139,6 +139,14 @@ struct TrainCommand: ParsableCommand {
         }
     }
 
+    /// How many messages the lines are, and how many of those the passes split: a message the
+    /// passes labelled differently is a line per label, and one message.
+    static func messageCount(_ lines: [LabelledMessage]) -> (messages: Int, split: Int) {
+        let shared = lines.filter { $0.share != nil }
+        let split = Set(shared.map { "\($0.id ?? "")\u{0}\($0.text)" }).count
+        return (lines.count - shared.count + split, split)
+    }
+
     /// Fewer than this, and the calibration's folds hold one or two messages each.
     static let minimumMessages = 20
 
@@ -169,16 +177,19 @@ struct TrainCommand: ParsableCommand {
                 let shipped = try ShippedCorpora.messages(root: corporaRoot, strict: strict)
                 corpus.messages += shipped.messages
                 corpus.issues += shipped.issues
+                corpus.notes += shipped.notes
             }
             if let texts, !labels.isEmpty {
                 let reader = CorpusReader(strict: strict)
                 let joined = labels.count == 1 ? try reader.read(labels: labels[0], texts: texts) : try reader.read(passes: labels, texts: texts)
                 corpus.messages += joined.messages
                 corpus.issues += joined.issues
+                corpus.notes += joined.notes
             }
         } catch { printError("error: \(error)"); throw ExitCode.failure }
         for issue in corpus.issues { printError("warning: \(issue) (skipped)") }
         for warning in corpus.repeatedIDWarnings { printError(warning) }
+        for note in corpus.notes { printError("note: \(TerminalText.clean(note, singleLine: true))") }
         if !corpus.issues.isEmpty { printError("skipped \(Counted.phrase(corpus.issues.count, "malformed line"))") }
         var splits: Set<CorpusSplit>? = nil
         if !split.isEmpty {
@@ -192,12 +203,14 @@ struct TrainCommand: ParsableCommand {
         for source in excludeSource where !corpus.messages.contains(where: { $0.source == source || $0.source?.hasPrefix(source + ":") == true }) {
             printError("warning: --exclude-source \(source): no message has that source, so it leaves nothing out")
         }
-        if messages.count != corpus.messages.count { printError("training on \(messages.count) of \(corpus.messages.count) messages") }
+        if messages.count != corpus.messages.count {
+            printError("training on \(Self.messageCount(messages).messages) of \(Self.messageCount(corpus.messages).messages) messages")
+        }
         guard !messages.isEmpty else {
             if let why = TrainingSelection.whyNoneKept(read: corpus.messages, splits: split) {
                 printError("error: \(why)")
             } else {
-                printError("error: no labelled messages in \((corpora + [texts].compactMap { $0 }).joined(separator: ", "))")
+                printError("error: no labelled messages in \((corpora + labels + [texts].compactMap { $0 }).joined(separator: ", "))")
             }
             throw ExitCode.failure
         }
@@ -233,10 +246,7 @@ struct TrainCommand: ParsableCommand {
             printError("error: cannot write the weights: \(PlainFile.reason(of: error))")
             throw ExitCode.failure
         }
-        // A message the passes labelled differently is several lines, one message.
-        let shared = messages.filter { $0.share != nil }
-        let split = Set(shared.map { "\($0.id ?? "")\u{0}\($0.text)" }).count
-        let count = messages.count - shared.count + split
+        let (count, split) = Self.messageCount(messages)
         let splitNote = split == 0 ? "" : " (\(split) of them labelled differently by the passes: each label trains with its share)"
         print("trained on \(count) message\(count == 1 ? "" : "s")\(splitNote) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s: \(weights.features.count) weighted features → \(out)")
     }
