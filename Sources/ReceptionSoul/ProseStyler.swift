@@ -576,18 +576,25 @@ struct ProseStyler: Sendable {
             var out = UTF8Buffer(capacity: s.count + 16)
             var index = 0
             var dropNextSpace = false
+            // After a capitalised word a bare "I" is a numeral ("World War I", "Phase I trial",
+            // "Type I error"), after a lowercase one the first person ("if I were you"); a word
+            // that often leads the first person at a sentence's start ("Before I", "Can I") is not
+            // such a capital.
+            var afterCapital = false
             while index < pieces.count {
                 let piece = pieces[index]
                 switch piece.kind {
                 case .verbatim:
                     out.append(contentsOf: s[piece.range])
                     dropNextSpace = false
+                    afterCapital = s[piece.range].first.map { $0.properties.isUppercase } ?? false
                 case .space:
                     if dropNextSpace { dropNextSpace = false } else { out.append(contentsOf: s[piece.range]) }
                 case .removed:
                     // Drop the emoji and one space next to it.
                     if out.bytes.last == 0x20 { out.bytes.removeLast() } else { dropNextSpace = true }
                 case .dash:
+                    afterCapital = false
                     // "X — Y" and "X—Y" read "X, Y"; a dash with nothing before it on its line
                     // ("— Ada Lovelace") is dropped with the space after it.
                     while out.bytes.last == 0x20 { out.bytes.removeLast() }
@@ -601,6 +608,9 @@ struct ProseStyler: Sendable {
                     }
                 case .word(let lead, let core, let trail, let sentenceStart):
                     dropNextSpace = false
+                    let wasAfterCapital = afterCapital
+                    afterCapital = s[core].first.map { $0.properties.isUppercase } ?? false
+                    if afterCapital, sentenceStart, ProseStyler.leadsTheFirstPerson.contains(lowercasedWord(s[core])) { afterCapital = false }
                     if let match = styler.matcher.match(pieces: pieces, at: index, scalars: s) {
                         out.append(contentsOf: s[lead])
                         let replaced = styler.applyCase(match.replacement, like: match.cores.map { s[$0] }, sentenceStart: sentenceStart)
@@ -612,9 +622,9 @@ struct ProseStyler: Sendable {
                     out.append(contentsOf: s[lead])
                     if sentenceStart, styler.capitalization != .asWritten {
                         out.append(contentsOf: styler.capitalize(Array(s[core]), sentenceStart: true, replaced: styler.ownWords))
-                    } else if styler.capitalization == .lowercase, ProseStyler.isFirstPersonI(s[core]), styler.ownWords || s[core].count > 1 {
-                        // Inside a sentence: "I'm", "I'll" in any text; a bare "I" only in the
-                        // voice's own words, since an engine's may be a numeral ("Phase I trial").
+                    } else if styler.capitalization == .lowercase, ProseStyler.isFirstPersonI(s[core]), s[core].count > 1 || !wasAfterCapital {
+                        // Inside a sentence: "I'm", "I'll" always; a bare "I" unless a capitalised
+                        // word makes it a numeral.
                         out.append(contentsOf: Array(lowercasedWord(s[core]).unicodeScalars))
                     } else {
                         out.append(contentsOf: s[core])
@@ -646,6 +656,15 @@ struct ProseStyler: Sendable {
         }
         return replacement
     }
+
+    /// Words that often open a sentence just before the first person ("Before I", "Can I", "So I"):
+    /// their capital is the sentence's, and the "I" after them no numeral.
+    static let leadsTheFirstPerson: Set<String> = [
+        "after", "also", "am", "and", "as", "because", "before", "but", "can", "could", "did", "do", "finally", "first",
+        "here", "honestly", "how", "if", "maybe", "may", "might", "must", "next", "no", "now", "ok", "okay", "once", "perhaps",
+        "shall", "should", "since", "so", "sometimes", "sorry", "then", "there", "though", "today", "unless", "until", "well",
+        "what", "when", "where", "while", "who", "why", "will", "would", "yes", "yesterday",
+    ]
 
     /// "I", "I'm", "I’ll": the first person, capitalised in English wherever it stands.
     static func isFirstPersonI(_ word: ArraySlice<Unicode.Scalar>) -> Bool {

@@ -83,15 +83,18 @@ struct RendererBehaviourTests {
         #expect(SoulRenderer(soul: soul).style("The build passed. Polymarket said NASA is fine. I agree.") == "the build passed. Polymarket said NASA is fine. i agree.")
     }
 
-    /// A lowercase voice writes "i", as the souls written that way do ("i'm beckett"): in its own
-    /// words (leads, notes) everywhere; in an engine's at a sentence's start and in "I'm", "I'll",
-    /// while a bare "I" inside an engine's sentence may be a numeral and stays.
+    /// A lowercase voice writes "i", as the souls written that way do ("i'm beckett"), in its own
+    /// words and an engine's alike; an "I" after a capitalised word is a numeral and stays.
     @Test func aLowercaseVoiceWritesILowercase() {
         var soul = Soul(name: "l")
         soul.capitalization = .lowercase
         let renderer = SoulRenderer(soul: soul)
         #expect(renderer.own("Pick one of these and I'll dig in. I am sure, I’m told.") == "pick one of these and i'll dig in. i am sure, i’m told.")
         #expect(renderer.style("The build passed. I agree, and I'm sure the Phase I trial ended.") == "the build passed. i agree, and i'm sure the Phase I trial ended.")
+        #expect(renderer.style("This month; I can watch it. If I were you I would read about World War I.")
+                == "this month; i can watch it. if i were you i would read about World War I.")
+        #expect(renderer.own("Before I ran out of time on World War I and Henry I.") == "before i ran out of time on World War I and Henry I.")
+        #expect(renderer.style("Type I errors are rare. Can I help?") == "Type I errors are rare. can i help?")
         soul.capitalization = .sentence
         #expect(SoulRenderer(soul: soul).own("then I'll dig in.") == "Then I'll dig in.")
     }
