@@ -48,6 +48,8 @@ struct ProseStyler: Sendable {
         var atLineStart = true
         /// The previous token was a number: the next word is its unit.
         var afterNumber = false
+        /// The last word was capitalised (a bare "I" after it is a numeral: "World War I").
+        var afterCapital = false
         /// Inside a fenced code block opened by this marker ("```" or "~~~").
         var fence: [Unicode.Scalar]? = nil
     }
@@ -83,8 +85,10 @@ struct ProseStyler: Sendable {
         let scalars = Array(text.unicodeScalars)
         var scanner = Scanner(scalars: scalars, streaming: false, state: state, styler: self)
         scanner.scan()
+        let (text, afterCapital) = scanner.render(afterCapital: state.afterCapital)
         state = scanner.state
-        return scanner.render()
+        state.afterCapital = afterCapital
+        return text
     }
 
     // MARK: Sentences
@@ -572,7 +576,8 @@ struct ProseStyler: Sendable {
 
         // MARK: Output
 
-        func render() -> String {
+        /// The styled text, and whether it ended on a capitalised word (for the next chunk).
+        func render(afterCapital startingAfterCapital: Bool = false) -> (String, Bool) {
             var out = UTF8Buffer(capacity: s.count + 16)
             var index = 0
             var dropNextSpace = false
@@ -580,14 +585,15 @@ struct ProseStyler: Sendable {
             // "Type I error"), after a lowercase one the first person ("if I were you"); a word
             // that often leads the first person at a sentence's start ("Before I", "Can I") is not
             // such a capital.
-            var afterCapital = false
+            var afterCapital = startingAfterCapital
             while index < pieces.count {
                 let piece = pieces[index]
                 switch piece.kind {
                 case .verbatim:
                     out.append(contentsOf: s[piece.range])
                     dropNextSpace = false
-                    afterCapital = s[piece.range].first.map { $0.properties.isUppercase } ?? false
+                    // A name ("War"), not one followed by its own punctuation ("War,").
+                    afterCapital = (s[piece.range].first.map { $0.properties.isUppercase } ?? false) && (s[piece.range].last.map(isLetter) ?? false)
                 case .space:
                     if dropNextSpace { dropNextSpace = false } else { out.append(contentsOf: s[piece.range]) }
                 case .removed:
@@ -609,7 +615,7 @@ struct ProseStyler: Sendable {
                 case .word(let lead, let core, let trail, let sentenceStart):
                     dropNextSpace = false
                     let wasAfterCapital = afterCapital
-                    afterCapital = s[core].first.map { $0.properties.isUppercase } ?? false
+                    afterCapital = (s[core].first.map { $0.properties.isUppercase } ?? false) && trail.isEmpty && !ProseStyler.isFirstPersonI(s[core])
                     if afterCapital, sentenceStart, ProseStyler.leadsTheFirstPerson.contains(lowercasedWord(s[core])) { afterCapital = false }
                     if let match = styler.matcher.match(pieces: pieces, at: index, scalars: s) {
                         out.append(contentsOf: s[lead])
@@ -633,7 +639,7 @@ struct ProseStyler: Sendable {
                 }
                 index += 1
             }
-            return out.string
+            return (out.string, afterCapital)
         }
     }
 

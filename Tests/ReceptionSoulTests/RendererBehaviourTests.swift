@@ -99,6 +99,27 @@ struct RendererBehaviourTests {
         #expect(SoulRenderer(soul: soul).own("then I'll dig in.") == "Then I'll dig in.")
     }
 
+    /// Streamed, an "I" keeps its reading wherever the chunks split: after "War" in the chunk
+    /// before, still a numeral.
+    @Test func aStreamSplitAnywhereReadsEachILikeTheWholeText() {
+        var soul = Soul(name: "l")
+        soul.capitalization = .lowercase
+        let text = "The trial ended. After World War I, I was sure, and I'm still sure Phase I works."
+        let whole = SoulRenderer(soul: soul).style(text)
+        #expect(whole == "the trial ended. after World War I, i was sure, and i'm still sure Phase I works.")
+        let scalars = Array(text.unicodeScalars)
+        for split in 1..<scalars.count {
+            var stream = SoulTextStream(soul: soul)
+            var out = ""
+            for chunk in [scalars[..<split], scalars[split...]] {
+                if let part = stream.feed(String(String.UnicodeScalarView(chunk))) { out += part.styled }
+            }
+            if let part = stream.finish() { out += part.styled }
+            #expect(out == whole, "split at \(split)")
+            if out != whole { break }
+        }
+    }
+
     @Test func interventionsInlineStyleAndFollowupStyles() {
         var soul = Soul(name: "i")
         soul.interventions = ["scoping": InterventionStyle(label: "Split", style: .inline)]
