@@ -155,6 +155,14 @@ struct MarkdownSoulReader {
         if let note = opening, Self.isAboutTheFiles(note.paragraph), headings.count > 1 {
             opening = firstParagraph(after: headings[1].index)
         }
+        // A title with nothing under it ("# soul", then "## who i am"): the persona is described
+        // under the next heading when that heading is about who it is (under "## Voice
+        // Principles" is the voice, the tone's source) and its paragraph describes.
+        if opening == nil, headings.count > 1, let title = headings.first?.index, Self.kind(of: headings[1].text) == .identity,
+           lines[(title + 1)..<headings[1].index].allSatisfy({ $0.trimmedSpaces.isEmpty || $0.trimmedSpaces == "---" }),
+           let next = firstParagraph(after: headings[1].index), !Self.instructs(next.sentence) {
+            opening = next
+        }
         if let (text, line, _) = opening { summary = text; summaryLine = line }
 
         // Rules and lists, walking the lines with the section each is in.

@@ -98,6 +98,15 @@ struct RealWorldFilesTests {
         #expect(soul.vocabulary.avoid.contains("as an ai"))
     }
 
+    /// A title with nothing under it: the persona is described under the next heading; a
+    /// section that opens with a rule gives no description.
+    @Test func aTitleWithNothingUnderItTakesTheNextSectionsDescription() throws {
+        let soul = try SoulParser.load(contentsOf: Paths.fixture("untitled-persona-SOUL.md"))
+        #expect(soul.summary == "i'm moss, the quiet one on the ops rota.")
+        let rules = try SoulParser.parse("# Pip\n\n## Rules\n\nNever use exclamation marks.\n", fileName: "rules.md")
+        #expect(rules.summary == nil || rules.summary?.hasPrefix("Never") == false, "\(rules.summary ?? "")")
+    }
+
     @Test func templatesNotInEnglish() throws {
         let traditional = try SoulParser.load(contentsOf: Paths.fixture("assistant-zh-TW.md"))
         #expect(traditional.language == "zh-TW")
