@@ -46,14 +46,15 @@ public struct ModelComparison: Sendable, Hashable, Codable {
         out += "\nIs the difference in accuracy more than chance? McNemar's test on the messages one model got right and the other wrong (two-sided):\n"
         for (name, head) in [("intent", paired.intent), ("urgency", paired.urgency)] {
             out += "  \(pad(name, 8)) only A right \(head.onlyA), only B right \(head.onlyB): "
-            out += "p = \(Self.pValue(head.p)) (\(head.method == "exact" ? "exact binomial" : "chi-square, continuity-corrected")); "
+            out += "p \(Self.pValue(head.p)) (\(head.method == "exact" ? "exact binomial" : "chi-square, continuity-corrected")); "
             out += Self.verdict(head) + "\n"
         }
         return out
     }
 
+    /// "< 0.0001", or "= 0.0123": what follows "p".
     static func pValue(_ p: Double) -> String {
-        p < 0.0001 ? "< 0.0001" : p >= 0.9995 ? "1.000" : String(format: p < 0.01 ? "%.4f" : "%.3f", p)
+        p < 0.0001 ? "< 0.0001" : p >= 0.9995 ? "= 1.000" : "= " + String(format: p < 0.01 ? "%.4f" : "%.3f", p)
     }
 
     static func verdict(_ head: PairedComparison.Head) -> String {

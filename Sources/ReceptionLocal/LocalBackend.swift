@@ -78,7 +78,7 @@ public struct LocalBackend: Backend {
         try await pause(taskID, engine: engine)
         let files = Set(matches.map(\.passage.file)).count
         continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 1, phase: "retrieval",
-            message: "searched \(await engine.passageCount) passages; \(matches.count) matched in \(Counted.phrase(files, "file"))")))
+            message: "searched \(Counted.phrase(await engine.passageCount, "passage")); \(matches.count) matched in \(Counted.phrase(files, "file"))")))
         try await pause(taskID, engine: engine)
         let best = matches.first.map { match in
             match.coverage >= Answerer.strongCoverage ? "best match: \(match.passage.file) § \(match.passage.heading)"

@@ -144,6 +144,12 @@ struct PairedComparisonTests {
         let fromOutcomes = PairedComparison.head(a: [true, true, false, false, true], b: [false, true, true, false, false])
         #expect(fromOutcomes.onlyA == 2 && fromOutcomes.onlyB == 1)
     }
+
+    /// The p-value as `eval --against` prints it after "p": "p < 0.0001", never "p = < 0.0001".
+    @Test func thePValueReadsAfterP() {
+        #expect(["p " + ModelComparison.pValue(0.00001), "p " + ModelComparison.pValue(0.0703), "p " + ModelComparison.pValue(0.00412), "p " + ModelComparison.pValue(1)]
+                == ["p < 0.0001", "p = 0.070", "p = 0.0041", "p = 1.000"])
+    }
 }
 
 @Suite("Intent settings and weights files", .onTheCPULane)
