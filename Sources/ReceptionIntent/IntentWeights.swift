@@ -205,7 +205,11 @@ struct MiniJSON {
     mutating func document() throws -> Value {
         let value = try self.value()
         skip()
-        guard i == bytes.count else { throw fail("text after the JSON value") }
+        guard i == bytes.count else {
+            // A corpus given for a weights file: one object a line.
+            if bytes[i] == UInt8(ascii: "{") { throw fail("a second JSON object after the first: JSON lines are a corpus (for eval or train), not one JSON document such as a weights file") }
+            throw fail("text after the JSON value")
+        }
         return value
     }
 

@@ -195,5 +195,12 @@ struct IntentSettingsTests {
         #expect(mismatch.refusal?.contains("trained with another lexicon than the lexicon \(lexicon.path)") == true, "\(mismatch.refusal ?? "")")
         let fine = IntentClassifier.choosing(weights: good.path, lexicon: nil)
         #expect(fine.refusal == nil && fine.classifier.modelName == good.path)
+
+        // A corpus given where the weights go is named for what it is.
+        let corpus = folder.appendingPathComponent("mine.jsonl")
+        try "{\"text\": \"hi\", \"intent\": \"curiosity\", \"urgency\": \"exploratory\"}\n{\"text\": \"book it\", \"intent\": \"action\", \"urgency\": \"soon\"}\n"
+            .write(to: corpus, atomically: true, encoding: .utf8)
+        let corpusRefusal = IntentClassifier.choosing(weights: corpus.path, lexicon: nil).refusal
+        #expect(corpusRefusal?.hasPrefix("\(corpus.path):2:1: a second JSON object after the first: JSON lines are a corpus") == true, "\(corpusRefusal ?? "")")
     }
 }
