@@ -42,14 +42,8 @@ struct DashPolicyTests {
         let text = "One thing — then another—and a third. Keep “x — y” as it is — done."
         let whole = styled(text)
         #expect(whole == "One thing, then another, and a third. Keep “x — y” as it is, done.")
-        let scalars = Array(text.unicodeScalars)
-        for split in 1..<scalars.count {
-            var stream = SoulTextStream(soul: Self.soul)
-            var out = ""
-            for chunk in [scalars[..<split], scalars[split...]] {
-                if let part = stream.feed(String(String.UnicodeScalarView(chunk))) { out += part.styled }
-            }
-            if let part = stream.finish() { out += part.styled }
+        for split in 1..<text.unicodeScalars.count {
+            let out = streamedInTwo(text, soul: Self.soul, split: split)
             #expect(out == whole, "split at \(split)")
             if out != whole { break }
         }

@@ -107,14 +107,8 @@ struct RendererBehaviourTests {
         let text = "The trial ended. After World War I, I was sure, and I'm still sure Phase I works."
         let whole = SoulRenderer(soul: soul).style(text)
         #expect(whole == "the trial ended. after World War I, i was sure, and i'm still sure Phase I works.")
-        let scalars = Array(text.unicodeScalars)
-        for split in 1..<scalars.count {
-            var stream = SoulTextStream(soul: soul)
-            var out = ""
-            for chunk in [scalars[..<split], scalars[split...]] {
-                if let part = stream.feed(String(String.UnicodeScalarView(chunk))) { out += part.styled }
-            }
-            if let part = stream.finish() { out += part.styled }
+        for split in 1..<text.unicodeScalars.count {
+            let out = streamedInTwo(text, soul: soul, split: split)
             #expect(out == whole, "split at \(split)")
             if out != whole { break }
         }
