@@ -38,6 +38,34 @@ enum Answerer {
                 "yes continue", "yes please continue", "yes keep going"].contains(words)
     }
 
+    /// "hello", "hi there", "good morning", "thanks!": a greeting or thanks alone, nothing to
+    /// look up. Searching for it found nothing and said so, the first thing many newcomers see.
+    static func greeting(_ query: String) -> Greeting? {
+        let words = query.lowercased().split { !$0.isLetter }.map(String.init)
+        guard !words.isEmpty, words.count <= 4, words.allSatisfy(smallTalk.contains) else { return nil }
+        if words.contains(where: { ["thanks", "thank", "thx", "cheers", "ty"].contains($0) }) { return .thanks }
+        return words.contains(where: { ["hi", "hello", "hey", "hiya", "howdy", "yo", "hola", "morning", "evening", "afternoon", "greetings", "sup"].contains($0) }) ? .hello : nil
+    }
+
+    enum Greeting { case hello, thanks }
+
+    private static let smallTalk: Set<String> = [
+        "hi", "hello", "hey", "hiya", "howdy", "yo", "hola", "greetings", "sup", "good", "morning", "evening", "afternoon",
+        "there", "all", "everyone", "again", "thanks", "thank", "you", "thx", "cheers", "ty", "a", "lot", "so", "much", "very", "oh", "ok", "okay",
+    ]
+
+    /// The answer to a greeting: what this backend knows and what to ask it, no search result.
+    static func greet(_ greeting: Greeting, builtInKnowledge: Bool, suggestions: [String]) -> Composed {
+        let knows = builtInKnowledge
+            ? "I am the local backend: I answer from Reception's built-in notes about itself, with no server and no model."
+            : "I am the local backend: I answer from the Markdown files of your knowledge folder, with no server and no model."
+        let summary = greeting == .thanks
+            ? "You're welcome."
+            : "Hello. \(knows) For questions about anything else, connect a real backend with /backend."
+        return Composed(outcome: .complete, summary: summary, findings: [], confidence: 0.95, discrepancy: nil,
+                        followups: suggestions, usedPassages: [])
+    }
+
     /// The answer to "continue" after an answer that found nothing: the search covered every
     /// file already, so there is no more to give (saturated, not another bounded answer that
     /// invites "continue" again).

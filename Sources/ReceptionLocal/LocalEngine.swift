@@ -61,15 +61,20 @@ actor LocalEngine {
 
     func answer(_ request: ReceptionRequest, matches: [KnowledgeBase.Match], durationMS: Int) -> BackendResult {
         let knowledge = knowledge
-        // "continue" after an answer that found nothing would search the same files again and
-        // give the same answer: say there is no more.
         let suggestions = suggestions()
-        let composed = memory.lastWasUnanswered && Answerer.asksToContinue(request.text)
-            ? Answerer.nothingMore(suggestions: suggestions)
-            : Answerer.compose(query: request.text, matches: matches, alreadySaid: memory.saidPassages,
-                               suggestions: suggestions) { file in
+        let composed: Answerer.Composed
+        if let greeting = Answerer.greeting(request.text) {
+            composed = Answerer.greet(greeting, builtInKnowledge: usesBuiltInKnowledge, suggestions: suggestions)
+        } else if memory.lastWasUnanswered && Answerer.asksToContinue(request.text) {
+            // "continue" after an answer that found nothing would search the same files again
+            // and give the same answer: say there is no more.
+            composed = Answerer.nothingMore(suggestions: suggestions)
+        } else {
+            composed = Answerer.compose(query: request.text, matches: matches, alreadySaid: memory.saidPassages,
+                                        suggestions: suggestions) { file in
                 knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading)
             }
+        }
         let interventions = InterventionRules.evaluate(
             query: request.text, matches: matches, answered: composed.answered, memory: &memory,
             usesBuiltInKnowledge: usesBuiltInKnowledge

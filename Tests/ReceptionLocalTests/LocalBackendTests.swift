@@ -87,6 +87,23 @@ struct LocalBackendTests {
         #expect(again.followups.interventions.contains { $0.type == .proactive }, "the same unanswered topic came back")
     }
 
+    /// A greeting alone is greeted back with what this backend knows, not answered as a search
+    /// that found nothing; a greeting with a question in it is still a question.
+    @Test func aGreetingIsGreetedBackNotSearched() async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: fast)
+        func ask(_ query: String) async throws -> BackendResult {
+            try #require(Self.result(try await Self.events(backend.submit(ReceptionRequest(text: query, trustLevel: 1)))))
+        }
+        for greeting in ["hello", "Hi there!", "good morning"] {
+            let hello = try await ask(greeting)
+            #expect(hello.outcome == .complete && hello.text.hasPrefix("Hello. I am the local backend"), "\(greeting): \(hello.text)")
+            #expect(!hello.text.contains("found nothing") && hello.followups.plainFollowups == ["What can Reception do?"])
+        }
+        #expect(try await ask("thanks!").text == "You're welcome.")
+        let question = try await ask("hi, can you book me a flight to Lisbon")
+        #expect(!question.text.hasPrefix("Hello."), "\(question.text)")
+    }
+
     @Test func cancelStopsARunningTask() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .seconds(5)))
         let request = ReceptionRequest(text: "what can reception do", trustLevel: 1)
