@@ -852,7 +852,8 @@ struct MarkdownSoulReader {
     static func isAboutTheFiles(_ line: String) -> Bool {
         let lowered = line.lowercased()
         return lowered.fastContains("this file") || lowered.fastContains(".md") || lowered.fastContains("edit it ")
-            || lowered.fastContains("edit this ") || lowered.fastContains("no restart")
+            || lowered.fastContains("edit this ") || lowered.fastContains("no restart") || lowered.fastContains("whoever maintains")
+            || lowered.fastContains("whoever edits") || lowered.fastContains("future me") || lowered.fastContains("if you change anything")
     }
 
     static func describesATone(_ text: String) -> Bool {

@@ -96,6 +96,11 @@ struct RealWorldFilesTests {
         #expect(soul.summary == "i'm wren, a build engineer who sits in your terminal.")
         #expect(soul.tone?.contains("edit") != true, "\(soul.tone ?? "no tone")")
         #expect(soul.vocabulary.avoid.contains("as an ai"))
+        for note in ["note to whoever maintains this: keep it lowercase and run the linter.",
+                     "hey future me, if you change anything here, the bot reloads it on save."] {
+            let noted = try SoulParser.parse("# soul\n\n\(note)\n\n## who i am\n\ni'm moss, the quiet one on the ops rota.\n", fileName: "moss.md")
+            #expect(noted.summary == "i'm moss, the quiet one on the ops rota.", "\(noted.summary ?? "")")
+        }
     }
 
     /// A title with nothing under it: the persona is described under the next heading; a
