@@ -39,7 +39,8 @@ enum Answerer {
     }
 
     /// "hello", "hi there", "good morning", "thanks!": a greeting or thanks alone, nothing to
-    /// look up. Searching for it found nothing and said so, the first thing many newcomers see.
+    /// look up. A search for it would find nothing and say so, in answer to what is often a
+    /// newcomer's first message.
     static func greeting(_ query: String) -> Greeting? {
         let words = query.lowercased().split { !$0.isLetter }.map(String.init)
         guard !words.isEmpty, words.count <= 4, words.allSatisfy(smallTalk.contains) else { return nil }

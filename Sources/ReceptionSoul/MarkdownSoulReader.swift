@@ -149,9 +149,9 @@ struct MarkdownSoulReader {
             }
         }
         var opening = firstParagraph(after: headings.first?.index)
-        // A note to whoever edits the file ("this is beckett's voice. edit it however you want,
-        // changes land on the next message") opens some souls: the persona is described under
-        // the next heading ("## who i am").
+        // A note to whoever edits the file ("this is wren's voice. edit it however you want, no
+        // restart") opens some souls: the persona is described under the next heading
+        // ("## who i am").
         if let note = opening, Self.isAboutTheFiles(note.paragraph), headings.count > 1 {
             opening = firstParagraph(after: headings[1].index)
         }

@@ -83,7 +83,7 @@ struct RendererBehaviourTests {
         #expect(SoulRenderer(soul: soul).style("The build passed. Polymarket said NASA is fine. I agree.") == "the build passed. Polymarket said NASA is fine. i agree.")
     }
 
-    /// A lowercase voice writes "i", as the souls written that way do ("i'm beckett"), in its own
+    /// A lowercase voice writes "i", as the souls written that way do ("i'm wren"), in its own
     /// words and an engine's alike; an "I" after a capitalised word is a numeral and stays.
     @Test func aLowercaseVoiceWritesILowercase() {
         var soul = Soul(name: "l")
