@@ -946,5 +946,9 @@ enum CommonWords {
         "second", "third", "last", "next", "previous", "earlier", "later", "soon", "already", "still", "yet",
         "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty", "fifty", "hundred",
         "hundreds", "thousand", "thousands", "half", "dozens", "zero",
+        // Verbs that open an instruction ("Name the part you care about", "Water the plants").
+        "name", "water", "pick", "choose", "write", "send", "save", "give", "tell", "show", "list", "turn", "put",
+        "find", "wait", "leave", "pay", "buy", "compare", "follow", "share", "copy", "move", "switch", "restart",
+        "click", "press", "select", "avoid", "skip", "remember", "look", "describe", "explain", "tap", "plan",
     ]
 }

@@ -95,6 +95,8 @@ struct RendererBehaviourTests {
                 == "this month; i can watch it. if i were you i would read about World War I.")
         #expect(renderer.own("Before I ran out of time on World War I and Henry I.") == "before i ran out of time on World War I and Henry I.")
         #expect(renderer.style("Type I errors are rare. Can I help?") == "Type I errors are rare. can i help?")
+        // Verbs that open an instruction are ordinary words, not names.
+        #expect(renderer.style("Water the plants daily. Name each plant. Lisbon is fine.") == "water the plants daily. name each plant. Lisbon is fine.")
         soul.capitalization = .sentence
         #expect(SoulRenderer(soul: soul).own("then I'll dig in.") == "Then I'll dig in.")
     }
