@@ -74,17 +74,22 @@ public struct LocalBackend: Backend {
         let taskID = request.id
         continuation.yield(.status(taskID: taskID, status: .running))
         let start = ContinuousClock.now
-        let matches = await engine.search(request.text)
-        try await pause(taskID, engine: engine)
-        let files = Set(matches.map(\.passage.file)).count
-        continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 1, phase: "retrieval",
-            message: "searched \(Counted.phrase(await engine.passageCount, "passage")); \(matches.count) matched in \(Counted.phrase(files, "file"))")))
-        try await pause(taskID, engine: engine)
-        let best = matches.first.map { match in
-            match.coverage >= Answerer.strongCoverage ? "best match: \(match.passage.file) § \(match.passage.heading)"
-                : "only weak matches (closest: \(match.passage.file) § \(match.passage.heading))"
-        } ?? "no relevant passage"
-        continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 2, phase: "ranking", message: best)))
+        // A greeting alone is answered without a search ("searched 23 passages; 0 matched" above
+        // a greeting would say the backend looked it up).
+        let isGreeting = Answerer.greeting(request.text) != nil
+        let matches = isGreeting ? [] : await engine.search(request.text)
+        if !isGreeting {
+            try await pause(taskID, engine: engine)
+            let files = Set(matches.map(\.passage.file)).count
+            continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 1, phase: "retrieval",
+                message: "searched \(Counted.phrase(await engine.passageCount, "passage")); \(matches.count) matched in \(Counted.phrase(files, "file"))")))
+            try await pause(taskID, engine: engine)
+            let best = matches.first.map { match in
+                match.coverage >= Answerer.strongCoverage ? "best match: \(match.passage.file) § \(match.passage.heading)"
+                    : "only weak matches (closest: \(match.passage.file) § \(match.passage.heading))"
+            } ?? "no relevant passage"
+            continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 2, phase: "ranking", message: best)))
+        }
         try await pause(taskID, engine: engine)
         let elapsed = start.duration(to: .now)
         let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)

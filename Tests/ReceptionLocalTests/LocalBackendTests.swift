@@ -94,6 +94,8 @@ struct LocalBackendTests {
         func ask(_ query: String) async throws -> BackendResult {
             try #require(Self.result(try await Self.events(backend.submit(ReceptionRequest(text: query, trustLevel: 1)))))
         }
+        let events = try await Self.events(backend.submit(ReceptionRequest(text: "hello", trustLevel: 1)))
+        #expect(!events.contains { if case .progress = $0 { true } else { false } }, "nothing was searched: \(events)")
         for greeting in ["hello", "Hi there!", "good morning"] {
             let hello = try await ask(greeting)
             #expect(hello.outcome == .complete && hello.text.hasPrefix("Hello. I am the local backend"), "\(greeting): \(hello.text)")
