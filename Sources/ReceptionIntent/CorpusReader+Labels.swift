@@ -10,19 +10,12 @@ extension CorpusReader {
     /// an issue at its line.
     public func read(labels labelsPath: String, texts textsPath: String) throws -> Result {
         var result = Result()
-        func issue(_ problem: CorpusIssue) throws {
-            if strict { throw problem }
-            result.issues.append(problem)
-        }
-        let texts = try Self.jsonRecords(path: textsPath)
-        for problem in texts.issues { try issue(problem) }
+        func issue(_ problem: CorpusIssue) throws { try record(problem, in: &result) }
         var byID: [String: [String: String]] = [:]
-        for (fields, _) in texts.records {
+        for (fields, _) in try records(textsPath, into: &result) {
             if let id = fields["id"] { byID[id] = fields }
         }
-        let labels = try Self.jsonRecords(path: labelsPath)
-        for problem in labels.issues { try issue(problem) }
-        for (fields, line) in labels.records {
+        for (fields, line) in try records(labelsPath, into: &result) {
             // A message the annotator passed over (`{"id", "skip": true}`) is no label, and no mistake.
             if Self.isSkip(fields) { continue }
             let id: String
@@ -43,6 +36,19 @@ extension CorpusReader {
             }
         }
         return result
+    }
+
+    /// A problem with a line: thrown when `strict`, else kept with the result (the line skipped).
+    func record(_ problem: CorpusIssue, in result: inout Result) throws {
+        if strict { throw problem }
+        result.issues.append(problem)
+    }
+
+    /// A JSONL file's records with their line numbers; its malformed lines are `record`ed.
+    func records(_ path: String, into result: inout Result) throws -> [([String: String], Int)] {
+        let read = try Self.jsonRecords(path: path)
+        for problem in read.issues { try record(problem, in: &result) }
+        return read.records
     }
 
     /// `{"id", "skip": true}`: an annotator's pass over a message they would not label.

@@ -16,21 +16,15 @@ extension CorpusReader {
     public func read(passes passPaths: [String], texts textsPath: String) throws -> Result {
         precondition(passPaths.count >= 2, "passes are two or more independent labellings")
         var result = Result()
-        func issue(_ problem: CorpusIssue) throws {
-            if strict { throw problem }
-            result.issues.append(problem)
-        }
-        let texts = try Self.jsonRecords(path: textsPath)
-        for problem in texts.issues { try issue(problem) }
-        let known = Set(texts.records.compactMap { $0.0["id"] })
+        func issue(_ problem: CorpusIssue) throws { try record(problem, in: &result) }
+        let texts = try records(textsPath, into: &result)
+        let known = Set(texts.compactMap { $0.0["id"] })
         // Each pass's label of each id: the fields and where they were read.
         var passes: [[String: ([String: String], Int)]] = []
         for path in passPaths {
-            let records = try Self.jsonRecords(path: path)
-            for problem in records.issues { try issue(problem) }
             var byID: [String: ([String: String], Int)] = [:]
             var unknown = 0
-            for (fields, line) in records.records {
+            for (fields, line) in try records(path, into: &result) {
                 let id: String
                 switch Self.labelID(fields, line: line, path: path, textsPath: textsPath) {
                 case .success(let found): id = found
@@ -56,7 +50,7 @@ extension CorpusReader {
         let share = 1 / Double(passPaths.count)
         var skipped = 0
         var unlabelled = [Int](repeating: 0, count: passes.count)
-        for (message, _) in texts.records {
+        for (message, _) in texts {
             guard let id = message["id"], let text = message["text"] else { continue }
             var labelled: [LabelledMessage] = []
             for (index, pass) in passes.enumerated() {
