@@ -24,6 +24,9 @@ public struct LabelledMessage: Sendable, Hashable, Codable {
     /// label says nothing about how often a confidence is right). nil: the message's only label.
     public var share: Double?
 
+    /// Which message a line is of: a disagreement's lines share their message's id and text.
+    public var messageKey: String { "\(id ?? "")\u{0}\(text)" }
+
     public init(id: String? = nil, text: String, intent: IntentType, urgency: UrgencyLevel, goal: String? = nil, note: String? = nil,
                 source: String? = nil, location: String = "") {
         self.id = id

@@ -60,7 +60,7 @@ public enum Trainer {
             // the message's id) is one message for the vocabulary.
             var counted = Set<String>()
             for example in examples {
-                if let id = example.id, !counted.insert(id + "\u{0}" + example.text).inserted { continue }
+                if example.id != nil, !counted.insert(example.messageKey).inserted { continue }
                 let words = plain.words(example.text).map { $0.allSatisfy(\.isNumber) ? "" : $0 }
                 var grams = Set(words.filter { !$0.isEmpty && $0 != "?" })
                 if options.bigrams && words.count > 1 {

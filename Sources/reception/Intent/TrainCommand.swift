@@ -143,7 +143,7 @@ struct TrainCommand: ParsableCommand {
     /// passes labelled differently is a line per label, and one message.
     static func messageCount(_ lines: [LabelledMessage]) -> (messages: Int, split: Int) {
         let shared = lines.filter { $0.share != nil }
-        let split = Set(shared.map { "\($0.id ?? "")\u{0}\($0.text)" }).count
+        let split = Set(shared.map(\.messageKey)).count
         return (lines.count - shared.count + split, split)
     }
 
