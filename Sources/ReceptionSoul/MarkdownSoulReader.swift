@@ -149,19 +149,25 @@ struct MarkdownSoulReader {
             }
         }
         var opening = firstParagraph(after: headings.first?.index)
+        // The first paragraph under the next heading, when it describes: not a rule, not a
+        // template's bracketed placeholder, not under an examples heading ("**Bad:** > [Example").
+        func nextSection(kinds: Set<SoulSection.Kind>) -> (sentence: String, line: Int, paragraph: String)? {
+            guard headings.count > 1, kinds.contains(Self.kind(of: headings[1].text)),
+                  let next = firstParagraph(after: headings[1].index), !Self.instructs(next.sentence), !next.sentence.contains("[") else { return nil }
+            return next
+        }
         // A note to whoever edits the file ("this is wren's voice. edit it however you want, no
         // restart") opens some souls: the persona is described under the next heading
-        // ("## who i am").
-        if let note = opening, Self.isAboutTheFiles(note.paragraph), headings.count > 1 {
-            opening = firstParagraph(after: headings[1].index)
+        // ("## who i am", "## The voice in one paragraph"), or nowhere.
+        if let note = opening, Self.isAboutTheFiles(note.paragraph) {
+            opening = nextSection(kinds: [.identity, .voice, .other])
         }
         // A title with nothing under it ("# soul", then "## who i am"): the persona is described
         // under the next heading when that heading is about who it is (under "## Voice
-        // Principles" is the voice, the tone's source) and its paragraph describes.
-        if opening == nil, headings.count > 1, let title = headings.first?.index, Self.kind(of: headings[1].text) == .identity,
-           lines[(title + 1)..<headings[1].index].allSatisfy({ $0.trimmedSpaces.isEmpty || $0.trimmedSpaces == "---" }),
-           let next = firstParagraph(after: headings[1].index), !Self.instructs(next.sentence) {
-            opening = next
+        // Principles" is the voice, the tone's source).
+        if opening == nil, headings.count > 1, let title = headings.first?.index,
+           lines[(title + 1)..<headings[1].index].allSatisfy({ $0.trimmedSpaces.isEmpty || $0.trimmedSpaces == "---" }) {
+            opening = nextSection(kinds: [.identity])
         }
         if let (text, line, _) = opening { summary = text; summaryLine = line }
 

@@ -101,6 +101,10 @@ struct RealWorldFilesTests {
             let noted = try SoulParser.parse("# soul\n\n\(note)\n\n## who i am\n\ni'm moss, the quiet one on the ops rota.\n", fileName: "moss.md")
             #expect(noted.summary == "i'm moss, the quiet one on the ops rota.", "\(noted.summary ?? "")")
         }
+        // A template's note about the file, then a bracketed example: no description at all,
+        // rather than the note or the placeholder.
+        let template = try SoulParser.parse("# Good Outputs — [Your Name]\n\n[What this file holds: how many examples,\nwhat contexts they span.]\n\n## 1. [Context — e.g. a reply in your voice]\n\n**Good:**\n> [An example of the right voice.]\n", fileName: "good.md")
+        #expect(template.summary == nil, "\(template.summary ?? "")")
     }
 
     /// A title with nothing under it: the persona is described under the next heading; a
