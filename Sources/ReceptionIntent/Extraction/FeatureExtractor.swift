@@ -319,9 +319,10 @@ public final class FeatureExtractor: @unchecked Sendable {
         withFeatures(text, goal: goal) { active, _ in Array(active) }
     }
 
-    /// The names of a message's active features, in extraction order (slow; for tools).
+    /// The names of a message's active features, in extraction order (for tools: each word's
+    /// name is made when asked for). Not through `names`, which makes every feature's name.
     public func featureNames(_ text: String, goal: String? = nil) -> [String] {
-        features(text, goal: goal).map { names[Int($0)] }
+        features(text, goal: goal).map { name(of: Int($0)) }
     }
 
     /// Calls `body` with the active feature ids of a message (each once, in extraction order)
