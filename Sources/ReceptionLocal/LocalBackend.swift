@@ -3,7 +3,8 @@ import ReceptionCore
 
 /// The embedded backend: Loop Symphony semantics, in process, no network.
 ///
-/// Trust level 0 returns a plan that waits for `approve`; levels 1 and 2 run at once.
+/// Trust level 0 returns a plan that waits for `approve` (except for a greeting or thanks alone,
+/// which searches nothing); levels 1 and 2 run at once.
 /// Answers come from BM25 retrieval over a folder of Markdown knowledge files.
 public struct LocalBackend: Backend {
     public struct Settings: Sendable {
@@ -31,7 +32,9 @@ public struct LocalBackend: Backend {
 
     public func submit(_ request: ReceptionRequest) -> BackendEventStream {
         stream { engine, continuation in
-            if request.trustLevel <= 0 {
+            // A greeting alone runs nothing (no search), so there is no plan to approve: asking
+            // "approve a plan to answer hello?" would only be in the way.
+            if request.trustLevel <= 0, Answerer.greeting(request.text) == nil {
                 let plan = await engine.plan(for: request)
                 continuation.yield(.accepted(taskID: request.id, status: .awaitingApproval))
                 continuation.yield(.planAwaitingApproval(plan))

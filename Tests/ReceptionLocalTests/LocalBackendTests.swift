@@ -106,6 +106,16 @@ struct LocalBackendTests {
         #expect(!question.text.hasPrefix("Hello."), "\(question.text)")
     }
 
+    @Test func atTrustZeroAGreetingIsAnsweredWithoutAPlan() async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: fast)
+        let greeted = try await Self.events(backend.submit(ReceptionRequest(text: "hello", trustLevel: 0)))
+        #expect(!greeted.contains { if case .planAwaitingApproval = $0 { true } else { false } }, "\(greeted)")
+        #expect(Self.result(greeted)?.text.hasPrefix("Hello. I am the local backend") == true, "\(greeted)")
+        let asked = try await Self.events(backend.submit(ReceptionRequest(text: "hello, what can reception do?", trustLevel: 0)))
+        #expect(asked.contains { if case .planAwaitingApproval = $0 { true } else { false } }, "a question still waits for approval: \(asked)")
+        #expect(Self.result(asked) == nil)
+    }
+
     @Test func cancelStopsARunningTask() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .seconds(5)))
         let request = ReceptionRequest(text: "what can reception do", trustLevel: 1)
