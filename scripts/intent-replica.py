@@ -201,31 +201,33 @@ def main():
                         help="also: every feature copied per kind of text (human-written or model-written), told at "
                              "evaluation by the truth (an upper bound) and by a classifier of the kind on the same features")
     parser.add_argument("--test", action="store_true", help="evaluate the test parts instead of the dev parts")
-    parser.add_argument("--folds", type=int, default=0,
+    parser.add_argument("--folds", type=int, default=0, metavar="K",
                         help="instead: cross-validate over this many folds of the human train and dev parts "
                              "(folds as scripts/intent-cv.py makes them)")
     parser.add_argument("--reception", default=os.path.join(ROOT, ".build", "release", "reception"))
     args = parser.parse_args()
-    from sklearn.linear_model import LogisticRegression
 
     human = baselines.read(baselines.HUMANS)
-    part = "test" if args.test else "dev"
     project = baselines.read([os.path.join(ROOT, "Tests", "Corpora", "train.jsonl")])
-    train = with_features(project + baselines.select(human, {"train"}), args.reception)
-    sets = {
-        "human " + part: with_features(baselines.select(human, {part}), args.reception),
-        "project " + part: with_features(baselines.read([os.path.join(ROOT, "Tests", "Corpora", part + ".jsonl")]), args.reception),
-    }
-    # The model's single words, as the extractor names them (word:"how").
-    vocabulary = {f[6:-1] for r in train for f in r["f"] if f.startswith('word:"') and " " not in f}
+
+    def single_words(rows):
+        """The model's single words, as the extractor names them (word:"how")."""
+        return {f[6:-1] for r in rows for f in r["f"] if f.startswith('word:"') and " " not in f}
+
     if args.folds:
-        train_parts = baselines.select(human, {"train", "dev"})
-        sets = {f"human train+dev, {args.folds} folds": with_features(train_parts, args.reception)}
-        project_rows = with_features(project, args.reception)
-        vocabulary = {f[6:-1] for r in project_rows + sets[next(iter(sets))] for f in r["f"]
-                      if f.startswith('word:"') and " " not in f}
-        rows = cross_validated(args, project_rows, next(iter(sets.values())), vocabulary)
+        held = with_features(baselines.select(human, {"train", "dev"}), args.reception)
+        project = with_features(project, args.reception)
+        sets = {f"human train+dev, {args.folds} folds": held}
+        rows = cross_validated(args, project, held, single_words(project + held))
     else:
+        part = "test" if args.test else "dev"
+        train = with_features(project + baselines.select(human, {"train"}), args.reception)
+        sets = {
+            "human " + part: with_features(baselines.select(human, {part}), args.reception),
+            "project " + part: with_features(baselines.read([os.path.join(ROOT, "Tests", "Corpora", part + ".jsonl")]),
+                                             args.reception),
+        }
+        vocabulary = single_words(train)
         rows = replica_rows(args, train, sets, vocabulary)
         if args.domains:
             rows += domain_rows(train, sets, vocabulary)
