@@ -5,8 +5,8 @@
 A development tool, not part of the package. Needs only Python 3 and a release build:
 
     swift build -c release --product reception
-    scripts/intent-cv.py --options "--l2 0.0001"              # against the default options
-    scripts/intent-cv.py --options "--source-weight 3" --against "--source-weight 2"
+    scripts/intent-cv.py --options="--l2 0.0001"              # against the default options
+    scripts/intent-cv.py --options="--source-weight 3" --against="--source-weight 2"
 
 Why: the human dev parts hold 560 agreed messages, so two option sets a few messages apart
 cannot be told apart on them. Here every agreed message of the `train` and `dev` parts (3,167)
@@ -134,8 +134,9 @@ def paired(a, b, head):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--options", default="", help="`reception train` options to try, as one string")
-    parser.add_argument("--against", default="", help="the options to compare with (default: none, the shipped ones)")
+    parser.add_argument("--options", default="",
+                        help="`reception train` options to try, as one string after = (--options=\"--no-bigrams\")")
+    parser.add_argument("--against", default="", help="the options to compare with, the same way (default: the shipped ones)")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--reception", default=os.path.join(ROOT, ".build", "release", "reception"))
     args = parser.parse_args()
