@@ -70,9 +70,23 @@ public struct KnowledgeBase: Sendable {
             .filter { $0.count > 1 && !Stopwords.all.contains($0) }
     }
 
+    /// The terms a query is searched by. In "how do souls work?" the closing "work" is part of
+    /// the question, not its topic: kept, it matched "Ways of working with Reception" (a file's
+    /// one-line introduction, short enough to outrank the section about souls). It stays when it
+    /// is all there is ("how do I get to work") or means more ("how does work-life balance work").
+    static func queryTerms(_ query: String) -> Set<String> {
+        var terms = Self.terms(query)
+        let words = query.lowercased().split { !($0.isLetter || $0.isNumber) }
+        if words.count >= 4, words[0] == "how", ["do", "does", "did", "will", "would", "should", "can", "could"].contains(words[1]),
+           ["work", "works"].contains(words.last!), terms.last == "work", terms.dropLast().contains(where: { $0 != "work" }) {
+            terms.removeLast()
+        }
+        return Set(terms)
+    }
+
     /// Passages ranked by BM25 (k1 1.2, b 0.75), best first, at most `limit`.
     public func search(_ query: String, limit: Int = 5) -> [Match] {
-        let queryTerms = Set(Self.terms(query))
+        let queryTerms = Self.queryTerms(query)
         guard !queryTerms.isEmpty else { return [] }
         let count = Double(passages.count)
         let idf = Dictionary(uniqueKeysWithValues: queryTerms.map { term in

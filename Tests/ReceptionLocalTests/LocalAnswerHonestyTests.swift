@@ -83,6 +83,19 @@ struct LocalAnswerHonestyTests {
         #expect(answer.followups.plainFollowups == ["What can Reception do?"], "\(answer.followups.plainFollowups)")
     }
 
+    /// "How does X work" asks about X: the section about souls answers it, not a passage that
+    /// happens to say "working".
+    @Test func howDoesSomethingWorkIsSearchedForTheThing() async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))
+        for question in ["how do souls work?", "How does a soul work", "how do personalities work"] {
+            let answer = try await Self.ask(backend, question)
+            #expect(answer.text.contains("soul.md"), "\(question): \(answer.text)")
+        }
+        #expect(KnowledgeBase.queryTerms("how do i get to work") == ["work"], "the only term stays")
+        #expect(KnowledgeBase.queryTerms("how does work life balance work") == ["work", "life", "balance"])
+        #expect(KnowledgeBase.queryTerms("what will change at work") == ["change", "work"], "not the question's closing word")
+    }
+
     @Test func shortPluralsAndThirdPersonsMeetTheirStems() {
         #expect(KnowledgeBase.terms("bins goes days") == ["bin", "go", "day"])
         #expect(KnowledgeBase.terms("this plus bus") == ["plus", "bus"], "'this' is a stopword; -us words keep their s")
