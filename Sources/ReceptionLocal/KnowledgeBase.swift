@@ -72,14 +72,19 @@ public struct KnowledgeBase: Sendable {
 
     /// The terms a query is searched by. In "how do souls work?" the closing "work" is part of
     /// the question, not its topic: kept, it matched "Ways of working with Reception" (a file's
-    /// one-line introduction, short enough to outrank the section about souls). It stays when it
-    /// is all there is ("how do I get to work") or means more ("how does work-life balance work").
+    /// one-line introduction, short enough to outrank the section about souls). So it is left
+    /// out after "how do/does …" or "how X work(s)" ("explain how trust works"), but not when it
+    /// is all there is ("how do I get to work"), means more ("how does work-life balance work")
+    /// or ends another question ("how long does it take to get to work").
     static func queryTerms(_ query: String) -> Set<String> {
         var terms = Self.terms(query)
         let words = query.lowercased().split { !($0.isLetter || $0.isNumber) }
-        if words.count >= 4, words[0] == "how", ["do", "does", "did", "will", "would", "should", "can", "could"].contains(words[1]),
-           ["work", "works"].contains(words.last!), terms.last == "work", terms.dropLast().contains(where: { $0 != "work" }) {
-            terms.removeLast()
+        let auxiliaries: Set<Substring> = ["do", "does", "did", "will", "would", "should", "can", "could"]
+        if let how = words.firstIndex(of: "how"), let last = words.last, ["work", "works"].contains(last),
+           terms.last == "work", terms.dropLast().contains(where: { $0 != "work" }) {
+            let rest = words[(how + 1)...].dropLast()
+            let isFrame = rest.first.map(auxiliaries.contains) == true || (!rest.isEmpty && !rest.contains(where: auxiliaries.contains))
+            if isFrame { terms.removeLast() }
         }
         return Set(terms)
     }

@@ -87,13 +87,15 @@ struct LocalAnswerHonestyTests {
     /// happens to say "working".
     @Test func howDoesSomethingWorkIsSearchedForTheThing() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))
-        for question in ["how do souls work?", "How does a soul work", "how do personalities work"] {
+        for question in ["how do souls work?", "How does a soul work", "how do personalities work", "explain how souls work"] {
             let answer = try await Self.ask(backend, question)
             #expect(answer.text.contains("soul.md"), "\(question): \(answer.text)")
         }
         #expect(KnowledgeBase.queryTerms("how do i get to work") == ["work"], "the only term stays")
         #expect(KnowledgeBase.queryTerms("how does work life balance work") == ["work", "life", "balance"])
-        #expect(KnowledgeBase.queryTerms("what will change at work") == ["change", "work"], "not the question's closing word")
+        #expect(KnowledgeBase.queryTerms("what will change at work") == ["change", "work"], "no how")
+        #expect(KnowledgeBase.queryTerms("how long does it take to get to work") == ["long", "take", "work"], "another question")
+        #expect(KnowledgeBase.queryTerms("tell me how trust works") == ["trust"])
     }
 
     @Test func shortPluralsAndThirdPersonsMeetTheirStems() {
