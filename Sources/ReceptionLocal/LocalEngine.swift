@@ -52,7 +52,9 @@ actor LocalEngine {
     /// question of a session finds nothing.
     func search(_ query: String) -> [KnowledgeBase.Match] {
         guard usesBuiltInKnowledge else { return knowledge.search(query, limit: 5) }
-        let words = query.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+        // Any whitespace parts words: a message continued over lines ("what can \⏎you do?")
+        // is the same question.
+        let words = query.split(whereSeparator: \.isWhitespace).map { word -> String in
             let bare = word.lowercased().trimmingCharacters(in: .punctuationCharacters)
             return ["you", "your", "yourself", "u"].contains(bare) ? "reception" : String(word)
         }
