@@ -149,7 +149,8 @@ public struct KnowledgeBase: Sendable {
     }
 }
 
-/// A light suffix stripper: enough that "plans" finds "plan" and "classified" finds "classify".
+/// A light suffix stripper: enough that "plans" finds "plan", and "classified", "classifier" and
+/// "classification" find "classify".
 enum Stemmer {
     static func stem(_ word: String) -> String {
         if word.count == 4, word.hasSuffix("s"), !["ss", "us", "is", "as", "os"].contains(where: word.hasSuffix) {
@@ -158,11 +159,28 @@ enum Stemmer {
             return String(word.dropLast(word.hasSuffix("oes") ? 2 : 1))
         }
         guard word.count > 4 else { return word }
-        for (suffix, replacement) in [("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")] where word.hasSuffix(suffix) {
+        for (suffix, replacement) in [("ications", "y"), ("ication", "y"), ("iers", "y"), ("ier", "y"),
+                                      ("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")] where word.hasSuffix(suffix) {
             if suffix == "s" && (word.hasSuffix("ss") || word.hasSuffix("us")) { return word }
-            return String(word.dropLast(suffix.count)) + replacement
+            // "-es" is a suffix of its own only after a hissing sound ("boxes", "wishes",
+            // "classes"); elsewhere the e is the word's ("notes" → note, not the stopword "not").
+            if suffix == "es", !["s", "x", "z", "ch", "sh"].contains(where: word.dropLast(2).hasSuffix) { continue }
+            return withoutFinalE(String(word.dropLast(suffix.count)) + replacement)
         }
-        return word
+        return withoutFinalE(word)
+    }
+
+    /// A silent final e goes, so "change", "changes" and "changed" meet at "chang", and
+    /// "message" and "messages" at "messag"; it stays in short words and after a short
+    /// consonant-vowel-consonant ending, where it changes the word ("plane" is not "plan",
+    /// "note" is not "not").
+    private static func withoutFinalE(_ word: String) -> String {
+        guard word.count >= 5, word.hasSuffix("e") else { return word }
+        let stem = Array(word.dropLast())
+        func isVowel(_ c: Character) -> Bool { "aeiou".contains(c) }
+        let n = stem.count
+        let shortSyllable = !isVowel(stem[n - 3]) && isVowel(stem[n - 2]) && !isVowel(stem[n - 1]) && !"wxy".contains(stem[n - 1])
+        return shortSyllable ? word : String(stem)
     }
 }
 
