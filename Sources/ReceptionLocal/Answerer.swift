@@ -44,15 +44,17 @@ enum Answerer {
     static func greeting(_ query: String) -> Greeting? {
         let words = query.lowercased().split { !$0.isLetter }.map(String.init)
         guard !words.isEmpty, words.count <= 4, words.allSatisfy(smallTalk.contains) else { return nil }
+        if words.contains(where: { ["bye", "goodbye", "night", "later", "cya"].contains($0) }) { return .farewell }
         if words.contains(where: { ["thanks", "thank", "thx", "cheers", "ty"].contains($0) }) { return .thanks }
         return words.contains(where: { ["hi", "hello", "hey", "hiya", "howdy", "yo", "hola", "morning", "evening", "afternoon", "greetings", "sup"].contains($0) }) ? .hello : nil
     }
 
-    enum Greeting { case hello, thanks }
+    enum Greeting { case hello, thanks, farewell }
 
     private static let smallTalk: Set<String> = [
         "hi", "hello", "hey", "hiya", "howdy", "yo", "hola", "greetings", "sup", "good", "morning", "evening", "afternoon",
         "there", "all", "everyone", "again", "thanks", "thank", "you", "thx", "cheers", "ty", "a", "lot", "so", "much", "very", "oh", "ok", "okay",
+        "bye", "goodbye", "night", "later", "cya", "see", "for", "now",
     ]
 
     /// The answer to a greeting: what this backend knows and what to ask it, no search result.
@@ -60,9 +62,12 @@ enum Answerer {
         let knows = builtInKnowledge
             ? "I am the local backend: I answer from Reception's built-in notes about itself, with no server and no model."
             : "I am the local backend: I answer from the Markdown files of your knowledge folder, with no server and no model."
-        let summary = greeting == .thanks
-            ? "You're welcome."
-            : "Hello. \(knows) For questions about anything else, connect a real backend with /backend."
+        let summary = switch greeting {
+        case .thanks: "You're welcome."
+        // The REPL goes on after a goodbye: say how to leave it.
+        case .farewell: "Goodbye. /quit (or Ctrl-D) leaves Reception."
+        case .hello: "Hello. \(knows) For questions about anything else, connect a real backend with /backend."
+        }
         return Composed(outcome: .complete, summary: summary, findings: [], confidence: 0.95, discrepancy: nil,
                         followups: suggestions, usedPassages: [])
     }

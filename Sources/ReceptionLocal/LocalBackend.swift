@@ -77,7 +77,7 @@ public struct LocalBackend: Backend {
         let taskID = request.id
         continuation.yield(.status(taskID: taskID, status: .running))
         let start = ContinuousClock.now
-        // A greeting alone is answered without a search ("searched 23 passages; 0 matched" above
+        // A greeting alone is answered without a search ("searched 26 passages; 0 matched" above
         // a greeting would say the backend looked it up).
         let isGreeting = Answerer.greeting(request.text) != nil
         let matches = isGreeting ? [] : await engine.search(request.text)

@@ -42,7 +42,7 @@ struct PipedModeTests {
         let (output, errors, status) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],
                                                          input: "what can reception do?\n/followups 1\n/cancel\n", separateErrors: true)
         #expect(status == 0)
-        #expect(output.components(separatedBy: "searched 23 passages").count - 1 == 2, "two answers: \(output)")
+        #expect(output.components(separatedBy: "searched 26 passages").count - 1 == 2, "two answers: \(output)")
         #expect(output.contains("→ Tell me more about"), "the follow-up was sent: \(output)")
         #expect(errors.contains("Nothing is running: the last task"), "errors: \(errors)")
     }

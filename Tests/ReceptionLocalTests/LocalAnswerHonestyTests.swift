@@ -100,6 +100,21 @@ struct LocalAnswerHonestyTests {
         #expect(KnowledgeBase.queryTerms("tell me how trust works") == ["trust"])
     }
 
+    /// What a newcomer asks the built-in knowledge in their first hour, and the words the
+    /// answer must hold.
+    @Test(arguments: [
+        ("how do I write my own soul?", "soul new"),
+        ("how do I use my own notes?", "Any folder of Markdown files"),
+        ("how do I connect to ollama?", "--backend ollama"),
+        ("where is my conversation history stored?", "reception logs"),
+        ("how do souls work?", "soul.md"),
+    ])
+    func aNewcomersQuestionIsAnsweredFromItsSection(question: String, expected: String) async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))
+        let answer = try await Self.ask(backend, question)
+        #expect(answer.text.contains(expected), "\(question): \(answer.text)")
+    }
+
     @Test func aQuestionOverTwoLinesIsTheSameQuestion() async throws {
         func fresh() throws -> LocalBackend {
             LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))

@@ -102,6 +102,7 @@ struct LocalBackendTests {
             #expect(!hello.text.contains("found nothing") && hello.followups.plainFollowups == ["What can Reception do?"])
         }
         #expect(try await ask("thanks!").text == "You're welcome.")
+        #expect(try await ask("ok bye").text.hasPrefix("Goodbye. /quit"), "the REPL goes on after a goodbye: it says how to leave")
         let question = try await ask("hi, can you book me a flight to Lisbon")
         #expect(!question.text.hasPrefix("Hello."), "\(question.text)")
     }
