@@ -37,9 +37,10 @@ public struct KnowledgeBase: Sendable {
     public init(directory: URL) throws {
         root = directory.standardizedFileURL
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) else {
             throw LocalBackendError.knowledgeFolderMissing(root.path)
         }
+        guard isDirectory.boolValue else { throw LocalBackendError.knowledgeNotAFolder(root.path) }
         let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
             .filter { $0.pathExtension.lowercased() == "md" }
             .sorted { $0.path < $1.path }

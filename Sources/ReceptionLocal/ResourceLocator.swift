@@ -32,12 +32,14 @@ enum ResourceLocator {
 
 public enum LocalBackendError: Error, CustomStringConvertible, Sendable, Equatable {
     case knowledgeFolderMissing(String)
+    case knowledgeNotAFolder(String)
     case knowledgeFolderEmpty(String)
     case builtInKnowledgeMissing(searched: [String])
 
     public var description: String {
         switch self {
         case .knowledgeFolderMissing(let path): "Knowledge folder not found: \(path)"
+        case .knowledgeNotAFolder(let path): "\(path) is a file, not a folder: --knowledge takes the folder that holds your Markdown (.md) files"
         case .knowledgeFolderEmpty(let path): "No Markdown (.md) files with text in the knowledge folder \(path)"
         case .builtInKnowledgeMissing(let searched):
             "Reception's built-in knowledge (*\("_ReceptionLocal.resources")/Knowledge) is not next to the binary; looked in \(searched.joined(separator: ", ")). A copied binary needs that folder copied beside it; or pass --knowledge DIR."

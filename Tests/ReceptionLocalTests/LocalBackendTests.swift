@@ -42,6 +42,15 @@ struct LocalBackendTests {
         }
     }
 
+    @Test func aFileGivenAsTheKnowledgeFolderIsNamedAsAFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("reception-kb-\(UUID().uuidString).jsonl")
+        try "{}\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(throws: LocalBackendError.knowledgeNotAFolder(file.standardizedFileURL.path)) { try KnowledgeBase(directory: file) }
+        let missing = file.deletingLastPathComponent().appendingPathComponent("no-such-folder-\(UUID().uuidString)")
+        #expect(throws: LocalBackendError.knowledgeFolderMissing(missing.standardizedFileURL.path)) { try KnowledgeBase(directory: missing) }
+    }
+
     @Test func trustZeroReturnsAPlanAndApproveRunsIt() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: fast)
         let request = ReceptionRequest(text: "how do trust levels and plans work?", trustLevel: 0)
