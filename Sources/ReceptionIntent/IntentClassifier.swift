@@ -120,7 +120,7 @@ public struct IntentClassifier: Sendable {
         if explain { return classifyExplained(model, text, goal: goal, previous: previous) }
         // Only plain values (pointers, indices) go into the closure: no reference counting per call.
         let hot = hotPath
-        let carried = Carried(previous, weight: hot.pointee.previousTurnWeight)
+        let carried = previous != nil && Self.readsAsFollowUp(text) ? Carried(previous, weight: hot.pointee.previousTurnWeight) : Carried()
         let scores = hot.pointee.tables.withFeatures(text, goal: goal) { active, tokenCount in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.width) { logits in
                 hot.pointee.scorer.best(active, carried: tokenCount <= Self.followUpTokens ? carried : Carried(), into: logits)
@@ -134,7 +134,7 @@ public struct IntentClassifier: Sendable {
     /// `classify` with the contributions of each head's chosen label and runner-up.
     private func classifyExplained(_ model: CompiledIntentModel, _ text: String, goal: String?, previous: ConversationTurn?) -> IntentClassification {
         let scorer = Scorer(model)
-        let carried = Carried(previous, weight: model.previousTurnWeight)
+        let carried = previous != nil && Self.readsAsFollowUp(text) ? Carried(previous, weight: model.previousTurnWeight) : Carried()
         let (scores, explanations) = model.extractor.withFeatures(text, goal: goal) { active, tokenCount in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.width) { buffer in
                 let carried = tokenCount <= Self.followUpTokens ? carried : Carried()
@@ -152,7 +152,8 @@ public struct IntentClassifier: Sendable {
             intentExplanation: explanations.intent, urgencyExplanation: explanations.urgency)
     }
 
-    /// A follow-up of at most this many tokens ("and tomorrow?") inherits the previous turn's labels.
+    /// A follow-up (`readsAsFollowUp`) of at most this many tokens ("and tomorrow?") inherits the
+    /// previous turn's labels.
     static let followUpTokens = 8
 
     /// `IntentType.knownCases[index]`, as a literal (no array, no copy of a payload).

@@ -301,6 +301,22 @@ struct IntentClassifierTests {
         #expect(long.intent == .research)
     }
 
+    /// A short message that stands on its own is read by its own words, not as the last
+    /// turn's kind: the prior outweighed them ("what can you do?" after a how-to came back
+    /// `action`, "why is the sky blue" after a booking `immediate`).
+    @Test func aShortNewQuestionIsNotAFollowUp() {
+        let howTo = ConversationTurn(query: "how do I write my own soul?", intent: .action, urgency: .exploratory)
+        let booking = ConversationTurn(query: "book a flight to oslo now", intent: .action, urgency: .immediate)
+        for (text, previous) in [("what can you do?", howTo), ("why is the sky blue", booking), ("good morning", howTo)] {
+            let classified = classifier.classify(text, previous: previous, explain: true)
+            #expect(!features(classified).contains("context:previous-turn"), "\(text)")
+            #expect(classified == classifier.classify(text, explain: true), "\(text): as if alone")
+        }
+        for text in ["is that true?", "compare them", "what about the night boat", "or the red one", "and tomorrow?"] {
+            #expect(features(classifier.classify(text, previous: booking, explain: true)).contains("context:previous-turn"), "\(text)")
+        }
+    }
+
     @Test func theGoalIsAFeature() {
         #expect(active("set it for the 15th", goal: "schedule the quarterly review meeting").contains("goal:present"))
         #expect(!active("set it for the 15th").contains("goal:present"))
