@@ -267,6 +267,10 @@ private struct Analysis {
     mutating func run(_ rawText: String) -> Soul {
         var text = rawText
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        // An empty file loads as every default, which looks like a soul that did not take.
+        if !text.contains(where: { !$0.isWhitespace }) {
+            report(.warning, 1, 1, "the file is empty: every setting is the default (`reception soul new NAME` writes a starting file)")
+        }
         let lines = text.utf8.split(separator: 10, omittingEmptySubsequences: false).map { bytes -> Substring in
             let line = Substring(bytes)
             return bytes.last == 13 ? line.dropLast() : line

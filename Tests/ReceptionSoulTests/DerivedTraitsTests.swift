@@ -91,6 +91,14 @@ struct DerivedTraitsTests {
         #expect(!diagnostics.contains { $0.message.contains("known:") })
     }
 
+    @Test func anEmptyFileIsSaidToBeEmpty() {
+        for text in ["", "\n\n  \n"] {
+            let diagnostics = SoulLinter.lint(text: text, fileName: "empty.md")
+            #expect(diagnostics.map(\.severity) == [.warning] && diagnostics.first?.message.contains("the file is empty") == true, "\(diagnostics)")
+        }
+        #expect(SoulLinter.lint(text: "# Wren\n\nA short voice.\n", fileName: "wren.md").allSatisfy { !$0.message.contains("empty") })
+    }
+
     @Test func typeIsNotANearMissForTone() {
         let diagnostics = SoulLinter.lint(text: "---\nfoo: 1\ntyp: x\nlanguaje: en\n---\n# X\n\nBody.\n", fileName: "k.md")
         #expect(diagnostics.count == 3)
