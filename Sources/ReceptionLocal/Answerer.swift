@@ -38,9 +38,9 @@ enum Answerer {
                 "yes continue", "yes please continue", "yes keep going"].contains(words)
     }
 
-    /// "hello", "hi there", "good morning", "thanks!": a greeting or thanks alone, nothing to
-    /// look up. A search for it would find nothing and say so, in answer to what is often a
-    /// newcomer's first message.
+    /// "hello", "hi there", "good morning", "thanks!", "bye": a greeting, thanks or goodbye
+    /// alone, nothing to look up. A search for it would find nothing and say so, in answer to
+    /// what is often a newcomer's first message.
     static func greeting(_ query: String) -> Greeting? {
         let words = query.lowercased().split { !$0.isLetter }.map(String.init)
         guard !words.isEmpty, words.count <= 4, words.allSatisfy(smallTalk.contains) else { return nil }

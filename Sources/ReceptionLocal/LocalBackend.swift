@@ -3,8 +3,8 @@ import ReceptionCore
 
 /// The embedded backend: Loop Symphony semantics, in process, no network.
 ///
-/// Trust level 0 returns a plan that waits for `approve` (except for a greeting or thanks alone,
-/// which searches nothing); levels 1 and 2 run at once.
+/// Trust level 0 returns a plan that waits for `approve` (except for a greeting, thanks or
+/// goodbye alone, which searches nothing); levels 1 and 2 run at once.
 /// Answers come from BM25 retrieval over a folder of Markdown knowledge files.
 public struct LocalBackend: Backend {
     public struct Settings: Sendable {
