@@ -24,6 +24,10 @@ struct Reception: AsyncParsableCommand {
     /// before they reach the terminal. Help goes to standard output, errors to standard error,
     /// with ArgumentParser's exit codes, as before.
     static func main() async {
+        if let refusal = unknownSubcommand(Array(CommandLine.arguments.dropFirst())) {
+            FileHandle.standardError.write(Data((TerminalText.clean(refusal) + "\n").utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -43,5 +47,17 @@ struct Reception: AsyncParsableCommand {
             }
             Foundation.exit(code.rawValue)
         }
+    }
+
+    /// `reception bogus` was read as the chat command's, and answered with its usage and
+    /// "Unexpected argument": the REPL takes no words, so a first word that is no subcommand
+    /// is a mistyped one. Names the subcommands, and the closest.
+    static func unknownSubcommand(_ arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        guard !names.contains(first) else { return nil }
+        let hint = closest(first, among: names).map { " Did you mean '\($0)'?" } ?? ""
+        return "Error: unknown subcommand '\(first)'.\(hint)\nSubcommands: \(names.dropLast().joined(separator: ", ")) " +
+            "(reception --help says what each does; with none, reception starts the REPL)."
     }
 }

@@ -13,6 +13,17 @@ struct PipedModeTests {
         #expect(output.contains("searched"))
     }
 
+    /// A mistyped subcommand is named as one, with the subcommands, not answered with the
+    /// chat command's usage; nothing is read from standard input.
+    @Test func anUnknownSubcommandIsNamedWithTheSubcommands() async throws {
+        let (output, errors, status) = try await PipedREPL.run(["clasify", "is it going to rain"], input: "hello\n", separateErrors: true)
+        #expect(status == 64 && output.isEmpty, "\(output)")
+        #expect(errors.contains("unknown subcommand 'clasify'. Did you mean 'classify'?") && errors.contains("Subcommands: chat, classify, eval"),
+                "\(errors)")
+        let (help, _) = try await PipedREPL.run(["help"], input: "")
+        #expect(help.contains("SUBCOMMANDS"), "help stays a subcommand: \(help)")
+    }
+
     /// A script's output holds the answers; what went wrong is on stderr.
     @Test func errorsGoToStandardErrorAndAnswersToStandardOutput() async throws {
         let (output, errors, status) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],
