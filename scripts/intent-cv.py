@@ -61,10 +61,9 @@ def write_fold_root(workdir, k, folds):
         target = shared if batch == baselines.HUMAN_BATCHES[0] else os.path.join(shared, os.path.basename(batch))
         os.makedirs(target, exist_ok=True)
         for name in BATCH_FILES:
-            with open(os.path.join(target, name), "w", encoding="utf-8") as out:
-                for row in baselines.read([os.path.join(batch, name)]):
-                    if not (in_training_parts(row["id"]) and fold(row["id"], folds) == k):
-                        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            kept = [row for row in baselines.read([os.path.join(batch, name)])
+                    if not (in_training_parts(row["id"]) and fold(row["id"], folds) == k)]
+            baselines.write_jsonl(kept, os.path.join(target, name))
     return root
 
 
@@ -101,18 +100,12 @@ def model_written(binary, options, workdir, label):
     return list(zip(rows, classify(binary, weights, rows)))
 
 
-def ece(pairs, head):
-    bins = {}
-    for row, p in pairs:
-        bins.setdefault(min(int(p[head + "Confidence"] * 10), 9), []).append((row[head] == p[head], p[head + "Confidence"]))
-    return sum(abs(sum(r for r, _ in b) - sum(c for _, c in b)) for b in bins.values()) / len(pairs)
-
-
 def summary(pairs):
     cells = []
     for head in HEADS:
         right = sum(row[head] == p[head] for row, p in pairs)
-        cells.append(f"{head} {right / len(pairs):.4f} ({right}, ECE {ece(pairs, head):.3f})")
+        calibration = baselines.ece([p[head + "Confidence"] for _, p in pairs], [row[head] == p[head] for row, p in pairs])
+        cells.append(f"{head} {right / len(pairs):.4f} ({right}, ECE {calibration:.3f})")
     return "; ".join(cells)
 
 
