@@ -44,18 +44,21 @@ enum Answerer {
     static func greeting(_ query: String) -> Greeting? {
         let words = query.lowercased().split { !$0.isLetter }.map(String.init)
         guard !words.isEmpty, words.count <= 4, words.allSatisfy(smallTalk.contains) else { return nil }
-        if words.contains(where: { ["bye", "goodbye", "night", "later", "cya"].contains($0) }) { return .farewell }
-        if words.contains(where: { ["thanks", "thank", "thx", "cheers", "ty"].contains($0) }) { return .thanks }
-        return words.contains(where: { ["hi", "hello", "hey", "hiya", "howdy", "yo", "hola", "morning", "evening", "afternoon", "greetings", "sup"].contains($0) }) ? .hello : nil
+        if words.contains(where: farewells.contains) { return .farewell }
+        if words.contains(where: thanks.contains) { return .thanks }
+        return words.contains(where: hellos.contains) ? .hello : nil
     }
 
     enum Greeting { case hello, thanks, farewell }
 
-    private static let smallTalk: Set<String> = [
-        "hi", "hello", "hey", "hiya", "howdy", "yo", "hola", "greetings", "sup", "good", "morning", "evening", "afternoon",
-        "there", "all", "everyone", "again", "thanks", "thank", "you", "thx", "cheers", "ty", "a", "lot", "so", "much", "very", "oh", "ok", "okay",
-        "bye", "goodbye", "night", "later", "cya", "see", "for", "now",
-    ]
+    private static let hellos: Set<String> = ["hi", "hello", "hey", "hiya", "howdy", "yo", "hola", "morning", "evening", "afternoon", "greetings", "sup"]
+    private static let thanks: Set<String> = ["thanks", "thank", "thx", "cheers", "ty"]
+    private static let farewells: Set<String> = ["bye", "goodbye", "night", "later", "cya"]
+    /// Every word a greeting, thanks or goodbye alone may hold: those three, and the words
+    /// around them ("good", "there", "a lot", "see you", "for now").
+    private static let smallTalk = hellos.union(thanks).union(farewells).union([
+        "good", "there", "all", "everyone", "again", "you", "a", "lot", "so", "much", "very", "oh", "ok", "okay", "see", "for", "now",
+    ])
 
     /// The answer to a greeting: what this backend knows and what to ask it, no search result.
     static func greet(_ greeting: Greeting, builtInKnowledge: Bool, suggestions: [String]) -> Composed {

@@ -79,9 +79,9 @@ public struct LocalBackend: Backend {
         let start = ContinuousClock.now
         // A greeting alone is answered without a search ("searched 26 passages; 0 matched" above
         // a greeting would say the backend looked it up).
-        let isGreeting = Answerer.greeting(request.text) != nil
-        let matches = isGreeting ? [] : await engine.search(request.text)
-        if !isGreeting {
+        let greeting = Answerer.greeting(request.text)
+        let matches = greeting != nil ? [] : await engine.search(request.text)
+        if greeting == nil {
             try await pause(taskID, engine: engine)
             let files = Set(matches.map(\.passage.file)).count
             continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 1, phase: "retrieval",
@@ -96,7 +96,7 @@ public struct LocalBackend: Backend {
         try await pause(taskID, engine: engine)
         let elapsed = start.duration(to: .now)
         let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
-        let response = await engine.answer(request, matches: matches, durationMS: milliseconds)
+        let response = await engine.answer(request, greeting: greeting, matches: matches, durationMS: milliseconds)
         continuation.yield(.status(taskID: taskID, status: .complete))
         continuation.yield(.result(response))
     }

@@ -61,11 +61,13 @@ actor LocalEngine {
         return knowledge.search(words.joined(separator: " "), limit: 5)
     }
 
-    func answer(_ request: ReceptionRequest, matches: [KnowledgeBase.Match], durationMS: Int) -> BackendResult {
+    /// `greeting`: what `Answerer.greeting` read the request as, read once by the caller (which
+    /// searched nothing for one).
+    func answer(_ request: ReceptionRequest, greeting: Answerer.Greeting?, matches: [KnowledgeBase.Match], durationMS: Int) -> BackendResult {
         let knowledge = knowledge
         let suggestions = suggestions()
         let composed: Answerer.Composed
-        if let greeting = Answerer.greeting(request.text) {
+        if let greeting {
             composed = Answerer.greet(greeting, builtInKnowledge: usesBuiltInKnowledge, suggestions: suggestions)
         } else if memory.lastWasUnanswered && Answerer.asksToContinue(request.text) {
             // "continue" after an answer that found nothing would search the same files again
