@@ -17,7 +17,8 @@ extension IntentClassifier {
         return words.contains(where: pointers.contains)
     }
 
-    private static let continuations: Set<Substring> = ["and", "or", "but", "also", "so", "then", "plus", "same", "instead", "else"]
+    /// First words that go on from the turn before ("same" and "instead" are pointers, anywhere).
+    private static let continuations: Set<Substring> = ["and", "or", "but", "also", "so", "then", "plus", "else"]
     private static let openers: Set<String> = ["what about", "how about", "what if", "and if", "why not"]
     private static let pointers: Set<Substring> = [
         "it", "it's", "its", "that", "that's", "this", "these", "those", "them", "they", "they're", "one", "ones",

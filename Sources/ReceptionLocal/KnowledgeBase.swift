@@ -177,11 +177,11 @@ enum Stemmer {
     /// "note" is not "not").
     private static func withoutFinalE(_ word: String) -> String {
         guard word.count >= 5, word.hasSuffix("e") else { return word }
-        let stem = Array(word.dropLast())
+        // The three letters before the e (every file's words pass here while the index loads).
+        let ending = Array(word.dropLast().suffix(3))
         func isVowel(_ c: Character) -> Bool { "aeiou".contains(c) }
-        let n = stem.count
-        let shortSyllable = !isVowel(stem[n - 3]) && isVowel(stem[n - 2]) && !isVowel(stem[n - 1]) && !"wxy".contains(stem[n - 1])
-        return shortSyllable ? word : String(stem)
+        let shortSyllable = !isVowel(ending[0]) && isVowel(ending[1]) && !isVowel(ending[2]) && !"wxy".contains(ending[2])
+        return shortSyllable ? word : String(word.dropLast())
     }
 }
 
