@@ -24,11 +24,8 @@ struct Reception: AsyncParsableCommand {
     /// before they reach the terminal. Help goes to standard output, errors to standard error,
     /// with ArgumentParser's exit codes, as before.
     static func main() async {
-        if let refusal = unknownSubcommand(Array(CommandLine.arguments.dropFirst())) {
-            FileHandle.standardError.write(Data((TerminalText.clean(refusal) + "\n").utf8))
-            Foundation.exit(ExitCode.validationFailure.rawValue)
-        }
         do {
+            if let refusal = unknownSubcommand(Array(CommandLine.arguments.dropFirst())) { throw ValidationError(refusal) }
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -57,7 +54,7 @@ struct Reception: AsyncParsableCommand {
         let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
         guard !names.contains(first) else { return nil }
         let hint = closest(first, among: names).map { " Did you mean '\($0)'?" } ?? ""
-        return "Error: unknown subcommand '\(first)'.\(hint)\nSubcommands: \(names.dropLast().joined(separator: ", ")) " +
+        return "unknown subcommand '\(first)'.\(hint)\nSubcommands: \(names.dropLast().joined(separator: ", ")) " +
             "(reception --help says what each does; with none, reception starts the REPL)."
     }
 }
