@@ -16,10 +16,12 @@ import ReceptionCore
 /// - inconclusive: strong matches from different files disagree (one negates what the other states).
 enum Answerer {
     struct Composed {
-        var outcome: Outcome
+        /// Nil for small talk: a reply to "hello" is not a task's outcome, and a soul's
+        /// "Here is the answer." lead or a confidence hedge in front of it reads wrong.
+        var outcome: Outcome?
         var summary: String
         var findings: [Finding]
-        var confidence: Double
+        var confidence: Double?
         var discrepancy: String?
         var followups: [String]
         var usedPassages: [String]
@@ -71,7 +73,7 @@ enum Answerer {
         case .farewell: "Goodbye. /quit (or Ctrl-D) leaves Reception."
         case .hello: "Hello. \(knows) For questions about anything else, connect a real backend with /backend."
         }
-        return Composed(outcome: .complete, summary: summary, findings: [], confidence: 0.95, discrepancy: nil,
+        return Composed(outcome: nil, summary: summary, findings: [], confidence: nil, discrepancy: nil,
                         followups: suggestions, usedPassages: [])
     }
 
@@ -103,7 +105,7 @@ enum Answerer {
                 // confidence under the souls' "low" threshold so the reader is told to check it.
                 let summary = "The closest I have is \(closest.passage.file) (\(closest.passage.heading)): " +
                     leadSentences(closest.passage.text, count: 3)
-                return Composed(outcome: .complete, summary: summary, findings: others.prefix(2).map(finding),
+                return Composed(outcome: .complete, summary: summary, findings: findings(others.prefix(2), summarised: 3),
                                 confidence: 0.3 + 0.4 * closest.coverage, discrepancy: nil, followups: followups,
                                 usedPassages: [closest.passage.id])
             }
@@ -123,7 +125,8 @@ enum Answerer {
         let used = Array(strong.prefix(2))
         let confidence = min(0.95, 0.5 + 0.45 * best.coverage)
         if used.allSatisfy({ alreadySaid.contains($0.passage.id) }) {
-            return Composed(outcome: .saturated, summary: leadSentences(best.passage.text, count: 2), findings: used.map(finding),
+            return Composed(outcome: .saturated, summary: leadSentences(best.passage.text, count: 2),
+                            findings: findings(used, summarised: 2),
                             confidence: confidence, discrepancy: nil, followups: followups, usedPassages: used.map(\.passage.id))
         }
         var summary = leadSentences(best.passage.text, count: 3)
@@ -132,8 +135,22 @@ enum Answerer {
         if !covered.isEmpty {
             summary += "\n\n" + covered.map { "- \($0)" }.joined(separator: "\n")
         }
-        return Composed(outcome: .complete, summary: summary, findings: used.map(finding),
+        return Composed(outcome: .complete, summary: summary, findings: findings(used, summarised: 3),
                         confidence: confidence, discrepancy: nil, followups: followups, usedPassages: used.map(\.passage.id))
+    }
+
+    /// The evidence under an answer whose summary is the first `summarised` sentences of the
+    /// first match. That passage's finding holds what the summary left out; when it left
+    /// nothing, the finding only says where the answer came from ("What I found" repeating
+    /// the answer word for word reads as padding, and the source is still worth a line).
+    static func findings(_ used: some Collection<KnowledgeBase.Match>, summarised: Int) -> [Finding] {
+        guard let first = used.first else { return [] }
+        let rest = sentences(first.passage.text.replacingOccurrences(of: "\n", with: " ")).dropFirst(summarised)
+        let own = rest.isEmpty
+            ? Finding(content: "The answer above is from \(first.passage.file) § \(first.passage.heading).",
+                      confidence: finding(first).confidence)
+            : Finding(content: rest.prefix(2).joined(separator: " "), source: first.passage.id, confidence: finding(first).confidence)
+        return [own] + used.dropFirst().map(finding)
     }
 
     static func finding(_ match: KnowledgeBase.Match) -> Finding {

@@ -115,6 +115,25 @@ struct LocalAnswerHonestyTests {
         #expect(answer.text.contains(expected), "\(question): \(answer.text)")
     }
 
+    /// "What I found" under an answer holds what the answer did not already say: the summarised
+    /// passage's finding is the rest of it, or there is none when the summary said it all.
+    @Test(arguments: ["how does trust work?", "when do the bins go out", "what can you do?", "how do souls work?"])
+    func theFindingsDoNotRepeatTheAnswer(_ question: String) async throws {
+        for backend in [LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1))),
+                        LocalBackend(knowledge: try LocalBackendTests.knowledge(Self.notes), settings: .init(stepDelay: .milliseconds(1)))] {
+            for _ in 0..<2 {  // the second time the answer is the saturated repeat
+                let answer = try await Self.ask(backend, question)
+                for finding in answer.findings where !finding.content.hasPrefix("The answer above is from ") {
+                    let sentence = try #require(Answerer.sentences(finding.content).first)
+                    #expect(!answer.text.contains(sentence), "\(question): \(finding.content) is in the answer: \(answer.text)")
+                }
+            }
+        }
+        let bins = try await Self.ask(LocalBackend(knowledge: try LocalBackendTests.knowledge(Self.notes),
+                                                   settings: .init(stepDelay: .milliseconds(1))), "when do the bins go out")
+        #expect(bins.text.contains("garden bin"), "the whole Bins section is the answer: \(bins.text)")
+    }
+
     @Test func aQuestionOverTwoLinesIsTheSameQuestion() async throws {
         func fresh() throws -> LocalBackend {
             LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))

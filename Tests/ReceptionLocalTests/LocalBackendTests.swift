@@ -78,7 +78,7 @@ struct LocalBackendTests {
         }
         let roses = try await ask("how much sun do roses need?")
         #expect(roses.outcome == .complete)
-        #expect(roses.findings.first?.source == "garden.md#Roses")
+        #expect(roses.findings.first?.content == "The answer above is from garden.md § Roses.", "\(roses.findings)")
         #expect(roses.text.contains("six hours of sun"))
         #expect(try await ask("how much sun do roses need?").outcome == .saturated)
         let museum = try await ask("does the city museum open on sundays?")
@@ -107,7 +107,10 @@ struct LocalBackendTests {
         #expect(!events.contains { if case .progress = $0 { true } else { false } }, "nothing was searched: \(events)")
         for greeting in ["hello", "Hi there!", "good morning"] {
             let hello = try await ask(greeting)
-            #expect(hello.outcome == .complete && hello.text.hasPrefix("Hello. I am the local backend"), "\(greeting): \(hello.text)")
+            #expect(hello.text.hasPrefix("Hello. I am the local backend"), "\(greeting): \(hello.text)")
+            // Small talk is not a task: no outcome for a soul to frame ("Here is the answer.")
+            // and no confidence for it to hedge.
+            #expect(hello.outcome == nil && hello.confidence == nil, "\(greeting): \(hello)")
             #expect(!hello.text.contains("found nothing") && hello.followups.plainFollowups == ["What can Reception do?"])
         }
         #expect(try await ask("thanks!").text == "You're welcome.")

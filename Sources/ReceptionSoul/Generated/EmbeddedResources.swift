@@ -195,7 +195,7 @@ outcomes:
   complete: ""
   saturated:
     lead: "I've looked through everything I have."
-    note: Digging further is unlikely to change it, but I can try a different angle if you like.
+    note: Digging further is unlikely to change it; the same question asked another way might.
   # One line (the lead alone; the note is the default offer to continue).
   bounded: "Here's as far as I could get:"
   inconclusive:
