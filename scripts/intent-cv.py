@@ -93,6 +93,24 @@ def cross_validate(binary, options, folds, held, workdir, label):
     return {row["id"]: (row, prediction) for row, prediction in pairs}
 
 
+def leave_source_out(binary, options, held, workdir, label):
+    """Predictions for every held message, by the model trained without any message of its
+    source: how the options carry to a kind of writer never seen."""
+    sources = sorted({source_of(r) for r in held})
+    def run(source):
+        weights = os.path.join(workdir, f"{label}-without-{source}.json")
+        train(binary, ["--with-shipped-corpora", "--corpora-root", ROOT, "--exclude-source", source, *options], weights)
+        rows = [r for r in held if source_of(r) == source]
+        return list(zip(rows, classify(binary, weights, rows)))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        pairs = [pair for chunk in pool.map(run, sources) for pair in chunk]
+    return {row["id"]: (row, prediction) for row, prediction in pairs}
+
+
+def source_of(row):
+    return row["source"].split(":", 1)[0]
+
+
 def model_written(binary, options, workdir, label):
     weights = os.path.join(workdir, f"{label}-project.json")
     train(binary, ["--with-shipped-corpora", "--corpora-root", ROOT, "--split", "train", *options], weights)
@@ -112,10 +130,11 @@ def summary(pairs):
 def by_source(pairs):
     counts = {}
     for row, p in pairs:
-        source = row["source"].split(":", 1)[0]
-        right, total = counts.get(source, (0, 0))
-        counts[source] = (right + (row["intent"] == p["intent"]), total + 1)
-    return ", ".join(f"{s} {r / t:.3f}" for s, (r, t) in sorted(counts.items()))
+        tallies = counts.setdefault(source_of(row), [0, 0, 0])
+        tallies[0] += row["intent"] == p["intent"]
+        tallies[1] += row["urgency"] == p["urgency"]
+        tallies[2] += 1
+    return ", ".join(f"{s} {i / t:.3f} / {u / t:.3f}" for s, (i, u, t) in sorted(counts.items()))
 
 
 def paired(a, b, head):
@@ -131,24 +150,29 @@ def main():
                         help="`reception train` options to try, as one string after = (--options=\"--no-bigrams\")")
     parser.add_argument("--against", default="", help="the options to compare with, the same way (default: the shipped ones)")
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--leave-source-out", action="store_true",
+                        help="instead of folds, predict each source's messages by a model trained without that source")
     parser.add_argument("--reception", default=os.path.join(ROOT, ".build", "release", "reception"))
     args = parser.parse_args()
     if args.folds < 2:
         sys.exit("--folds must be 2 or more")
     held = [r for r in baselines.read(baselines.HUMANS) if in_training_parts(r["id"])]
     with tempfile.TemporaryDirectory(prefix="intent-cv-") as workdir:
-        for k in range(args.folds):
-            write_fold_root(workdir, k, args.folds)
+        if not args.leave_source_out:
+            for k in range(args.folds):
+                write_fold_root(workdir, k, args.folds)
         results = {}
         for label, options in (("options", args.options), ("against", args.against)):
             split = shlex.split(options)
-            results[label] = (cross_validate(args.reception, split, args.folds, held, workdir, label),
-                              model_written(args.reception, split, workdir, label))
+            human = (leave_source_out(args.reception, split, held, workdir, label) if args.leave_source_out
+                     else cross_validate(args.reception, split, args.folds, held, workdir, label))
+            results[label] = (human, model_written(args.reception, split, workdir, label))
+    scheme = "each source left out" if args.leave_source_out else f"{args.folds}-fold"
     for label, options in (("options", args.options), ("against", args.against)):
         human, project = results[label]
         print(f"--{label} {options or '(defaults)'}")
-        print(f"  human train+dev, {args.folds}-fold ({len(human)}): {summary(list(human.values()))}")
-        print(f"    intent by source: {by_source(list(human.values()))}")
+        print(f"  human train+dev, {scheme} ({len(human)}): {summary(list(human.values()))}")
+        print(f"    intent / urgency by source: {by_source(list(human.values()))}")
         print(f"  project dev ({len(project)}), trained on the train parts: {summary(project)}")
     for head in HEADS:
         print("paired, human " + paired(results["options"][0], results["against"][0], head))
