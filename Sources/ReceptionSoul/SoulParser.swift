@@ -544,6 +544,15 @@ private struct Analysis {
         "audience", "platform", "platforms", "requires", "depends", "when", "triggers", "globs", "alwaysapply", "always_apply",
     ]
 
+    /// Past this a greeting is a wall of text at the top of every session.
+    static let longGreeting = 400
+
+    /// The text of a plain (unquoted) scalar that is a number: `tone: 5` but not `tone: "5"`.
+    static func plainNumber(_ node: Node) -> String? {
+        guard let scalar = node.scalar, scalar.style == .plain, Double(scalar.string) != nil else { return nil }
+        return scalar.string
+    }
+
     mutating func frontMatter(_ yaml: String, endLine: Int) {
         let node: Node?
         do {
@@ -626,7 +635,15 @@ private struct Analysis {
                     report(.error, line, column, "`language` must be a language tag such as `en`, `fr` or `zh-TW`, not `\(language)`")
                 }
             }
-        case "tone": soul.tone = string(value, key: key)
+        case "tone":
+            // A score ("tone: 5") is a common slip from other persona formats: it says nothing
+            // about the voice, and as text it would reach a rewriting model as the tone "5".
+            if let number = Self.plainNumber(value) {
+                let (line, column) = location(value)
+                report(.warning, line, column, "`tone` describes the voice in words (such as `warm, playful`), not as a number; `\(number)` ignored")
+            } else {
+                soul.tone = string(value, key: key)
+            }
         case "formality": if let v = enumValue(value, key: key, Formality.self) { soul.formality = v }
         case "verbosity": if let v = enumValue(value, key: key, Verbosity.self) { soul.verbosity = v }
         case "emoji":
@@ -653,7 +670,12 @@ private struct Analysis {
         case "confidence": confidence(value)
         case "interventions": interventions(value)
         case "followups":
-            if value.scalar != nil {
+            if let number = Self.plainNumber(value) {
+                // `followups: 7` reads as "seven follow-ups"; as a title it would print "7".
+                let (line, column) = location(value)
+                report(.warning, line, column, "`followups: \(number)` would make `\(number)` the follow-ups' title, so it is ignored; " +
+                       "to show at most \(number) follow-ups, write `max_followups: \(number)` under `length:`")
+            } else if value.scalar != nil {
                 soul.followups.title = string(value, key: key)
             } else if let mapping = mappingValue(value, key: key) {
                 for (k, v) in checkedPairs(mapping, known: ["title", "style"], context: "followups") {
@@ -1058,8 +1080,13 @@ private struct Analysis {
                 report(.warning, line, column, "`\(replacement.avoid)` is replaced by itself")
             }
         }
-        if let greeting = soul.greeting, let limit = soul.length.maxCharacters, greeting.count > limit, let (line, column) = greetingLocation {
-            report(.warning, line, column, "the greeting is \(greeting.count) characters, longer than `length.max_characters` (\(limit))")
+        if let greeting = soul.greeting, let (line, column) = greetingLocation {
+            if let limit = soul.length.maxCharacters, greeting.count > limit {
+                report(.warning, line, column, "the greeting is \(greeting.count) characters, longer than `length.max_characters` (\(limit))")
+            } else if soul.length.maxCharacters == nil, greeting.count > Self.longGreeting {
+                report(.warning, line, column, "the greeting is \(greeting.count) characters; it opens every session, " +
+                       "so a line or two (under \(Self.longGreeting)) reads best")
+            }
         }
         // The soul's own wording should follow its own rules. Its labels, leads and greeting are
         // rendered through its replacements ("Could you …" shows as "Could ye …" in a soul that

@@ -99,6 +99,25 @@ struct DerivedTraitsTests {
         #expect(SoulLinter.lint(text: "# Wren\n\nA short voice.\n", fileName: "wren.md").allSatisfy { !$0.message.contains("empty") })
     }
 
+    /// Numbers where words belong, and a greeting that would flood every session's first
+    /// screen, are each named at their line; the same values quoted as text, or a short
+    /// greeting, pass.
+    @Test func aNumberForToneOrFollowupsAndAnOverlongGreetingAreNamed() throws {
+        let greeting = String(repeating: "x", count: 300_000)
+        let text = "---\nname: X\ntone: 5\nfollowups: 7\ngreeting: \(greeting)\n---\n# X\n\nBody.\n"
+        let diagnostics = SoulLinter.lint(text: text, fileName: "n.md")
+        let tone = diagnostics.first { $0.message.contains("`tone`") }
+        #expect(tone?.line == 3 && tone?.severity == .warning && tone?.message.contains("not as a number") == true, "\(diagnostics)")
+        let followups = diagnostics.first { $0.message.contains("followups: 7") }
+        #expect(followups?.line == 4 && followups?.message.contains("max_followups: 7") == true, "\(diagnostics)")
+        let long = diagnostics.first { $0.message.contains("the greeting is 300000 characters") }
+        #expect(long?.line == 5, "\(diagnostics)")
+        let soul = try SoulParser.parse(text, fileName: "n.md")
+        #expect(soul.tone == nil && soul.followups.title == nil)
+        let quoted = SoulLinter.lint(text: "---\nname: X\ntone: \"5\"\nfollowups: \"7\"\ngreeting: Hi.\n---\n# X\n\nBody.\n", fileName: "q.md")
+        #expect(quoted.isEmpty, "quoted, a number is the author's text: \(quoted)")
+    }
+
     @Test func typeIsNotANearMissForTone() {
         let diagnostics = SoulLinter.lint(text: "---\nfoo: 1\ntyp: x\nlanguaje: en\n---\n# X\n\nBody.\n", fileName: "k.md")
         #expect(diagnostics.count == 3)
