@@ -34,6 +34,22 @@ struct PipedModeTests {
         #expect(output.contains("Reception"), "the answer is on standard output: \(output)")
     }
 
+    /// What a command says matches the state behind it: a did-you-mean only for a near miss,
+    /// no "cleared" for a goal never set, no "the last result" before any answer; and a reply
+    /// to "hello" gets no soul's "here is the answer" lead in front of it.
+    @Test func repliesMatchTheStateBehindThem() async throws {
+        let (output, errors, status) = try await PipedREPL.run(
+            ["--trust", "1", "--local-step-ms", "1", "--soul", "butler", "--no-log"],
+            input: "/followups\n/goal clear\n/foo\n/hepl\nhello\n", separateErrors: true)
+        #expect(status == 0)
+        #expect(output.contains("No answer yet, so no follow-ups") && !output.contains("The last result"), "\(output)")
+        #expect(output.contains("No goal was set") && !output.contains("Goal cleared"), "\(output)")
+        #expect(errors.contains("Unknown command /foo. /help lists the commands."), "no far-fetched guess: \(errors)")
+        #expect(errors.contains("Unknown command /hepl. Did you mean /help?"), "\(errors)")
+        let reply = try #require(output.split(separator: "\n").first { $0.contains("I am the local backend") }, "\(output)")
+        #expect(reply.hasPrefix("Hello."), "nothing leads into the reply to hello: \(reply)")
+    }
+
     /// `/soul list` marks the soul in use by its id; `/soul show` prints the file as it is on
     /// disk (its `#` lines and front matter intact, so it can be pasted back); a file that is
     /// not Markdown is not a soul.

@@ -61,8 +61,9 @@ extension REPL {
                 await runExtension(extensionCommand, arguments)
             } else {
                 let known = SlashCommand.all.map(\.name) + (session?.commands.map(\.name) ?? [])
-                let suggestion = known.min { editDistance($0, name) < editDistance($1, name) }
-                    .flatMap { editDistance($0, name) <= 3 ? " Did you mean \($0)?" : nil } ?? ""
+                // The same near-miss rule as every other did-you-mean: "/hepl" is /help, but
+                // "/foo" is not /soul (three edits of four letters is another word).
+                let suggestion = closest(name, among: known).map { " Did you mean \($0)?" } ?? ""
                 error("Unknown command \(name).\(suggestion) /help lists the commands.")
             }
         }
@@ -332,7 +333,10 @@ extension REPL {
     }
 
     private func followups(_ arguments: [String]) async {
-        guard !state.lastFollowups.isEmpty else { return note("The last result had no follow-up suggestions.") }
+        guard !state.lastFollowups.isEmpty else {
+            return note(state.lastRequest == nil ? "No answer yet, so no follow-ups: they come with an answer."
+                                                 : "The last result had no follow-up suggestions.")
+        }
         if let first = arguments.first {
             // `/followups 2` does what typing 2 does, rather than ignoring the number.
             guard arguments.count == 1, let number = Int(first) else { return error("Usage: /followups [N]") }
@@ -345,6 +349,7 @@ extension REPL {
     private func goal(_ arguments: [String]) {
         if arguments.isEmpty { return say(state.goal.map { "Goal: \($0)" } ?? "No goal set. /goal TEXT sets one.") }
         if arguments == ["clear"] {
+            guard state.goal != nil else { return note("No goal was set; nothing to clear.") }
             state.goal = nil
             return note("Goal cleared.")
         }
