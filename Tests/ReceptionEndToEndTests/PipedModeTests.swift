@@ -95,10 +95,20 @@ struct PipedModeTests {
         #expect(output.contains("Intent classification"), "the built-in knowledge answers: \(output)")
     }
 
+    /// A soul that cannot be used is said once, located when it is a file's problem, and
+    /// without the root command's usage line (it is not a mistyped command).
     @Test func aBadSoulNameIsAClearErrorNotACrash() async throws {
         let (output, status) = try await PipedREPL.run(["--soul", "no-such-soul"], input: "")
-        #expect(status != 0)
-        #expect(output.contains("No soul named \"no-such-soul\""))
+        #expect(status == 1)
+        #expect(output.contains("error: cannot use soul no-such-soul: No soul named \"no-such-soul\""), "\(output)")
+        #expect(!output.contains("Usage:"), "\(output)")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("utf16-\(UUID().uuidString).md")
+        try Data([0xFF, 0xFE, 0x41, 0x00]).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (errors, fileStatus) = try await PipedREPL.run(["--soul", file.path], input: "")
+        #expect(fileStatus == 1 && !errors.contains("Usage:"), "\(errors)")
+        #expect(errors.hasPrefix("\(file.path):1:1: error: not UTF-8 text") && errors.components(separatedBy: "not UTF-8").count == 2,
+                "located, once: \(errors)")
     }
 
     @Test func saveNeverOverwritesWithoutForce() async throws {

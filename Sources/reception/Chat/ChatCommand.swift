@@ -126,8 +126,15 @@ struct ChatCommand: AsyncParsableCommand {
         let library: SoulLibrary
         do {
             library = try SoulLibrary(catalog: SoulCatalog(directories: SoulCatalog.standardDirectories()), initial: soul ?? "default")
+        } catch let error as SoulParser.ParseError {
+            // A file that is no soul is the file's problem, not the command line's: its
+            // located diagnostics as `soul lint` prints them, and no usage line.
+            StandardStreams.writeError(TerminalText.clean("\(error)\nerror: cannot start with soul \(soul ?? "default"); " +
+                                                          "`reception soul lint` checks a soul file\n"))
+            throw ExitCode(1)
         } catch {
-            throw ValidationError("Cannot use soul \(soul ?? "default"): \(error)")
+            StandardStreams.writeError(TerminalText.clean("error: cannot use soul \(soul ?? "default"): \(error)\n"))
+            throw ExitCode(1)
         }
 
         var catalog: BackendCatalog
