@@ -25,8 +25,9 @@ struct Reception: AsyncParsableCommand {
     /// with ArgumentParser's exit codes, as before.
     static func main() async {
         do {
-            if let refusal = unknownSubcommand(Array(CommandLine.arguments.dropFirst())) { throw ValidationError(refusal) }
-            var command = try parseAsRoot()
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if let refusal = unknownSubcommand(arguments) { throw ValidationError(refusal) }
+            var command = try parseChatOptionsBeforeChat(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -43,6 +44,22 @@ struct Reception: AsyncParsableCommand {
                 }
             }
             Foundation.exit(code.rawValue)
+        }
+    }
+
+    /// The REPL's options work without `chat` (it is the default subcommand), so people put
+    /// them first and then add the word: `reception --no-log chat`. ArgumentParser reads the
+    /// options as the default subcommand's and then refuses "chat" as an unexpected argument.
+    /// When that parse fails and "chat" is among the words, it is read once more with "chat"
+    /// first; the first error stands if that fails too ("chat" was some option's value).
+    static func parseChatOptionsBeforeChat(_ arguments: [String]) throws -> any ParsableCommand {
+        do {
+            return try parseAsRoot(arguments)
+        } catch {
+            let chat = ChatCommand.configuration.commandName ?? "chat"
+            guard arguments.first?.hasPrefix("-") == true, let index = arguments.firstIndex(of: chat),
+                  let command = try? parseAsRoot([chat] + arguments[..<index] + arguments[(index + 1)...]) else { throw error }
+            return command
         }
     }
 

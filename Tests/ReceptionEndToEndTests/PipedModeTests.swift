@@ -24,6 +24,15 @@ struct PipedModeTests {
         #expect(help.contains("SUBCOMMANDS"), "help stays a subcommand: \(help)")
     }
 
+    /// The REPL's options may come before the word `chat` as well as after it; "chat" as an
+    /// option's value stays that value.
+    @Test func chatOptionsBeforeChatAreChatOptions() async throws {
+        let (output, errors, status) = try await PipedREPL.run(["--no-log", "--local-step-ms", "1", "chat"], input: "thanks\n", separateErrors: true)
+        #expect(status == 0 && output.contains("You're welcome."), "\(output)\(errors)")
+        let (_, soulErrors, soulStatus) = try await PipedREPL.run(["--soul", "chat"], input: "", separateErrors: true)
+        #expect(soulStatus == 1 && soulErrors.contains("No soul named \"chat\""), "\(soulErrors)")
+    }
+
     /// A script's output holds the answers; what went wrong is on stderr.
     @Test func errorsGoToStandardErrorAndAnswersToStandardOutput() async throws {
         let (output, errors, status) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],
