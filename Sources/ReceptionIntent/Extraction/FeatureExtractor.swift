@@ -123,12 +123,13 @@ public final class FeatureExtractor: @unchecked Sendable {
                 let hashes = probe.hashes(phrase)
                 guard !hashes.isEmpty else { continue }
                 let node = trieNode(hashes)
-                let id = feature("phrase:\"\(phrase)\"")
-                // A phrase listed twice in a family adds the same features: one entry does.
-                let listed = cuesAtNode[Int(node)].contains { entry in
-                    entry >= 0 && phraseFeature[Int(entry)] == id && phraseFamily[Int(entry)] == Int32(familyIndex)
-                }
+                // A phrase listed twice in a family, or two spellings the tokenizer reads as the
+                // same tokens ("tonight" and "tonight's", whose 's it drops), are one phrase: the
+                // first listed names it. A second entry would fire a second feature, and the
+                // family's, on the same words, and name a spelling the text does not have.
+                let listed = cuesAtNode[Int(node)].contains { entry in entry >= 0 && phraseFamily[Int(entry)] == Int32(familyIndex) }
                 if listed { continue }
+                let id = feature("phrase:\"\(phrase)\"")
                 let phraseID = Int32(phraseFeature.count)
                 phraseFeature.append(id)
                 phraseFamily.append(Int32(familyIndex))
