@@ -202,7 +202,9 @@ public struct SoulRenderer: Sendable {
         switch soul.followups.style {
         case .numbered: items.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: "\n")
         case .bulleted: items.map { "- \($0)" }.joined(separator: "\n")
-        case .inline: items.joined(separator: " · ")
+        // Typing a number sends that follow-up, so a one-line list still shows the numbers
+        // (a bulleted list is counted down the lines).
+        case .inline: items.enumerated().map { "(\($0.offset + 1)) \($0.element)" }.joined(separator: " · ")
         }
     }
 

@@ -124,7 +124,8 @@ struct RendererBehaviourTests {
         #expect(blocks.contains { $0.role == .intervention && $0.title == nil && $0.markdown == "**Split:** Two parts" && $0.interventionType == .scoping })
         #expect(blocks.first { $0.role == .followups }?.markdown == "- a?\n- b?")
         soul.followups.style = .inline
-        #expect(SoulRenderer(soul: soul).render(response(.complete, followups: ["a?", "b?"]), trustLevel: 0).last?.markdown == "a? · b?")
+        #expect(SoulRenderer(soul: soul).render(response(.complete, followups: ["a?", "b?"]), trustLevel: 0).last?.markdown == "(1) a? · (2) b?",
+                "typing 2 sends b?: the one-line list says which is which")
     }
 }
 
