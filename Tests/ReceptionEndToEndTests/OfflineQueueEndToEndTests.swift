@@ -323,7 +323,7 @@ struct OfflineQueueEndToEndTests {
             }
         }
         reader.start()
-        stdin.fileHandleForWriting.write(Data(Self.messages.map { $0 + "\n" }.joined().utf8))
+        try stdin.fileHandleForWriting.write(contentsOf: Data(Self.messages.map { $0 + "\n" }.joined().utf8))
         let deadline = ContinuousClock.now + .seconds(60)
         while !output.withLock({ $0.contains("queued (3 waiting)") }), ContinuousClock.now < deadline, first.isRunning {
             try await Task.sleep(for: .milliseconds(50))

@@ -39,7 +39,7 @@ struct QueueSceneEndToEndTests {
                 }
                 readToTheEnd.store(true, ordering: .releasing)
             }
-            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
             try stdin.fileHandleForWriting.close()
         }
 

@@ -80,7 +80,7 @@ struct SignalTests {
             shown.withLock { $0 += data }
         }
         try process.run()
-        input.fileHandleForWriting.write(Data("what can reception do\n".utf8))  // answered (a plan at trust 0); then nobody writes
+        try input.fileHandleForWriting.write(contentsOf: Data("what can reception do\n".utf8))  // answered (a plan at trust 0); then nobody writes
         // Back at the (silent) prompt: answered, and reading its standard input again.
         try await eventually("the answer, then a read of standard input", seen: { String(decoding: shown.withLock { $0 }, as: UTF8.self) }) {
             String(decoding: shown.withLock { $0 }, as: UTF8.self).contains("/approve") && Self.isReadingStandardInput(process.processIdentifier)
