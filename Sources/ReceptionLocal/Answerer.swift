@@ -29,6 +29,13 @@ enum Answerer {
         var answered = true
     }
 
+    /// The follow-up that asks for a section: its heading quoted as written. Lowercased into
+    /// the sentence, a heading read as broken English ("Tell me more about decisions stay
+    /// yours"); quoted, it reads as the title it is, and souls copy quoted text unchanged.
+    static func moreAbout(_ heading: String) -> String {
+        "Tell me more about \"\(heading)\""
+    }
+
     /// A passage answers when it holds at least half of the query's information.
     static let strongCoverage = 0.5
     static let relevantCoverage = 0.25
@@ -97,7 +104,7 @@ enum Answerer {
         let followups = (strong.dropFirst(2) + others.dropFirst(strong.isEmpty ? 1 : 0)).filter(\.passage.isSection)
             .map(\.passage.heading)
             .reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-            .prefix(2).map { "Tell me more about \($0.lowercased())" }
+            .prefix(2).map(moreAbout)
 
         guard let best = strong.first else {
             if let closest = others.first {

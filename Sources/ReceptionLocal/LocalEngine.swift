@@ -105,7 +105,7 @@ actor LocalEngine {
         var topics: [String] = []
         for passage in knowledge.passages where passage.isSection && !memory.saidPassages.contains(passage.id) {
             guard seenFiles.insert(passage.file).inserted else { continue }
-            topics.append("Tell me more about \(passage.heading.lowercased())")
+            topics.append(Answerer.moreAbout(passage.heading))
             if topics.count == 2 { break }
         }
         return topics

@@ -71,7 +71,10 @@ struct LocalAnswerHonestyTests {
         #expect(answer.text.contains("found nothing"))
         let offered = answer.followups.plainFollowups
         #expect(!offered.isEmpty && !offered.contains { $0.contains("Reception") }, "\(offered)")
-        #expect(offered.allSatisfy { question in ["bins", "boiler", "expenses"].contains { question.contains($0) } }, "\(offered)")
+        // Each a section's heading, quoted as written (lowercased into the sentence, a heading
+        // such as "Decisions stay yours" read as broken English).
+        #expect(offered.allSatisfy { question in ["Bins", "Boiler", "Expenses"].contains { question == "Tell me more about \"\($0)\"" } },
+                "\(offered)")
         let more = try await Self.ask(backend, "continue")
         #expect(!more.followups.plainFollowups.contains { $0.contains("Reception") }, "\(more.followups.plainFollowups)")
     }
