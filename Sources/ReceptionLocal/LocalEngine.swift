@@ -54,9 +54,14 @@ actor LocalEngine {
         guard usesBuiltInKnowledge else { return knowledge.search(query, limit: 5) }
         // Any whitespace parts words: a message continued over lines ("what can \⏎you do?")
         // is the same question.
+        // "how does it work?", "what is this?": a question with no subject but a pointer is,
+        // to the built-in knowledge, about the thing being used (a search for "work" alone
+        // found a file's line about "ways of working").
+        let aboutItself = KnowledgeBase.queryTerms(query).isSubset(of: ["work"])
         let words = query.split(whereSeparator: \.isWhitespace).map { word -> String in
             let bare = word.lowercased().trimmingCharacters(in: .punctuationCharacters)
-            return ["you", "your", "yourself", "u"].contains(bare) ? "reception" : String(word)
+            if ["you", "your", "yourself", "u"].contains(bare) { return "reception" }
+            return aboutItself && ["it", "this"].contains(bare) ? "reception" : String(word)
         }
         return knowledge.search(words.joined(separator: " "), limit: 5)
     }

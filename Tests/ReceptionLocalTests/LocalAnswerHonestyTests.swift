@@ -94,6 +94,11 @@ struct LocalAnswerHonestyTests {
             let answer = try await Self.ask(backend, question)
             #expect(answer.text.contains("soul.md"), "\(question): \(answer.text)")
         }
+        // No subject but a pointer: to the built-in knowledge, the thing being used.
+        for question in ["how does it work?", "what does it do?", "what is this?"] {
+            let answer = try await Self.ask(backend, question)
+            #expect(answer.text.hasPrefix("What Reception can do for you today."), "\(question): \(answer.text)")
+        }
         let classifier = try await Self.ask(backend, "how does the classifier work?")
         #expect(classifier.text.contains("five intents"), "the section on intent classification: \(classifier.text)")
         #expect(KnowledgeBase.queryTerms("how do i get to work") == ["work"], "the only term stays")
