@@ -648,13 +648,13 @@ public actor REPL {
 
     private func greet(notes: [String]) {
         guard console.mode != .json else {
-            console.line(EventJSON.message("ready", "backend \(backendName), soul \(souls?.currentName ?? "none"), trust \(state.trustLevel)").line)
+            console.line(EventJSON.message("ready", "backend \(backendName), soul \(souls?.currentLabel ?? "none"), trust \(state.trustLevel)").line)
             return
         }
         guard console.mode == .styled || isInteractiveInput else { return }
         if let greeting = souls?.greeting { console.line(MarkdownText.render(greeting, styled: console.mode == .styled)) }
         // The name comes from the soul file: foreign text, cleaned like everything else it says.
-        let soul = souls.map { " · soul \(TerminalText.clean($0.currentName, singleLine: true))" } ?? ""
+        let soul = souls.map { " · soul \(TerminalText.clean($0.currentLabel, singleLine: true))" } ?? ""
         console.line(style(dim: "Reception · backend \(backendName)\(soul) · trust \(state.trustLevel) · /help for commands, Ctrl-D to leave"))
         for line in notes { note(line) }
     }

@@ -22,6 +22,14 @@ public protocol SoulControl: Sendable {
 }
 
 extension SoulControl {
+    /// The soul's own name, and the id `/soul list` and `reception logs` show it under when
+    /// that differs ("Reception (default)", "Ambrose (butler)"): one soul, recognisably the same
+    /// everywhere it is named.
+    public var currentLabel: String {
+        guard let id = currentID, id.lowercased() != currentName.lowercased() else { return currentName }
+        return "\(currentName) (\(id))"
+    }
+
     public func why() -> String {
         "The rewrite stage is off: answers show the soul's deterministic rendering. `--rewrite PROFILE` turns it on."
     }

@@ -91,6 +91,8 @@ struct PipedModeTests {
         }
         let types = objects.compactMap { $0["type"] as? String }
         #expect(types.first == "ready")
+        // The soul's own name with the id /soul list and `reception logs` show it under.
+        #expect((objects.first?["message"] as? String)?.contains("soul Reception (default)") == true, "\(objects.first ?? [:])")
         #expect(Array(types.dropFirst()) == ["classification", "accepted", "status", "progress", "progress", "status", "result"])
         let result = try #require(objects.last?["result"] as? [String: Any])
         #expect(result["outcome"] as? String == "complete")

@@ -392,7 +392,7 @@ extension REPL {
             if !force { return error("\(url.path) already exists; /save \(path) --force replaces it.") }
         }
         let markdown = TranscriptWriter.markdown(state.transcript, sessionID: state.sessionID, backend: backendName,
-                                                 soul: souls?.currentName)
+                                                 soul: souls?.currentLabel)
         do {
             // The looks above choose the message; the write itself keeps the promise (never
             // replacing without --force, never through a link), whatever appears meanwhile.
