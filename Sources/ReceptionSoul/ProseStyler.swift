@@ -586,6 +586,14 @@ struct ProseStyler: Sendable {
             // that often leads the first person at a sentence's start ("Before I", "Can I") is not
             // such a capital.
             var afterCapital = startingAfterCapital
+            // A lowercase voice lowercases a capitalised first word only when it is surely no
+            // name: a common word, or one this text also writes in lowercase mid-sentence
+            // ("Level 1 runs at once" beside "at trust level 0"). A name is capitalised
+            // wherever it stands.
+            let ordinaryHere: Set<String> = styler.capitalization != .lowercase || styler.ownWords ? [] : Set(pieces.compactMap { piece in
+                guard case .word(_, let core, _, let start) = piece.kind, !start, s[core].first?.properties.isLowercase == true else { return nil }
+                return lowercasedWord(s[core])
+            })
             while index < pieces.count {
                 let piece = pieces[index]
                 switch piece.kind {
@@ -627,7 +635,8 @@ struct ProseStyler: Sendable {
                     }
                     out.append(contentsOf: s[lead])
                     if sentenceStart, styler.capitalization != .asWritten {
-                        out.append(contentsOf: styler.capitalize(Array(s[core]), sentenceStart: true, replaced: styler.ownWords))
+                        let ordinary = styler.ownWords || (!ordinaryHere.isEmpty && ordinaryHere.contains(lowercasedWord(s[core])))
+                        out.append(contentsOf: styler.capitalize(Array(s[core]), sentenceStart: true, replaced: ordinary))
                     } else if styler.capitalization == .lowercase, ProseStyler.isFirstPersonI(s[core]), s[core].count > 1 || !wasAfterCapital {
                         // Inside a sentence: "I'm", "I'll" always; a bare "I" unless a capitalised
                         // word makes it a numeral.
