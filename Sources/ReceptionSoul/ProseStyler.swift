@@ -52,7 +52,14 @@ struct ProseStyler: Sendable {
         var afterCapital = false
         /// Inside a fenced code block opened by this marker ("```" or "~~~").
         var fence: [Unicode.Scalar]? = nil
+        /// A lowercase voice's words seen so far in lowercase mid-sentence: such a word is no
+        /// name when it starts a later sentence. Only earlier words count, so a stream styles
+        /// a sentence as the whole text does.
+        var seenInLowercase: Set<String> = []
     }
+
+    /// `State.seenInLowercase` keeps at most this many words (an answer's distinct words).
+    static let seenInLowercaseLimit = 4096
 
     /// An em dash, an en dash or "--" somewhere in the text (a byte scan: most text has none).
     static func mayHoldADash(_ text: String) -> Bool {
@@ -85,9 +92,11 @@ struct ProseStyler: Sendable {
         let scalars = Array(text.unicodeScalars)
         var scanner = Scanner(scalars: scalars, streaming: false, state: state, styler: self)
         scanner.scan()
-        let (text, afterCapital) = scanner.render(afterCapital: state.afterCapital)
+        var seen = state.seenInLowercase
+        let (text, afterCapital) = scanner.render(afterCapital: state.afterCapital, seenInLowercase: &seen)
         state = scanner.state
         state.afterCapital = afterCapital
+        state.seenInLowercase = seen
         return text
     }
 
@@ -577,7 +586,7 @@ struct ProseStyler: Sendable {
         // MARK: Output
 
         /// The styled text, and whether it ended on a capitalised word (for the next chunk).
-        func render(afterCapital startingAfterCapital: Bool = false) -> (String, Bool) {
+        func render(afterCapital startingAfterCapital: Bool = false, seenInLowercase seen: inout Set<String>) -> (String, Bool) {
             var out = UTF8Buffer(capacity: s.count + 16)
             var index = 0
             var dropNextSpace = false
@@ -587,13 +596,10 @@ struct ProseStyler: Sendable {
             // such a capital.
             var afterCapital = startingAfterCapital
             // A lowercase voice lowercases a capitalised first word only when it is surely no
-            // name: a common word, or one this text also writes in lowercase mid-sentence
-            // ("Level 1 runs at once" beside "at trust level 0"). A name is capitalised
-            // wherever it stands.
-            let ordinaryHere: Set<String> = styler.capitalization != .lowercase || styler.ownWords ? [] : Set(pieces.compactMap { piece in
-                guard case .word(_, let core, _, let start) = piece.kind, !start, s[core].first?.properties.isLowercase == true else { return nil }
-                return lowercasedWord(s[core])
-            })
+            // name: a common word, or one the text wrote in lowercase mid-sentence before it
+            // ("Level 1 runs at once" after "at trust level 0"). A name is capitalised wherever
+            // it stands.
+            let collects = styler.capitalization == .lowercase && !styler.ownWords
             while index < pieces.count {
                 let piece = pieces[index]
                 switch piece.kind {
@@ -635,7 +641,7 @@ struct ProseStyler: Sendable {
                     }
                     out.append(contentsOf: s[lead])
                     if sentenceStart, styler.capitalization != .asWritten {
-                        let ordinary = styler.ownWords || (!ordinaryHere.isEmpty && ordinaryHere.contains(lowercasedWord(s[core])))
+                        let ordinary = styler.ownWords || (collects && !seen.isEmpty && seen.contains(lowercasedWord(s[core])))
                         out.append(contentsOf: styler.capitalize(Array(s[core]), sentenceStart: true, replaced: ordinary))
                     } else if styler.capitalization == .lowercase, ProseStyler.isFirstPersonI(s[core]), s[core].count > 1 || !wasAfterCapital {
                         // Inside a sentence: "I'm", "I'll" always; a bare "I" unless a capitalised
@@ -643,6 +649,9 @@ struct ProseStyler: Sendable {
                         out.append(contentsOf: Array(lowercasedWord(s[core]).unicodeScalars))
                     } else {
                         out.append(contentsOf: s[core])
+                        if collects, !sentenceStart, s[core].first?.properties.isLowercase == true, seen.count < ProseStyler.seenInLowercaseLimit {
+                            seen.insert(lowercasedWord(s[core]))
+                        }
                     }
                     out.append(contentsOf: s[trail])
                 }

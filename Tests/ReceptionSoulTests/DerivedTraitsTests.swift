@@ -199,11 +199,16 @@ struct DerivedTraitsTests {
         }
         // A number word leads like any ordinary word; a name keeps its capital.
         #expect(SoulRenderer(soul: soul).style("I checked 12. Four of them ship. Lisbon is one.") == "i checked 12. four of them ship. Lisbon is one.")
-        // A first word the same text writes in lowercase elsewhere is no name either; a name
-        // keeps its capital wherever it stands.
-        #expect(SoulRenderer(soul: soul).style("At trust level 0 a plan comes first. Level 1 runs at once. Change it with /trust 1 to change nothing.")
-                == "at trust level 0 a plan comes first. level 1 runs at once. change it with /trust 1 to change nothing.")
-        #expect(SoulRenderer(soul: soul).style("Ada wrote it. Ada was first.") == "Ada wrote it. Ada was first.")
+        // A first word the text wrote in lowercase mid-sentence before it is no name either
+        // (only before: a stream styles a sentence before it sees the next); a name keeps its
+        // capital wherever it stands.
+        let levels = "At trust level 0 a plan comes first. Level 1 runs at once. Ada wrote it. Ada was first."
+        let styled = "at trust level 0 a plan comes first. level 1 runs at once. Ada wrote it. Ada was first."
+        #expect(SoulRenderer(soul: soul).style(levels) == styled)
+        var stream = SoulTextStream(soul: soul)
+        let streamed = [levels.prefix(30), levels.dropFirst(30).prefix(20), levels.dropFirst(50)].compactMap { stream.feed(String($0))?.styled }.joined()
+            + (stream.finish()?.styled ?? "")
+        #expect(streamed == styled, "streamed in pieces, the same text")
     }
 
     /// A rule written under "## Examples" is a rule, and a rule at the head of a style section
