@@ -7,6 +7,9 @@ public protocol SoulControl: Sendable {
     var currentName: String { get }
     /// The id `names()` lists the current soul under, if it is listed.
     var currentID: String? { get }
+    /// What finds the current soul again with `use` in a later session (the conversation
+    /// log keeps it for `--continue`): its listed id, else the file it was read from.
+    var currentReference: String? { get }
     var greeting: String? { get }
     func names() -> [String]
     /// Switches to a soul by name or path; returns a confirmation line.
@@ -22,6 +25,8 @@ public protocol SoulControl: Sendable {
 }
 
 extension SoulControl {
+    public var currentReference: String? { currentID ?? currentName }
+
     /// The soul's own name, and the id `/soul list` and `reception logs` show it under when
     /// that differs ("Reception (default)", "Ambrose (butler)"): one soul, recognisably the same
     /// everywhere it is named.

@@ -246,6 +246,26 @@ struct ConversationLogEndToEndTests {
         #expect(listed.contains("2 exchanges  first topic") || (listed.contains("first topic") && listed.contains("second topic")), "\(listed)")
     }
 
+    /// A conversation held with a soul file carries on with that file, not with a soul of
+    /// the same name in the soul folder; when the file is gone, the session says so.
+    @Test func aConversationsSoulFileIsTheOneContinueUses() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soulfile-\(UUID().uuidString)")
+        let folder = home.appendingPathComponent(".config/reception/souls")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let soul = "---\nname: Night Owl\nsign_off: hoot hoot.\n---\n# Night Owl\n\nA quiet voice.\n"
+        try soul.replacingOccurrences(of: "hoot hoot.", with: "from the folder.").write(to: folder.appendingPathComponent("night-owl.md"), atomically: true, encoding: .utf8)
+        let file = home.appendingPathComponent("owl.md")
+        try soul.write(to: file, atomically: true, encoding: .utf8)
+        let (first, _) = try await PipedREPL.run(["--soul", file.path, "--local-step-ms", "1"], input: "what can you do?\n", home: home)
+        #expect(first.contains("hoot hoot."), "\(first)")
+        let (carried, status) = try await PipedREPL.run(["-c", "--local-step-ms", "1"], input: "how does trust work?\n", home: home)
+        #expect(status == 0 && carried.contains("hoot hoot.") && !carried.contains("from the folder."), "the file, not its namesake: \(carried)")
+        try FileManager.default.moveItem(at: file, to: home.appendingPathComponent("moved.md"))
+        let (moved, _) = try await PipedREPL.run(["-c", "--local-step-ms", "1"], input: "", home: home)
+        #expect(moved.contains("The conversation's soul \(file.path) cannot be used"), "\(moved)")
+    }
+
     @Test func fridayCarriesItsSessionOnAfterContinue() async throws {
         let (server, url) = try await ReferenceServerProcess.start(["friday", "--step-ms", "5"], url: #"ws://127\.0\.0\.1:\d+/ws"#)
         defer { server.terminate(); server.waitUntilExit() }

@@ -107,7 +107,9 @@ extension REPL {
     }
 
     /// The soul as the log names it: its catalog id (what `--soul` takes), else its name.
-    var soulForLog: String? { souls.map { $0.currentID ?? $0.currentName } }
+    /// A soul read from a file no soul folder lists is logged by its path: by name, `--continue`
+    /// found another file of that name, or none.
+    var soulForLog: String? { souls.flatMap { $0.currentReference } }
 
     /// Writes the exchange, and its conversation first when it is the conversation's first.
     private func persist(_ record: ExchangeRecord) {

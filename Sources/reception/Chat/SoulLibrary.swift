@@ -63,6 +63,10 @@ final class SoulLibrary: SoulControl {
     var greeting: String? { store.current.greeting }
     func names() -> [String] { catalog.entries().map(\.id) }
 
+    var currentReference: String? {
+        currentID ?? file.withLock { $0.url?.standardizedFileURL.path } ?? currentName
+    }
+
     func use(_ nameOrPath: String) throws -> String {
         let (soul, url) = try Self.resolve(nameOrPath, in: catalog)
         store.current = soul
