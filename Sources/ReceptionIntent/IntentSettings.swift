@@ -31,7 +31,7 @@ public struct IntentSettings: Sendable, Hashable {
     }
 
     /// The settings at `path`; an absent file is no settings. Paths come back expanded.
-    public static func load(path: String, home: String = NSHomeDirectory()) throws -> IntentSettings {
+    public static func load(path: String, home: String = UserPath.home()) throws -> IntentSettings {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return IntentSettings() }
         let text: String
@@ -41,7 +41,7 @@ public struct IntentSettings: Sendable, Hashable {
         return try parse(text, path: path, home: home)
     }
 
-    public static func parse(_ text: String, path: String, home: String = NSHomeDirectory()) throws -> IntentSettings {
+    public static func parse(_ text: String, path: String, home: String = UserPath.home()) throws -> IntentSettings {
         var text = text
         let value: MiniJSON.Value = try text.withUTF8 { bytes in
             var reader = MiniJSON(bytes: bytes, source: path)

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ReceptionCore
 
 /// The souls a person can switch to: the built-in ones (compiled in from `Souls/`), then
 /// each directory in order (a later file with the same id replaces an earlier one).
@@ -36,8 +37,7 @@ public struct SoulCatalog: Sendable {
         if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
             return URL(fileURLWithPath: config).appendingPathComponent("reception/souls")
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home).appendingPathComponent(".config/reception/souls")
+        return URL(fileURLWithPath: UserPath.home(environment)).appendingPathComponent(".config/reception/souls")
     }
 
     /// The project's `Souls/` when it can be found (`$RECEPTION_SOULS`, else the first

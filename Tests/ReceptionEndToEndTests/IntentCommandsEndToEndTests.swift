@@ -17,6 +17,19 @@ struct IntentCommandsEndToEndTests {
         return folder
     }
 
+    /// `~` in intent.json is the home the session runs with ($HOME), as everywhere else: it
+    /// named a file in the account's home from the password database.
+    @Test func aTildeInTheIntentSettingsIsTheSessionsHome() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-tilde-\(UUID().uuidString)")
+        let config = home.appendingPathComponent("config/reception")  // PipedREPL's XDG_CONFIG_HOME
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        try #"{"weights": "~/missing-weights.json"}"#.write(to: config.appendingPathComponent("intent.json"), atomically: true, encoding: .utf8)
+        let (output, status) = try await PipedREPL.run(["--no-log", "--local-step-ms", "1"], input: "thanks\n", home: home)
+        #expect(status == 0)
+        #expect(output.contains(home.path + "/missing-weights.json"), "\(output)")
+    }
+
     @Test func trainRefusesABadOutputOrOptionBeforeTraining() async throws {
         let folder = try folder()
         let corpus = folder.appendingPathComponent("mine.jsonl")

@@ -7,7 +7,11 @@ import Foundation
 public enum UserPath {
     public static func expand(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         guard path == "~" || path.hasPrefix("~/") else { return path }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
-        return home + String(path.dropFirst())
+        return home(environment) + String(path.dropFirst())
+    }
+
+    /// The home folder `~` stands for.
+    public static func home(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
     }
 }

@@ -85,7 +85,7 @@ public struct PluginEnvironment: Sendable {
     /// database and ignores `$HOME` on Linux, which would put the files of a session run with
     /// another `HOME` (a test, a sandbox, `sudo -E`) in the wrong place.
     public static func standard(_ variables: [String: String] = ProcessInfo.processInfo.environment) -> PluginEnvironment {
-        let home = variables["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        let home = UserPath.home(variables)
         func xdg(_ name: String, _ fallback: String) -> String {
             let base = variables[name].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/" + fallback
             return base + "/reception"
