@@ -30,6 +30,20 @@ extension ConversationLog {
         try remove(where: "1", [])
     }
 
+    /// What `remove(before:)` (or, with no date, `removeAll()`) would take away, removing
+    /// nothing: for the question asked before it.
+    public func countRemovable(before date: Date?) throws -> Removal {
+        guard let database = try existingDatabase() else { return Removal(conversations: 0, exchanges: 0) }
+        let (condition, arguments): (String, StatementArguments) = date.map { ("last_at < ?", [$0.timeIntervalSince1970]) } ?? ("1", [])
+        return try database.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT (SELECT COUNT(*) FROM conversations WHERE \(condition)) AS conversations,
+                       (SELECT COUNT(*) FROM exchanges WHERE conversation_id IN (SELECT id FROM conversations WHERE \(condition))) AS exchanges
+                """, arguments: arguments + arguments)!
+            return Removal(conversations: row["conversations"], exchanges: row["exchanges"])
+        }
+    }
+
     /// Deletes, then leaves no text of what was deleted anywhere in the files: the search
     /// index is rebuilt from what remains (an FTS5 index keeps a deleted document's words until
     /// its segments are merged), deleted pages were zeroed as they were freed

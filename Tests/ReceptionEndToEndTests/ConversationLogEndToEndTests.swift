@@ -199,6 +199,28 @@ struct ConversationLogEndToEndTests {
         #expect(listed.contains("No conversations logged yet."), "\(listed)")
     }
 
+    /// Removing many at a terminal first says how many and asks (anything but "y" keeps
+    /// them); a script is never asked; `last` names the newest conversation, as in `show`.
+    @Test func removingManyAtATerminalAsksFirstAndLastNamesTheNewest() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-rm-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "tell me about quokkas\n", home: home)
+        _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "and wombats\n", home: home)
+        let asked = try TerminalSession(arguments: ["logs", "rm", "--before", "2099-01-01"], home: home)
+        try await asked.waitFor("Remove 2 conversations (2 exchanges)? They cannot be brought back. [y/N]")
+        asked.enter("n")
+        try await asked.waitFor("Nothing was removed.")
+        #expect(try await asked.exitStatus() == 0)
+        let (kept, _) = try await Self.reception(["logs"], home: home)
+        #expect(kept.contains("quokkas") && kept.contains("wombats"), "\(kept)")
+        let (removed, status) = try await Self.reception(["logs", "rm", "last"], home: home)
+        #expect(status == 0 && removed.contains("Removed 1 conversation (1 exchange)"), "\(removed)")
+        let (left, _) = try await Self.reception(["logs"], home: home)
+        #expect(left.contains("quokkas") && !left.contains("wombats"), "the newest went: \(left)")
+        let (scripted, _) = try await Self.reception(["logs", "rm", "--all"], home: home)
+        #expect(scripted.contains("Removed 1 conversation") && !scripted.contains("[y/N]"), "a script is not asked: \(scripted)")
+    }
+
     @Test func noLogAndLogsOffKeepSessionsOutAndAreSaid() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }
