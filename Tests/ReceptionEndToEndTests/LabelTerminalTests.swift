@@ -144,6 +144,26 @@ struct LabelTerminalTests {
         #expect(try await session.exitStatus() == 0)
     }
 
+    /// Reviewing a labelled corpus, k writes the file's own label at once: one key, one
+    /// decision, as the help says.
+    @Test func inAReviewKWritesTheFilesOwnLabelAtOnce() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-label-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("labelled.jsonl"), out = folder.appendingPathComponent("reviewed.jsonl")
+        // Labels the model disagrees with on both heads, so the review shows the message.
+        let line = try JSONSerialization.data(withJSONObject: ["id": "m1", "text": "why is the sky blue", "intent": "decision", "urgency": "planning"])
+        try (String(decoding: line, as: UTF8.self) + "\n").write(to: input, atomically: true, encoding: .utf8)
+        let session = try TerminalSession(arguments: ["label", input.path, "--order", "disagreements", "--out", out.path])
+        let at = try await session.waitFor("(k writes it)")
+        session.type("k")
+        _ = try await session.waitFor("Labelled 1 message", after: at)
+        #expect(try await session.exitStatus() == 0)
+        let written = try Self.labelLines(out)
+        #expect(written.count == 1 && written.first?["intent"] as? String == "decision" && written.first?["urgency"] as? String == "planning",
+                "\(written)")
+    }
+
     /// Piped input is never taken for keys: refused in words, the labels file untouched.
     @Test func pipedInputIsRefusedInWords() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-label-\(UUID().uuidString)")

@@ -19,7 +19,7 @@ struct LabelCommand: ParsableCommand {
 
         Keys: Enter accepts the label shown (at first, the model's guess); d r a c v set the \
         intent (decision, research, action, curiosity, validation); 1 2 3 4 set the urgency \
-        (immediate, soon, planning, exploratory); k keeps the file's own label; s skips; u \
+        (immediate, soon, planning, exploratory); k writes the file's own label; s skips; u \
         takes the last decision back; q (or Ctrl-C, Ctrl-D) stops; ? shows the keys.
 
         Each intent and urgency is defined, with examples and how ties are broken, in the \

@@ -51,9 +51,10 @@ final class LabelScreen {
                     switch lower {
                     case " ", "y": try session.label(intent: intent, urgency: urgency); resetLabel()
                     case "k":
+                        // One key, one decision: k writes the file's label, as Enter writes the one shown.
                         if let item = session.current?.item, let own = item.intent, let ownUrgency = item.urgency {
-                            intent = own
-                            urgency = ownUrgency
+                            try session.label(intent: own, urgency: ownUrgency)
+                            resetLabel()
                         } else {
                             notice = "This message has no label of its own to keep."
                         }
@@ -114,7 +115,7 @@ final class LabelScreen {
         lines.append("why     intent: \(Self.features(explained.intentExplanation, width: width - 16))")
         lines.append("        urgency: \(Self.features(explained.urgencyExplanation, width: width - 17))")
         if current.item.hasLabels, let own = current.item.intent, let ownUrgency = current.item.urgency {
-            lines.append("file    \(own.rawValue) / \(ownUrgency.rawValue)   (k keeps it)")
+            lines.append("file    \(own.rawValue) / \(ownUrgency.rawValue)   (k writes it)")
         }
         let changed = intent != guess.intent || urgency != guess.urgency
         lines.append("")
@@ -125,7 +126,7 @@ final class LabelScreen {
                 "keys    Enter or space: write the label shown",
                 "        d decision  r research  a action  c curiosity  v validation",
                 "        1 immediate  2 soon  3 planning  4 exploratory",
-                "        k keep the file's own label   s skip   u undo   q quit   ? hide the keys",
+                "        k write the file's own label   s skip   u undo   q quit   ? hide the keys",
             ]
         } else {
             lines.append("\(Self.dim)Enter write · d r a c v intent · 1 2 3 4 urgency · s skip · u undo · q quit · ? keys\(Self.reset)")
