@@ -67,6 +67,9 @@ struct IntentCommandsEndToEndTests {
         let (output, errors, status) = try await PipedREPL.run(["train", corpus.path, "--folds", "0", "--out", weights.path, "--force"], input: "", separateErrors: true)
         #expect(status == 0 && output.contains("trained on 20 messages"), "\(output)\(errors)")
         #expect(try String(contentsOf: weights, encoding: .utf8).hasPrefix("{"))
+        // The weights hold the labels' words as features: the owner's only, as the labels are.
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: weights.path)[.posixPermissions] as? Int)
+        #expect(mode & 0o777 == 0o600, "mode \(String(mode, radix: 8))")
     }
 
     /// Two annotators' passes over the same messages, as the human-written batches come: the

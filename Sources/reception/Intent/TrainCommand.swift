@@ -238,7 +238,9 @@ struct TrainCommand: ParsableCommand {
         let weights = Trainer.train(messages, lexicon: lexicon, options: options, log: { printError($0) })
         let json = weights.serialized()
         do {
-            try json.write(toFile: out, atomically: true, encoding: .utf8)
+            // Readable by the owner only (0600), as the labels it was trained on: a weights file
+            // holds their words as features.
+            try PrivateFile.write(Data(json.utf8), to: URL(fileURLWithPath: out), existing: force ? .replaceRegularFile : .refuse)
             if let swift {
                 try ShippedModelSource.render(lexicon: lexiconText, weights: json).write(toFile: swift, atomically: true, encoding: .utf8)
             }
