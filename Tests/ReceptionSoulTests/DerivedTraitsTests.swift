@@ -209,6 +209,7 @@ struct DerivedTraitsTests {
         let streamed = [levels.prefix(30), levels.dropFirst(30).prefix(20), levels.dropFirst(50)].compactMap { stream.feed(String($0))?.styled }.joined()
             + (stream.finish()?.styled ?? "")
         #expect(streamed == styled, "streamed in pieces, the same text")
+        #expect(SoulRenderer(soul: soul).style("Hello. I am the local backend.") == "hello. i am the local backend.", "a greeting is no name")
     }
 
     /// A rule written under "## Examples" is a rule, and a rule at the head of a style section
