@@ -152,8 +152,9 @@ public actor REPL {
                 continue
             case .line(let raw):
                 // An edit made while the prompt waited applies to this line's answer, not only
-                // to the next one (the check before the prompt ran before the edit).
-                if let message = souls?.reloadIfChanged() { note(message) }
+                // to the next one (the check before the prompt ran before the edit). A /soul
+                // command handles the soul itself: checked here too, "/soul reload" said twice.
+                if !raw.trimmingCharacters(in: .whitespaces).hasPrefix("/soul"), let message = souls?.reloadIfChanged() { note(message) }
                 // A trailing backslash continues the message on the next line.
                 if raw.hasSuffix("\\") {
                     pending += String(raw.dropLast()) + "\n"

@@ -221,6 +221,16 @@ struct ConversationLogEndToEndTests {
         #expect(scripted.contains("Removed 1 conversation") && !scripted.contains("[y/N]"), "a script is not asked: \(scripted)")
     }
 
+    /// "1M" is a month to many and a minute to `m`: refused, not guessed.
+    @Test func anAgeInCapitalMIsRefusedNotReadAsMinutes() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-since-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let (refused, status) = try await Self.reception(["logs", "--since", "1M"], home: home)
+        #expect(status == 64 && refused.contains("--since 1M is not a date"), "\(refused)")
+        let (_, minutes) = try await Self.reception(["logs", "--since", "30m"], home: home)
+        #expect(minutes == 0)
+    }
+
     @Test func noLogAndLogsOffKeepSessionsOutAndAreSaid() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.terminate(); server.waitUntilExit() }

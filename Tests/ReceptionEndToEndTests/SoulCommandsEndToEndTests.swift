@@ -84,4 +84,29 @@ struct SoulCommandsEndToEndTests {
         #expect(output.contains("Now speaking as Pirate Pete"), "\(output)")
         #expect(output.contains("* Pirate Pete (current, not one of these)"), "\(output)")
     }
+    /// After an edit, `/soul reload` says once that it reloaded (the check for edits before
+    /// each line said it too); a file deleted under the session is said to be gone, not to
+    /// have errors at line 1.
+    @Test func reloadSaysItOnceAndAGoneFileIsGone() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-reload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let file = home.appendingPathComponent("owl.md")
+        try "# Night Owl\n\nA quiet voice.\n".write(to: file, atomically: true, encoding: .utf8)
+        let terminal = try TerminalSession(arguments: ["--soul", file.path, "--no-log"], home: home)
+        var at = try await terminal.waitFor("› ")
+        try? await Task.sleep(for: .milliseconds(1100))  // a modification time the edit changes
+        try "# Night Owl\n\nA quieter voice.\n".write(to: file, atomically: true, encoding: .utf8)
+        terminal.enter("/soul reload")
+        at = try await terminal.waitFor("Reloaded Night Owl", after: at)
+        at = try await terminal.waitFor("› ", after: at)
+        #expect(!terminal.screen.contains("changed on disk"), "said once: \(terminal.screen)")
+        try FileManager.default.removeItem(at: file)
+        terminal.enter("/soul reload")
+        at = try await terminal.waitFor("is gone (moved or deleted); Night Owl speaks on as last read.", after: at)
+        _ = try await terminal.waitFor("› ", after: at)
+        #expect(!terminal.screen.contains("has errors"), "\(terminal.screen)")
+        terminal.enter("/quit")
+        #expect(try await terminal.exitStatus() == 0)
+    }
 }

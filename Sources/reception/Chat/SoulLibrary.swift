@@ -101,6 +101,9 @@ final class SoulLibrary: SoulControl {
     /// located lint errors.
     private func load(_ url: URL) -> String? {
         file.withLock { $0.modified = Self.modificationDate(url) }
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            return "\(url.path) is gone (moved or deleted); \(store.current.name) speaks on as last read. /soul NAME or /soul FILE switches."
+        }
         do {
             store.current = try SoulParser.load(contentsOf: url)
             return nil

@@ -87,6 +87,8 @@ enum LogDate {
         case "yesterday": return calendar.date(byAdding: .day, value: -1, to: calendar.startOfDay(for: now))
         default: break
         }
+        // "1M" reads as a month to many and as a minute to `m`: neither is guessed.
+        if text.trimmingCharacters(in: .whitespaces).hasSuffix("M") { return nil }
         if let unit = typed.last, let amount = Double(typed.dropLast()), amount >= 0 {
             let seconds: Double? = switch unit {
             case "s": 1
@@ -109,7 +111,7 @@ enum LogDate {
     }
 
     static func usage(_ text: String, option: String) -> String {
-        "\(option) \(TerminalText.line(text, limit: 40)) is not a date: use 2026-12-01, 2026-12-01T09:30, today, yesterday, or an age such as 30m, 12h, 7d, 4w."
+        "\(option) \(TerminalText.line(text, limit: 40)) is not a date: use 2026-12-01, 2026-12-01T09:30, today, yesterday, or an age such as 30m (minutes), 12h, 7d, 4w."
     }
 }
 

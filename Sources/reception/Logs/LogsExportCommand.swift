@@ -41,7 +41,9 @@ struct LogsExportCommand: ParsableCommand {
     @OptionGroup var filters: LogFilterOptions
 
     func validate() throws {
-        guard (id != nil) != all else { throw ValidationError("Name one conversation (its id) or --all.") }
+        guard (id != nil) != all else {
+            throw ValidationError(all ? "Name one conversation (its id) or --all, not both." : "Name one conversation (its id) or --all.")
+        }
         if markdown && jsonl { throw ValidationError("Choose one of --markdown and --jsonl.") }
         if labelled && !jsonl { throw ValidationError("--labelled goes with --jsonl.") }
     }
@@ -74,8 +76,11 @@ struct LogsExportCommand: ParsableCommand {
         }
         guard let output else { return StandardStreams.write(text) }
         let url = URL(fileURLWithPath: UserPath.expand(output))
-        if FileManager.default.fileExists(atPath: url.path), !force {
-            throw LogsCommand.fail("\(url.path) already exists; add --force to replace it.")
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) {
+            // --force replaces a file, never a folder: say so first, not after --force.
+            if isFolder.boolValue { throw LogsCommand.fail("\(url.path) is a folder; -o takes a file name, such as \(url.appendingPathComponent("conversation.md").path).") }
+            if !force { throw LogsCommand.fail("\(url.path) already exists; add --force to replace it.") }
         }
         do {
             try PrivateFile.write(Data(text.utf8), to: url)

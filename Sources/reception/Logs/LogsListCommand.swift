@@ -29,7 +29,7 @@ struct LogsListCommand: ParsableCommand {
     func validate() throws {
         guard (1...100_000).contains(limit) else { throw ValidationError("--limit must be 1...100000.") }
         if let query, LogSearch.ftsQuery(query) == nil {
-            throw ValidationError("-q \(TerminalText.line(query, limit: 40)) has no word to search for.")
+            throw ValidationError("-q “\(TerminalText.line(query, limit: 40))” has no word to search for.")
         }
     }
 
