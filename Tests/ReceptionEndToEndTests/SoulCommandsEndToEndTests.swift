@@ -109,4 +109,14 @@ struct SoulCommandsEndToEndTests {
         terminal.enter("/quit")
         #expect(try await terminal.exitStatus() == 0)
     }
+    /// A soul of one's own named as a built-in one takes its place: `soul new` says so.
+    @Test func aUserSoulNamedAsABuiltInOneIsSaidToHideIt() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-hide-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let (hiding, status) = try await PipedREPL.run(["soul", "new", "Butler", "--user"], input: "", home: home)
+        #expect(status == 0 && hiding.contains("note: it hides the built-in soul butler (Ambrose)"), "\(hiding)")
+        let (own, _) = try await PipedREPL.run(["soul", "new", "Night Owl", "--user"], input: "", home: home)
+        #expect(own.contains("wrote") && !own.contains("hides"), "\(own)")
+    }
 }

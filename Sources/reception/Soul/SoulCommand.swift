@@ -125,6 +125,10 @@ struct SoulCommand: ParsableCommand {
                 throw ExitCode(1)
             }
             print("wrote \(url.path)")
+            // A file in the soul folder named as a built-in soul takes its place everywhere.
+            if user, let hidden = SoulCatalog(directories: []).entries().first(where: { $0.isBuiltIn && $0.id == url.deletingPathExtension().lastPathComponent }) {
+                print("note: it hides the built-in soul \(hidden.id) (\(TerminalText.clean(hidden.name, singleLine: true))): /soul \(hidden.id) now loads this file; rename it to keep both.")
+            }
             print("next: edit it, then `reception soul lint \(url.path)` and `reception soul preview \(url.path)`")
         }
     }
