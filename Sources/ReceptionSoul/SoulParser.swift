@@ -561,14 +561,21 @@ private struct Analysis {
             node = try Yams.compose(yaml: yaml, .basic, .default, .utf8)
         } catch let error as YamlError {
             var (line, column, message) = Self.describe(error)
+            let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
             if case .duplicatedKeysInMapping(let duplicates, _) = error, let key = duplicates.first {
-                // Point at the second occurrence of the key.
-                let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
+                // Point at the second occurrence of the key, in the words the other knobs use.
                 let hits = lines.indices.filter { lines[$0].trimmedSpaces.hasPrefix(key + ":") }
                 if hits.count > 1 {
                     line = hits[1] + 1
                     column = (lines[hits[1]].prefix { $0 == " " }.count) + 1
+                    report(.error, line + 1, column, "`\(key)` is set twice (first on line \(hits[0] + 2))")
+                    return
                 }
+            }
+            // A tab in a line's indentation is the usual cause of the scanner's "cannot start
+            // any token", which does not say so.
+            if (1...lines.count).contains(line), lines[line - 1].prefix(while: { $0 == " " || $0 == "\t" }).contains("\t") {
+                message += "; this line is indented with a tab, and YAML indents with spaces only"
             }
             report(.error, line + 1, column, "invalid YAML: \(message)")
             return

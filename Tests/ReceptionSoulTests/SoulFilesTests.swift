@@ -197,8 +197,11 @@ struct LintTests {
         #expect(diagnostics.contains { $0.line == 5 && $0.message.contains("must not be above") })
         #expect(diagnostics.contains { $0.line == 6 && $0.message.contains("language tag") })
         let duplicate = SoulLinter.lint(text: "---\ngreeting: hi\ngreeting: again\n---\n", fileName: "e.md")
-        #expect(duplicate.errors.first?.message.contains("duplicated keys greeting") == true)
+        #expect(duplicate.errors.first?.message == "`greeting` is set twice (first on line 2)", "\(duplicate)")
         #expect(duplicate.errors.first?.line == 3)
+        // A tab in the indentation is named: the scanner's own words do not say it.
+        let tabbed = SoulLinter.lint(text: "---\nlength:\n\tmax_sentences: 2\n---\n", fileName: "t.md")
+        #expect(tabbed.errors.first?.line == 3 && tabbed.errors.first?.message.contains("indented with a tab") == true, "\(tabbed)")
     }
 
     @Test func ownWordingThatBreaksOwnRules() {
