@@ -140,8 +140,12 @@ struct LabelTerminalTests {
         #expect(!screen.contains("log line 09") && !screen.contains("log line 25"))
         #expect(screen.contains("log line 26") && screen.contains(ask), "the last lines, with the ask, are shown")
         session.type("q")
-        _ = try await session.waitFor("Labelled 0 messages", after: end)
+        let summary = try await session.waitFor("Labelled 0 messages", after: end)
+        _ = try await session.waitFor("Nothing was written to", after: summary)
         #expect(try await session.exitStatus() == 0)
+        #expect(!session.screen.contains("Train on them"), "nothing to train on")
+        let labels = folder.appendingPathComponent("pasted.labels.jsonl")
+        #expect(!FileManager.default.fileExists(atPath: labels.path), "quit at once, no empty labels file is left")
     }
 
     /// Reviewing a labelled corpus, k writes the file's own label at once: one key, one

@@ -85,6 +85,7 @@ struct LabelCommand: ParsableCommand {
             printError("error: no messages to label in \(file)")
             throw ExitCode.failure
         }
+        let existed = FileManager.default.fileExists(atPath: outPath)
         let labels: LabelFile
         do { labels = try LabelFile(path: outPath) } catch {
             printError("error: \(error)")
@@ -112,6 +113,9 @@ struct LabelCommand: ParsableCommand {
             printError("error: \(failure)")
             throw ExitCode.failure
         }
+        // A labels file this session created and left empty (quit at the first message) is
+        // not left behind as an empty corpus.
+        if !existed, labels.entries.isEmpty { try? FileManager.default.removeItem(atPath: outPath) }
         print(screen.summaryText)
     }
 }

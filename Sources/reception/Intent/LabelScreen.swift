@@ -182,7 +182,13 @@ final class LabelScreen {
             text += "The model (\(TerminalText.line(classifier.modelName, limit: 80))) was right on \(share(s.intentRight)) intents, \(share(s.urgencyRight)) urgencies, both on \(share(s.bothRight)).\n"
         }
         let all = session.file.entries.filter { !$0.skipped }.count
-        text += "\(TerminalText.line(out, limit: 200)) holds \(Counted.phrase(all, "label")). Train on them: reception train \(TerminalText.line(out, limit: 200)) --out my-weights.json\n"
+        if session.file.entries.isEmpty {
+            text += "Nothing was written to \(TerminalText.line(out, limit: 200)).\n"
+        } else if all == 0 {
+            text += "\(TerminalText.line(out, limit: 200)) holds skips only, no label yet.\n"
+        } else {
+            text += "\(TerminalText.line(out, limit: 200)) holds \(Counted.phrase(all, "label")). Train on them: reception train \(TerminalText.line(out, limit: 200)) --out my-weights.json\n"
+        }
         return text
     }
 }
