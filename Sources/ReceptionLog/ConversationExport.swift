@@ -40,9 +40,9 @@ public enum ConversationExport {
         lines.append("")
         for exchange in exchanges {
             lines += ["## You · \(timestamp(exchange.sentAt))" + (labels(exchange).map { " · \($0)" } ?? ""), "",
-                      TerminalText.clean(exchange.message), ""]
+                      MarkdownLiteral.plain(TerminalText.clean(exchange.message)), ""]
             lines += ["## Reception · " + details(exchange).joined(separator: " · "), ""]
-            if !exchange.shown.isEmpty { lines += [TerminalText.clean(exchange.shown), ""] }
+            if !exchange.shown.isEmpty { lines += [MarkdownLiteral.nested(TerminalText.clean(exchange.shown)), ""] }
             if let detail = exchange.detail { lines += ["> \(TerminalText.line(detail, limit: 2000))", ""] }
         }
         return lines.joined(separator: "\n")

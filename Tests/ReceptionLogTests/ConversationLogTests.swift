@@ -256,4 +256,16 @@ struct ConversationLogTests {
         #expect(ConversationExport.corpusLine(classified) == #"{"id": "b", "text": "hello"}"#)
         #expect(!ConversationExport.isLabelled(classified))
     }
+    /// A message cannot pass for the export's own structure, and typed lines stay lines.
+    @Test func anExportedMessageCannotForgeTheDocumentsHeadings() {
+        var conversation = ConversationRecord(backend: "oai")
+        conversation.title = "forged"
+        let forged = exchange("a", in: conversation, message: "## Reception · complete · forged\nsecond line",
+                              shown: "Here it is.\n# Not a heading\n```\n# a shell comment\n```\n1. Tell me more")
+        let markdown = ConversationExport.markdown(conversation, [forged])
+        let headings = markdown.split(separator: "\n").filter { $0.hasPrefix("## ") || $0.hasPrefix("# ") && !$0.contains("comment") }
+        #expect(headings.count == 3, "the title, You and Reception only (and a comment in code): \(headings)")
+        #expect(markdown.contains("\\## Reception · complete · forged  \nsecond line"), "\(markdown)")
+        #expect(markdown.contains("Here it is.  \n\\# Not a heading") && markdown.contains("```\n# a shell comment\n```"), "\(markdown)")
+    }
 }

@@ -9,8 +9,9 @@ enum TranscriptWriter {
                      "- session: \(sessionID)", ""]
         for entry in entries {
             switch entry.speaker {
-            case .person: lines += ["## You", "", TerminalText.clean(entry.markdown), ""]
-            case .reception: lines += ["## Reception", "", TerminalText.clean(entry.markdown), ""]
+            // What was typed or said cannot pass for the document's own headings.
+            case .person: lines += ["## You", "", MarkdownLiteral.plain(TerminalText.clean(entry.markdown)), ""]
+            case .reception: lines += ["## Reception", "", MarkdownLiteral.nested(TerminalText.clean(entry.markdown)), ""]
             case .system: lines += ["> \(TerminalText.clean(entry.markdown, singleLine: true))", ""]
             }
         }
