@@ -87,5 +87,9 @@ struct IntentModelEndToEndTests {
         let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
         let paired = (object?["paired"] as? [String: Any])?["intent"] as? [String: Any]
         #expect(paired?["onlyA"] as? Int == 12 && paired?["method"] as? String == "exact", "\(json)")
+        #expect(!errors.contains("same model"), "\(errors)")
+        // A model compared with itself is said to be one.
+        let (_, itself, _) = try await PipedREPL.run(["eval", corpus.path, "--weights", weights.path, "--against", weights.path], input: "", separateErrors: true)
+        #expect(itself.contains("both columns are the same model"), "\(itself)")
     }
 }
