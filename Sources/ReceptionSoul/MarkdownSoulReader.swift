@@ -1188,6 +1188,8 @@ struct MarkdownSoulReader {
             }
             let trimmed = line.trimmedSpaces
             if trimmed.isEmpty { if paragraph.isEmpty { continue } else { break } }
+            // "Greeting: hi there" sets a phrase; it does not describe the persona.
+            if TraitDeriver.labelledPhrase(trimmed) != nil { if paragraph.isEmpty { continue } else { break } }
             if paragraph.isEmpty { startLine = firstLine + start + offset }
             if Self.heading(line) != nil || trimmed.hasPrefix("```") || trimmed == "---" || Self.isListItem(trimmed) || trimmed.hasPrefix("|") {
                 if paragraph.isEmpty { return nil } else { break }

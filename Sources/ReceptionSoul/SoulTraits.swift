@@ -103,6 +103,8 @@ struct TraitDeriver {
                     // A phrase statement quotes its phrase: most lines have no quotation mark.
                     if !avoided, !source.venueLines.contains(index), Self.mayQuote(trimmed) {
                         for (kind, phrase) in Self.phraseStatements(trimmed, lowered) { vote(kind, phrase, found(phrase)) }
+                    } else if !avoided, let (kind, phrase) = Self.labelledPhrase(trimmed) {
+                        vote(kind, phrase, found(phrase))
                     }
                 }
 
@@ -416,6 +418,21 @@ struct TraitDeriver {
     static func mayQuote(_ text: String) -> Bool {
         for byte in text.utf8 where byte == 0x22 || byte == 0x60 || byte == 0xE2 || byte == 0xE3 || byte == 0xC2 { return true }  // " ` “„ 「 «
         return false
+    }
+
+    /// "Greeting: hi there", "Sign-off: Fair winds.": a line that is a label and the phrase,
+    /// unquoted. The labels a person writes for a knob, each a whole line's start.
+    static let phraseLabels: [(label: String, kind: String)] = [
+        ("greeting:", "greeting"), ("greetings:", "greeting"), ("sign-off:", "closer"), ("sign off:", "closer"),
+        ("signoff:", "closer"), ("sign_off:", "closer"),
+    ]
+
+    static func labelledPhrase(_ trimmed: String) -> (String, String)? {
+        let lowered = trimmed.lowercased()
+        guard let (label, kind) = phraseLabels.first(where: { lowered.hasPrefix($0.label) }) else { return nil }
+        let phrase = trimmed.dropFirst(label.count).trimmedSpaces
+        guard (1...80).contains(phrase.count) else { return nil }
+        return (kind, String(phrase))
     }
 
     static func phraseStatements(_ trimmed: String, _ lowered: String) -> [(String, String)] {

@@ -118,6 +118,18 @@ struct DerivedTraitsTests {
         #expect(quoted.isEmpty, "quoted, a number is the author's text: \(quoted)")
     }
 
+    /// "Greeting: hi there" in the prose sets the greeting, unquoted, and is not taken for the
+    /// persona's description.
+    @Test func aLabelledGreetingLineIsTheGreetingNotTheDescription() throws {
+        for text in ["Greeting: hi there\n\nA calm voice that answers briefly.\n", "# Calm\n\nGreeting: hi there\nSign-off: Be well.\n\nA calm voice that answers briefly.\n"] {
+            let soul = try SoulParser.parse(text, fileName: "calm.md")
+            #expect(soul.greeting == "hi there", "\(text)")
+            #expect(soul.summary == "A calm voice that answers briefly.", "\(soul.summary ?? "none")")
+        }
+        let signed = try SoulParser.parse("# Calm\n\nSign-off: Be well.\n\nA calm voice.\n", fileName: "calm.md")
+        #expect(signed.signOff == "Be well.")
+    }
+
     @Test func typeIsNotANearMissForTone() {
         let diagnostics = SoulLinter.lint(text: "---\nfoo: 1\ntyp: x\nlanguaje: en\n---\n# X\n\nBody.\n", fileName: "k.md")
         #expect(diagnostics.count == 3)
