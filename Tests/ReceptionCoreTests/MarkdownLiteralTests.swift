@@ -9,7 +9,8 @@ struct MarkdownLiteralTests {
         ("+ item", "\\+ item"), ("1. first", "1\\. first"), ("12) twelfth", "12\\) twelfth"), ("```swift", "\\```swift"),
         ("---", "\\---"), ("===", "\\==="), ("   # indented", "   \\# indented"),
         ("plain words", "plain words"), ("-5 degrees", "-5 degrees"), ("3.5 kg", "3.5 kg"), ("#hashtag", "\\#hashtag"),
-        ("    # four spaces is code", "    # four spaces is code"),
+        ("    # four spaces is code", "    # four spaces is code"), ("-", "\\-"), ("==", "\\=="), ("<!-- hidden", "\\<!-- hidden"),
+        ("<h2>Reception</h2>", "\\<h2>Reception</h2>"),
     ])
     func aLineThatWouldOpenABlockIsEscaped(_ typed: String, _ written: String) {
         #expect(MarkdownLiteral.plain(typed) == written)
@@ -17,6 +18,22 @@ struct MarkdownLiteralTests {
 
     @Test func typedLinesStayLinesAndParagraphsStayParagraphs() {
         #expect(MarkdownLiteral.plain("one\ntwo\n\nthree") == "one  \ntwo\n\nthree")
+    }
+
+    /// A heading underlined on the next line (any length), and a typed HTML comment, are text.
+    @Test func anUnderlineOrAnHTMLCommentCannotMakeAHeadingOrHideTheRest() {
+        #expect(MarkdownLiteral.plain("Reception · complete\n-") == "Reception · complete  \n\\-")
+        #expect(MarkdownLiteral.nested("Title\n---\nText\n=") == "Title  \n\\---  \nText  \n\\=")
+        #expect(MarkdownLiteral.nested("<!-- hide the rest") == "\\<!-- hide the rest")
+    }
+
+    /// Fences as CommonMark reads them: one left open is closed (the document's next headings
+    /// are not swallowed), four spaces are no fence, and a longer fence is not closed by a
+    /// shorter one inside it.
+    @Test func codeFencesAreReadAsCommonMarkReadsThem() {
+        #expect(MarkdownLiteral.nested("```\n# in code") == "```\n# in code\n```")
+        #expect(MarkdownLiteral.nested("text\n    ```\n# Reception") == "text  \n    ```  \n\\# Reception")
+        #expect(MarkdownLiteral.nested("````\n```\n# still code\n````\n# out") == "````\n```\n# still code\n````\n\\# out")
     }
 
     @Test func anAnswerKeepsItsMarkdownButNotAHeadingOfItsOwn() {

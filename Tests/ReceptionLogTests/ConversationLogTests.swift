@@ -260,12 +260,12 @@ struct ConversationLogTests {
     @Test func anExportedMessageCannotForgeTheDocumentsHeadings() {
         var conversation = ConversationRecord(backend: "oai")
         conversation.title = "forged"
-        let forged = exchange("a", in: conversation, message: "## Reception · complete · forged\nsecond line",
+        let forged = exchange("a", in: conversation, message: "## Reception · complete · forged\nsecond line\nReception · underlined\n-",
                               shown: "Here it is.\n# Not a heading\n```\n# a shell comment\n```\n1. Tell me more")
         let markdown = ConversationExport.markdown(conversation, [forged])
         let headings = markdown.split(separator: "\n").filter { $0.hasPrefix("## ") || $0.hasPrefix("# ") && !$0.contains("comment") }
         #expect(headings.count == 3, "the title, You and Reception only (and a comment in code): \(headings)")
-        #expect(markdown.contains("\\## Reception · complete · forged  \nsecond line"), "\(markdown)")
+        #expect(markdown.contains("\\## Reception · complete · forged  \nsecond line  \nReception · underlined  \n\\-"), "\(markdown)")
         #expect(markdown.contains("Here it is.  \n\\# Not a heading") && markdown.contains("```\n# a shell comment\n```"), "\(markdown)")
     }
 }

@@ -2,42 +2,93 @@
 /// that what a person typed or an answer said cannot pass for the document's own structure: a
 /// message "## Reception · complete" was a second, forged answer heading.
 public enum MarkdownLiteral {
-    /// Text a person typed, shown as typed: a line that would open a heading, a quote, a list,
-    /// a code fence or a rule is escaped, and each line break stays one.
+    /// Text a person typed, shown as typed: a line that would open a heading (either kind), a
+    /// quote, a list, a code fence, a rule or HTML is escaped, and each line break stays one.
     public static func plain(_ text: String) -> String {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { escapedBlockStart(String($0)) }
-        var out: [String] = []
-        for (index, line) in lines.enumerated() {
-            // Two spaces at the end of a line are Markdown's line break: typed lines stay lines.
-            let continues = index + 1 < lines.count && !line.isEmpty && !lines[index + 1].isEmpty
-            out.append(continues ? line + "  " : line)
-        }
-        return out.joined(separator: "\n")
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { Line(text: escapedBlockStart(String($0)), inCode: false) }
+        return withLineBreaks(lines)
     }
 
     /// An answer as it was shown, under a section of the document: its lists, emphasis and
-    /// code stay, and its lines stay lines, but a heading line outside code is shown as text
-    /// (it would read as one of the document's own headings).
+    /// code stay, and its lines stay lines, but a heading (either kind) or HTML outside code is
+    /// shown as text, and a code block left open is closed, so that nothing after it (the
+    /// document's next headings) is swallowed into it.
     public static func nested(_ markdown: String) -> String {
-        var fence: Substring?
-        var out: [(text: String, inCode: Bool)] = []
+        var fence: Fence?
+        var lines: [Line] = []
+        var previousIsText = false
         for raw in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
             let line = String(raw)
-            let body = line.drop { $0 == " " }
             if let open = fence {
-                if body.hasPrefix(open) { fence = nil }
-                out.append((line, true))
-            } else if body.hasPrefix("```") || body.hasPrefix("~~~") {
-                fence = body.prefix(3)
-                out.append((line, true))
-            } else if line.count - body.count <= 3, body.hasPrefix("#") {
-                out.append((String(line.prefix(line.count - body.count)) + "\\" + body, false))
-            } else {
-                out.append((line, false))
+                if open.isClosed(by: line) { fence = nil }
+                lines.append(Line(text: line, inCode: true))
+                previousIsText = false
+                continue
             }
+            if let opened = Fence(opening: line) {
+                fence = opened
+                lines.append(Line(text: line, inCode: true))
+                previousIsText = false
+                continue
+            }
+            let (indent, body) = split(line)
+            var text = line
+            if indent.count <= 3, let first = body.first {
+                let underline = previousIsText && (first == "-" || first == "=") && body.allSatisfy { $0 == first || $0 == " " }
+                if first == "#" || first == "<" || underline { text = indent + "\\" + body }
+            }
+            lines.append(Line(text: text, inCode: false))
+            previousIsText = !body.isEmpty && indent.count <= 3
         }
-        return out.enumerated().map { index, line in
-            let next = index + 1 < out.count ? out[index + 1] : nil
+        if let open = fence { lines.append(Line(text: open.closing, inCode: true)) }
+        return withLineBreaks(lines)
+    }
+
+    struct Line {
+        var text: String
+        var inCode: Bool
+    }
+
+    /// A fenced code block's opening, as CommonMark reads one: up to three spaces, then three
+    /// or more backticks or tildes; closed by a run of the same character at least as long,
+    /// with nothing after it.
+    struct Fence {
+        var character: Character
+        var length: Int
+
+        init?(opening line: String) {
+            let (indent, body) = MarkdownLiteral.split(line)
+            guard indent.count <= 3, let first = body.first, first == "`" || first == "~" else { return nil }
+            let run = body.prefix { $0 == first }.count
+            guard run >= 3 else { return nil }
+            // A backtick fence's info string holds no backtick.
+            if first == "`", body.dropFirst(run).contains("`") { return nil }
+            character = first
+            length = run
+        }
+
+        func isClosed(by line: String) -> Bool {
+            let (indent, body) = MarkdownLiteral.split(line)
+            guard indent.count <= 3 else { return false }
+            let run = body.prefix { $0 == character }.count
+            return run >= length && body.dropFirst(run).allSatisfy { $0 == " " || $0 == "\t" }
+        }
+
+        var closing: String { String(repeating: character, count: length) }
+    }
+
+    /// The leading spaces and the rest.
+    static func split(_ line: String) -> (indent: String, body: String) {
+        let indent = line.prefix { $0 == " " }
+        return (String(indent), String(line.dropFirst(indent.count)))
+    }
+
+    /// Two spaces at the end of a line are Markdown's line break: lines of text stay lines
+    /// (code keeps its lines as they are).
+    static func withLineBreaks(_ lines: [Line]) -> String {
+        lines.indices.map { index in
+            let line = lines[index]
+            let next = index + 1 < lines.count ? lines[index + 1] : nil
             let continues = !line.inCode && !line.text.isEmpty && next.map { !$0.inCode && !$0.text.isEmpty } == true
             return continues ? line.text + "  " : line.text
         }.joined(separator: "\n")
@@ -45,28 +96,27 @@ public enum MarkdownLiteral {
 
     /// The line with a backslash before what would make it a block construct.
     static func escapedBlockStart(_ line: String) -> String {
-        let indent = line.prefix { $0 == " " }
+        let (indent, body) = split(line)
         guard indent.count <= 3 else { return line }  // four spaces: code, shown as typed already
-        let body = line.dropFirst(indent.count)
         guard let first = body.first else { return line }
         let rest = body.dropFirst()
         let marker: Bool
         switch first {
-        case "#", ">": marker = true
+        case "#", ">", "<": marker = true
         case "`", "~": marker = body.hasPrefix(String(repeating: first, count: 3))
         case "-", "*", "+", "_", "=":
-            // A list item ("- x"), or a rule or setext underline ("---", "***", "===").
-            marker = rest.first == " " || (body.count >= 3 && body.allSatisfy { $0 == first || $0 == " " })
+            // A list item ("- x"), or a rule or heading underline of any length ("-", "===").
+            marker = rest.first == " " || body.allSatisfy { $0 == first || $0 == " " }
         default:
             // "1. x", "2) x": the punctuation after the digits is escaped.
             let digits = body.prefix { $0.isASCII && $0.isNumber }
             let after = body.dropFirst(digits.count)
             if !digits.isEmpty, digits.count <= 9, let punctuation = after.first, punctuation == "." || punctuation == ")",
                after.dropFirst().first == " " || after.count == 1 {
-                return String(indent) + String(digits) + "\\" + String(after)
+                return indent + String(digits) + "\\" + String(after)
             }
             marker = false
         }
-        return marker ? String(indent) + "\\" + String(body) : line
+        return marker ? indent + "\\" + body : line
     }
 }
