@@ -100,11 +100,14 @@ struct TraitDeriver {
                     }
                     if !avoided, Self.lowercaseStatement(lowered, words) { vote("capitalization", "lowercase", found("lowercase")) }
                     if let value = Self.dashStatement(words, avoided: avoided) { vote("dashes", value, found(value)) }
-                    // A phrase statement quotes its phrase: most lines have no quotation mark.
-                    if !avoided, !source.venueLines.contains(index), Self.mayQuote(trimmed) {
-                        for (kind, phrase) in Self.phraseStatements(trimmed, lowered) { vote(kind, phrase, found(phrase)) }
-                    } else if !avoided, let (kind, phrase) = Self.labelledPhrase(trimmed) {
-                        vote(kind, phrase, found(phrase))
+                    // A phrase statement quotes its phrase: most lines have no quotation mark. A
+                    // line that is a label and its phrase ("Greeting: hi there") need not.
+                    if !avoided, !source.venueLines.contains(index) {
+                        let quoted = Self.mayQuote(trimmed) ? Self.phraseStatements(trimmed, lowered) : []
+                        for (kind, phrase) in quoted { vote(kind, phrase, found(phrase)) }
+                        if let (kind, phrase) = Self.labelledPhrase(trimmed), !quoted.contains(where: { $0.0 == kind }) {
+                            vote(kind, phrase, found(phrase))
+                        }
                     }
                 }
 
@@ -432,8 +435,19 @@ struct TraitDeriver {
         guard let (label, kind) = phraseLabels.first(where: { lowered.hasPrefix($0.label) }) else { return nil }
         let phrase = trimmed.dropFirst(label.count).trimmedSpaces
         guard (1...80).contains(phrase.count) else { return nil }
+        // A note about the phrase is no phrase: "Sign-off: none", "Greeting: never 'Hey guys'",
+        // "Greeting: warm but brief".
+        let first = phrase.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "/" && $0 != "'" }).first.map(String.init) ?? ""
+        guard !phraseNotes.contains(first) else { return nil }
         return (kind, String(phrase))
     }
+
+    /// First words that make a labelled line a note about the phrase rather than the phrase.
+    static let phraseNotes: Set<String> = [
+        "none", "n/a", "na", "no", "never", "always", "avoid", "don't", "dont", "optional", "skip",
+        "warm", "brief", "short", "long", "friendly", "formal", "informal", "casual", "polite", "minimal", "simple", "plain",
+        "neutral", "professional", "same", "varies", "depends", "whatever",
+    ]
 
     static func phraseStatements(_ trimmed: String, _ lowered: String) -> [(String, String)] {
         var result: [(String, String)] = []

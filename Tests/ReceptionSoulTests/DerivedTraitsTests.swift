@@ -128,6 +128,14 @@ struct DerivedTraitsTests {
         }
         let signed = try SoulParser.parse("# Calm\n\nSign-off: Be well.\n\nA calm voice.\n", fileName: "calm.md")
         #expect(signed.signOff == "Be well.")
+        // Typographic characters do not hide the phrase.
+        let curly = try SoulParser.parse("# Calm\n\nGreeting: Hey — glad you’re here.\n\nA calm voice.\n", fileName: "calm.md")
+        #expect(curly.greeting == "Hey — glad you’re here.", "\(curly.greeting ?? "none")")
+        // A note about the phrase is not the phrase.
+        for note in ["Sign-off: none", "Greeting: never 'Hey guys'", "Greeting: warm but brief"] {
+            let soul = try SoulParser.parse("# Calm\n\n\(note)\n\nA calm voice.\n", fileName: "calm.md")
+            #expect(soul.greeting == nil && soul.signOff == nil, "\(note): \(soul.greeting ?? "") \(soul.signOff ?? "")")
+        }
     }
 
     @Test func typeIsNotANearMissForTone() {
