@@ -148,17 +148,17 @@ enum Answerer {
 
     /// The evidence under an answer whose summary is the first `summarised` sentences of the
     /// first match. That passage's finding holds what the summary left out; when it left
-    /// nothing, the finding only says where the answer came from ("What I found" repeating
-    /// the answer word for word reads as padding, and the source is still worth a line).
+    /// nothing, the finding says so ("What I found" repeating the answer word for word read as
+    /// padding). Either way it carries the passage as its source.
     static func findings(_ used: some Collection<KnowledgeBase.Match>, summarised: Int) -> [Finding] {
         guard let first = used.first else { return [] }
         let rest = sentences(first.passage.text.replacingOccurrences(of: "\n", with: " ")).dropFirst(summarised)
-        let own = rest.isEmpty
-            ? Finding(content: "The answer above is from \(first.passage.file) § \(first.passage.heading).",
-                      confidence: finding(first).confidence)
-            : Finding(content: rest.prefix(2).joined(separator: " "), source: first.passage.id, confidence: finding(first).confidence)
-        return [own] + used.dropFirst().map(finding)
+        let content = rest.isEmpty ? wholeSectionAbove : rest.prefix(2).joined(separator: " ")
+        return [Finding(content: content, source: first.passage.id, confidence: finding(first).confidence)] + used.dropFirst().map(finding)
     }
+
+    /// The finding of a passage the answer above quoted whole.
+    static let wholeSectionAbove = "The answer above is the whole of this section."
 
     static func finding(_ match: KnowledgeBase.Match) -> Finding {
         Finding(content: leadSentences(match.passage.text, count: 2), source: match.passage.id,

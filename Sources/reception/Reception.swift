@@ -57,9 +57,15 @@ struct Reception: AsyncParsableCommand {
             return try parseAsRoot(arguments)
         } catch {
             let chat = ChatCommand.configuration.commandName ?? "chat"
-            guard arguments.first?.hasPrefix("-") == true, let index = arguments.firstIndex(of: chat),
-                  let command = try? parseAsRoot([chat] + arguments[..<index] + arguments[(index + 1)...]) else { throw error }
-            return command
+            guard arguments.first?.hasPrefix("-") == true, let index = arguments.firstIndex(of: chat) else { throw error }
+            do {
+                return try parseAsRoot([chat] + arguments[..<index] + arguments[(index + 1)...])
+            } catch let retried {
+                // The first parse refused the word "chat"; the second says what else is wrong
+                // ("--trust 9 chat"). When the first refused something else, "chat" was some
+                // option's value, and the first error stands.
+                throw message(for: error).contains("'\(chat)'") ? retried : error
+            }
         }
     }
 

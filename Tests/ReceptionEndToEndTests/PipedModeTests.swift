@@ -31,6 +31,9 @@ struct PipedModeTests {
         #expect(status == 0 && output.contains("You're welcome."), "\(output)\(errors)")
         let (_, soulErrors, soulStatus) = try await PipedREPL.run(["--soul", "chat"], input: "", separateErrors: true)
         #expect(soulStatus == 1 && soulErrors.contains("No soul named \"chat\""), "\(soulErrors)")
+        // Another mistake before the word is named, not the word.
+        let (_, trustErrors, trustStatus) = try await PipedREPL.run(["--trust", "9", "chat"], input: "", separateErrors: true)
+        #expect(trustStatus == 64 && trustErrors.contains("--trust must be 0, 1 or 2.") && !trustErrors.contains("Unexpected argument"), "\(trustErrors)")
     }
 
     /// A script's output holds the answers; what went wrong is on stderr.

@@ -131,7 +131,8 @@ struct LocalAnswerHonestyTests {
                         LocalBackend(knowledge: try LocalBackendTests.knowledge(Self.notes), settings: .init(stepDelay: .milliseconds(1)))] {
             for _ in 0..<2 {  // the second time the answer is the saturated repeat
                 let answer = try await Self.ask(backend, question)
-                for finding in answer.findings where !finding.content.hasPrefix("The answer above is from ") {
+                for finding in answer.findings where finding.content != Answerer.wholeSectionAbove {
+                    #expect(finding.source != nil, "every finding names its passage")
                     let sentence = try #require(Answerer.sentences(finding.content).first)
                     #expect(!answer.text.contains(sentence), "\(question): \(finding.content) is in the answer: \(answer.text)")
                 }

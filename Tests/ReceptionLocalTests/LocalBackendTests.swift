@@ -78,7 +78,8 @@ struct LocalBackendTests {
         }
         let roses = try await ask("how much sun do roses need?")
         #expect(roses.outcome == .complete)
-        #expect(roses.findings.first?.content == "The answer above is from garden.md § Roses.", "\(roses.findings)")
+        #expect(roses.findings.first?.source == "garden.md#Roses", "the answer's source stays: \(roses.findings)")
+        #expect(roses.findings.first?.content == Answerer.wholeSectionAbove, "not the answer again: \(roses.findings)")
         #expect(roses.text.contains("six hours of sun"))
         #expect(try await ask("how much sun do roses need?").outcome == .saturated)
         let museum = try await ask("does the city museum open on sundays?")

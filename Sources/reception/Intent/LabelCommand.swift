@@ -91,6 +91,14 @@ struct LabelCommand: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode.failure
         }
+        // A labels file this run created and nothing was written to (quit at the first message,
+        // nothing to label, a failed screen) is not left behind as an empty corpus; one that
+        // holds a byte (another run's label meanwhile) stays.
+        defer {
+            if !existed, labels.entries.isEmpty, (try? FileManager.default.attributesOfItem(atPath: outPath)[.size] as? Int) == 0 {
+                try? FileManager.default.removeItem(atPath: outPath)
+            }
+        }
         if labels.repairedTail { printError("note: \(outPath) ended in a line that was never finished; it was dropped, and its message comes again") }
         let order = LabellingOrder(rawValue: self.order)!
         let session = LabellingSession(items: input.items, classifier: classifier, order: order, file: labels)
@@ -113,9 +121,6 @@ struct LabelCommand: ParsableCommand {
             printError("error: \(failure)")
             throw ExitCode.failure
         }
-        // A labels file this session created and left empty (quit at the first message) is
-        // not left behind as an empty corpus.
-        if !existed, labels.entries.isEmpty { try? FileManager.default.removeItem(atPath: outPath) }
         print(screen.summaryText)
     }
 }
