@@ -36,21 +36,33 @@ struct LogsRemoveCommand: ParsableCommand {
     func run() throws {
         let log = LogsCommand.log()
         guard log.exists else { return print("The conversation log is empty; there is nothing to remove.") }
+        // One cut-off for the question and the removal: "--before 7d" read twice would move
+        // while the question waits, and remove what was never counted.
+        let cutoff = before.flatMap { LogDate.parse($0) }
         // Removing many cannot be undone and one typo ("--before 2099-01-01") takes them all:
-        // at a terminal, say how many and ask. A script is never asked.
-        if id == nil, !yes, isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 {
-            let date = before.flatMap { LogDate.parse($0) }
-            let count = try LogsCommand.using(log) { try log.countRemovable(before: date) }
+        // when a person types the answer, say how many and ask, on the terminal itself (standard
+        // error may be a file). A script (standard input not a terminal) is never asked.
+        if id == nil, !yes, isatty(STDIN_FILENO) == 1 {
+            let count = try LogsCommand.using(log) { try log.countRemovable(before: cutoff) }
             guard count.conversations > 0 else { return print("No conversation was removed: none \(before.map { "ended before \($0)" } ?? "is in the log").") }
-            StandardStreams.writeError("Remove \(Counted.phrase(count.conversations, "conversation")) (\(Counted.phrase(count.exchanges, "exchange")))? " +
-                                       "They cannot be brought back. [y/N] ")
+            let question = "Remove \(Counted.phrase(count.conversations, "conversation")) (\(Counted.phrase(count.exchanges, "exchange")))? " +
+                "They cannot be brought back. [y/N] "
+            if let terminal = FileHandle(forWritingAtPath: "/dev/tty") {
+                terminal.write(Data(question.utf8))
+                try? terminal.close()
+            } else {
+                StandardStreams.writeError(question)
+            }
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
             guard answer == "y" || answer == "yes" else { return print("Nothing was removed.") }
+        }
+        if id == "last", try LogsCommand.using(log, { try log.conversation(nil) }) == nil {
+            return print("The conversation log holds no conversation; there is nothing to remove.")
         }
         let removal = try LogsCommand.using(log) { () -> Removal in
             if id == "last", let last = try log.conversation(nil) { return try log.remove(conversation: last.id) }
             if let id { return try log.remove(conversation: id) }
-            if let before { return try log.remove(before: LogDate.parse(before)!) }
+            if let cutoff { return try log.remove(before: cutoff) }
             return try log.removeAll()
         }
         guard removal.conversations > 0 else { return print("No conversation was removed: none \(before.map { "ended before \($0)" } ?? "is in the log").") }
