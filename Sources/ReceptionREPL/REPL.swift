@@ -154,7 +154,8 @@ public actor REPL {
                 // An edit made while the prompt waited applies to this line's answer, not only
                 // to the next one (the check before the prompt ran before the edit). A /soul
                 // command handles the soul itself: checked here too, "/soul reload" said twice.
-                if !raw.trimmingCharacters(in: .whitespaces).hasPrefix("/soul"), let message = souls?.reloadIfChanged() { note(message) }
+                let command = raw.split(separator: " ", maxSplits: 1).first.map { $0.lowercased() }
+                if command != "/soul", let message = souls?.reloadIfChanged() { note(message) }
                 // A trailing backslash continues the message on the next line.
                 if raw.hasSuffix("\\") {
                     pending += String(raw.dropLast()) + "\n"

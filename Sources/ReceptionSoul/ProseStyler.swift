@@ -90,9 +90,12 @@ struct ProseStyler: Sendable {
     func style(_ text: String, state: inout State) -> String {
         if isIdentity { return text }
         let scalars = Array(text.unicodeScalars)
+        // The set moves out of the state for the render: left in both, each chunk of a stream
+        // would copy it whole at its first insert.
+        var seen = state.seenInLowercase
+        state.seenInLowercase = []
         var scanner = Scanner(scalars: scalars, streaming: false, state: state, styler: self)
         scanner.scan()
-        var seen = state.seenInLowercase
         let (text, afterCapital) = scanner.render(afterCapital: state.afterCapital, seenInLowercase: &seen)
         state = scanner.state
         state.afterCapital = afterCapital
@@ -641,7 +644,7 @@ struct ProseStyler: Sendable {
                     }
                     out.append(contentsOf: s[lead])
                     if sentenceStart, styler.capitalization != .asWritten {
-                        let ordinary = styler.ownWords || (collects && !seen.isEmpty && seen.contains(lowercasedWord(s[core])))
+                        let ordinary = styler.ownWords || (collects && seen.contains(lowercasedWord(s[core])))
                         out.append(contentsOf: styler.capitalize(Array(s[core]), sentenceStart: true, replaced: ordinary))
                     } else if styler.capitalization == .lowercase, ProseStyler.isFirstPersonI(s[core]), s[core].count > 1 || !wasAfterCapital {
                         // Inside a sentence: "I'm", "I'll" always; a bare "I" unless a capitalised

@@ -293,9 +293,12 @@ struct ConversationLogEndToEndTests {
         #expect(first.contains("hoot hoot."), "\(first)")
         let (carried, status) = try await PipedREPL.run(["-c", "--local-step-ms", "1"], input: "how does trust work?\n", home: home)
         #expect(status == 0 && carried.contains("hoot hoot.") && !carried.contains("from the folder."), "the file, not its namesake: \(carried)")
+        // Logged with the home folder as ~ (no user name it does not need), listed by its file.
+        let (listed, _) = try await Self.reception(["logs"], home: home)
+        #expect(listed.contains("local · owl.md · 2 exchanges"), "\(listed)")
         try FileManager.default.moveItem(at: file, to: home.appendingPathComponent("moved.md"))
         let (moved, _) = try await PipedREPL.run(["-c", "--local-step-ms", "1"], input: "", home: home)
-        #expect(moved.contains("The conversation's soul \(file.path) cannot be used"), "\(moved)")
+        #expect(moved.contains("The conversation's soul ~/owl.md cannot be used"), "\(moved)")
     }
 
     @Test func fridayCarriesItsSessionOnAfterContinue() async throws {

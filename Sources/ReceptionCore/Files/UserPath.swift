@@ -10,6 +10,13 @@ public enum UserPath {
         return home(environment) + String(path.dropFirst())
     }
 
+    /// `path` with the home folder written `~`, as a person would type it.
+    public static func abbreviate(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let home = home(environment)
+        guard home != "/", path == home || path.hasPrefix(home + "/") else { return path }
+        return "~" + path.dropFirst(home.count)
+    }
+
     /// The home folder `~` stands for.
     public static func home(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()

@@ -63,8 +63,12 @@ final class SoulLibrary: SoulControl {
     var greeting: String? { store.current.greeting }
     func names() -> [String] { catalog.entries().map(\.id) }
 
+    /// A file outside the soul folders by its path, with the home folder as `~` (the log keeps
+    /// no user name it does not need; `use` expands it again).
     var currentReference: String? {
-        currentID ?? file.withLock { $0.url?.standardizedFileURL.path } ?? currentName
+        if let currentID { return currentID }
+        let path: String? = file.withLock { $0.url?.standardizedFileURL.path }
+        return path.map { UserPath.abbreviate($0) } ?? currentName
     }
 
     func use(_ nameOrPath: String) throws -> String {

@@ -147,7 +147,9 @@ enum LogsOutput {
 
     /// `1a2b3c4d  2026-12-06 10:47  oai · default · 3 exchanges  first message…`
     static func line(_ conversation: ConversationRecord, styled: Bool) -> String {
-        let place = [conversation.backend, conversation.soul].compactMap { $0.map { TerminalText.line($0, limit: 40) } }.joined(separator: " · ")
+        // A soul read from a file is logged by its path: the listing names the file.
+        let soul = conversation.soul.map { $0.contains("/") ? String($0.split(separator: "/").last ?? "") : $0 }
+        let place = [conversation.backend, soul].compactMap { $0.map { TerminalText.line($0, limit: 40) } }.joined(separator: " · ")
         return "\(conversation.id.prefix(8))  " + dim(ConversationExport.timestamp(conversation.lastAt).prefix(16) + "  \(place) · "
                                                      + Counted.phrase(conversation.exchangeCount, "exchange"), styled: styled)
             + "  " + TerminalText.line(conversation.title, limit: 100)
