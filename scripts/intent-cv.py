@@ -7,6 +7,7 @@ A development tool, not part of the package. Needs only Python 3 and a release b
     swift build -c release --product reception
     scripts/intent-cv.py --options="--l2 0.0001"              # against the default options
     scripts/intent-cv.py --options="--source-weight 3" --against="--source-weight 2"
+    scripts/intent-cv.py --leave-source-out --options="--balance 0.5"   # each source left out instead
 
 Why: the human dev parts hold 560 agreed messages, so two option sets a few messages apart
 cannot be told apart on them. Here every agreed message of the `train` and `dev` parts (3,167)
@@ -14,6 +15,10 @@ is predicted once, by a model trained as the shipped one (`--with-shipped-corpor
 that message's fold, and the two option sets are compared message by message (McNemar's z on
 the messages exactly one of them gets right). The model-written side: each option set trained
 on the `train` parts only (`--split train`), evaluated on Tests/Corpora/dev.jsonl.
+
+With --leave-source-out, each source's `train` and `dev` messages are predicted instead by a
+model trained without any message of that source (`--exclude-source`): how options carry to a
+kind of writer never seen, as a source in no training set would be.
 
 The `test` parts and the unseen batches are never read: they stay for a choice already made.
 Folds are an MD5 of the id (independent of the id-hash split). Each fold's corpora are a

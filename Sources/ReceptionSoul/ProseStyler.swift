@@ -944,7 +944,7 @@ func isEmojiModifier(_ c: Unicode.Scalar) -> Bool {
 enum CommonWords {
     static let english: Set<String> = [
         "a", "an", "the", "this", "that", "these", "those", "it", "its", "it's", "there", "here", "they", "we", "you",
-        "hello", "hi", "hey", "goodbye", "bye", "thanks", "welcome", "sorry", "sure", "yes", "no",
+        "hello", "hi", "hey", "goodbye", "bye", "thanks", "welcome", "sorry",
         "he", "she", "my", "your", "our", "their", "his", "her", "and", "but", "or", "so", "yet", "if", "when", "while",
         "because", "since", "although", "though", "as", "at", "by", "for", "from", "in", "into", "of", "on", "to", "with",
         "without", "about", "after", "before", "over", "under", "between", "no", "not", "yes", "all", "some", "most",

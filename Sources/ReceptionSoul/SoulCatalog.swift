@@ -34,7 +34,9 @@ public struct SoulCatalog: Sendable {
 
     /// `$XDG_CONFIG_HOME/reception/souls`, or `~/.config/reception/souls`.
     public static func userDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
+        // A relative XDG_CONFIG_HOME is ignored, as the specification says and as every other
+        // folder of Reception's does (it would name a folder under wherever the command ran).
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
             return URL(fileURLWithPath: config).appendingPathComponent("reception/souls")
         }
         return URL(fileURLWithPath: UserPath.home(environment)).appendingPathComponent(".config/reception/souls")

@@ -53,8 +53,11 @@ final class SoulLibrary: SoulControl {
     var currentName: String { store.current.name }
     /// The catalog id of the current soul: the entry read from its file, or the built-in one
     /// of its name (ids and names differ: "default" is "Default").
+    /// The file the current soul was read from; nil for a built-in one.
+    private var currentPath: String? { file.withLock { $0.url?.standardizedFileURL.path } }
+
     var currentID: String? {
-        let path = file.withLock { $0.url?.standardizedFileURL.path }
+        let path = currentPath
         return catalog.entries().first { entry in
             if let path { return entry.path.map { URL(fileURLWithPath: $0).standardizedFileURL.path } == path }
             return entry.path == nil && entry.name == store.current.name
@@ -66,9 +69,7 @@ final class SoulLibrary: SoulControl {
     /// A file outside the soul folders by its path, with the home folder as `~` (the log keeps
     /// no user name it does not need; `use` expands it again).
     var currentReference: String? {
-        if let currentID { return currentID }
-        let path: String? = file.withLock { $0.url?.standardizedFileURL.path }
-        return path.map { UserPath.abbreviate($0) } ?? currentName
+        currentID ?? currentPath.map { UserPath.abbreviate($0) } ?? currentName
     }
 
     func use(_ nameOrPath: String) throws -> String {

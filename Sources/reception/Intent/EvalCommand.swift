@@ -78,10 +78,9 @@ struct EvalCommand: ParsableCommand {
             classifier = try model.classifier()
             if let against {
                 other = try IntentModelOptions.classifier(weights: IntentModelOptions.path(against), lexicon: againstLexicon)
-                let same = IntentModelOptions.path(against).map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-                    == model.weightsPath.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-                if same, againstLexicon == model.lexicon {
-                    printError("note: --against names the model --weights names (\(against)): both columns are the same model")
+                func file(_ path: String?) -> String? { path.map { URL(fileURLWithPath: $0).standardizedFileURL.path } }
+                if file(IntentModelOptions.path(against)) == file(model.weightsPath), file(againstLexicon) == file(model.lexicon) {
+                    printError("note: --against \(against) is the model being evaluated: both columns are the same model")
                 }
             }
         } catch { printError("error: \(error)"); throw ExitCode.failure }
