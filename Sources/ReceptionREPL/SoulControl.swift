@@ -10,6 +10,9 @@ public protocol SoulControl: Sendable {
     /// What finds the current soul again with `use` in a later session (the conversation
     /// log keeps it for `--continue`): its listed id, else the file it was read from.
     var currentReference: String? { get }
+    /// The soul's name, and its id when that differs ("Reception (default)"), for the status
+    /// line: cheap, it is on the way to the first prompt.
+    var currentLabel: String { get }
     var greeting: String? { get }
     func names() -> [String]
     /// Switches to a soul by name or path; returns a confirmation line.

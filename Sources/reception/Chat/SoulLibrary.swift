@@ -12,6 +12,10 @@ final class SoulLibrary: SoulControl {
     let catalog: SoulCatalog
     /// The current soul's file (nil for a built-in soul) and its last seen modification time.
     private let file: Mutex<(url: URL?, modified: Date?)>
+    /// The catalog id the current soul was chosen by, when it was chosen by one: the status
+    /// line's label without reading every soul folder (`catalog.entries()` parses each file,
+    /// a 10 ms start-up cost on the way to the first prompt).
+    private let chosenID: Mutex<String?>
     /// The rewrite stage's record, when one is wired (`--rewrite PROFILE`), for `/soul why`.
     private let rewriteLog = Mutex<RewriteLog?>(nil)
 
@@ -27,12 +31,13 @@ final class SoulLibrary: SoulControl {
     /// Starts on `nameOrPath`: a catalog id or name, or a path to a .md file.
     init(catalog: SoulCatalog, initial nameOrPath: String) throws {
         self.catalog = catalog
-        let (soul, url) = try Self.resolve(nameOrPath, in: catalog)
+        let (soul, url, id) = try Self.resolve(nameOrPath, in: catalog)
         store = SoulStore(soul)
         file = Mutex((url, url.flatMap(Self.modificationDate)))
+        chosenID = Mutex(id)
     }
 
-    private static func resolve(_ nameOrPath: String, in catalog: SoulCatalog) throws -> (Soul, URL?) {
+    private static func resolve(_ nameOrPath: String, in catalog: SoulCatalog) throws -> (Soul, URL?, id: String?) {
         if nameOrPath.contains("/") || nameOrPath.lowercased().hasSuffix(".md") || (nameOrPath.hasPrefix("~") || FileManager.default.fileExists(atPath: nameOrPath)) && catalog.entry(nameOrPath) == nil {
             let url = URL(fileURLWithPath: UserPath.expand(nameOrPath))
             var isFolder: ObjCBool = false
@@ -42,12 +47,12 @@ final class SoulLibrary: SoulControl {
             guard isFolder.boolValue || ["md", "markdown"].contains(url.pathExtension.lowercased()) else {
                 throw SoulLibraryError.notMarkdown(url.path)
             }
-            return (try SoulParser.load(contentsOf: url), url)
+            return (try SoulParser.load(contentsOf: url), url, nil)
         }
         guard let entry = catalog.entry(nameOrPath) else {
             throw SoulLibraryError.notFound(nameOrPath, known: catalog.entries().map(\.id))
         }
-        return (try catalog.load(entry.id), entry.path.map { URL(fileURLWithPath: $0) })
+        return (try catalog.load(entry.id), entry.path.map { URL(fileURLWithPath: $0) }, entry.id)
     }
 
     var currentName: String { store.current.name }
@@ -72,10 +77,16 @@ final class SoulLibrary: SoulControl {
         currentID ?? currentPath.map { UserPath.abbreviate($0) } ?? currentName
     }
 
+    var currentLabel: String {
+        guard let id = chosenID.withLock({ $0 }), id.lowercased() != currentName.lowercased() else { return currentName }
+        return "\(currentName) (\(id))"
+    }
+
     func use(_ nameOrPath: String) throws -> String {
-        let (soul, url) = try Self.resolve(nameOrPath, in: catalog)
+        let (soul, url, id) = try Self.resolve(nameOrPath, in: catalog)
         store.current = soul
         file.withLock { $0 = (url, url.flatMap(Self.modificationDate)) }
+        chosenID.withLock { $0 = id }
         return "Now speaking as \(soul.name)" + (url.map { " (\($0.path))." } ?? " (built in).")
     }
 
