@@ -74,7 +74,9 @@ final class SoulLibrary: SoulControl {
     /// A file outside the soul folders by its path, with the home folder as `~` (the log keeps
     /// no user name it does not need; `use` expands it again).
     var currentReference: String? {
-        currentID ?? currentPath.map { UserPath.abbreviate($0) } ?? currentName
+        // The id it was chosen by first: the log asks at every exchange, and `currentID`
+        // reads every soul folder.
+        chosenID.withLock({ $0 }) ?? currentID ?? currentPath.map { UserPath.abbreviate($0) } ?? currentName
     }
 
     var currentLabel: String {
