@@ -6,6 +6,16 @@ import Testing
 /// The frames as the real `friday serve` sends them (docs/friday.md), and what is sent back.
 @Suite("Friday wire format")
 struct WireTests {
+    /// A number no Int holds is no permission id (converting it trapped: found by fuzzing).
+    @Test func aPermissionIdNoIntHoldsIsAnUnknownFrameNotACrash() {
+        for id in ["1e30", "-1e300", "5.5", "9223372036854775808"] {
+            #expect(FridayFrame(text: #"{"type":"permission_request","permission_id":\#(id),"tool_name":"Write"}"#)
+                    == .other(type: "permission_request"), "\(id)")
+        }
+        #expect(JSONValue.number(42).intValue == 42 && JSONValue.number(-3).intValue == -3)
+        #expect(Int(saturating: 1e300) == .max && Int(saturating: -.infinity) == .min && Int(saturating: .nan) == 0 && Int(saturating: 2.9) == 2)
+    }
+
     @Test func framesAreReadAsTheRealServerWritesThem() {
         #expect(FridayFrame(text: #"{"type":"ready"}"#) == .ready)
         #expect(FridayFrame(text: #"{"type":"session","session_id":"25164916-aa"}"#) == .session(id: "25164916-aa"))

@@ -97,6 +97,7 @@ struct ErrorTests {
         let waits = (1...7).map { TimepointClient.backoff(refusals: $0, retryAfter: nil, configuration) }
         #expect(waits == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30), .seconds(30)])
         #expect(TimepointClient.backoff(refusals: 1, retryAfter: "120", configuration) == nil)
+        #expect(TimepointClient.backoff(refusals: 1, retryAfter: "1e300", configuration) == nil, "too long, not a trap")
         try await withTimepoint { rig in
             await rig.reference.inject(TimepointFault(path: "/api/v1/credits/balance", status: 429, retryAfter: "120", times: 1))
             let started = ContinuousClock.now

@@ -36,6 +36,9 @@ struct HTTPRetryPolicyTests {
         #expect(HTTPRetryPolicy.never.delay(afterAttempt: 1, status: 429, retryAfter: "1") == nil)
         #expect(HTTPRetryPolicy.seconds(retryAfter: "-5") == nil)
         #expect(HTTPRetryPolicy.seconds(retryAfter: "soon") == nil)
+        // A finite number of seconds too large for an Int of milliseconds is a long wait, not
+        // a trap.
+        #expect(policy.delay(afterAttempt: 1, status: 429, retryAfter: "1e300") == nil)
     }
 
     @Test func theNoticeSaysWhyAndHowLong() {

@@ -50,6 +50,8 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
     public var doubleValue: Double? { if case .number(let n) = self { n } else { nil } }
-    public var intValue: Int? { doubleValue.flatMap { $0.rounded() == $0 ? Int($0) : nil } }
+    /// The number when it is a whole number an Int holds; nil otherwise (a server's
+    /// "permission_id": 1e30 is no id, and converting it trapped).
+    public var intValue: Int? { doubleValue.flatMap { Int(exactly: $0) } }
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
 }

@@ -511,7 +511,7 @@ public struct LoopSymphonyCommands: Sendable {
         return (Array(args[..<marker]), args[(marker + 1)...].joined(separator: " "))
     }
 
-    func percent(_ value: Double) -> String { "\(Int((value * 100).rounded()))%" }
+    func percent(_ value: Double) -> String { "\(Int(saturating: (value * 100).rounded()))%" }
 
     func compact(_ value: JSONValue?) -> String {
         guard let value else { return "" }

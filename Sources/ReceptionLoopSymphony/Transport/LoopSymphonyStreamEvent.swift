@@ -78,7 +78,7 @@ public enum LoopSymphonyStreamEvent: Sendable, Hashable {
             iterationNum = try? c.decodeIfPresent(Int.self, forKey: .iterationNum)
             phase = try? c.decodeIfPresent(String.self, forKey: .phase)
             data = try c.decodeIfPresent(JSONValue.self, forKey: .data)
-            durationMS = (try? c.decodeIfPresent(Int.self, forKey: .durationMS)) ?? (try? c.decodeIfPresent(Double.self, forKey: .durationMS)).flatMap { $0.map { Int($0) } }
+            durationMS = (try? c.decodeIfPresent(Int.self, forKey: .durationMS)) ?? (try? c.decodeIfPresent(Double.self, forKey: .durationMS)).flatMap { $0.map { Int(saturating: $0) } }
             outcome = try? c.decodeIfPresent(String.self, forKey: .outcome)
             summary = try? c.decodeIfPresent(String.self, forKey: .summary)
             confidence = try? c.decodeIfPresent(Double.self, forKey: .confidence)

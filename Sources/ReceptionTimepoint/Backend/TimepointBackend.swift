@@ -149,7 +149,7 @@ public final class TimepointBackend: Backend {
             case .accepted(let id):
                 note("start", "The server is generating scene \(id); looking every \(TimepointClient.seconds(configuration.pollInterval))…")
             case .step(let name, let progress, let latency):
-                let percent = progress.map { " (\(Int($0))%)" } ?? ""
+                let percent = progress.map { " (\(Int(saturating: $0))%)" } ?? ""
                 let time = latency.map { ", \($0) ms" } ?? ""
                 note(name, "✓ \(name.replacingOccurrences(of: "_", with: " "))\(percent)\(time)")
             case .stepFailed(let name, let error): note(name, "✗ \(name): \(error)")

@@ -156,7 +156,7 @@ public final class TimepointClient: Sendable {
     /// longer than the limit (the person hears it rather than waits).
     public static func backoff(refusals: Int, retryAfter: String?, _ configuration: TimepointConfiguration) -> Duration? {
         if let retryAfter, let asked = HTTPRetryPolicy.seconds(retryAfter: retryAfter) {
-            let wait = Duration.milliseconds(Int((asked * 1000).rounded(.up)))
+            let wait = Duration.milliseconds(Int(saturating: (asked * 1000).rounded(.up)))
             return wait <= configuration.backoffLimit ? wait : nil
         }
         return min(configuration.backoffStart * (1 << min(refusals - 1, 20)), configuration.backoffLimit)

@@ -32,7 +32,8 @@ public struct HTTPRetryPolicy: Sendable, Hashable {
                       jitter: Double = Double.random(in: 0.5...1.0)) -> Duration? {
         guard attempt < maxAttempts, retriedStatuses.contains(status) else { return nil }
         if let retryAfter, let seconds = Self.seconds(retryAfter: retryAfter, now: now) {
-            let wait = Duration.milliseconds(Int((seconds * 1000).rounded(.up)))
+            // Saturating: "Retry-After: 1e300" is a finite number of seconds, and far too long.
+            let wait = Duration.milliseconds(Int(saturating: (seconds * 1000).rounded(.up)))
             return wait <= maxDelay ? wait : nil
         }
         // 1 s, 2 s, 4 s … times a jitter factor, so clients refused together do not return together.
