@@ -96,6 +96,10 @@ private func withServer(_ body: @escaping @Sendable (String, SeenIDs) async thro
         Response(status: .tooManyRequests, headers: [.retryAfter: "3600", .contentType: "application/json"],
                  body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"message":"Quota exceeded"}}"#)))
     }
+    router.post("absurdly-busy") { _, _ -> Response in
+        Response(status: .tooManyRequests, headers: [.retryAfter: "1e300", .contentType: "application/json"],
+                 body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"message":"Quota exceeded"}}"#)))
+    }
     try await serving(router) { port in try await body("http://127.0.0.1:\(port)", seenIDs) }
 }
 
@@ -190,6 +194,13 @@ struct HTTPTransportTests {
             }
             // Not a speed bound: waiting it out would take an hour.
             #expect(start.duration(to: .now) < .seconds(60))
+            // A wait no Int holds in milliseconds is reported too (converting it trapped).
+            do {
+                for try await _ in transport.eventStream("/absurdly-busy", method: .POST, body: Data("{}".utf8), retry: HTTPRetryPolicy()) {}
+                Issue.record("a refusal must end the stream")
+            } catch {
+                #expect("\(error)".hasPrefix("HTTP 429: Quota exceeded (the server asks to wait 9223372036854775807 s"), "\(error)")
+            }
             await transport.shutdown()
         }
     }

@@ -88,6 +88,6 @@ public final class LoomiBackend: Backend {
     }
 
     static func describe(age seconds: TimeInterval) -> String {
-        seconds < 60 ? "\(max(0, Int(seconds))) s" : seconds < 3600 ? "\(Int(seconds / 60)) min" : "\(Int(seconds / 3600)) h"
+        seconds < 60 ? "\(max(0, Int(saturating: seconds))) s" : seconds < 3600 ? "\(Int(seconds / 60)) min" : "\(Int(saturating: seconds / 3600)) h"
     }
 }

@@ -79,7 +79,7 @@ public struct LoomiCommands: Sendable {
     }
 
     static func hours(_ seconds: TimeInterval) -> String {
-        let hours = Int((seconds / 3600).rounded())
+        let hours = Int(saturating: (seconds / 3600).rounded())
         return hours == 1 ? "1 hour" : "\(hours) hours"
     }
 }

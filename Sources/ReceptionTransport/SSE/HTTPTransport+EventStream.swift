@@ -72,7 +72,7 @@ extension HTTPTransport {
             guard let delay = retry.delay(afterAttempt: attempt, status: status, retryAfter: response.headers.first(name: "retry-after")) else {
                 if let wait = response.headers.first(name: "retry-after"), retry.retriedStatuses.contains(status),
                    let seconds = HTTPRetryPolicy.seconds(retryAfter: wait) {
-                    throw BackendError.http(status: status, detail: "\(detail) (the server asks to wait \(Int(seconds.rounded(.up))) s before trying again)")
+                    throw BackendError.http(status: status, detail: "\(detail) (the server asks to wait \(Int(saturating: seconds.rounded(.up))) s before trying again)")
                 }
                 throw BackendError.http(status: status, detail: detail)
             }
