@@ -56,11 +56,11 @@ final class SoulLibrary: SoulControl {
     }
 
     var currentName: String { store.current.name }
-    /// The catalog id of the current soul: the entry read from its file, or the built-in one
-    /// of its name (ids and names differ: "default" is "Default").
     /// The file the current soul was read from; nil for a built-in one.
     private var currentPath: String? { file.withLock { $0.url?.standardizedFileURL.path } }
 
+    /// The catalog id of the current soul: the entry read from its file, or the built-in one
+    /// of its name (ids and names differ: "default" is "Default"). Reads every soul folder.
     var currentID: String? {
         let path = currentPath
         return catalog.entries().first { entry in
