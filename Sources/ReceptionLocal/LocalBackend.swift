@@ -33,15 +33,16 @@ public struct LocalBackend: Backend {
     public func submit(_ request: ReceptionRequest) -> BackendEventStream {
         stream { engine, continuation in
             // A greeting alone runs nothing (no search), so there is no plan to approve: asking
-            // "approve a plan to answer hello?" would only be in the way.
-            if request.trustLevel <= 0, Answerer.greeting(request.text) == nil {
+            // "approve a plan to answer hello?" would only be in the way. Read once, here.
+            let greeting = Answerer.greeting(request.text)
+            if request.trustLevel <= 0, greeting == nil {
                 let plan = await engine.plan(for: request)
                 continuation.yield(.accepted(taskID: request.id, status: .awaitingApproval))
                 continuation.yield(.planAwaitingApproval(plan))
                 return
             }
             continuation.yield(.accepted(taskID: request.id, status: .pending))
-            try await run(request, engine: engine, continuation: continuation)
+            try await run(request, greeting: greeting, engine: engine, continuation: continuation)
         }
     }
 
@@ -49,7 +50,8 @@ public struct LocalBackend: Backend {
         stream { engine, continuation in
             let request = try await engine.takePlan(taskID)
             continuation.yield(.accepted(taskID: taskID, status: .pending))
-            try await run(request, engine: engine, continuation: continuation)
+            // A greeting is never planned (see `submit`).
+            try await run(request, greeting: nil, engine: engine, continuation: continuation)
         }
     }
 
@@ -61,10 +63,11 @@ public struct LocalBackend: Backend {
         try await engine.requestCancel(taskID)
     }
 
-    private func run(_ request: ReceptionRequest, engine: LocalEngine, continuation: BackendEventStream.Continuation) async throws {
+    private func run(_ request: ReceptionRequest, greeting: Answerer.Greeting?, engine: LocalEngine,
+                     continuation: BackendEventStream.Continuation) async throws {
         await engine.started(request.id)
         do {
-            try await execute(request, engine: engine, continuation: continuation)
+            try await execute(request, greeting: greeting, engine: engine, continuation: continuation)
             await engine.finished(request.id)
         } catch {
             // Structured clean-up: once the stream ends, the task is no longer running.
@@ -73,13 +76,13 @@ public struct LocalBackend: Backend {
         }
     }
 
-    private func execute(_ request: ReceptionRequest, engine: LocalEngine, continuation: BackendEventStream.Continuation) async throws {
+    private func execute(_ request: ReceptionRequest, greeting: Answerer.Greeting?, engine: LocalEngine,
+                         continuation: BackendEventStream.Continuation) async throws {
         let taskID = request.id
         continuation.yield(.status(taskID: taskID, status: .running))
         let start = ContinuousClock.now
         // A greeting alone is answered without a search ("searched 26 passages; 0 matched" above
         // a greeting would say the backend looked it up).
-        let greeting = Answerer.greeting(request.text)
         let matches = greeting != nil ? [] : await engine.search(request.text)
         if greeting == nil {
             try await pause(taskID, engine: engine)

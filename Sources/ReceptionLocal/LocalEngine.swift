@@ -52,12 +52,12 @@ actor LocalEngine {
     /// question of a session finds nothing.
     func search(_ query: String) -> [KnowledgeBase.Match] {
         guard usesBuiltInKnowledge else { return knowledge.search(query, limit: 5) }
-        // Any whitespace parts words: a message continued over lines ("what can \⏎you do?")
-        // is the same question.
         // "how does it work?", "what is this?": a question with no subject but a pointer is,
         // to the built-in knowledge, about the thing being used (a search for "work" alone
         // found a file's line about "ways of working").
         let aboutItself = KnowledgeBase.queryTerms(query).isSubset(of: ["work"])
+        // Any whitespace parts words: a message continued over lines ("what can \⏎you do?")
+        // is the same question.
         let words = query.split(whereSeparator: \.isWhitespace).map { word -> String in
             let bare = word.lowercased().trimmingCharacters(in: .punctuationCharacters)
             if ["you", "your", "yourself", "u"].contains(bare) { return "reception" }

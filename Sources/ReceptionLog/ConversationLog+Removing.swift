@@ -22,19 +22,26 @@ extension ConversationLog {
 
     /// Removes the conversations whose last exchange was before `date`.
     public func remove(before date: Date) throws -> Removal {
-        try remove(where: "last_at < ?", [date.timeIntervalSince1970])
+        let (condition, arguments) = Self.condition(before: date)
+        return try remove(where: condition, arguments)
     }
 
     /// Removes every conversation.
     public func removeAll() throws -> Removal {
-        try remove(where: "1", [])
+        let (condition, arguments) = Self.condition(before: nil)
+        return try remove(where: condition, arguments)
+    }
+
+    /// The conversations a removal takes: those whose last exchange was before `date`, or all.
+    private static func condition(before date: Date?) -> (String, StatementArguments) {
+        date.map { ("last_at < ?", [$0.timeIntervalSince1970]) } ?? ("1", [])
     }
 
     /// What `remove(before:)` (or, with no date, `removeAll()`) would take away, removing
     /// nothing: for the question asked before it.
     public func countRemovable(before date: Date?) throws -> Removal {
         guard let database = try existingDatabase() else { return Removal(conversations: 0, exchanges: 0) }
-        let (condition, arguments): (String, StatementArguments) = date.map { ("last_at < ?", [$0.timeIntervalSince1970]) } ?? ("1", [])
+        let (condition, arguments) = Self.condition(before: date)
         return try database.read { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT (SELECT COUNT(*) FROM conversations WHERE \(condition)) AS conversations,

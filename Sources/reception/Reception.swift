@@ -51,7 +51,7 @@ struct Reception: AsyncParsableCommand {
     /// them first and then add the word: `reception --no-log chat`. ArgumentParser reads the
     /// options as the default subcommand's and then refuses "chat" as an unexpected argument.
     /// When that parse fails and "chat" is among the words, it is read once more with "chat"
-    /// first; the first error stands if that fails too ("chat" was some option's value).
+    /// first; if that fails too, the error said is the one about what is really wrong (below).
     static func parseChatOptionsBeforeChat(_ arguments: [String]) throws -> any ParsableCommand {
         do {
             return try parseAsRoot(arguments)

@@ -39,12 +39,21 @@ struct LogsRemoveCommand: ParsableCommand {
         // One cut-off for the question and the removal: "--before 7d" read twice would move
         // while the question waits, and remove what was never counted.
         let cutoff = before.flatMap { LogDate.parse($0) }
+        let noneRemoved = "No conversation was removed: none \(before.map { "ended before \($0)" } ?? "is in the log")."
+        // `last` is the newest conversation's id, looked up once.
+        var target = id
+        if id == "last" {
+            guard let last = try LogsCommand.using(log, { try log.conversation(nil) }) else {
+                return print("The conversation log holds no conversation; there is nothing to remove.")
+            }
+            target = last.id
+        }
         // Removing many cannot be undone and one typo ("--before 2099-01-01") takes them all:
         // when a person types the answer, say how many and ask, on the terminal itself (standard
         // error may be a file). A script (standard input not a terminal) is never asked.
         if id == nil, !yes, isatty(STDIN_FILENO) == 1 {
             let count = try LogsCommand.using(log) { try log.countRemovable(before: cutoff) }
-            guard count.conversations > 0 else { return print("No conversation was removed: none \(before.map { "ended before \($0)" } ?? "is in the log").") }
+            guard count.conversations > 0 else { return print(noneRemoved) }
             let question = "Remove \(Counted.phrase(count.conversations, "conversation")) (\(Counted.phrase(count.exchanges, "exchange")))? " +
                 "They cannot be brought back. [y/N] "
             if let terminal = FileHandle(forWritingAtPath: "/dev/tty") {
@@ -56,16 +65,12 @@ struct LogsRemoveCommand: ParsableCommand {
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
             guard answer == "y" || answer == "yes" else { return print("Nothing was removed.") }
         }
-        if id == "last", try LogsCommand.using(log, { try log.conversation(nil) }) == nil {
-            return print("The conversation log holds no conversation; there is nothing to remove.")
-        }
         let removal = try LogsCommand.using(log) { () -> Removal in
-            if id == "last", let last = try log.conversation(nil) { return try log.remove(conversation: last.id) }
-            if let id { return try log.remove(conversation: id) }
+            if let target { return try log.remove(conversation: target) }
             if let cutoff { return try log.remove(before: cutoff) }
             return try log.removeAll()
         }
-        guard removal.conversations > 0 else { return print("No conversation was removed: none \(before.map { "ended before \($0)" } ?? "is in the log").") }
+        guard removal.conversations > 0 else { return print(noneRemoved) }
         print("Removed \(Counted.phrase(removal.conversations, "conversation")) (\(Counted.phrase(removal.exchanges, "exchange"))); the file was compacted and holds no text of them.")
         if !removal.walEmptied {
             StandardStreams.writeError("warning: a running Reception is reading the log, so its write-ahead log (\(log.path)-wal) still holds the removed pages until that session writes again or ends.\n")
