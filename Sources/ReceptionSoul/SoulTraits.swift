@@ -431,7 +431,9 @@ struct TraitDeriver {
     ]
 
     static func labelledPhrase(_ trimmed: String) -> (String, String)? {
-        let lowered = trimmed.lowercased()
+        // Every prose line passes here: lowercase only the few that can start with a label.
+        guard let initial = trimmed.first, initial == "g" || initial == "G" || initial == "s" || initial == "S" else { return nil }
+        let lowered = trimmed.prefix(10).lowercased()
         guard let (label, kind) = phraseLabels.first(where: { lowered.hasPrefix($0.label) }) else { return nil }
         let phrase = trimmed.dropFirst(label.count).trimmedSpaces
         guard (1...80).contains(phrase.count) else { return nil }
