@@ -86,30 +86,33 @@ def train(binary, args, out):
         sys.exit(f"reception train {' '.join(args)} failed:\n{result.stderr}")
 
 
-def cross_validate(binary, options, folds, held, workdir, label):
-    """Predictions for every held message, by the model trained without its fold."""
-    def run(k):
-        weights = os.path.join(workdir, f"{label}-{k}.json")
-        train(binary, ["--with-shipped-corpora", "--corpora-root", os.path.join(workdir, f"fold-{k}", "root"), *options], weights)
-        rows = [r for r in held if fold(r["id"], folds) == k]
+def predict_held_out(binary, parts, held, workdir, name, train_args, part_of):
+    """Predictions for every held message, each by the model trained without its part:
+    `train_args(part)` are the `reception train` arguments leaving `part` out, `part_of(row)`
+    the part a message is in."""
+    def run(part):
+        weights = os.path.join(workdir, f"{name}-{part}.json")
+        train(binary, train_args(part), weights)
+        rows = [r for r in held if part_of(r) == part]
         return list(zip(rows, classify(binary, weights, rows)))
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        pairs = [pair for chunk in pool.map(run, range(folds)) for pair in chunk]
+        pairs = [pair for chunk in pool.map(run, parts) for pair in chunk]
     return {row["id"]: (row, prediction) for row, prediction in pairs}
+
+
+def cross_validate(binary, options, folds, held, workdir, label):
+    """Each message predicted by the model trained without its fold."""
+    return predict_held_out(binary, range(folds), held, workdir, label,
+                            lambda k: ["--with-shipped-corpora", "--corpora-root", os.path.join(workdir, f"fold-{k}", "root"), *options],
+                            lambda row: fold(row["id"], folds))
 
 
 def leave_source_out(binary, options, held, workdir, label):
-    """Predictions for every held message, by the model trained without any message of its
-    source: how the options carry to a kind of writer never seen."""
-    sources = sorted({source_of(r) for r in held})
-    def run(source):
-        weights = os.path.join(workdir, f"{label}-without-{source}.json")
-        train(binary, ["--with-shipped-corpora", "--corpora-root", ROOT, "--exclude-source", source, *options], weights)
-        rows = [r for r in held if source_of(r) == source]
-        return list(zip(rows, classify(binary, weights, rows)))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        pairs = [pair for chunk in pool.map(run, sources) for pair in chunk]
-    return {row["id"]: (row, prediction) for row, prediction in pairs}
+    """Each message predicted by the model trained without any message of its source: how the
+    options carry to a kind of writer never seen."""
+    return predict_held_out(binary, sorted({source_of(r) for r in held}), held, workdir, f"{label}-without",
+                            lambda source: ["--with-shipped-corpora", "--corpora-root", ROOT, "--exclude-source", source, *options],
+                            source_of)
 
 
 def source_of(row):
