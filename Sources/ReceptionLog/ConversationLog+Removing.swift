@@ -62,6 +62,11 @@ extension ConversationLog {
             let exchanges = try Int.fetchOne(db, sql: """
                 SELECT COUNT(*) FROM exchanges WHERE conversation_id IN (SELECT id FROM conversations WHERE \(condition))
                 """, arguments: arguments) ?? 0
+            // Remembered, so that what a session still carrying one on says from now on is kept.
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO removed_conversations (id, removed_at)
+                SELECT id, ? FROM conversations WHERE \(condition)
+                """, arguments: [Date().timeIntervalSince1970] + arguments)
             try db.execute(sql: "DELETE FROM conversations WHERE \(condition)", arguments: arguments)
             let conversations = db.changesCount
             if conversations > 0 {

@@ -92,6 +92,14 @@ extension ConversationLog {
                 CREATE TABLE folded_files (name TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
                 """)
         },
+        PrivateDatabase.Migration(version: 3) { db in
+            try db.execute(sql: """
+                -- The conversations `reception logs rm` removed, and when: an exchange that a session
+                -- still carrying one on sends afterwards starts it again, where without this it
+                -- would be dropped as an exchange of no conversation (`upsert`). Ids and times only.
+                CREATE TABLE removed_conversations (id TEXT PRIMARY KEY NOT NULL, removed_at REAL NOT NULL) WITHOUT ROWID;
+                """)
+        },
     ]
 
     /// The newest schema version this program writes.

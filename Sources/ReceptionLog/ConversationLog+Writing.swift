@@ -37,6 +37,43 @@ extension ConversationLog {
     /// closed as interrupted once that process is gone.
     func upsert(_ exchange: ExchangeRecord, writerPID: Int32, in db: Database) throws -> Int64 {
         let e = scrubbed(exchange)
+        do {
+            try writeExchange(e, writerPID: writerPID, in: db)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+            guard try restartRemovedConversation(of: e, in: db) else { throw error }
+            try writeExchange(e, writerPID: writerPID, in: db)
+        }
+        guard let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM exchanges WHERE id = ?", arguments: [e.id]) else {
+            throw ConversationLogError("the exchange \(e.id) was not stored")
+        }
+        if e.ending != .open {
+            try db.execute(sql: "DELETE FROM shown_pieces WHERE exchange_seq = ?", arguments: [seq])
+        }
+        try db.execute(sql: """
+            UPDATE conversations SET last_at = MAX(last_at, ?), backend = ?, endpoint = ?, soul = ?,
+                model = COALESCE(?, model), title = CASE WHEN title = '' THEN ? ELSE title END
+            WHERE id = (SELECT conversation_id FROM exchanges WHERE seq = ?)
+            """, arguments: [e.sentAt.timeIntervalSince1970, e.backend, e.endpoint, e.soul, e.model,
+                             Self.title(e.message), seq])
+        return seq
+    }
+
+    /// An exchange sent after its conversation was removed (by `reception logs rm`, while the
+    /// session carrying it on ran) starts that conversation again, as a shell's history keeps
+    /// what is typed after it was cleared: the removal took what was there, not what was yet to
+    /// be said. One sent before the removal stays removed (false: it is dropped).
+    private func restartRemovedConversation(of e: ExchangeRecord, in db: Database) throws -> Bool {
+        guard let removedAt = try Double.fetchOne(db, sql: "SELECT removed_at FROM removed_conversations WHERE id = ?",
+                                                  arguments: [e.conversationID]),
+              e.sentAt.timeIntervalSince1970 > removedAt else { return false }
+        try insert(ConversationRecord(id: e.conversationID, startedAt: e.sentAt, backend: e.backend, endpoint: e.endpoint,
+                                      soul: e.soul, model: e.model), in: db)
+        try db.execute(sql: "DELETE FROM removed_conversations WHERE id = ?", arguments: [e.conversationID])
+        return true
+    }
+
+    /// The exchange's row, inserted or brought up to date.
+    private func writeExchange(_ e: ExchangeRecord, writerPID: Int32, in db: Database) throws {
         try db.execute(sql: Self.insertExchange + "\n" + """
             ON CONFLICT(id) DO UPDATE SET
                 ended_at = excluded.ended_at, backend = excluded.backend, endpoint = excluded.endpoint,
@@ -53,19 +90,6 @@ extension ConversationLog {
                 total_ms = excluded.total_ms, input_tokens = COALESCE(excluded.input_tokens, input_tokens),
                 output_tokens = COALESCE(excluded.output_tokens, output_tokens), writer_pid = excluded.writer_pid
             """, arguments: try Self.arguments(e, writerPID: e.ending == .open ? Int64(writerPID) : nil))
-        guard let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM exchanges WHERE id = ?", arguments: [e.id]) else {
-            throw ConversationLogError("the exchange \(e.id) was not stored")
-        }
-        if e.ending != .open {
-            try db.execute(sql: "DELETE FROM shown_pieces WHERE exchange_seq = ?", arguments: [seq])
-        }
-        try db.execute(sql: """
-            UPDATE conversations SET last_at = MAX(last_at, ?), backend = ?, endpoint = ?, soul = ?,
-                model = COALESCE(?, model), title = CASE WHEN title = '' THEN ? ELSE title END
-            WHERE id = (SELECT conversation_id FROM exchanges WHERE seq = ?)
-            """, arguments: [e.sentAt.timeIntervalSince1970, e.backend, e.endpoint, e.soul, e.model,
-                             Self.title(e.message), seq])
-        return seq
     }
 
     /// Every column of an exchange, in the order of `arguments(_:writerPID:)`.

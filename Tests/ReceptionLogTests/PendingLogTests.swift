@@ -122,22 +122,49 @@ struct PendingLogTests {
         #expect(read.map(\.message) == ["after the cut"])
     }
 
-    /// An exchange whose conversation was removed while its session ran is not brought back,
-    /// and does not stop the rest from being read.
-    @Test func anExchangeOfARemovedConversationIsDroppedAndTheRestRead() throws {
+    /// A conversation removed while its session ran stays removed as it was: an exchange the
+    /// session sent before the removal (an answer that ended after it) is not brought back, and
+    /// does not stop the rest from being read.
+    @Test func anExchangeSentBeforeItsConversationWasRemovedIsDroppedAndTheRestRead() throws {
         let path = temporaryLogPath()
         let session = ConversationLog(path: path)
         let removed = ConversationRecord(backend: "oai", title: "old")
         try session.enqueue(removed)
+        let sentBefore = Date()
         let reader = ConversationLog(path: path)
         #expect(try reader.removeAll().conversations == 1)
         let kept = ConversationRecord(backend: "oai", title: "new")
-        try session.enqueue(exchange(in: removed, message: "late answer"))
+        try session.enqueue(exchange(in: removed, message: "late answer", at: sentBefore))
         try session.enqueue(kept)
         try session.enqueue(exchange(in: kept, message: "still here"))
         #expect(try reader.conversations().map(\.title) == ["new"])
         #expect(try reader.statistics().exchanges == 1)
         #expect(Self.pendingFiles(path).isEmpty, "nothing left to retry")
+    }
+
+    /// What a session still carrying a removed conversation on says afterwards is kept: the
+    /// conversation starts again with it, under the same id (so `-c` and `--conversation` find
+    /// it), and its streamed pieces are folded in as usual.
+    @Test func whatASessionSaysAfterItsConversationWasRemovedStartsItAgain() throws {
+        let path = temporaryLogPath()
+        let session = ConversationLog(path: path)
+        let conversation = ConversationRecord(backend: "oai", title: "first")
+        try session.enqueue(conversation)
+        try session.enqueue(exchange("before", in: conversation, message: "said before the removal"))
+        let reader = ConversationLog(path: path)
+        let removal = try reader.removeAll()
+        #expect(removal.conversations == 1 && removal.exchanges == 1)
+        try session.enqueue(exchange("after", in: conversation, message: "said after the removal", ending: .open))
+        try session.enqueueShown(exchangeID: "after", shown: "Still ", engineText: "Still ")
+        try session.enqueue(exchange("after", in: conversation, message: "said after the removal", shown: "Still here."))
+        let listed = try reader.conversations()
+        #expect(listed.map(\.id) == [conversation.id])
+        #expect(listed.map(\.title) == ["said after the removal"])
+        #expect(try reader.exchanges(of: conversation.id).map(\.message) == ["said after the removal"])
+        #expect(try reader.exchanges(of: conversation.id).map(\.shown) == ["Still here."])
+        // Removed again, it stays removed until the session speaks again.
+        #expect(try reader.remove(conversation: conversation.id).conversations == 1)
+        #expect(try reader.conversations().isEmpty)
     }
 
     @Test func secretsNeverReachThePendingFile() throws {
