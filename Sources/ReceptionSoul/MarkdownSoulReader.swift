@@ -356,12 +356,13 @@ struct MarkdownSoulReader {
             }
             // "- **One emoji per sentence max** — … Never sprinkled.": a statement about emoji
             // (the word among its first five) is the persona's rule, before any count of them.
-            if emoji == nil, roles[index] == .prose, lowered.fastContains("emoji") {
+            if emoji == nil, roles[index] == .prose, Self.namesEmoji(lowered) {
                 let plain = Self.plainText(Self.listItem(trimmed) ?? trimmed).lowercased()
                 // Sentence by sentence: "Kurze Sätze. Keine Emojis." states it in its last one.
                 for sentence in plain.split(whereSeparator: { ".!?;".contains($0) }) where emoji == nil {
                     let opening = sentence.split { !$0.isLetter }.prefix(5)
-                    if opening.contains(where: { $0.hasPrefix("emoji") }), let policy = Self.emojiPolicy(String(sentence)) {
+                    if opening.contains(where: { token in Self.emojiWords.contains { token.hasPrefix($0) } }),
+                       let policy = Self.emojiPolicy(String(sentence)) {
                         emoji = policy
                         emojiLine = firstLine + index
                     }
@@ -974,10 +975,20 @@ struct MarkdownSoulReader {
         }
     }
 
+    /// The word for emoji, lowercased, in the languages souls are written in ("Jamais d'émoji",
+    /// "絵文字は使いません").
+    static let emojiWords = ["emoji", "émoji", "絵文字", "表情"]
+
+    static func namesEmoji(_ lowered: String) -> Bool {
+        emojiWords.contains { lowered.fastContains($0) }
+    }
+
     static func emojiPolicy(_ value: String) -> EmojiPolicy? {
-        let words = Set(value.split { !$0.isLetter && !$0.isNumber }.map(String.init))
+        // Apostrophes stay inside words: "don't" is one ("Don't use emoji" was read as "don", "t").
+        let words = Set(value.replacingOccurrences(of: "’", with: "'").split { !$0.isLetter && !$0.isNumber && $0 != "'" }.map(String.init))
         let sparing = ["rare", "rarely", "occasional", "occasionally", "sparing", "sparingly", "minimal", "max", "maximum", "máximo", "most", "limit", "limited", "few", "one", "1", "2", "acceptable", "sometimes", "sparse", "sparsely", "occasional", "少量", "偶尔", "偶爾", "raramente", "poucos", "pouco"]
-        let negative = ["no", "none", "never", "zero", "avoid", "don't", "without", "not", "nunca", "jamais", "keine", "kein", "sem", "nenhum", "não", "不要", "禁止", "不使用"]
+        let negative = ["no", "none", "never", "zero", "avoid", "don't", "dont", "doesn't", "without", "not", "nunca", "jamais", "pas", "sans",
+                        "keine", "kein", "sem", "nenhum", "não", "不要", "禁止", "不使用", "使いません", "使わない"]
         let positive = ["yes", "allowed", "freely", "lots", "encouraged", "welcome", "love", "ok", "fine", "always", "plenty", "many"]
         func has(_ list: [String]) -> Bool { list.contains { words.contains($0) || (($0.unicodeScalars.first?.value ?? 0) > 0x2E80 && value.fastContains($0)) } }
         if has(sparing) { return .sparing }

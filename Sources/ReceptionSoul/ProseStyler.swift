@@ -485,12 +485,15 @@ struct ProseStyler: Sendable {
             let range = i..<j
             let sentenceStart = state.atSentenceStart
 
-            // Sentence end after this token?
-            var endsSentence = false
-            for k in trail..<j where s[k] == "." || s[k] == "!" || s[k] == "?" || s[k] == "…" {
-                endsSentence = true
+            // Sentence end after this token: its last punctuation (closers aside) ends one, so
+            // "5th Ave., which" goes on; an abbreviation's full stop ends one only where
+            // `abbreviationEnds` says.
+            var last = j - 1
+            while last >= trail, isCloser(s[last]) || s[last] == "*" || s[last] == "_" { last -= 1 }
+            var endsSentence = last >= trail && (s[last] == "." || s[last] == "!" || s[last] == "?" || s[last] == "…")
+            if endsSentence, s[trail] == ".", last == trail, isAbbreviation(core), !abbreviationEnds(core, before: j) {
+                endsSentence = false
             }
-            if endsSentence, trail < j, s[trail] == ".", isAbbreviation(core) { endsSentence = false }
             let followedBySpace = j == n ? !streaming : isSpace(s[j])
 
             if core.isEmpty {
@@ -501,7 +504,14 @@ struct ProseStyler: Sendable {
                     append(.verbatim, range)
                 }
             } else if styler.stripEmoji, s[core].allSatisfy({ ProseWords.isEmoji($0) || isEmojiModifier($0) }) {
-                append(.removed, range)
+                // The punctuation after it is the sentence's ("Bring tea 🍵!" reads "Bring tea!", not
+                // "Bring tea" run into the next sentence); brackets or quotes around it go with it.
+                if j > trail, s[trail..<j].allSatisfy({ ".,;:!?…".unicodeScalars.contains($0) }) {
+                    append(.removed, i..<trail)
+                    append(.verbatim, trail..<j)
+                } else {
+                    append(.removed, range)
+                }
             } else if state.afterNumber || isProtected(core, sentenceStart: sentenceStart) {
                 append(.verbatim, range)
             } else {
@@ -544,6 +554,15 @@ struct ProseStyler: Sendable {
             if core.count == 1 { return isLetter(s[core.lowerBound]) }  // an initial
             guard core.count <= 6 else { return false }
             return Abbreviations.all.contains(lowercasedWord(s[core]))
+        }
+
+        /// Whether an abbreviation's full stop ends the sentence too, from the next word
+        /// (`Abbreviations.endsBefore`); not when the next word is not here yet.
+        func abbreviationEnds(_ core: Range<Int>, before j: Int) -> Bool {
+            var next = j
+            while next < s.count, isSpace(s[next]) { next += 1 }
+            guard next < s.count else { return !streaming }
+            return Abbreviations.endsBefore(next: s[next], word: lowercasedWord(s[core]))
         }
 
         /// Names, numbers, code-like and technical tokens.
@@ -854,7 +873,22 @@ func lowercasedWord(_ word: ArraySlice<Unicode.Scalar>) -> String {
 }
 
 enum Abbreviations {
-    static let all: Set<String> = ["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "approx", "cf", "fig", "no", "jr", "sr"]
+    static let all: Set<String> = ["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "approx", "cf", "fig", "no", "jr", "sr",
+                                   "a.m", "p.m"]
+
+    /// Abbreviations that often close a sentence ("we open at 9 a.m. Tickets cost $3."): they
+    /// end one before a capitalised word.
+    static let closing: Set<String> = ["etc", "a.m", "p.m"]
+
+    /// Whether the full stop of the abbreviation `word` ends the sentence when `next` (the first
+    /// character of the next word) follows. "No." abbreviates "number" only before one ("No. 5");
+    /// as an answer ("Is there parking? No. Use the garage.") it is a sentence. An initial or a
+    /// title ("J. Smith", "Dr. Lee") never ends one.
+    static func endsBefore(next: Unicode.Scalar, word: String) -> Bool {
+        if word == "no" { return !(next.properties.numericType != nil || next == "#") }
+        if closing.contains(word) { return next.properties.isUppercase }
+        return false
+    }
 }
 
 /// Output as UTF-8 bytes: appending scalars to a `String.UnicodeScalarView` one slice at a

@@ -95,7 +95,12 @@ public struct SoulRenderer: Sendable {
         // ("Here is what I found.") leads into the words; after streamed words already on
         // screen it would read backwards, so a streamed answer keeps only what follows it.
         var parts: [String] = []
-        if !response.textWasStreamed, let lead = framing?.lead ?? defaults.lead, !lead.isEmpty { parts.append(own(lead)) }
+        if !response.textWasStreamed, let lead = framing?.lead ?? defaults.lead, !lead.isEmpty,
+           !Self.saysAlready(response.text, lead, atStart: true) {
+            // Not when the answer opens with it already (a model given the persona text often
+            // does): "tl;dr: tl;dr: …".
+            parts.append(own(lead))
+        }
         if outcome != .inconclusive, let confidence = response.confidence {
             let band = soul.confidence.band(for: confidence)
             let hedge: String? = switch band {
@@ -169,10 +174,24 @@ public struct SoulRenderer: Sendable {
         if let note = leftOut.note(template: soul.length.omittedNote ?? DefaultVoice.omittedNote, words: VoiceDefaults.leftOutWords(language: soul.language)) {
             blocks.append(DisplayBlock(role: .note, markdown: own(note)))
         }
-        if let signOff = soul.signOff, !signOff.isEmpty {
+        if let signOff = soul.signOff, !signOff.isEmpty, !Self.saysAlready(response.text, signOff, atStart: false) {
             blocks.append(DisplayBlock(role: .signoff, markdown: own(signOff)))
         }
         return blocks
+    }
+
+    /// Whether `text` opens (or ends) with `phrase`, compared by letters and digits only, so
+    /// case, punctuation and spacing do not matter ("Let me take a step back." and "let me take
+    /// a step back —").
+    static func saysAlready(_ text: String, _ phrase: String, atStart: Bool) -> Bool {
+        func key(_ s: Substring) -> [Character] { s.lowercased().filter { $0.isLetter || $0.isNumber } }
+        let wanted = key(Substring(phrase))
+        guard !wanted.isEmpty else { return false }
+        // A window a little longer than the phrase, from the end it would stand at.
+        let span = phrase.count * 2 + 8
+        let window = atStart ? text.prefix(span) : text.suffix(span)
+        let have = key(window)
+        return atStart ? have.starts(with: wanted) : have.reversed().starts(with: wanted.reversed())
     }
 
     // MARK: Pieces
@@ -227,17 +246,37 @@ public struct SoulRenderer: Sendable {
         if bound <= (maxSentences ?? Int.max), bytes <= (maxCharacters ?? Int.max) { return summary }
         let sentences = styler.sentences(summary)
         var kept = 0
+        // Sentences that do not count toward the limit: a question the text asks before
+        // answering it ("Is there parking? No." is one answer, not a question alone).
+        var uncounted = 0
         var characters = 0
-        for sentence in sentences {
-            let length = sentence.trimmedWhitespace.unicodeScalars.count
-            if let maxSentences, kept >= maxSentences { break }
+        for (index, sentence) in sentences.enumerated() {
+            let text = sentence.trimmedWhitespace
+            let length = text.unicodeScalars.count
+            // A list goes with the sentence that introduces it ("What I can do:" and its items):
+            // cut after the introduction, the answer would be a heading with nothing under it.
+            let continuesList = kept > 0 && kept == index && Self.isListItem(text)
+            if let maxSentences, kept - uncounted >= maxSentences, !continuesList { break }
             if let maxCharacters, kept > 0, characters + length > maxCharacters { break }
             kept += 1
+            if text.hasSuffix("?"), !continuesList { uncounted += 1 }
             characters += sentence.unicodeScalars.count
         }
         guard kept < sentences.count else { return summary }
         leftOut.sentences = sentences.count - kept
         return sentences.prefix(kept).joined().trimmedWhitespace
+    }
+}
+
+extension SoulRenderer {
+    /// A Markdown list item: "- ", "* ", "+ " or "1. " / "1) " first.
+    static func isListItem(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars.prefix(6))
+        guard let first = scalars.first else { return false }
+        if "-*+".unicodeScalars.contains(first) { return scalars.count > 1 && scalars[1] == " " }
+        var k = 0
+        while k < scalars.count, ("0"..."9").contains(scalars[k]) { k += 1 }
+        return k > 0 && k + 1 < scalars.count && (scalars[k] == "." || scalars[k] == ")") && scalars[k + 1] == " "
     }
 }
 

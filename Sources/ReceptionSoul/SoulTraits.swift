@@ -88,7 +88,14 @@ struct TraitDeriver {
                 if role != .goodExample {
                     let words = Self.words(lowered)
                     if let (value, negated) = Self.lengthStatement(lowered, words) {
-                        if !negated, !avoided { vote("verbosity", value, found(value)) }
+                        if negated == avoided {
+                            vote("verbosity", value, found(value))
+                        } else {
+                            // "Not terse: give the whole answer", "Don't be terse": a stated length
+                            // all the same, the measured one must not say the opposite.
+                            let opposite = value == "detailed" ? "concise" : "balanced"
+                            vote("verbosity", opposite, found(opposite))
+                        }
                     }
                     if let (value, negated) = Self.formalityStatement(lowered, words) {
                         let flipped = negated != avoided ? (value == "formal" ? "casual" : "formal") : value
@@ -392,7 +399,12 @@ struct TraitDeriver {
         }
         let strong = ["always", "all", "everything", "only", "default", "entirely", "immer", "alles", "nur"]
         let window = words[max(0, at - 3)..<min(words.count, at + 3)]
-        return !negated(words, before: at) && window.contains { strong.contains(String($0)) }
+        // The negation may stand further back than a trait word's three ("Never write in all
+        // lowercase"): anywhere in the clause before it.
+        var clause = at
+        while clause > 0, words[clause - 1] != "." { clause -= 1 }
+        let refused = words[clause..<at].contains { negations.contains($0) || $0 == "dont" }
+        return !refused && window.contains { strong.contains(String($0)) }
     }
 
     /// "zero em-dashes. ever.", "No em dashes", "never use dashes", or a bare "Em dashes" in a

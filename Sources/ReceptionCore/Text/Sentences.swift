@@ -9,7 +9,11 @@ public enum Sentences {
         return text + "."
     }
 
-    static let abbreviations: Set<String> = ["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "no", "approx", "cf", "fig"]
+    static let abbreviations: Set<String> = ["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "no", "approx", "cf", "fig",
+                                             "a.m", "p.m"]
+    /// Abbreviations that often close a sentence ("we open at 9 a.m. Tickets cost $3."): they
+    /// end one before a capitalised word.
+    static let closing: Set<String> = ["etc", "a.m", "p.m"]
 
     public static func split(_ text: String) -> [String] {
         var sentences: [String] = []
@@ -23,7 +27,10 @@ public enum Sentences {
                 var end = index + 1
                 while end < characters.count, "\"')]”’".contains(characters[end]) { current.append(characters[end]); end += 1 }
                 let atBoundary = end >= characters.count || characters[end].isWhitespace
-                if atBoundary && !(character == "." && endsWithAbbreviation(current)) {
+                var next = end
+                while next < characters.count, characters[next].isWhitespace { next += 1 }
+                let following = next < characters.count ? characters[next] : nil
+                if atBoundary && !(character == "." && continuesAfterAbbreviation(current, next: following)) {
                     let sentence = current.trimmingWhitespace
                     if !sentence.isEmpty { sentences.append(sentence) }
                     current = ""
@@ -38,11 +45,18 @@ public enum Sentences {
         return sentences
     }
 
-    private static func endsWithAbbreviation(_ text: String) -> Bool {
+    /// Whether `text` ends with an abbreviation whose full stop does not end the sentence before
+    /// `next` (the next word's first character). "No." abbreviates "number" only before one
+    /// ("No. 5"); as an answer ("Is there parking? No.") it is a sentence.
+    private static func continuesAfterAbbreviation(_ text: String, next: Character?) -> Bool {
         let word = text.dropLast().reversed().prefix { !$0.isWhitespace }.reversed()
         let lowered = String(word).lowercased().trimmingCharacters(in: "(\"'")
         if lowered.count == 1, lowered.first?.isLetter == true { return true }  // an initial: "J. Smith"
-        return abbreviations.contains(lowered)
+        guard abbreviations.contains(lowered) else { return false }
+        guard let next else { return false }
+        if lowered == "no" { return next.isNumber || next == "#" }
+        if closing.contains(lowered) { return !next.isUppercase }
+        return true
     }
 }
 

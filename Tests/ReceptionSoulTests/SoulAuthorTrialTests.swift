@@ -1,0 +1,93 @@
+import Testing
+import ReceptionTestSupport
+import ReceptionCore
+@testable import ReceptionSoul
+
+/// What a soul author saw go wrong with answers in a voice: punctuation lost with an emoji,
+/// cuts inside a sentence, rules read the wrong way round, an answer cut before it answers, an
+/// opener said twice.
+@Suite("Souls as their authors meant them", .onTheCPULane)
+struct SoulAuthorTrialTests {
+    func answer(_ text: String, outcome: Outcome = .complete) -> BackendResult {
+        BackendResult(taskID: "t", outcome: outcome, findings: [], text: text, confidence: 0.9)
+    }
+
+    func limited(_ maxSentences: Int) -> SoulRenderer {
+        var soul = Soul(name: "cut")
+        soul.length = LengthLimits(maxSentences: maxSentences)
+        return SoulRenderer(soul: soul)
+    }
+
+    /// `emoji: none` removes the emoji, not the punctuation after it: a question mark that
+    /// went with it turned a question into a statement run into the next sentence.
+    @Test func withoutEmojiThePunctuationAfterOneStays() {
+        var soul = Soul(name: "plain")
+        soul.emoji = .never
+        let renderer = SoulRenderer(soul: soul)
+        #expect(renderer.style("Keep it dry ☀️, please. Bring tea 🍵! Is it cold 🥶? Yes.") == "Keep it dry, please. Bring tea! Is it cold? Yes.")
+        #expect(renderer.style("Leave no trash behind ♻️.") == "Leave no trash behind.")
+        // Brackets around an emoji go with it.
+        #expect(renderer.style("Pack fruit (🍎) and water 💧 — plenty.") == "Pack fruit and water — plenty.")
+    }
+
+    /// A limit cuts at sentence ends only: not after "a.m." or "Ave.," inside a sentence, and
+    /// "No." answering a question is a sentence of its own; every limit splits the text alike.
+    @Test func limitsCutOnlyWhereASentenceEnds() {
+        let bus = "Take bus No. 5 towards St. Mark's Church, e.g. from Main St. at 9 a.m. sharp, and get off at the 3rd stop. Tickets cost $3."
+        #expect(limited(1).render(answer(bus), trustLevel: 0)[0].markdown
+                == "Take bus No. 5 towards St. Mark's Church, e.g. from Main St. at 9 a.m. sharp, and get off at the 3rd stop.")
+        let parking = "Is there parking? No. Use the garage on 5th Ave., which costs $12 a day. Mr. Smith at the desk validates tickets."
+        #expect(limited(2).render(answer(parking), trustLevel: 0)[0].markdown
+                == "Is there parking? No. Use the garage on 5th Ave., which costs $12 a day.")
+        // "a.m." before a capitalised word ends the sentence.
+        #expect(limited(1).render(answer("We open at 9 a.m. Tickets cost $3."), trustLevel: 0)[0].markdown == "We open at 9 a.m.")
+        // The core splitter (the local backend's) agrees.
+        #expect(Sentences.split(parking) == ["Is there parking?", "No.", "Use the garage on 5th Ave., which costs $12 a day.",
+                                             "Mr. Smith at the desk validates tickets."])
+        #expect(Sentences.split("Take bus No. 5 at 9 a.m. sharp. We open at 9 a.m. Tickets cost $3.")
+                == ["Take bus No. 5 at 9 a.m. sharp.", "We open at 9 a.m.", "Tickets cost $3."])
+    }
+
+    /// A question the answer asks of itself is not the answer: the limit counts the sentence
+    /// that answers it, and a list stays with the sentence that introduces it.
+    @Test func aCutKeepsTheAnswerToAQuestionAndTheListAfterItsIntroduction() {
+        let parking = limited(1).render(answer("Is there parking? No. Use the garage on 5th Ave. It costs $12."), trustLevel: 0)
+        #expect(parking[0].markdown == "Is there parking? No.")
+        #expect(parking.last?.markdown == "Left out for brevity: 2 sentences of the summary.")
+        let list = "What Reception can do for you today.\n\n- Classify what you ask\n- Answer in your soul's voice\n- Keep a log\n\nAsk about any of them."
+        let rendered = limited(1).render(answer(list), trustLevel: 0)
+        #expect(rendered[0].markdown.contains("- Keep a log"), "\(rendered[0].markdown)")
+        #expect(!rendered[0].markdown.contains("Ask about any of them."))
+    }
+
+    /// An opener or sign-off the answer already says (a model given the persona text often
+    /// opens with it) is not said a second time.
+    @Test func anOpenerOrSignOffTheAnswerSaysIsNotRepeated() {
+        var soul = Soul(name: "o")
+        soul.outcomes["complete"] = OutcomeStyle(lead: "tl;dr:", note: nil)
+        soul.signOff = "Keep growing!"
+        let renderer = SoulRenderer(soul: soul)
+        let said = renderer.render(answer("tl;dr: run the deploy script. Keep growing!"), trustLevel: 0)
+        #expect(said[0].markdown == "tl;dr: run the deploy script. Keep growing!")
+        #expect(!said.contains { $0.role == .signoff })
+        let unsaid = renderer.render(answer("Run the deploy script."), trustLevel: 0)
+        #expect(unsaid[0].markdown == "tl;dr: Run the deploy script.")
+        #expect(unsaid.last?.markdown == "Keep growing!")
+    }
+
+    /// Rules that say what not to do are read that way round.
+    @Test func negatedRulesAreNotReadBackwards() throws {
+        func soul(_ line: String) throws -> Soul {
+            try SoulParser.parse("# Dana\n\nDana is a guide.\n\n## Voice\n\n- \(line)\n", fileName: "dana.md")
+        }
+        #expect(try soul("Never write in all lowercase.").capitalization != .lowercase)
+        #expect(try soul("Always write in all lowercase.").capitalization == .lowercase)
+        #expect(try soul("Don't use emoji.").emoji == .never)
+        #expect(try soul("Don’t use emoji.").emoji == .never)
+        #expect(try soul("Jamais d'émoji.").emoji == .never)
+        #expect(try soul("絵文字は使いません。").emoji == .never)
+        let notTerse = try soul("Not terse: give the whole answer.")
+        #expect(notTerse.length.maxSentences == nil && notTerse.verbosity == .balanced)
+        #expect(try soul("Be terse.").verbosity == .concise)
+    }
+}
