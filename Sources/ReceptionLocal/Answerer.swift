@@ -131,17 +131,18 @@ enum Answerer {
         }
         let used = Array(strong.prefix(2))
         let confidence = min(0.95, 0.5 + 0.45 * best.coverage)
+        // A file's introduction answers "what is in here" questions: list what the file covers
+        // (given again too: without it the introduction alone says nothing).
+        let covered = best.passage.isSection ? [] : sections(best.passage.file)
+        func withCovered(_ summary: String) -> String {
+            covered.isEmpty ? summary : summary + "\n\n" + covered.map { "- \($0)" }.joined(separator: "\n")
+        }
         if used.allSatisfy({ alreadySaid.contains($0.passage.id) }) {
-            return Composed(outcome: .saturated, summary: leadSentences(best.passage.text, count: 2),
+            return Composed(outcome: .saturated, summary: withCovered(leadSentences(best.passage.text, count: 2)),
                             findings: findings(used, summarised: 2),
                             confidence: confidence, discrepancy: nil, followups: followups, usedPassages: used.map(\.passage.id))
         }
-        var summary = leadSentences(best.passage.text, count: 3)
-        // A file's introduction answers "what is in here" questions: list what the file covers.
-        let covered = best.passage.isSection ? [] : sections(best.passage.file)
-        if !covered.isEmpty {
-            summary += "\n\n" + covered.map { "- \($0)" }.joined(separator: "\n")
-        }
+        let summary = withCovered(leadSentences(best.passage.text, count: 3))
         return Composed(outcome: .complete, summary: summary, findings: findings(used, summarised: 3),
                         confidence: confidence, discrepancy: nil, followups: followups, usedPassages: used.map(\.passage.id))
     }
@@ -153,9 +154,19 @@ enum Answerer {
     static func findings(_ used: some Collection<KnowledgeBase.Match>, summarised: Int) -> [Finding] {
         guard let first = used.first else { return [] }
         let rest = sentences(first.passage.text.replacingOccurrences(of: "\n", with: " ")).dropFirst(summarised)
-        let content = rest.isEmpty ? wholeSectionAbove : rest.prefix(2).joined(separator: " ")
+        // The rest, and when a long section is cut, how much more it holds: a finding cut short
+        // without a word read as the whole passage.
+        let shown = rest.prefix(maxFindingSentences)
+        var content = rest.isEmpty ? wholeSectionAbove : shown.joined(separator: " ")
+        if rest.count > shown.count {
+            let more = rest.count - shown.count
+            content += " (\(more) more sentence\(more == 1 ? "" : "s") in the section.)"
+        }
         return [Finding(content: content, source: first.passage.id, confidence: finding(first).confidence)] + used.dropFirst().map(finding)
     }
+
+    /// The most of a passage's rest one finding quotes.
+    static let maxFindingSentences = 8
 
     /// The finding of a passage the answer above quoted whole.
     static let wholeSectionAbove = "The answer above is the whole of this section."

@@ -63,6 +63,11 @@ public struct LocalBackend: Backend {
         try await engine.requestCancel(taskID)
     }
 
+    /// Forgets what this session was told (the REPL's `/new`).
+    public func startNewConversation() async {
+        await engine.startOver()
+    }
+
     private func run(_ request: ReceptionRequest, greeting: Answerer.Greeting?, engine: LocalEngine,
                      continuation: BackendEventStream.Continuation) async throws {
         await engine.started(request.id)

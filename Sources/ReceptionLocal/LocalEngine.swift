@@ -36,6 +36,10 @@ actor LocalEngine {
         return request
     }
 
+    /// A new conversation (the REPL's `/new`): nothing counts as said any more, so the same
+    /// question is answered in full again, not as "already given".
+    func startOver() { memory = SessionMemory() }
+
     func started(_ taskID: String) { running.insert(taskID) }
     func finished(_ taskID: String) { running.remove(taskID); cancelled.remove(taskID) }
     func isCancelled(_ taskID: String) -> Bool { cancelled.contains(taskID) }

@@ -25,6 +25,8 @@ public enum LocalPlugin {
                                        settings: .init(stepDelay: .milliseconds(step)), name: profile.name)
             // Level 1 unless configured: an embedded engine that costs nothing to run should
             // answer a first message, not show a plan.
-            return BackendConnection(backend: backend, defaultTrustLevel: profile.integer("trust_level") ?? 1)
+            // Nothing to carry across sessions; `/new` forgets what was said in this one.
+            let continuity = ConversationContinuity(state: { [:] }, startOver: { await backend.startNewConversation(); return nil })
+            return BackendConnection(backend: backend, defaultTrustLevel: profile.integer("trust_level") ?? 1, continuity: continuity)
         })
 }
