@@ -46,7 +46,7 @@ extension ConversationLog {
 
     /// Appends a piece of the answer being streamed, before it is printed.
     public func enqueueShown(exchangeID: String, shown: String, engineText: String) throws {
-        try append(PendingEntry(shown: PendingEntry.Piece(exchangeID: exchangeID, shown: scrub(shown), engineText: scrub(engineText))))
+        try append(PendingEntry(shown: PendingEntry.Piece(exchangeID: exchangeID, shown: readable(shown), engineText: scrub(engineText))))
     }
 
     /// One line, written whole or not at all: a write cut short (a full disk) is taken back,

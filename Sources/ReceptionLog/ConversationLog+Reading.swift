@@ -80,6 +80,10 @@ extension ConversationLog {
             let rows: [Row]
             let select = "SELECT c.*, (SELECT COUNT(*) FROM exchanges x WHERE x.conversation_id = c.id) AS exchange_count FROM conversations c"
             if let id {
+                // Empty, it would be a prefix of every id.
+                guard !id.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                    throw ConversationLogError("an empty id names no conversation (reception logs lists them)")
+                }
                 let typed = id.lowercased()
                 if let exact = try Row.fetchOne(db, sql: "\(select) WHERE c.id = ?", arguments: [typed]) { return Self.conversation(exact) }
                 // A prefix: LIKE's wildcards in what was typed are taken literally.

@@ -140,7 +140,7 @@ extension ConversationLog {
             throw ConversationLogError("no exchange \(exchangeID) to add the answer to")
         }
         try db.execute(sql: "INSERT INTO shown_pieces (exchange_seq, shown, engine_text) VALUES (?, ?, ?)",
-                       arguments: [seq, scrub(shown), scrub(engineText)])
+                       arguments: [seq, readable(shown), scrub(engineText)])
     }
 
     /// A conversation's title: its first message on one line, clipped.

@@ -91,11 +91,19 @@ public final class ConversationLog: @unchecked Sendable {
 
     func scrub(_ text: String?) -> String? { text.map(scrub) }
 
+    /// Text that is read, searched and exported as it was shown: scrubbed, and without escape
+    /// sequences or control characters (newlines and tabs stay). A message that held
+    /// `ESC [31m red` was found by `31mred` and not by "red", and hidden payloads (a window
+    /// title, a link's target) were found though nobody saw them.
+    func readable(_ text: String) -> String {
+        TerminalText.clean(scrub(text))
+    }
+
     /// `conversation` with every text that can hold a secret scrubbed.
     func scrubbed(_ conversation: ConversationRecord) -> ConversationRecord {
         var scrubbed = conversation
         scrubbed.endpoint = scrub(conversation.endpoint)
-        scrubbed.title = scrub(conversation.title)
+        scrubbed.title = readable(conversation.title)
         return scrubbed
     }
 
@@ -103,9 +111,9 @@ public final class ConversationLog: @unchecked Sendable {
     func scrubbed(_ exchange: ExchangeRecord) -> ExchangeRecord {
         var e = exchange
         e.endpoint = scrub(e.endpoint)
-        e.message = scrub(e.message)
-        e.goal = scrub(e.goal)
-        e.shown = scrub(e.shown)
+        e.message = readable(e.message)
+        e.goal = e.goal.map(readable)
+        e.shown = readable(e.shown)
         e.engineText = scrub(e.engineText)
         e.detail = scrub(e.detail)
         e.engineState = e.engineState.mapValues(scrub)

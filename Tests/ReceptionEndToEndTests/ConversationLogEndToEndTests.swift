@@ -70,6 +70,12 @@ struct ConversationLogEndToEndTests {
         let raw = terminal.rawOutput
         #expect(raw.contains("\u{1B}[1;33mboat\u{1B}[22;39m"), "highlighted: \(raw.debugDescription)")
         #expect(!raw.contains("\u{1B}]0;") && !raw.contains("\u{1B}[2J") && !raw.contains("\u{07}"), "\(raw.debugDescription)")
+        // Searched as shown: the words around an escape sequence are found as words, and what
+        // the sequence hid (a window title nobody saw) is not found.
+        let (hidden, _) = try await Self.reception(["logs", "-q", "pwned"], home: home)
+        #expect(hidden.contains("No exchange holds pwned"), "\(hidden)")
+        let (phrase, _) = try await Self.reception(["logs", "-q", "\"boat times\""], home: home)
+        #expect(phrase.contains("the night boat times"), "\(phrase)")
     }
 
     @Test func killedMidAnswerTheShownPartIsLoggedAndTheNextSessionStartsNormally() async throws {
@@ -219,6 +225,27 @@ struct ConversationLogEndToEndTests {
         #expect(left.contains("quokkas") && !left.contains("wombats"), "the newest went: \(left)")
         let (scripted, _) = try await Self.reception(["logs", "rm", "--all"], home: home)
         #expect(scripted.contains("Removed 1 conversation") && !scripted.contains("[y/N]"), "a script is not asked: \(scripted)")
+    }
+
+    /// A "y" typed before the question appeared does not answer it; an empty id (a script's
+    /// unset variable) is a usage error, not a prefix of every id.
+    @Test func aYTypedAheadOrAnEmptyIdRemovesNothing() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-rm-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "tell me about quokkas\n", home: home)
+        for arguments in [["logs", "rm", ""], ["logs", "show", " "], ["logs", "export", ""]] {
+            let (refused, status) = try await Self.reception(arguments, home: home)
+            #expect(status == 64 && refused.contains("The conversation id is empty"), "\(arguments): \(refused)")
+        }
+        let asked = try TerminalSession(arguments: ["logs", "rm", "--all"], home: home)
+        asked.type("y\r")  // before the program has started, let alone asked
+        var at = try await asked.waitFor("(What was typed before this question was discarded.)")
+        at = try await asked.waitFor("[y/N]", after: at)
+        asked.enter("n")
+        try await asked.waitFor("Nothing was removed.", after: at)
+        #expect(try await asked.exitStatus() == 0)
+        let (kept, _) = try await Self.reception(["logs"], home: home)
+        #expect(kept.contains("quokkas"), "\(kept)")
     }
 
     /// "1M" is a month to many and a minute to `m`: refused, not guessed.

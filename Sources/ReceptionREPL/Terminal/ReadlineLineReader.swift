@@ -151,22 +151,7 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
     /// Discards what was typed since the last prompt (like sudo before its password): a "y"
     /// typed ahead as the start of a message must not answer a question shown after it.
     public func discardTypedAhead() -> Bool {
-        guard isatty(STDIN_FILENO) == 1 else { return false }
-        // Between prompts the terminal is cooked: keys typed without Enter sit in its line
-        // buffer, which FIONREAD does not count (so they went without the note). With line
-        // editing off for a moment they are readable, and counted.
-        var saved = termios()
-        let cooked = tcgetattr(STDIN_FILENO, &saved) == 0 && saved.c_lflag & tcflag_t(ICANON) != 0
-        if cooked {
-            var raw = saved
-            raw.c_lflag &= ~tcflag_t(ICANON)
-            tcsetattr(STDIN_FILENO, TCSANOW, &raw)
-        }
-        var waiting: Int32 = 0
-        let had = ioctl(STDIN_FILENO, UInt(FIONREAD), &waiting) == 0 && waiting > 0
-        tcflush(STDIN_FILENO, TCIFLUSH)
-        if cooked { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
-        return had
+        TypedAhead.discard()
     }
 }
 

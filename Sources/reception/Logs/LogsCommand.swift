@@ -31,6 +31,14 @@ struct LogsCommand: ParsableCommand {
     }
 
     /// A problem found while running: said on stderr, exit status 1 (usage errors are 64).
+    /// An id typed empty or blank (`reception logs rm "$ID"` with `ID` unset) is a usage error:
+    /// as a prefix it matches every id, and with one conversation in the log it named that one.
+    static func checkID(_ id: String?) throws {
+        if let id, id.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw ValidationError("The conversation id is empty (reception logs lists them; `last` names the most recent).")
+        }
+    }
+
     static func fail(_ message: String) -> ExitCode {
         StandardStreams.writeError("error: \(TerminalText.clean(message))\n")
         return ExitCode(1)

@@ -41,6 +41,7 @@ struct LogsExportCommand: ParsableCommand {
     @OptionGroup var filters: LogFilterOptions
 
     func validate() throws {
+        try LogsCommand.checkID(id)
         guard (id != nil) != all else {
             throw ValidationError(all ? "Name one conversation (its id) or --all, not both." : "Name one conversation (its id) or --all.")
         }

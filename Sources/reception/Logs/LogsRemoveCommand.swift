@@ -27,6 +27,7 @@ struct LogsRemoveCommand: ParsableCommand {
     var yes = false
 
     func validate() throws {
+        try LogsCommand.checkID(id)
         guard [id != nil, before != nil, all].filter({ $0 }).count == 1 else {
             throw ValidationError("Name one of: a conversation ID, --before DATE, --all.")
         }
@@ -54,7 +55,9 @@ struct LogsRemoveCommand: ParsableCommand {
         if id == nil, !yes, isatty(STDIN_FILENO) == 1 {
             let count = try LogsCommand.using(log) { try log.countRemovable(before: cutoff) }
             guard count.conversations > 0 else { return print(noneRemoved) }
-            let question = "Remove \(Counted.phrase(count.conversations, "conversation")) (\(Counted.phrase(count.exchanges, "exchange")))? " +
+            // A "y" typed before the question appeared is no answer to it.
+            let discarded = TypedAhead.discard() ? "(What was typed before this question was discarded.)\n" : ""
+            let question = discarded + "Remove \(Counted.phrase(count.conversations, "conversation")) (\(Counted.phrase(count.exchanges, "exchange")))? " +
                 "They cannot be brought back. [y/N] "
             if let terminal = FileHandle(forWritingAtPath: "/dev/tty") {
                 terminal.write(Data(question.utf8))

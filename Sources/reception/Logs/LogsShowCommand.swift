@@ -14,6 +14,10 @@ struct LogsShowCommand: ParsableCommand {
     @Flag(name: .long, help: "Print JSON instead of text.")
     var json = false
 
+    func validate() throws {
+        try LogsCommand.checkID(id)
+    }
+
     func run() throws {
         let log = LogsCommand.log()
         let styled = LogsOutput.styled && !json
