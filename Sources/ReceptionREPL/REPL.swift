@@ -156,12 +156,15 @@ public actor REPL {
                 // command handles the soul itself: checked here too, "/soul reload" said twice.
                 let command = raw.split(separator: " ", maxSplits: 1).first.map { $0.lowercased() }
                 if command != "/soul", let message = souls?.reloadIfChanged() { note(message) }
-                // A trailing backslash continues the message on the next line.
-                if raw.hasSuffix("\\") {
-                    pending += String(raw.dropLast()) + "\n"
+                // A trailing backslash continues the message on the next line (at a terminal and
+                // from a script alike: how a script sends a message of several lines); a doubled
+                // one is a backslash that ends the line ("C:\\temp\\").
+                let (line, continues) = Self.continuation(raw)
+                if continues {
+                    pending += line + "\n"
                     continue
                 }
-                let text = (pending + raw).trimmingCharacters(in: .whitespacesAndNewlines)
+                let text = (pending + line).trimmingCharacters(in: .whitespacesAndNewlines)
                 pending = ""
                 guard !text.isEmpty else { continue }
                 reader.remember(text.replacingOccurrences(of: "\n", with: " "))
@@ -183,6 +186,15 @@ public actor REPL {
                 }
             }
         }
+    }
+
+    /// A line as typed: without its trailing `\` and true when that continues the message on
+    /// the next line; a trailing `\\` stands for one backslash that ends it.
+    static func continuation(_ raw: String) -> (line: String, continues: Bool) {
+        let trailing = raw.reversed().prefix { $0 == "\\" }.count
+        guard trailing > 0 else { return (raw, false) }
+        let kept = String(raw.dropLast(trailing)) + String(repeating: "\\", count: trailing / 2)
+        return (kept, trailing % 2 == 1)
     }
 
     /// 128 + the signal after SIGTERM or SIGHUP (the shell's convention); else 0, or 1 when

@@ -195,3 +195,29 @@ struct REPLSessionTests {
         #expect(output.contains("Unknown backend \"scriptd\". Did you mean scripted?"), "\(output)")
     }
 }
+
+/// How typed lines become messages, and `/help` as a script reads it.
+@Suite("REPL lines and help as scripts read them")
+struct REPLLineTests {
+    /// A trailing backslash continues the message (a script's way to send several lines); a
+    /// doubled one is a backslash that ends the line, so "C:\temp\\" is sent as it reads.
+    @Test func aTrailingBackslashContinuesAndADoubledOneEndsTheLine() async throws {
+        let backend = ScriptedBackend { request in [.event(.result(BackendResult(outcome: .complete, text: "got [\(request.text)]")))] }
+        let (output, _, _) = await runREPL(["first line\\", "second line", #"where is C:\temp\\"#, "what can you do?"], backend: backend)
+        #expect(output.contains("got [first line\nsecond line]"), "\(output)")
+        #expect(output.contains(#"got [where is C:\temp\]"#), "\(output)")
+        #expect(output.contains("got [what can you do?]"), "a message of its own: \(output)")
+    }
+
+    /// `--json` makes every line of output one JSON object, `/help` included.
+    @Test func helpInJSONModeIsOneEvent() async throws {
+        let backend = ScriptedBackend { _ in [.event(.result(BackendResult(text: "x")))] }
+        let (output, _, _) = await runREPL(["/help"], backend: backend, mode: .json)
+        let lines = output.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        for line in lines {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)")
+        }
+        #expect(output.contains("/history"), "\(output)")
+    }
+}

@@ -180,12 +180,18 @@ extension REPL {
                     : "  " + left.padding(toLength: width + 2, withPad: " ", startingAt: 0) + summary
             }.joined(separator: "\n")
         }
+        let closing = "Type a message to send it. End a line with \\ to continue on the next (\\\\ for a backslash that ends it). Ctrl-C cancels a running task; Ctrl-D leaves."
+        // In JSON mode, one event like every other command's output: a script reads events.
+        guard console.mode != .json else {
+            let text = rows(own) + (extras.isEmpty ? "" : "\n\nFrom the \(backendName) backend:\n" + rows(extras)) + "\n\n" + closing
+            return console.line(EventJSON.message("output", text).line)
+        }
         console.line(rows(own), hanging: column)
         if !extras.isEmpty {
             console.line("\nFrom the \(backendName) backend:")
             console.line(rows(extras), hanging: column)
         }
-        console.line("\nType a message to send it. End a line with \\ to continue on the next. Ctrl-C cancels a running task; Ctrl-D leaves.")
+        console.line("\n" + closing)
     }
 
     /// The widest command-and-arguments column `/help` makes: longer ones take a line of their own.
