@@ -50,4 +50,18 @@ struct LineEditingTerminalTests {
         try await terminal.waitUntil("the inserted letter") { _ in Self.lastLine(terminal.rawOutput).contains("X") }
         #expect(Self.lastLine(terminal.rawOutput) == "› X/goal", "\(terminal.rawOutput.suffix(80).debugDescription)")
     }
+
+    /// Ctrl-D pressed while an answer runs (no prompt up, the terminal cooked) leaves once the
+    /// answer is shown, as a shell does with a ^D typed during a command; the session went on
+    /// waiting, with no prompt.
+    @Test func ctrlDDuringAnAnswerLeavesAfterIt() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-eof-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let terminal = try TerminalSession(arguments: ["--trust", "1", "--local-step-ms", "700", "--no-log"], home: home)
+        var at = try await terminal.waitFor(REPLTerminalTests.prompt)
+        terminal.enter("how do souls work?")
+        at = try await terminal.waitFor("(Ctrl-C cancels)", after: at)  // the spinner: the answer is running
+        terminal.type("\u{4}")
+        #expect(try await terminal.exitStatus(timeout: .seconds(30)) == 0, "\(terminal.screen[at...])")
+    }
 }

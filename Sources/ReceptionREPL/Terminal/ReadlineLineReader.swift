@@ -76,6 +76,7 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
         // Echo back on if still off: a question asked during an idle retry (the REPL discarded
         // what was typed ahead before asking it).
         restoreEcho()
+        if Self.endOfInputTypedAhead() { return .endOfInput }
         ReadlineGlobals.delivered.withLock { $0 = nil }
         rl_callback_handler_install(prompt, readlineLineHandler)
         // The line handler removes itself once a line (or the end) is in; otherwise (Ctrl-C,
@@ -147,6 +148,21 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
     }
 
     public func idleWorkFinished() { restoreEcho() }
+
+    /// Ctrl-D pressed while an answer ran, when no prompt was up: the cooked terminal holds it
+    /// as an end of input that readline, switching to its own mode, never sees, so the REPL
+    /// did not leave. Read here before readline starts: a pending end with nothing else
+    /// waiting (`FIONREAD` 0) reads as 0 bytes at once; a line typed ahead is left to readline.
+    static func endOfInputTypedAhead() -> Bool {
+        var settings = termios()
+        guard isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &settings) == 0, settings.c_lflag & tcflag_t(ICANON) != 0 else { return false }
+        var ready = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&ready, 1, 0) == 1, ready.revents & Int16(POLLIN) != 0 else { return false }
+        var waiting: Int32 = 0
+        guard ioctl(STDIN_FILENO, UInt(FIONREAD), &waiting) == 0, waiting == 0 else { return false }
+        var byte: UInt8 = 0
+        return read(STDIN_FILENO, &byte, 1) == 0
+    }
 
     /// Discards what was typed since the last prompt (like sudo before its password): a "y"
     /// typed ahead as the start of a message must not answer a question shown after it.
