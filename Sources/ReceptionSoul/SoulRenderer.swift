@@ -124,7 +124,8 @@ public struct SoulRenderer: Sendable {
                 leftOut.findings = findings.count - limit
                 findings = Array(findings.prefix(limit))
             }
-            let findingsTitle = soul.titles.findings.map(own)
+            // Always titled: untitled, findings read as more items of a list that ends the summary.
+            let findingsTitle = title(soul.titles.findings, DefaultVoice.findingsTitle)
             for (index, finding) in findings.enumerated() {
                 var text = style(finding.content)
                 if let source = finding.source, !source.isEmpty, soul.verbosity != .terse {

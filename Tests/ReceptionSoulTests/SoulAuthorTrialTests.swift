@@ -90,4 +90,13 @@ struct SoulAuthorTrialTests {
         #expect(notTerse.length.maxSentences == nil && notTerse.verbosity == .balanced)
         #expect(try soul("Be terse.").verbosity == .concise)
     }
+
+    /// A soul that names no findings title still titles them: untitled, they read as more
+    /// items of a list that ends the summary.
+    @Test func findingsAreTitledWhenTheSoulNamesNoTitle() {
+        let result = BackendResult(taskID: "t", outcome: .complete, findings: [Finding(content: "More.", source: "a.md")],
+                                   text: "Here:\n\n- one\n- two", confidence: 0.5)
+        let blocks = SoulRenderer(soul: Soul(name: "bare")).render(result, trustLevel: 0)
+        #expect(blocks.first { $0.role == .finding }?.title == "What I found", "\(blocks)")
+    }
 }
