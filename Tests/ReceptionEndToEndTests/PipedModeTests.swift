@@ -36,6 +36,18 @@ struct PipedModeTests {
         #expect(trustStatus == 64 && trustErrors.contains("--trust must be 0, 1 or 2.") && !trustErrors.contains("Unexpected argument"), "\(trustErrors)")
     }
 
+    /// A negative number is a value out of range, not a missing one ("Missing value for
+    /// '--local-step-ms <ms>'" sent people looking for the wrong mistake).
+    @Test func aNegativeNumberIsNamedAsOutOfRange() async throws {
+        for (arguments, said) in [(["--local-step-ms", "-5"], "--local-step-ms must be 0...60000."),
+                                  (["--trust", "-1"], "--trust must be 0, 1 or 2."),
+                                  (["logs", "--since", "-5d"], "--since -5d is not a date"),
+                                  (["logs", "-n", "-3"], "--limit must be 1...100000.")] {
+            let (_, errors, status) = try await PipedREPL.run(arguments, input: "", separateErrors: true)
+            #expect(status == 64 && errors.contains(said) && !errors.contains("Missing value"), "\(arguments): \(errors)")
+        }
+    }
+
     /// A script's output holds the answers; what went wrong is on stderr.
     @Test func errorsGoToStandardErrorAndAnswersToStandardOutput() async throws {
         let (output, errors, status) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],

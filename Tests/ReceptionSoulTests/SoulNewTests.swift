@@ -97,4 +97,20 @@ struct SoulNewTests {
         try SoulTemplate.write(name: "Night Owl", to: url, force: true)
         #expect(try SoulParser.load(contentsOf: url).name == "Night Owl")
     }
+
+    /// A folder is written into, as `cp` does (it said "exists; pass --force", and --force gave
+    /// Foundation's "error 512"); a link to nothing is there too, and is replaced only with --force.
+    @Test func aFolderIsWrittenIntoAndALinkToNothingNeedsForce() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soul-new-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let written = try SoulTemplate.write(name: "Night Owl", to: directory, force: false)
+        #expect(written.path == directory.appendingPathComponent("night-owl.md").path)
+        #expect(try SoulParser.load(contentsOf: written).name == "Night Owl")
+        let link = directory.appendingPathComponent("dangling.md")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "nowhere.md")
+        #expect { try SoulTemplate.write(name: "Owl", to: link, force: false) } throws: { "\($0)".contains("(a symbolic link); pass --force") }
+        try SoulTemplate.write(name: "Owl", to: link, force: true)
+        #expect(try SoulParser.load(contentsOf: link).name == "Owl")
+    }
 }

@@ -218,10 +218,24 @@ public enum SoulTemplate {
 
     /// Writes the starting file for `name` to `url`: refused for a name `check` refuses, and
     /// for an existing file unless `force`.
-    public static func write(name: String, to url: URL, force: Bool) throws {
+    /// A folder is written into, as `cp` does (`-o souls/` writes `souls/NAME.md`). Returns
+    /// where the file went.
+    @discardableResult
+    public static func write(name: String, to given: URL, force: Bool) throws -> URL {
         try check(name: name)
-        if FileManager.default.fileExists(atPath: url.path), !force {
-            throw Refusal("\(url.path) exists; pass --force to replace it")
+        var url = given
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+            url = url.appendingPathComponent(fileName(for: name))
+        }
+        // lstat, not fileExists: a link to nothing is there too, and --force is what replaces it.
+        var info = stat()
+        if lstat(url.path, &info) == 0, !force {
+            let what = info.st_mode & S_IFMT == S_IFLNK ? " (a symbolic link)" : info.st_mode & S_IFMT == S_IFDIR ? " (a folder)" : ""
+            throw Refusal("\(url.path) exists\(what); pass --force to replace it")
+        }
+        if lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            throw Refusal("\(url.path) is a folder; a folder is not replaced, even with --force")
         }
         let directory = url.deletingLastPathComponent()
         guard FileManager.default.fileExists(atPath: directory.path) else {
@@ -232,6 +246,7 @@ public enum SoulTemplate {
         } catch {
             throw Refusal("cannot write \(url.path): \(PlainFile.reason(of: error))")
         }
+        return url
     }
 
     /// `text` as a YAML double-quoted scalar: quotes and backslashes escaped, and every

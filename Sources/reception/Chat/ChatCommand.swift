@@ -35,13 +35,13 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Rewrite answers in the soul's voice with this language-model profile (an openai profile), facts checked; `off` turns off a profile's \"rewrite\": true.", valueName: "profile"))
     var rewrite: String?
 
-    @Option(name: .long, help: ArgumentHelp("Longest wait for one rewrite, in seconds (default: the profile's rewrite_timeout_s, else 30).", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Longest wait for one rewrite, in seconds (default: the profile's rewrite_timeout_s, else 30).", valueName: "seconds"))
     var rewriteTimeout: Int?
 
     @Option(name: .long, help: ArgumentHelp("Folder of Markdown files for the local backend to answer from (default: Reception's built-in knowledge, which knows Reception itself).", valueName: "dir"))
     var knowledge: String?
 
-    @Option(name: .long, help: ArgumentHelp("Trust level: 0 plan first, 1 semi-autonomous, 2 autonomous (default: what the backend asks for: its profile's trust_level, a Loop Symphony server's own level, 1 for local; else 0).", valueName: "0|1|2"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Trust level: 0 plan first, 1 semi-autonomous, 2 autonomous (default: what the backend asks for: its profile's trust_level, a Loop Symphony server's own level, 1 for local; else 0).", valueName: "0|1|2"))
     var trust: Int?
 
     @Flag(name: .long, help: "Print one JSON object per event instead of text.")
@@ -56,10 +56,10 @@ struct ChatCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Keep no input history on disk.")
     var noHistory = false
 
-    @Option(name: .long, help: ArgumentHelp("Pause between the local backend's steps, in milliseconds (default 120; demos, tests).", valueName: "ms"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Pause between the local backend's steps, in milliseconds (default 120; demos, tests).", valueName: "ms"))
     var localStepMs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("While you are idle at the prompt, how often messages queued for an unreachable backend are tried again, in seconds (default 30).", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("While you are idle at the prompt, how often messages queued for an unreachable backend are tried again, in seconds.", valueName: "seconds"))
     var queueRetry: Int = 30
 
     @Flag(name: [.customShort("c"), .customLong("continue")], help: "Carry on the last conversation from the conversation log: its earlier turns go with your next message, on its backend and with its soul unless you name others.")

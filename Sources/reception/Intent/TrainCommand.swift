@@ -38,7 +38,7 @@ struct TrainCommand: ParsableCommand {
     @Flag(name: .long, help: "Also train on the corpora the built-in model was trained on (the train and dev splits in Tests/Corpora, and the train and dev parts of both human-written batches in ../shared/corpora/human-train/ as both annotators' passes, read from the checkout --corpora-root names; the test parts stay held out).")
     var withShippedCorpora = false
 
-    @Option(name: .long, help: ArgumentHelp("The checkout of Reception --with-shipped-corpora reads from (default: the current folder).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("The checkout of Reception --with-shipped-corpora reads from (. is the current folder).", valueName: "dir"))
     var corporaRoot = "."
 
     @Option(name: .long, help: "With --with-shipped-corpora: how many times each message of your own corpora (the CORPORA arguments) counts, against once for a model-written one.")

@@ -69,7 +69,7 @@ struct LogFilterOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Only messages of this intent (decision, research, action, curiosity, validation).", valueName: "intent"))
     var intent: String?
 
-    @Option(name: .long, help: ArgumentHelp("Only what was sent since DATE (2026-12-01, today, 12h, 7d …).", valueName: "date"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Only what was sent since DATE (2026-12-01, today, 12h, 7d …).", valueName: "date"))
     var since: String?
 
     func validate() throws {

@@ -15,12 +15,12 @@ struct LogsListCommand: ParsableCommand {
         are highlighted on a terminal.
         """)
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Search every message and answer for these words.", valueName: "text"))
+    @Option(name: .shortAndLong, parsing: .unconditional, help: ArgumentHelp("Search every message and answer for these words.", valueName: "text"))
     var query: String?
 
     @OptionGroup var filters: LogFilterOptions
 
-    @Option(name: [.customShort("n"), .long], help: ArgumentHelp("How many to list (default 20).", valueName: "n"))
+    @Option(name: [.customShort("n"), .long], parsing: .unconditional, help: ArgumentHelp("How many to list.", valueName: "n"))
     var limit = 20
 
     @Flag(name: .long, help: "Print JSON instead of text.")

@@ -100,7 +100,7 @@ struct SoulCommand: ParsableCommand {
         func run() throws {
             // Spaces around the name are a slip of the shell, not part of it.
             let name = name.trimmingCharacters(in: .whitespaces)
-            let url: URL
+            var url: URL
             do {
                 try SoulTemplate.check(name: name)
                 if stdout { print(SoulTemplate.newSoul(name: name), terminator: ""); return }
@@ -118,7 +118,7 @@ struct SoulCommand: ParsableCommand {
                 } else {
                     url = URL(fileURLWithPath: fileName)
                 }
-                try SoulTemplate.write(name: name, to: url, force: force)
+                url = try SoulTemplate.write(name: name, to: url, force: force)
             } catch let refusal as SoulTemplate.Refusal {
                 // Not a usage error: the message alone, without the usage text.
                 SoulCommand.printError("error: \(refusal)")
