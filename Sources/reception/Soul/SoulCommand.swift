@@ -85,7 +85,7 @@ struct SoulCommand: ParsableCommand {
         @Argument(help: "The personality's name: one line of text, not blank, quoted in the file as it is (after -- if it starts with -).")
         var name: String
 
-        @Option(name: .shortAndLong, help: "Where to write it (default: ./NAME.md, NAME in lowercase with dashes).")
+        @Option(name: .shortAndLong, help: "Where to write it: a file, or a folder to write NAME.md into (default: ./NAME.md, NAME in lowercase with dashes).")
         var output: String?
 
         @Flag(help: "Write into the user soul directory ($XDG_CONFIG_HOME/reception/souls).")
