@@ -238,7 +238,7 @@ struct LoopSymphonyCommandTests {
             "0 active, 1 in total", "/health           ok, version 0.1.0", "1 (1 succeeded, 0 did not)", "The research instrument iterates",
             "Added Mornings to patterns", "Mornings (patterns, manual) — Asks for news at seven", "accepted 1 learning ",
             "Aggregated 1 learning: 1 created", "Heartbeat sent; knowledge now at version", "Mornings (patterns, v",
-            "Server knowledge version", "(this session)", "Created heartbeat Morning", "runs at 0 7 * * * UTC", "Ran 1 of 1 active heartbeat:", "ended complete",
+            "Server knowledge version", "(this session)", "Created heartbeat Morning", "runs at `0 7 * * *` UTC", "Ran 1 of 1 active heartbeat:", "ended complete",
             "Morning", "sequential arrangement", "research → synthesis", "reference_loop", "Plan: about 4 iterations",
             "Novel arrangement task submitted", "no arrangement to suggest", "pushback: This request is very broad", "Up to 3 interventions per task",
         ].filter { !output.contains($0) }

@@ -107,7 +107,7 @@ struct REPLTests {
     @Test func blockedCommandsAndToolsAreStatusLines() async throws {
         try await withFridayServer { server in
             let (output, _, _, _) = await chat(["use sudo to install it", "write a note"], server: server)
-            #expect(output.contains("Friday blocked Bash sudo apt-get install -y cowsay: Elevated privileges (sudo) are not allowed"), "\(output)")
+            #expect(output.contains("Friday blocked Bash `sudo apt-get install -y cowsay`: Elevated privileges (sudo) are not allowed"), "\(output)")
             #expect(output.contains("using Glob"), "\(output)")
         }
     }

@@ -73,6 +73,8 @@ struct TerminalTextTests {
     @Test func markdownStylesOnATerminalAndStripsToPlainText() {
         let markdown = "# Title\nUse **bold**, *em*, `snake_case_code` and a_b_c.\n- item"
         #expect(MarkdownText.render(markdown, styled: false) == "Title\nUse bold, em, snake_case_code and a_b_c.\n  - item")
+        // A code span with a space keeps its backticks in plain text: its end would be lost.
+        #expect(MarkdownText.render("Run `wsdot ferries --route sea-bi` to check.", styled: false) == "Run `wsdot ferries --route sea-bi` to check.")
         let styled = MarkdownText.render(markdown, styled: true)
         #expect(styled.contains("\u{1B}[1m"))
         #expect(TextWrap.stripANSI(styled).contains("snake_case_code and a_b_c."))

@@ -60,7 +60,10 @@ public enum MarkdownText {
             let rest = text[index...]
             if rest.hasPrefix("`"), let close = rest.dropFirst().firstIndex(of: "`") {
                 let code = String(rest[rest.index(after: rest.startIndex)..<close])
-                output += styled ? Style.cyan(code) : code
+                // Plain text keeps the backticks of a span with a space in it: without them a
+                // command ("`wsdot ferries --route sea-bi`") runs into the sentence around it. A
+                // single word needs none (an id in a table, `snake_case`).
+                output += styled ? Style.cyan(code) : code.contains(" ") ? "`" + code + "`" : code
                 index = text.index(after: close)
             } else if rest.hasPrefix("**"), let close = rest.dropFirst(2).range(of: "**") {
                 let inner = inline(String(rest[rest.index(rest.startIndex, offsetBy: 2)..<close.lowerBound]), styled: styled)
