@@ -15,6 +15,8 @@ public protocol SoulControl: Sendable {
     var currentLabel: String { get }
     var greeting: String? { get }
     func names() -> [String]
+    /// `names()` with how many errors each soul's file has (`/soul` marks those it cannot use).
+    func listing() -> [(id: String, errors: Int)]
     /// Switches to a soul by name or path; returns a confirmation line.
     func use(_ nameOrPath: String) throws -> String
     /// The current soul's source, as Markdown.
@@ -29,6 +31,8 @@ public protocol SoulControl: Sendable {
 
 extension SoulControl {
     public var currentReference: String? { currentID ?? currentName }
+
+    public func listing() -> [(id: String, errors: Int)] { names().map { ($0, 0) } }
 
     /// The soul's own name, and the id `/soul list` and `reception logs` show it under when
     /// that differs ("Reception (default)", "Ambrose (butler)"): one soul, recognisably the same

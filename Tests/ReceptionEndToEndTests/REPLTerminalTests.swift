@@ -136,6 +136,26 @@ struct REPLTerminalTests {
         _ = try await terminal.exitStatus()
     }
 
+    /// After an edit with errors, `/soul show` shows the file as it is and says that the soul
+    /// in use is the one last read without them.
+    @Test func soulShowAfterABrokenEditSaysTheSoulInUseIsTheLastGoodOne() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-broken-edit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let soul = home.appendingPathComponent("live.md")
+        try "# Plainy\n\nA plain helper.\n".write(to: soul, atomically: true, encoding: .utf8)
+        let terminal = try TerminalSession(arguments: ["--soul", soul.path, "--local-step-ms", "1", "--no-log"], home: home)
+        var at = try await terminal.waitFor(Self.prompt)
+        try "---\nformality: formall\n---\n# Plainy\n".write(to: soul, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: soul.path)
+        terminal.enter("/soul show")  // the edit is read first
+        at = try await terminal.waitFor("Kept Plainy", after: at)
+        at = try await terminal.waitFor("This file has errors since it was last read: Plainy speaks on as last read without them.", after: at)
+        at = try await terminal.waitFor("formality: formall", after: at)
+        terminal.enter("/quit")
+        _ = try await terminal.exitStatus()
+    }
+
     @Test func aTrailingBackslashContinuesTheMessageOnTheNextLine() async throws {
         let terminal = try TerminalSession(arguments: ["--trust", "1", "--local-step-ms", "1"])
         var at = try await terminal.waitFor(Self.prompt)

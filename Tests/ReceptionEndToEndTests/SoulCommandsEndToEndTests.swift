@@ -72,6 +72,19 @@ struct SoulCommandsEndToEndTests {
         #expect(output.contains("Captain Rummy the Longwinded"), "\(output)")
     }
 
+    /// `/soul` marks a soul whose file has errors, as `reception soul list` does, and the
+    /// error for choosing it says "error:" once.
+    @Test func aBrokenSoulIsMarkedInTheREPLListAndItsErrorSaidOnce() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-broken-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let souls = home.appendingPathComponent("config/reception/souls")
+        try FileManager.default.createDirectory(at: souls, withIntermediateDirectories: true)
+        try Data([0x23, 0x20, 0x41, 0x0A, 0xCA, 0xFE]).write(to: souls.appendingPathComponent("garbled.md"))
+        let (output, errors, _) = try await PipedREPL.run(["--no-log"], input: "/soul\n/soul garbled\n", home: home, separateErrors: true)
+        #expect(output.contains("  garbled  (1 error: reception soul lint garbled)"), "\(output)")
+        #expect(errors.contains("not UTF-8") && errors.components(separatedBy: "error:").count == 2, "\(errors)")
+    }
+
     /// A soul loaded from a file is marked current in `/soul list`, and a path with spaces is
     /// one path.
     @Test func aSoulFromAFileIsListedAsCurrentAndAPathMayHaveSpaces() async throws {

@@ -205,20 +205,34 @@ extension REPL {
         guard let souls else { return error("No personality layer is configured.") }
         switch arguments.first {
         case nil, "list":
-            let names = souls.names()
+            let listing = souls.listing()
+            let names = listing.map(\.id)
             let current = souls.currentID
-            var listed = names.map { $0 == current ? "* \($0) (current)" : "  \($0)" }
+            // A soul whose file has errors is listed with them: choosing it would fail.
+            var listed = listing.map { id, errors in
+                let marker = id == current ? "* \(id) (current)" : "  \(id)"
+                return errors == 0 ? marker : marker + "  (\(errors) error\(errors == 1 ? "" : "s"): reception soul lint \(id))"
+            }
             // A soul loaded from a file or folder is none of the known ones: still say which.
             if current.map({ !names.contains($0) }) ?? true { listed.append("* \(TerminalText.clean(souls.currentName, singleLine: true)) (current, not one of these)") }
             verbatim(listed.isEmpty ? "No soul files found. Using \(souls.currentName)." : listed.joined(separator: "\n"))
         // The file as it is on disk: rendered as Markdown, its headings lost their `#` and its
         // front matter its indentation, and what was shown could not be pasted back.
-        case "show": verbatim(souls.show())
+        case "show":
+            // An edit not read yet is read first, so what is shown is said to be in use or not.
+            if let message = souls.reloadIfChanged() { note(message) }
+            verbatim(souls.show())
         case "reload": note(souls.reload())
         case "why": say(souls.why())
         case .some:
             // An unquoted path with spaces is one path, as /save takes it.
-            do { note(try souls.use(arguments.joined(separator: " "))) } catch { self.error(describe(error)) }
+            do {
+                note(try souls.use(arguments.joined(separator: " ")))
+            } catch {
+                // A located diagnostic says "error:" itself ("FILE:1:1: error: not UTF-8"); once is enough.
+                let said = describe(error)
+                self.error(said.replacingOccurrences(of: ": error: ", with: ": ", options: [], range: said.range(of: ": error: ")))
+            }
         }
     }
 

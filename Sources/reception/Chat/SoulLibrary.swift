@@ -11,7 +11,9 @@ final class SoulLibrary: SoulControl {
     let store: SoulStore
     let catalog: SoulCatalog
     /// The current soul's file (nil for a built-in soul) and its last seen modification time.
-    private let file: Mutex<(url: URL?, modified: Date?)>
+    /// The current soul's file, when it was last read, and whether that reading failed (the
+    /// soul in use is then the last one read without errors, not what the file holds now).
+    private let file: Mutex<(url: URL?, modified: Date?, kept: Bool)>
     /// The catalog id the current soul was chosen by, when it was chosen by one: the status
     /// line's label without reading every soul folder (`catalog.entries()` parses each file,
     /// a 10 ms start-up cost on the way to the first prompt).
@@ -33,7 +35,7 @@ final class SoulLibrary: SoulControl {
         self.catalog = catalog
         let (soul, url, id) = try Self.resolve(nameOrPath, in: catalog)
         store = SoulStore(soul)
-        file = Mutex((url, url.flatMap(Self.modificationDate)))
+        file = Mutex((url, url.flatMap(Self.modificationDate), false))
         chosenID = Mutex(id)
     }
 
@@ -70,6 +72,7 @@ final class SoulLibrary: SoulControl {
     }
     var greeting: String? { store.current.greeting }
     func names() -> [String] { catalog.entries().map(\.id) }
+    func listing() -> [(id: String, errors: Int)] { catalog.entries().map { ($0.id, $0.errors.count) } }
 
     /// A file outside the soul folders by its path, with the home folder as `~` (the log keeps
     /// no user name it does not need; `use` expands it again).
@@ -87,14 +90,19 @@ final class SoulLibrary: SoulControl {
     func use(_ nameOrPath: String) throws -> String {
         let (soul, url, id) = try Self.resolve(nameOrPath, in: catalog)
         store.current = soul
-        file.withLock { $0 = (url, url.flatMap(Self.modificationDate)) }
+        file.withLock { $0 = (url, url.flatMap(Self.modificationDate), false) }
         chosenID.withLock { $0 = id }
         return "Now speaking as \(soul.name)" + (url.map { " (\($0.path))." } ?? " (built in).")
     }
 
     func show() -> String {
         if let url = file.withLock({ $0.url }), let text = try? String(contentsOf: url, encoding: .utf8) {
-            return "── \(url.path) ──\n" + text
+            // The file on disk is what can be edited and pasted; after a failed reload it is
+            // not the soul in use, so say so.
+            let kept = file.withLock { $0.kept }
+                ? "(This file has errors since it was last read: \(store.current.name) speaks on as last read without them. /soul reload lists the errors.)\n"
+                : ""
+            return kept + "── \(url.path) ──\n" + text
         }
         if let url = file.withLock({ $0.url }) {
             // A soul folder: its files, main one first.
@@ -124,8 +132,10 @@ final class SoulLibrary: SoulControl {
         }
         do {
             store.current = try SoulParser.load(contentsOf: url)
+            file.withLock { $0.kept = false }
             return nil
         } catch {
+            file.withLock { $0.kept = true }
             return "Kept \(store.current.name): \(url.lastPathComponent) has errors:\n\(error)"
         }
     }
