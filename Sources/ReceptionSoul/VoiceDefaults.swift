@@ -225,13 +225,34 @@ enum VoiceDefaults {
         // The note naming what a length limit cut, in the soul's language.
         if result.length.omittedNote == nil { result.length.omittedNote = leftOutWords(language: soul.language).template }
         if let wording {
-            if result.confidence.medium == nil { result.confidence.medium = wording.medium }
-            if result.confidence.low == nil { result.confidence.low = wording.low }
-            if result.titles.findings == nil { result.titles.findings = wording.findings }
-            if result.titles.discrepancy == nil { result.titles.discrepancy = wording.discrepancy }
-            if result.followups.title == nil { result.followups.title = wording.followups }
+            // The register's wording, unless it says what the soul avoids ("Quick heads-up" for
+            // a persona that never says "heads up"): then the neutral wording, then the formal.
+            let avoided = AvoidedWords(soul.vocabulary.avoid)
+            func fitting(_ candidates: String?...) -> String? {
+                let present = candidates.compactMap { $0 }
+                return present.first { !avoided.occur(in: $0) } ?? present.first
+            }
+            let formal = englishFormal
+            if result.confidence.medium == nil { result.confidence.medium = fitting(wording.medium, DefaultVoice.hedge(.medium), formal.medium) }
+            if result.confidence.low == nil { result.confidence.low = fitting(wording.low, DefaultVoice.hedge(.low), formal.low) }
+            if result.titles.findings == nil { result.titles.findings = fitting(wording.findings, DefaultVoice.findingsTitle, formal.findings) }
+            if result.titles.discrepancy == nil {
+                result.titles.discrepancy = fitting(wording.discrepancy, DefaultVoice.discrepancyTitle, formal.discrepancy)
+            }
+            if result.followups.title == nil { result.followups.title = fitting(wording.followups, DefaultVoice.followupsTitle, formal.followups) }
             for type in InterventionType.knownCases where result.interventions[type.rawValue]?.label == nil {
-                if let label = wording.interventions[type] { result.interventions[type.rawValue, default: InterventionStyle()].label = label }
+                if let label = fitting(wording.interventions[type], DefaultVoice.interventionLabel(type), formal.interventions[type]) {
+                    result.interventions[type.rawValue, default: InterventionStyle()].label = label
+                }
+            }
+            if !avoided.isEmpty {
+                for outcome in Outcome.knownCases {
+                    guard var style = result.outcomes[outcome.rawValue], soul.outcomes[outcome.rawValue] == nil else { continue }
+                    let neutral = DefaultVoice.outcome(outcome), stately = formal.outcomes[outcome]
+                    if let lead = style.lead, avoided.occur(in: lead) { style.lead = fitting(lead, neutral.lead, stately?.lead) }
+                    if let note = style.note, avoided.occur(in: note) { style.note = fitting(note, neutral.note, stately?.note) }
+                    result.outcomes[outcome.rawValue] = style
+                }
             }
         }
         // Emoji the persona uses, as icons, when it uses emoji freely.
@@ -243,3 +264,43 @@ enum VoiceDefaults {
         return result
     }
 }
+
+/// Words and phrases a soul avoids, to keep Reception's own framing from saying them: matched
+/// as whole words, whatever the case, a hyphen read as a space ("heads up" finds "heads-up"),
+/// and a word's common endings and irregular forms ("dig" finds "digging" and "dug").
+struct AvoidedWords {
+    private let phrases: [[Substring]]
+
+    init(_ avoided: [String]) {
+        phrases = avoided.map { Self.words($0) }.filter { !$0.isEmpty }
+    }
+
+    var isEmpty: Bool { phrases.isEmpty }
+
+    static func words(_ text: String) -> [Substring] {
+        Substring(text.lowercased()).split { !$0.isLetter && !$0.isNumber && $0 != "'" && $0 != "’" }
+    }
+
+    func occur(in text: String) -> Bool {
+        guard !phrases.isEmpty else { return false }
+        let words = Self.words(text)
+        return phrases.contains { phrase in
+            guard phrase.count <= words.count else { return false }
+            return (0...(words.count - phrase.count)).contains { start in
+                zip(phrase, words[start..<start + phrase.count]).allSatisfy { Self.sameWord($0, $1) }
+            }
+        }
+    }
+
+    /// The irregular forms of the verbs Reception's own framing uses ("What I dug up").
+    private static let irregular: [Substring: Set<Substring>] = ["dig": ["dug"], "get": ["got", "gotten"], "run": ["ran"], "take": ["took", "taken"]]
+
+    private static func sameWord(_ avoided: Substring, _ word: Substring) -> Bool {
+        if irregular[avoided]?.contains(word) == true { return true }
+        guard word.hasPrefix(avoided) else { return false }
+        let ending = word.dropFirst(avoided.count)
+        let last = avoided.last.map(String.init) ?? ""
+        return ending.isEmpty || ["s", "es", "ed", "ing", "d", last + "ing", last + "ed"].contains(String(ending))
+    }
+}
+

@@ -99,4 +99,38 @@ struct SoulAuthorTrialTests {
         let blocks = SoulRenderer(soul: Soul(name: "bare")).render(result, trustLevel: 0)
         #expect(blocks.first { $0.role == .finding }?.title == "What I found", "\(blocks)")
     }
+
+    /// Reception's own framing does not say what the soul avoids: a casual persona that never
+    /// says "heads up", "hang on" or "dig" gets the neutral wording for those slots.
+    @Test func theFramingAvoidsWhatTheSoulAvoids() throws {
+        let soul = try SoulParser.parse("""
+            # Breeze
+
+            Breeze is a relaxed surf instructor, super casual, always chill.
+
+            ## Voice
+
+            - Casual, slang, laid-back. Contractions always.
+
+            ## Never say
+
+            - "heads up"
+            - "hang on"
+            - "dig"
+            - "grain of salt"
+
+            """, fileName: "breeze.md")
+        #expect(soul.formality == .casual)
+        let effective = VoiceDefaults.effective(soul)
+        let framing = [effective.interventions["proactive"]?.label, effective.interventions["pushback"]?.label, effective.titles.findings,
+                       effective.outcomes["inconclusive"]?.lead, effective.outcomes["saturated"]?.note, effective.confidence.low]
+        for text in framing {
+            let said = try #require(text)
+            for avoided in ["heads", "hang on", "dig", "dug", "grain of salt"] {
+                #expect(!said.lowercased().contains(avoided), "\(said)")
+            }
+        }
+        // What it does not avoid keeps the casual register.
+        #expect(effective.outcomes["saturated"]?.lead == "Here's the best I've got.")
+    }
 }
