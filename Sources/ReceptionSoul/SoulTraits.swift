@@ -143,7 +143,10 @@ struct TraitDeriver {
         // Length.
         if let stated = winner("verbosity") {
             verbosity = stated
-        } else if measured, let first = stats.firstSentence {
+        } else if stats.sentences >= Self.sentencesForLength, let first = stats.firstSentence {
+            // A length limit cuts answers: measured on a few lines (a name, a one-line
+            // description, an emoji after its "!") it cut them for souls that never spoke of
+            // length, so it takes more of the persona's own words than the other habits.
             let average = Double(stats.words) / Double(stats.sentences)
             let value = average <= 9 ? "terse" : average <= 14 ? "concise" : average >= 22 ? "detailed" : "balanced"
             if value != "balanced" {
@@ -244,6 +247,9 @@ struct TraitDeriver {
         if let begin = start { result.append(lowered[begin..<scalars.endIndex]) }
         return result
     }
+
+    /// The fewest sentences of the persona's own words a length is measured on.
+    static let sentencesForLength = 10
 
     static let negations: Set<Substring> = ["not", "never", "no", "don't", "don’t", "doesn't", "doesn’t", "isn't", "without", "avoid", "avoids",
                                             "zero", "nor", "nicht", "nie", "kein", "keine", "niemals", "statt", "anstatt", "pas", "jamais", "nunca"]

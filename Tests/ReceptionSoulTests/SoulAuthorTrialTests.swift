@@ -133,4 +133,21 @@ struct SoulAuthorTrialTests {
         // What it does not avoid keeps the casual register.
         #expect(effective.outcomes["saturated"]?.lead == "Here's the best I've got.")
     }
+
+    /// A short soul that never speaks of length gets no length limit from a few measured lines
+    /// (its name, a one-line description, an emoji after a "!"): it cut every answer.
+    @Test func aFewShortLinesSetNoLengthLimit() throws {
+        let soul = try SoulParser.parse("""
+            # Sprout 🌱
+
+            Sprout is a cheerful garden gnome who loves helping! 🌻
+
+            ## Vibe
+
+            - Casual, bubbly, lots of exclamation marks! 🎉
+            - Sign off with "Keep growing! 🌿"
+
+            """, fileName: "sprout.md")
+        #expect(soul.length.maxSentences == nil, "\(soul.verbosity)")
+    }
 }

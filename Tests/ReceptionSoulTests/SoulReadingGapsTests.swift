@@ -231,10 +231,12 @@ struct SoulReadingGapsTests {
             "Ask her about the weather and you will hear about the storm of nineteen sixty two, the boats that were lost and the ones that came home against the odds",
             "She never hurries an answer, because in her experience the people who hurry are the ones who end up on the rocks when the fog comes down without warning",
         ].map { $0 + "." }
-        let oneLine = "# Keeper\n\n## Voice\n\n" + sentences.joined(separator: " ") + "\n"
+        // Enough of them for a measured length (`TraitDeriver.sentencesForLength`).
+        let paragraph = Array(repeating: sentences.joined(separator: " "), count: 3).joined(separator: " ")
+        let oneLine = "# Keeper\n\n## Voice\n\n" + paragraph + "\n"
         var folded = "# Keeper\n\n## Voice\n\n"
         var line = ""
-        for word in sentences.joined(separator: " ").split(separator: " ") {
+        for word in paragraph.split(separator: " ") {
             if line.count + word.count + 1 > 72 { folded += line + "\n"; line = "" }
             line += (line.isEmpty ? "" : " ") + word
         }
