@@ -448,12 +448,24 @@ struct TraitDeriver {
         ("signoff:", "closer"), ("sign_off:", "closer"),
     ]
 
-    static func labelledPhrase(_ trimmed: String) -> (String, String)? {
+    static func labelledPhrase(_ line: String) -> (String, String)? {
+        // A list item or bold label reads as the line ("- Greeting: hi", "**Sign-off:** Be well").
+        var trimmed = line
+        if let marker = MarkdownSoulReader.listMarkerLength(Substring(trimmed)) { trimmed = String(trimmed.dropFirst(marker)) }
+        if trimmed.hasPrefix("**") || trimmed.hasPrefix("__") {
+            trimmed = String(trimmed.dropFirst(2))
+            if let close = trimmed.range(of: trimmed.hasPrefix("_") ? "__" : "**") { trimmed.removeSubrange(close) }
+        }
         // Every prose line passes here: lowercase only the few that can start with a label.
         guard let initial = trimmed.first, initial == "g" || initial == "G" || initial == "s" || initial == "S" else { return nil }
         let lowered = trimmed.prefix(10).lowercased()
         guard let (label, kind) = phraseLabels.first(where: { lowered.hasPrefix($0.label) }) else { return nil }
-        let phrase = trimmed.dropFirst(label.count).trimmedSpaces
+        var phrase = trimmed.dropFirst(label.count).trimmedSpaces
+        // Quoted whole: the quotes are not the phrase's.
+        for (open, close) in [("\"", "\""), ("“", "”"), ("«", "»"), ("'", "'")] where phrase.count > 2 && phrase.hasPrefix(open) && phrase.hasSuffix(close) {
+            phrase = String(phrase.dropFirst().dropLast()).trimmedSpaces
+            break
+        }
         guard (1...80).contains(phrase.count) else { return nil }
         // A note about the phrase is no phrase: "Sign-off: none", "Greeting: never 'Hey guys'",
         // "Greeting: warm but brief".

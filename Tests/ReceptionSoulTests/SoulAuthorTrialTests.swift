@@ -150,4 +150,17 @@ struct SoulAuthorTrialTests {
             """, fileName: "sprout.md")
         #expect(soul.length.maxSentences == nil, "\(soul.verbosity)")
     }
+
+    /// A labelled greeting or sign-off is read as a list item, in bold, and quoted at any
+    /// length a labelled line takes (they were silently not read).
+    @Test func aLabelledGreetingIsReadAsAListItemBoldOrQuoted() throws {
+        func soul(_ line: String) throws -> Soul {
+            try SoulParser.parse("# G\n\nG is a butler.\n\n## Voice\n\n\(line)\n", fileName: "g.md")
+        }
+        #expect(try soul("- Greeting: hi there").greeting == "hi there")
+        #expect(try soul(#"- Greeting: "Good day. How may I be of service?""#).greeting == "Good day. How may I be of service?")
+        #expect(try soul("**Greeting:** Howdy, partner!").greeting == "Howdy, partner!")
+        #expect(try soul("- Sign-off: I remain, as ever, at your service.").signOff == "I remain, as ever, at your service.")
+        #expect(try soul("- Sign-off: none").signOff == nil)
+    }
 }
