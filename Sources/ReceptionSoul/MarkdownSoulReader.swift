@@ -1102,9 +1102,12 @@ struct MarkdownSoulReader {
         }
         text = parts.first { !isGeneric($0) }?.trimmedSpaces ?? ""
         for prefix in ["The Soul of ", "Soul of ", "The soul of "] where text.hasPrefix(prefix) { text = String(text.dropFirst(prefix.count)) }
-        for suffix in ["'s Writing Style Guide", "’s Writing Style Guide", " Writing Style Guide", "'s Style Guide", " Style Guide", "'s Soul", " Soul"] where text.hasSuffix(suffix) {
+        for suffix in ["'s Writing Style Guide", "’s Writing Style Guide", " Writing Style Guide", "'s Style Guide", " Style Guide", "'s Soul", "’s Soul", " SOUL"]
+        where text.hasSuffix(suffix) {
             text = String(text.dropLast(suffix.count))
         }
+        // "Garry Tan Soul" is Garry Tan; "Old Soul" and "My Soul" are names of their own.
+        if text.hasSuffix(" Soul"), text.dropLast(5).split(separator: " ").count >= 2 { text = String(text.dropLast(5)) }
         text = text.trimmingScalars(in: " -—–:|·&")  // "Voice & Style Guide" less its suffix: "Voice"
         guard !text.isEmpty, text.count <= 60, !isGeneric(text), !text.fastContains("\\n"), !text.hasPrefix("[") else { return nil }
         return text

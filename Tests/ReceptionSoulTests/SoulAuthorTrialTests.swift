@@ -163,4 +163,12 @@ struct SoulAuthorTrialTests {
         #expect(try soul("- Sign-off: I remain, as ever, at your service.").signOff == "I remain, as ever, at your service.")
         #expect(try soul("- Sign-off: none").signOff == nil)
     }
+
+    /// "Soul" that is part of a name stays: "# Old Soul" is Old Soul, not Old.
+    @Test func soulInANameStays() throws {
+        func name(_ heading: String) throws -> String { try SoulParser.parse("# \(heading)\n\nA helper.\n", fileName: "x.md").name }
+        #expect(try name("Old Soul") == "Old Soul")
+        #expect(try name("Garry Tan Soul") == "Garry Tan")
+        #expect(try name("Aaron's Soul") == "Aaron")
+    }
 }
