@@ -567,7 +567,9 @@ struct MarkdownSoulReader {
         let words = heading.lowercased().split(whereSeparator: { !$0.isLetter })
         let venues: Set<Substring> = ["twitter", "tweets", "tweet", "parliament", "parliamentary", "youtube", "podcast", "podcasts",
                                       "linkedin", "essay", "essays", "blog", "speech", "speeches", "interview", "interviews", "newsletter",
-                                      "instagram", "tiktok", "lecture", "lectures", "keynote", "press", "conference", "sermon"]
+                                      "instagram", "tiktok", "lecture", "lectures", "keynote", "press", "conference", "sermon",
+                                      // A heading over several ("Platform Differences", "By venue"): each under it is one.
+                                      "platform", "platforms", "venue", "venues", "channels", "fora", "forums"]
         return words.contains { venues.contains($0) }
     }
 

@@ -171,4 +171,22 @@ struct SoulAuthorTrialTests {
         #expect(try name("Garry Tan Soul") == "Garry Tan")
         #expect(try name("Aaron's Soul") == "Aaron")
     }
+
+    /// An opener stated for one venue under a heading over several ("## Platform
+    /// Differences", "### Think tanks") is that venue's, not every answer's.
+    @Test func anOpenerUnderAPlatformsHeadingIsThatVenues() throws {
+        let soul = try SoulParser.parse("""
+            # Vee
+
+            Vee is a diplomat.
+
+            ## Platform Differences
+
+            ### Think tanks and foreign audiences
+
+            Conversational but structured. Will start with "Let me step back."
+
+            """, fileName: "vee.md")
+        #expect(soul.opener == nil)
+    }
 }
