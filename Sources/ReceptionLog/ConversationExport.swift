@@ -43,7 +43,7 @@ public enum ConversationExport {
                       MarkdownLiteral.plain(TerminalText.clean(exchange.message)), ""]
             lines += ["## Reception · " + details(exchange).joined(separator: " · "), ""]
             if !exchange.shown.isEmpty { lines += [MarkdownLiteral.nested(TerminalText.clean(exchange.shown)), ""] }
-            if let detail = exchange.detail { lines += ["> \(TerminalText.line(detail, limit: 2000))", ""] }
+            if let detail = exchange.detail, detail != exchange.status { lines += ["> \(TerminalText.line(detail, limit: 2000))", ""] }
         }
         return lines.joined(separator: "\n")
     }

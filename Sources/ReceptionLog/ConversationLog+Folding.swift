@@ -32,10 +32,14 @@ extension ConversationLog {
             try db.inTransaction(.immediate) {
                 taken = try Self.takePendingFiles(in: folder, timeout: options.busyTimeout)
                 let done = try Set(String.fetchAll(db, sql: "SELECT name FROM folded_files"))
+                var dropped: [String] = []
                 for name in taken where !done.contains(name) {
-                    applied += try applyPendingFile(folder + "/" + name, in: db)
+                    applied += try applyPendingFile(folder + "/" + name, in: db, dropped: &dropped)
                     try db.execute(sql: "INSERT INTO folded_files (name) VALUES (?)", arguments: [name])
                 }
+                // After every file: files are applied session by session, and the session (or
+                // command) that dropped a queued message is not the one that queued it.
+                try Self.markDropped(dropped, in: db)
                 for name in done.subtracting(taken) {
                     try db.execute(sql: "DELETE FROM folded_files WHERE name = ?", arguments: [name])
                 }
@@ -73,7 +77,7 @@ extension ConversationLog {
     /// crash) is skipped, and so is an entry the database refuses (an exchange of a
     /// conversation removed meanwhile); any other failure stops the move, which is retried by
     /// the next reader with nothing lost.
-    private func applyPendingFile(_ path: String, in db: Database) throws -> Int {
+    private func applyPendingFile(_ path: String, in db: Database, dropped: inout [String]) throws -> Int {
         // The session that wrote the file: its exchanges stay open while it lives.
         let name = URL(fileURLWithPath: path).lastPathComponent
         let writer = Int32(name.prefix { $0.isNumber }) ?? 0
@@ -87,6 +91,7 @@ extension ConversationLog {
                 if let piece = entry.shown {
                     try insertShown(exchangeID: piece.exchangeID, shown: piece.shown, engineText: piece.engineText, in: db)
                 }
+                dropped += entry.dropped ?? []
                 applied += 1
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 return
@@ -96,6 +101,16 @@ extension ConversationLog {
             }
         }
         return applied
+    }
+
+    /// Queued exchanges dropped from the offline queue: never sent, and said so.
+    static func markDropped(_ ids: [String], in db: Database) throws {
+        for id in ids {
+            try db.execute(sql: """
+                UPDATE exchanges SET ending = 'cancelled', detail = ?, ended_at = COALESCE(ended_at, ?)
+                WHERE id = ? AND ending = 'queued'
+                """, arguments: [ExchangeRecord.droppedFromQueue, Date().timeIntervalSince1970, id])
+        }
     }
 
     /// The longest line moved in: an exchange holds at most an engine's longest answer twice

@@ -18,11 +18,13 @@ import ReceptionStorage
 ///
 /// The pending files are 0600 in a 0700 folder, and hold text already scrubbed of secrets.
 extension ConversationLog {
-    /// One line of a pending file: exactly one of the three is set.
+    /// One line of a pending file: exactly one of them is set.
     struct PendingEntry: Codable {
         var conversation: ConversationRecord?
         var exchange: ExchangeRecord?
         var shown: Piece?
+        /// Exchanges kept in the offline queue and dropped from it: never sent.
+        var dropped: [String]?
 
         struct Piece: Codable {
             var exchangeID: String
@@ -42,6 +44,14 @@ extension ConversationLog {
     /// Appends an exchange as it stands (`save`'s rules apply when it is moved in).
     public func enqueue(_ exchange: ExchangeRecord) throws {
         try append(PendingEntry(exchange: scrubbed(exchange)))
+    }
+
+    /// Appends that the queued messages with these ids (their exchanges' ids) were dropped
+    /// from the offline queue (`reception queue drop`, `/queue drop`): their exchanges then
+    /// read "dropped from the offline queue, never sent", not "queued" for ever.
+    public func enqueueDropped(_ exchangeIDs: [String]) throws {
+        guard !exchangeIDs.isEmpty else { return }
+        try append(PendingEntry(dropped: exchangeIDs))
     }
 
     /// Appends a piece of the answer being streamed, before it is printed.

@@ -167,6 +167,20 @@ struct PendingLogTests {
         #expect(try reader.conversations().isEmpty)
     }
 
+    /// A queued message dropped from the offline queue reads so, not "queued" for ever; one
+    /// already sent since is left as it ended.
+    @Test func aQueuedMessageDroppedFromTheQueueSaysSo() throws {
+        let path = temporaryLogPath()
+        let session = ConversationLog(path: path)
+        let conversation = ConversationRecord(backend: "fri")
+        try session.enqueue(conversation)
+        try session.enqueue(exchange("q1", in: conversation, message: "hi there", ending: .queued))
+        try session.enqueue(exchange("q2", in: conversation, message: "sent later", ending: .answered))
+        try ConversationLog(path: path).enqueueDropped(["q1", "q2"])
+        let read = try ConversationLog(path: path).exchanges(of: conversation.id)
+        #expect(read.map(\.status) == ["dropped from the offline queue, never sent", "complete"], "\(read.map(\.status))")
+    }
+
     @Test func secretsNeverReachThePendingFile() throws {
         let path = temporaryLogPath()
         let secret = "sk-pending-7Hq2Lx9Pz4Vb"

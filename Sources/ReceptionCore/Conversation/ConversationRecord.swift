@@ -180,7 +180,11 @@ public struct ExchangeRecord: Sendable, Hashable, Codable {
             }
         case .open: "being answered"
         case .interrupted: "interrupted (Reception stopped)"
+        case .cancelled where detail == Self.droppedFromQueue: Self.droppedFromQueue
         default: ending.rawValue
         }
     }
+
+    /// The detail of a queued message dropped from the offline queue before it was sent.
+    public static let droppedFromQueue = "dropped from the offline queue, never sent"
 }

@@ -306,6 +306,8 @@ extension REPL {
             }
             do {
                 let dropped = try queue.drop(chosen.map(\.id))
+                // Their exchanges in the log are no longer "queued": they will never be sent.
+                try? log.writable?.dropped(exchangeIDs: chosen.map(\.id))
                 note(QueueListing.dropped(dropped, of: items.count))
             } catch {
                 self.error("The offline queue cannot be changed: \(describe(error))")

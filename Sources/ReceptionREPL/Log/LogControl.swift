@@ -20,4 +20,10 @@ public protocol LogControl: Sendable {
     /// The conversation `id` (or the first characters of it), or the most recent one when
     /// `id` is nil, with its last `limit` exchanges, oldest first; nil when there is none.
     func conversation(_ id: String?, lastExchanges limit: Int) throws -> (ConversationRecord, [ExchangeRecord])?
+    /// Records that queued messages (by their exchanges' ids) were dropped from the offline queue.
+    func dropped(exchangeIDs: [String]) throws
+}
+
+extension LogControl {
+    public func dropped(exchangeIDs: [String]) throws {}
 }

@@ -53,6 +53,10 @@ struct ConversationLogControl: LogControl {
         try explained { try log.enqueue(exchange) }
     }
 
+    func dropped(exchangeIDs: [String]) throws {
+        try explained { try log.enqueueDropped(exchangeIDs) }
+    }
+
     func appendShown(exchangeID: String, shown: String, engineText: String) throws {
         try explained { try log.enqueueShown(exchangeID: exchangeID, shown: shown, engineText: engineText) }
     }

@@ -43,7 +43,7 @@ struct LogsShowCommand: ParsableCommand {
                                  + ConversationExport.details(exchange).joined(separator: " · "), styled: styled))
             print("› " + TerminalText.clean(exchange.message))
             if !exchange.shown.isEmpty { print(TerminalText.clean(exchange.shown)) }
-            if let detail = exchange.detail { print(LogsOutput.dim(TerminalText.line(detail, limit: 2000), styled: styled)) }
+            if let detail = exchange.detail, detail != exchange.status { print(LogsOutput.dim(TerminalText.line(detail, limit: 2000), styled: styled)) }
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReceptionCore
+import ReceptionLog
 import ReceptionQueue
 import ReceptionREPL
 
@@ -61,6 +62,12 @@ struct QueueCommand: ParsableCommand {
             }
         }
         let dropped = try OfflineQueueControl(queue: queue).drop(chosen.map(\.id))
+        // Their exchanges in the log are no longer "queued": they will never be sent. (A log
+        // turned off with `reception logs off` is left alone; it holds what it held.)
+        if !LogSwitch(path: LogSwitch.path(in: .standard())).isOff {
+            let log = LogsCommand.log()
+            if log.exists { try? log.enqueueDropped(chosen.map(\.id)) }
+        }
         StandardStreams.write(QueueListing.dropped(dropped, of: items.count) + "\n")
     }
 
