@@ -36,6 +36,15 @@ struct PipedModeTests {
         #expect(trustStatus == 64 && trustErrors.contains("--trust must be 0, 1 or 2.") && !trustErrors.contains("Unexpected argument"), "\(trustErrors)")
     }
 
+    /// `reception serve` speaks as itself: its usage lists the servers, and an unknown one is
+    /// named (the reference-server program's own name was shown, a name nobody typed).
+    @Test func serveSaysItsServersAndNamesAnUnknownOne() async throws {
+        let (help, _, helpStatus) = try await PipedREPL.run(["serve"], input: "", separateErrors: true)
+        #expect(helpStatus == 0 && help.contains("Servers: loop-symphony, openai") && !help.contains("USAGE: reception-reference-server"), "\(help)")
+        let (_, errors, status) = try await PipedREPL.run(["serve", "nosuch"], input: "", separateErrors: true)
+        #expect(status == 64 && errors.contains("Unknown server 'nosuch'") && errors.contains("reception serve"), "\(errors)")
+    }
+
     /// A negative number is a value out of range, not a missing one ("Missing value for
     /// '--local-step-ms <ms>'" sent people looking for the wrong mistake).
     @Test func aNegativeNumberIsNamedAsOutOfRange() async throws {

@@ -1,22 +1,31 @@
 import ArgumentParser
 import Foundation
+import ReceptionCore
 
 /// `reception serve SERVER ...`: runs the reference servers' program, which sits beside this
 /// executable. The servers live there so that the chat binary carries no server framework.
 struct ServeCommand: ParsableCommand {
     static let program = "reception-reference-server"
+    /// The servers that program runs (its subcommands).
+    static let servers = ["loop-symphony", "openai", "friday", "codex", "loomi", "timepoint"]
 
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run a deterministic reference server on 127.0.0.1 (for trying Reception and for tests).",
         discussion: """
-        Servers: loop-symphony, openai, friday, codex, loomi, timepoint. `reception serve NAME --help` lists its \
+        Servers: \(servers.joined(separator: ", ")). `reception serve NAME --help` lists its \
         options. This runs \
         the \(program) program built beside reception (swift build --product \(program)).
         """)
 
     @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The server and its options.", valueName: "server"))
     var arguments: [String] = []
+
+    func validate() throws {
+        if let server = arguments.first, !["--help", "-h", "help"].contains(server), !Self.servers.contains(server) {
+            throw ValidationError("Unknown server '\(TerminalText.line(server, limit: 40))'. Servers: \(Self.servers.joined(separator: ", ")).")
+        }
+    }
 
     func run() throws {
         let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -30,6 +39,12 @@ struct ServeCommand: ParsableCommand {
                 return
             }
             throw ValidationError("The reference servers are a program of their own, and \(sibling) is missing. Build it with: swift build --product \(Self.program)")
+        }
+        // Usage and mistakes are said here, as `reception serve`: the program's own name is
+        // not one the person typed.
+        guard let server = arguments.first, !["--help", "-h", "help"].contains(server) else {
+            print(Reception.helpMessage(for: Self.self))
+            return
         }
         let argv = [sibling] + arguments
         var cArguments = argv.map { strdup($0) } + [nil]
