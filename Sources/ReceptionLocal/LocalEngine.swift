@@ -46,7 +46,7 @@ actor LocalEngine {
 
     func requestCancel(_ taskID: String) throws {
         guard running.contains(taskID) else {
-            throw BackendError.invalidTaskState(taskID: taskID, reason: "is not running")
+            throw BackendError.invalidTaskState(taskID: taskID, reason: "no such task is running")
         }
         cancelled.insert(taskID)
     }

@@ -30,7 +30,7 @@ public enum ConversationExport {
     /// A conversation as Markdown: a header, then each message and its answer as shown, with
     /// how each ended. Text from the log is cleaned of escape sequences (the file may be printed).
     public static func markdown(_ conversation: ConversationRecord, _ exchanges: [ExchangeRecord]) -> String {
-        var lines = ["# \(TerminalText.line(conversation.title.isEmpty ? "Conversation" : conversation.title, limit: 200))", ""]
+        var lines = ["# \(MarkdownLiteral.plain(TerminalText.line(conversation.title.isEmpty ? "Conversation" : conversation.title, limit: 200)))", ""]
         lines.append("- conversation: \(conversation.id)")
         lines.append("- started: \(timestamp(conversation.startedAt))")
         lines.append("- backend: \(TerminalText.line(conversation.backend, limit: 80))"

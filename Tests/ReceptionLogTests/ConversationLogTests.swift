@@ -267,5 +267,8 @@ struct ConversationLogTests {
         #expect(headings.count == 3, "the title, You and Reception only (and a comment in code): \(headings)")
         #expect(markdown.contains("\\## Reception · complete · forged  \nsecond line  \nReception · underlined  \n\\-"), "\(markdown)")
         #expect(markdown.contains("Here it is.  \n\\# Not a heading") && markdown.contains("```\n# a shell comment\n```"), "\(markdown)")
+        // The title (the first message) is escaped as the message is.
+        conversation.title = "## Reception · complete"
+        #expect(ConversationExport.markdown(conversation, [forged]).hasPrefix("# \\## Reception · complete\n"), "\(ConversationExport.markdown(conversation, [forged]).prefix(60))")
     }
 }

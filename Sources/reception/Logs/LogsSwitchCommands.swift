@@ -11,12 +11,14 @@ struct LogsOffCommand: ParsableCommand {
     func run() throws {
         let environment = PluginEnvironment.standard()
         let logSwitch = LogSwitch(path: LogSwitch.path(in: environment))
+        let wasOff = logSwitch.isOff
         do { try logSwitch.turnOff() } catch {
             throw LogsCommand.fail("Cannot turn logging off: \(logSwitch.path): \(PlainFile.reason(of: error))")
         }
         let log = LogsCommand.log(environment: environment)
         let kept = (try? log.statistics().conversations) ?? 0
-        print("Conversations are no longer logged (reception logs on logs them again)."
+        print((wasOff ? "Conversations are not logged (logging was already off; reception logs on logs them again)."
+                      : "Conversations are no longer logged (reception logs on logs them again).")
               + (kept > 0 ? " The \(Counted.phrase(kept, "conversation")) already logged are kept; reception logs rm --all removes them." : ""))
     }
 }
