@@ -183,16 +183,39 @@ public struct SoulRenderer: Sendable {
 
     /// Whether `text` opens (or ends) with `phrase`, compared by letters and digits only, so
     /// case, punctuation and spacing do not matter ("Let me take a step back." and "let me take
-    /// a step back —").
+    /// a step back —"). Scalar by scalar, from the end they would stand at: it runs for each
+    /// result with a lead or a sign-off.
     static func saysAlready(_ text: String, _ phrase: String, atStart: Bool) -> Bool {
-        func key(_ s: Substring) -> [Character] { s.lowercased().filter { $0.isLetter || $0.isNumber } }
-        let wanted = key(Substring(phrase))
-        guard !wanted.isEmpty else { return false }
-        // A window a little longer than the phrase, from the end it would stand at.
-        let span = phrase.count * 2 + 8
-        let window = atStart ? text.prefix(span) : text.suffix(span)
-        let have = key(window)
-        return atStart ? have.starts(with: wanted) : have.reversed().starts(with: wanted.reversed())
+        func keyed(_ scalars: some Sequence<Unicode.Scalar>) -> some Sequence<Unicode.Scalar> {
+            scalars.lazy.filter(isKey).map(folded)
+        }
+        let matched = atStart
+            ? matches(keyed(text.unicodeScalars), prefix: keyed(phrase.unicodeScalars))
+            : matches(keyed(text.unicodeScalars.reversed()), prefix: keyed(phrase.unicodeScalars.reversed()))
+        return matched
+    }
+
+    private static func matches(_ text: some Sequence<Unicode.Scalar>, prefix: some Sequence<Unicode.Scalar>) -> Bool {
+        var remaining = text.makeIterator()
+        var any = false
+        for wanted in prefix {
+            guard let have = remaining.next(), have == wanted else { return false }
+            any = true
+        }
+        return any
+    }
+
+    private static func isKey(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII {
+            let v = scalar.value
+            return (v >= 0x30 && v <= 0x39) || (v >= 0x41 && v <= 0x5A) || (v >= 0x61 && v <= 0x7A)
+        }
+        return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+    }
+
+    private static func folded(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        if scalar.isASCII { return scalar.value >= 0x41 && scalar.value <= 0x5A ? Unicode.Scalar(scalar.value + 0x20)! : scalar }
+        return scalar.properties.lowercaseMapping.unicodeScalars.first ?? scalar
     }
 
     // MARK: Pieces
