@@ -142,6 +142,14 @@ public actor REPL {
                 reader.idleWorkFinished()
                 continue
             case .endOfInput:
+                // A message continued with "\\" and then the end (a script's last line, Ctrl-D at
+                // the "…" prompt) is still a message: sent, not dropped without a word.
+                let unfinished = pending.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !unfinished.isEmpty, InterruptMonitor.shared.terminationSignal == nil {
+                    pending = ""
+                    reader.remember(unfinished.replacingOccurrences(of: "\n", with: " "))
+                    if unfinished.hasPrefix("/") { _ = await runCommand(unfinished) } else { await send(unfinished) }
+                }
                 await leave()
                 return exitStatus
             case _ where InterruptMonitor.shared.terminationSignal != nil:

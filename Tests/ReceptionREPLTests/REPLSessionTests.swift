@@ -207,6 +207,9 @@ struct REPLLineTests {
         #expect(output.contains("got [first line\nsecond line]"), "\(output)")
         #expect(output.contains(#"got [where is C:\temp\]"#), "\(output)")
         #expect(output.contains("got [what can you do?]"), "a message of its own: \(output)")
+        // Continued, then the end of the input: still sent, not dropped without a word.
+        let (last, _, _) = await runREPL(["hello", "one more\\"], backend: backend)
+        #expect(last.contains("got [one more]"), "\(last)")
     }
 
     /// `--json` makes every line of output one JSON object, `/help` included.

@@ -15,7 +15,7 @@ struct LogsListCommand: ParsableCommand {
         are highlighted on a terminal.
         """)
 
-    @Option(name: .shortAndLong, parsing: .unconditional, help: ArgumentHelp("Search every message and answer for these words.", valueName: "text"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Search every message and answer for these words.", valueName: "text"))
     var query: String?
 
     @OptionGroup var filters: LogFilterOptions
