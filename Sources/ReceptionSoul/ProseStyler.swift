@@ -491,9 +491,7 @@ struct ProseStyler: Sendable {
             var last = j - 1
             while last >= trail, isCloser(s[last]) || s[last] == "*" || s[last] == "_" { last -= 1 }
             var endsSentence = last >= trail && (s[last] == "." || s[last] == "!" || s[last] == "?" || s[last] == "…")
-            if endsSentence, s[trail] == ".", last == trail, isAbbreviation(core), !abbreviationEnds(core, before: j) {
-                endsSentence = false
-            }
+            if endsSentence, s[last] == ".", !fullStopEnds(core: core, through: last, before: j) { endsSentence = false }
             let followedBySpace = j == n ? !streaming : isSpace(s[j])
 
             if core.isEmpty {
@@ -550,19 +548,15 @@ struct ProseStyler: Sendable {
             return end == n || isSpace(s[end]) ? end : nil
         }
 
-        func isAbbreviation(_ core: Range<Int>) -> Bool {
-            if core.count == 1 { return isLetter(s[core.lowerBound]) }  // an initial
-            guard core.count <= 6 else { return false }
-            return Abbreviations.all.contains(lowercasedWord(s[core]))
-        }
-
-        /// Whether an abbreviation's full stop ends the sentence too, from the next word
-        /// (`Abbreviations.endsBefore`); not when the next word is not here yet.
-        func abbreviationEnds(_ core: Range<Int>, before j: Int) -> Bool {
+        /// Whether the full stop at `stop` ends the sentence (`Sentences.fullStopEnds`, the rule
+        /// every splitter shares), from the word before it and the next word's first character;
+        /// in a stream whose next word is not here yet, it does (as it did before it was known).
+        func fullStopEnds(core: Range<Int>, through stop: Int, before j: Int) -> Bool {
             var next = j
             while next < s.count, isSpace(s[next]) { next += 1 }
-            guard next < s.count else { return !streaming }
-            return Abbreviations.endsBefore(next: s[next], word: lowercasedWord(s[core]))
+            guard next < s.count else { return true }
+            let word = String(String.UnicodeScalarView(s[core.lowerBound..<stop]))
+            return Sentences.fullStopEnds(after: word, before: Character(s[next]))
         }
 
         /// Names, numbers, code-like and technical tokens.
@@ -870,25 +864,6 @@ func lowercasedWord(_ word: ArraySlice<Unicode.Scalar>) -> String {
         bytes.append(v >= 0x41 && v <= 0x5A ? v + 32 : v)
     }
     return String(decoding: bytes, as: UTF8.self)
-}
-
-enum Abbreviations {
-    static let all: Set<String> = ["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "approx", "cf", "fig", "no", "jr", "sr",
-                                   "a.m", "p.m"]
-
-    /// Abbreviations that often close a sentence ("we open at 9 a.m. Tickets cost $3."): they
-    /// end one before a capitalised word.
-    static let closing: Set<String> = ["etc", "a.m", "p.m"]
-
-    /// Whether the full stop of the abbreviation `word` ends the sentence when `next` (the first
-    /// character of the next word) follows. "No." abbreviates "number" only before one ("No. 5");
-    /// as an answer ("Is there parking? No. Use the garage.") it is a sentence. An initial or a
-    /// title ("J. Smith", "Dr. Lee") never ends one.
-    static func endsBefore(next: Unicode.Scalar, word: String) -> Bool {
-        if word == "no" { return !(next.properties.numericType != nil || next == "#") }
-        if closing.contains(word) { return next.properties.isUppercase }
-        return false
-    }
 }
 
 /// Output as UTF-8 bytes: appending scalars to a `String.UnicodeScalarView` one slice at a

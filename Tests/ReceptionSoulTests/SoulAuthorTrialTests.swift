@@ -46,6 +46,14 @@ struct SoulAuthorTrialTests {
                                              "Mr. Smith at the desk validates tickets."])
         #expect(Sentences.split("Take bus No. 5 at 9 a.m. sharp. We open at 9 a.m. Tickets cost $3.")
                 == ["Take bus No. 5 at 9 a.m. sharp.", "We open at 9 a.m.", "Tickets cost $3."])
+        // Titles, "U.S.", extensions and months: one rule for every splitter.
+        let more = "The lecture is by Prof. Lee in the U.S. by invitation. Call ext. 42 first. It opens in Jan. and closes on 5th Ave. It costs $3."
+        #expect(Sentences.split(more) == ["The lecture is by Prof. Lee in the U.S. by invitation.", "Call ext. 42 first.",
+                                          "It opens in Jan. and closes on 5th Ave.", "It costs $3."])
+        #expect(limited(1).render(answer(more), trustLevel: 0)[0].markdown == "The lecture is by Prof. Lee in the U.S. by invitation.")
+        var sentenceCase = Soul(name: "s")
+        sentenceCase.capitalization = .sentence
+        #expect(SoulRenderer(soul: sentenceCase).style("built in the U.S. by volunteers. it works.") == "Built in the U.S. by volunteers. It works.")
     }
 
     /// A question the answer asks of itself is not the answer: the limit counts the sentence

@@ -9,11 +9,41 @@ public enum Sentences {
         return text + "."
     }
 
-    static let abbreviations: Set<String> = ["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "no", "approx", "cf", "fig",
-                                             "a.m", "p.m"]
-    /// Abbreviations that often close a sentence ("we open at 9 a.m. Tickets cost $3."): they
-    /// end one before a capitalised word.
-    static let closing: Set<String> = ["etc", "a.m", "p.m"]
+    /// Abbreviations whose full stop never ends a sentence: a title or an initial before a
+    /// name ("Prof. Lee", "J. Smith"), "e.g.", "vs.".
+    static let continuing: Set<String> = [
+        "e.g", "i.e", "vs", "cf", "viz", "mr", "mrs", "ms", "dr", "prof", "st", "sr", "jr", "rev", "hon", "gen", "sen", "rep", "gov",
+        "capt", "lt", "col", "sgt", "mt", "ft", "fig", "approx", "ca", "incl", "nr",
+    ]
+    /// Abbreviations that often close a sentence ("we open at 9 a.m. Tickets cost $3.", "a
+    /// garage on 5th Ave. It costs"): their full stop ends one before a capitalised word.
+    static let closing: Set<String> = [
+        "etc", "a.m", "p.m", "ave", "blvd", "rd", "ln", "ext", "inc", "ltd", "corp", "co", "dept", "vol", "est", "min", "hrs",
+        "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    ]
+
+    /// Whether a full stop after `word` (lowercased, without its full stop) ends a sentence
+    /// when `next` begins what follows (nil: nothing follows). One rule for every splitter
+    /// (the soul's limits, the local backend's passages, the rewrite's sentence buffer):
+    /// - "No." abbreviates "number" only before one ("No. 5"); as an answer it is a sentence;
+    /// - a title, an initial or "e.g." never ends one;
+    /// - a closing abbreviation ("a.m.", "Ave.", "ext.", "U.S.") ends one before a capital only
+    ///   ("in the U.S. by volunteers", "call ext. 42" go on).
+    /// Any other full stop ends one, whatever follows: text written in lowercase has sentences too.
+    public static func fullStopEnds(after word: String, before next: Character?) -> Bool {
+        guard let next else { return true }
+        let word = word.lowercased().trimmingCharacters(in: "(\"'“‘[")
+        if word == "no" { return !(next.isNumber || next == "#") }
+        if word.count == 1, word.first?.isLetter == true { return false }  // an initial
+        if continuing.contains(word) { return false }
+        if closing.contains(word) || isDotted(word) { return next.isUppercase }
+        return true
+    }
+
+    /// "u.s", "u.k", "ph.d": letters with full stops between them.
+    static func isDotted(_ word: String) -> Bool {
+        word.contains(".") && word.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { $0.count >= 1 && $0.count <= 2 && $0.allSatisfy(\.isLetter) }
+    }
 
     public static func split(_ text: String) -> [String] {
         var sentences: [String] = []
@@ -30,7 +60,7 @@ public enum Sentences {
                 var next = end
                 while next < characters.count, characters[next].isWhitespace { next += 1 }
                 let following = next < characters.count ? characters[next] : nil
-                if atBoundary && !(character == "." && continuesAfterAbbreviation(current, next: following)) {
+                if atBoundary && !(character == "." && !fullStopEnds(after: lastWord(of: current, before: end - index - 1), before: following)) {
                     let sentence = current.trimmingWhitespace
                     if !sentence.isEmpty { sentences.append(sentence) }
                     current = ""
@@ -45,18 +75,10 @@ public enum Sentences {
         return sentences
     }
 
-    /// Whether `text` ends with an abbreviation whose full stop does not end the sentence before
-    /// `next` (the next word's first character). "No." abbreviates "number" only before one
-    /// ("No. 5"); as an answer ("Is there parking? No.") it is a sentence.
-    private static func continuesAfterAbbreviation(_ text: String, next: Character?) -> Bool {
-        let word = text.dropLast().reversed().prefix { !$0.isWhitespace }.reversed()
-        let lowered = String(word).lowercased().trimmingCharacters(in: "(\"'")
-        if lowered.count == 1, lowered.first?.isLetter == true { return true }  // an initial: "J. Smith"
-        guard abbreviations.contains(lowered) else { return false }
-        guard let next else { return false }
-        if lowered == "no" { return next.isNumber || next == "#" }
-        if closing.contains(lowered) { return !next.isUppercase }
-        return true
+    /// The word before the full stop that ends `text` (closers after it counted off).
+    static func lastWord(of text: String, before closers: Int) -> String {
+        let body = text.dropLast(closers)
+        return String(body.dropLast().reversed().prefix { !$0.isWhitespace }.reversed())
     }
 }
 

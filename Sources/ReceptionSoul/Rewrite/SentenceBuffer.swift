@@ -1,3 +1,5 @@
+import ReceptionCore
+
 /// Streamed text held until a sentence is complete, so each sentence can be rewritten whole.
 ///
 /// A sentence ends at `.`, `!`, `?` or `…` (and closing quotes or brackets) followed by
@@ -5,7 +7,6 @@
 /// inside a code span. Text that runs past `maximumHold` characters without an end is
 /// released anyway, so one endless sentence cannot stall the stream or fill memory.
 struct SentenceBuffer {
-    static let abbreviations: Set<String> = ["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "no", "approx", "cf", "fig", "ca", "incl"]
     var maximumHold = 1_500
     private(set) var held = ""
 
@@ -85,7 +86,13 @@ struct SentenceBuffer {
             var after = index + 1
             while after < characters.count, "\"')]”’»".contains(characters[after]) { after += 1 }
             guard after < characters.count, characters[after].isWhitespace else { continue }
-            if character == ".", endsWithAbbreviation(characters, before: index) { continue }
+            var next = after
+            while next < characters.count, characters[next].isWhitespace { next += 1 }
+            // The next word decides ("U.S. by", "No. 5"): wait for it.
+            if character == "." {
+                guard next < characters.count else { continue }
+                if !Sentences.fullStopEnds(after: Self.word(characters, before: index), before: characters[next]) { continue }
+            }
             while after < characters.count, characters[after].isWhitespace { after += 1 }
             // The whitespace may go on in the next chunk: wait until something follows it.
             if after < characters.count, ends.last != after { ends.append(after) }
@@ -93,11 +100,10 @@ struct SentenceBuffer {
         return ends
     }
 
-    static func endsWithAbbreviation(_ characters: [Character], before index: Int) -> Bool {
+    /// The word before the full stop at `index`.
+    static func word(_ characters: [Character], before index: Int) -> String {
         var start = index
         while start > 0, !characters[start - 1].isWhitespace, index - start < 12 { start -= 1 }
-        let word = String(characters[start..<index]).lowercased().trimmingScalars(in: "(\"'“‘")
-        if word.count == 1, word.first?.isLetter == true { return true }  // an initial: "J. Smith"
-        return abbreviations.contains(word)
+        return String(characters[start..<index])
     }
 }
