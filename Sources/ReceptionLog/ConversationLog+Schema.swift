@@ -1,4 +1,5 @@
 import GRDB
+import ReceptionCore
 import ReceptionStorage
 
 extension ConversationLog {
@@ -99,8 +100,31 @@ extension ConversationLog {
                 -- would be dropped as an exchange of no conversation (`upsert`). Ids and times only.
                 CREATE TABLE removed_conversations (id TEXT PRIMARY KEY NOT NULL, removed_at REAL NOT NULL) WITHOUT ROWID;
                 """)
+            try cleanLoggedText(db)
         },
     ]
+
+    /// What was typed and shown is logged as it was shown (`readable`): text logged before
+    /// that, holding escape sequences or control characters, is cleaned the same way once, so
+    /// that search finds its words and not what a sequence hid. The search index follows
+    /// through its triggers.
+    static func cleanLoggedText(_ db: Database) throws {
+        // A GLOB class of every character `TerminalText.clean` removes: C0 but tab and newline,
+        // DEL, C1, and the bidi overrides and isolates.
+        var controls = (0x01...0x1F).filter { $0 != 0x09 && $0 != 0x0A } + [0x7F] + Array(0x80...0x9F)
+        controls += Array(0x202A...0x202E) + Array(0x2066...0x2069)
+        let pattern = "*[" + String(String.UnicodeScalarView(controls.compactMap(Unicode.Scalar.init))) + "]*"
+        let rows = try Row.fetchAll(db, sql: "SELECT seq, message, shown FROM exchanges WHERE message GLOB ?1 OR shown GLOB ?1",
+                                    arguments: [pattern])
+        for row in rows {
+            try db.execute(sql: "UPDATE exchanges SET message = ?, shown = ? WHERE seq = ?",
+                           arguments: [TerminalText.clean(row["message"]), TerminalText.clean(row["shown"]), row["seq"] as Int64])
+        }
+        let titles = try Row.fetchAll(db, sql: "SELECT id, title FROM conversations WHERE title GLOB ?", arguments: [pattern])
+        for row in titles {
+            try db.execute(sql: "UPDATE conversations SET title = ? WHERE id = ?", arguments: [TerminalText.clean(row["title"]), row["id"] as String])
+        }
+    }
 
     /// The newest schema version this program writes.
     public static var schemaVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -46,4 +46,26 @@ struct LogSchemaUpgradeTests {
         try session.enqueue(exchange("e2", in: conversation, message: "said afterwards"))
         #expect(try ConversationLog(path: path).exchanges(of: conversation.id).map(\.message) == ["said afterwards"])
     }
+
+    /// Text logged before it was logged as shown (escape sequences in it) is cleaned when the
+    /// log is upgraded: its words are found, what a sequence hid is not.
+    @Test func textLoggedWithEscapeSequencesIsCleanedOnUpgrade() throws {
+        let path = temporaryLogPath()
+        try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+                                                withIntermediateDirectories: true)
+        let older = try PrivateDatabase.open(path: path, migrations: Array(ConversationLog.migrations.prefix(2)))
+        try older.write { db in
+            try db.execute(sql: "INSERT INTO conversations (id, started_at, last_at, backend, title) VALUES ('c1', 1, 1, 'oai', ?)",
+                           arguments: ["\u{1B}[31mred\u{1B}[0m text"])
+            try db.execute(sql: """
+                INSERT INTO exchanges (id, conversation_id, sent_at, backend, message, shown, ending)
+                VALUES ('e1', 'c1', 1, 'oai', ?, 'plain answer', 'answered')
+                """, arguments: ["\u{1B}[31mred\u{1B}[0m text \u{1B}]0;PWNED\u{07}"])
+        }
+        try older.close()
+        let log = ConversationLog(path: path)
+        #expect(try log.search("red").map(\.exchange.message) == ["red text "])
+        #expect(try log.search("pwned").isEmpty)
+        #expect(try log.conversations().map(\.title) == ["red text"])
+    }
 }
