@@ -117,7 +117,11 @@ public struct SoulRenderer: Sendable {
         }
         if !parts.isEmpty { blocks.append(DisplayBlock(role: .summary, markdown: parts.joined(separator: " "))) }
 
-        // Findings.
+        // Findings. Those a terse or concise voice leaves out are named in the note, as the
+        // ones a length limit cuts are: they may hold what the summary does not.
+        if !showsFindings(response), !response.findings.isEmpty, soul.verbosity == .terse || soul.verbosity == .concise {
+            leftOut.findings += response.findings.count
+        }
         if showsFindings(response) {
             var findings = response.findings
             if let limit = soul.length.maxFindings, findings.count > limit {

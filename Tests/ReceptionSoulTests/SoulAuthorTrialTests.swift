@@ -197,4 +197,16 @@ struct SoulAuthorTrialTests {
             """, fileName: "vee.md")
         #expect(soul.opener == nil)
     }
+
+    /// Findings a terse voice leaves out are named in the note, as cut sentences are: they may
+    /// hold what the summary does not.
+    @Test func findingsATerseVoiceLeavesOutAreNamed() {
+        var soul = Soul(name: "t")
+        soul.verbosity = .terse
+        let result = BackendResult(taskID: "t", outcome: .complete, findings: [Finding(content: "Closed on Mondays."), Finding(content: "Free on Sundays.")],
+                                   text: "The museum has changed its hours.", confidence: 0.9)
+        let blocks = SoulRenderer(soul: soul).render(result, trustLevel: 0)
+        #expect(!blocks.contains { $0.role == .finding })
+        #expect(blocks.last?.markdown == "Left out for brevity: 2 findings.", "\(blocks.map(\.markdown))")
+    }
 }
