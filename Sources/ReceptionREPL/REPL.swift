@@ -460,6 +460,7 @@ public actor REPL {
     private func record(_ result: BackendResult, request: ReceptionRequest, streamed: String) -> String {
         let followups = result.followups.gated(forTrustLevel: request.trustLevel)
         state.lastFollowups = followups.plainFollowups
+        state.lastFindings = result.findings
         state.turns.append(ConversationTurn(query: request.text, intent: request.classification?.intent,
                                             urgency: request.classification?.urgency, outcome: result.outcome,
                                             summary: result.text))

@@ -223,4 +223,15 @@ struct REPLLineTests {
         }
         #expect(output.contains("/history"), "\(output)")
     }
+
+    /// `/raw` shows the engine's findings with its text: a terse soul leaves them out and its
+    /// note sends the reader there.
+    @Test func rawShowsTheFindingsToo() async throws {
+        let backend = ScriptedBackend { _ in
+            [.event(.result(BackendResult(outcome: .complete, findings: [Finding(content: "Closed on Mondays.", source: "museum.md")],
+                                          text: "The museum has changed its hours.")))]
+        }
+        let (output, _, _) = await runREPL(["is it open on monday?", "/raw"], backend: backend)
+        #expect(output.contains("Findings:\n- Closed on Mondays. (museum.md)"), "\(output)")
+    }
 }

@@ -389,7 +389,13 @@ extension REPL {
 
     /// The engine's own words of the last answer: what history keeps and engines are sent back.
     private func raw() {
-        guard let text = state.turns.last?.summary, !text.isEmpty else { return note("No answer yet.") }
+        guard var text = state.turns.last?.summary, !text.isEmpty else { return note("No answer yet.") }
+        // The findings too: a terse soul leaves them out, and its note sends the reader here.
+        if !state.lastFindings.isEmpty {
+            text += "\n\nFindings:\n" + state.lastFindings.map { finding in
+                "- " + finding.content + (finding.source.map { $0.isEmpty ? "" : " (\($0))" } ?? "")
+            }.joined(separator: "\n")
+        }
         if console.mode == .json { console.line(EventJSON.message("output", text).line) } else { console.line(TerminalText.clean(text)) }
     }
 

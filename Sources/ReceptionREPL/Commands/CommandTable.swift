@@ -29,7 +29,7 @@ public struct SlashCommand: Sendable, Hashable {
                      details: "The goal travels as `context.goal` with every message and can shift how messages are classified."),
         SlashCommand(name: "/request", arguments: "", summary: "show the last request as sent (JSON)",
                      details: "Prints the last request exactly as the backend received it, after every middleware (intent, context)."),
-        SlashCommand(name: "/raw", arguments: "", summary: "show the engine's own text of the last answer",
+        SlashCommand(name: "/raw", arguments: "", summary: "show the engine's own text and findings of the last answer",
                      details: "Prints the last answer as the engine wrote it, before the soul's rendering or rewrite (control characters removed)."),
         SlashCommand(name: "/history", arguments: "", summary: "list this conversation's messages",
                      details: "Each message of this conversation, as typed, with its classification and how it ended: an outcome (complete, bounded, …), cancelled, failed, queued, or a plan waiting for /approve or rejected. A conversation carried on from an earlier session (`reception -c`) lists its earlier messages too, read from the conversation log."),

@@ -21,6 +21,8 @@ public struct SessionState: Sendable {
     /// The same request in the engine's wire format, when the backend has one (for `/request`).
     public var lastWirePayload: JSONValue?
     public var lastFollowups: [String] = []
+    /// The last answer's findings as the engine sent them, for `/raw` (a soul may leave them out).
+    public var lastFindings: [Finding] = []
     /// A trust-level-0 submission waiting for `/approve` or `/reject`.
     public var pendingPlan: PendingPlan?
     public var lastTaskID: String?
