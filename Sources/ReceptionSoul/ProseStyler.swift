@@ -486,8 +486,7 @@ struct ProseStyler: Sendable {
             let sentenceStart = state.atSentenceStart
 
             // Sentence end after this token: its last punctuation (closers aside) ends one, so
-            // "5th Ave., which" goes on; an abbreviation's full stop ends one only where
-            // `abbreviationEnds` says.
+            // "5th Ave., which" goes on; a full stop ends one where `fullStopEnds` says.
             var last = j - 1
             while last >= trail, isCloser(s[last]) || s[last] == "*" || s[last] == "_" { last -= 1 }
             var endsSentence = last >= trail && (s[last] == "." || s[last] == "!" || s[last] == "?" || s[last] == "…")

@@ -193,10 +193,9 @@ public struct SoulRenderer: Sendable {
         func keyed(_ scalars: some Sequence<Unicode.Scalar>) -> some Sequence<Unicode.Scalar> {
             scalars.lazy.filter(isKey).map(folded)
         }
-        let matched = atStart
+        return atStart
             ? matches(keyed(text.unicodeScalars), prefix: keyed(phrase.unicodeScalars))
             : matches(keyed(text.unicodeScalars.reversed()), prefix: keyed(phrase.unicodeScalars.reversed()))
-        return matched
     }
 
     private static func matches(_ text: some Sequence<Unicode.Scalar>, prefix: some Sequence<Unicode.Scalar>) -> Bool {
@@ -274,8 +273,9 @@ public struct SoulRenderer: Sendable {
         if bound <= (maxSentences ?? Int.max), bytes <= (maxCharacters ?? Int.max) { return summary }
         let sentences = styler.sentences(summary)
         var kept = 0
-        // Sentences that do not count toward the limit: a question the text asks before
-        // answering it ("Is there parking? No." is one answer, not a question alone).
+        // A sentence that does not count toward the limit: the question the text asks before
+        // answering it ("Is there parking? No." is one answer, not a question alone). One: a
+        // text of questions is still cut.
         var uncounted = 0
         var characters = 0
         for (index, sentence) in sentences.enumerated() {
@@ -287,7 +287,7 @@ public struct SoulRenderer: Sendable {
             if let maxSentences, kept - uncounted >= maxSentences, !continuesList { break }
             if let maxCharacters, kept > 0, characters + length > maxCharacters { break }
             kept += 1
-            if text.hasSuffix("?"), !continuesList { uncounted += 1 }
+            if text.hasSuffix("?"), !continuesList, uncounted == 0 { uncounted += 1 }
             characters += sentence.unicodeScalars.count
         }
         guard kept < sentences.count else { return summary }
