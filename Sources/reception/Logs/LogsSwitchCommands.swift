@@ -19,7 +19,7 @@ struct LogsOffCommand: ParsableCommand {
         let kept = (try? log.statistics().conversations) ?? 0
         print((wasOff ? "Conversations are not logged (logging was already off; reception logs on logs them again)."
                       : "Conversations are no longer logged (reception logs on logs them again).")
-              + (kept > 0 ? " The \(Counted.phrase(kept, "conversation")) already logged are kept; reception logs rm --all removes them." : ""))
+              + (kept > 0 ? " The \(Counted.phrase(kept, "conversation")) already logged \(kept == 1 ? "is" : "are") kept; reception logs rm --all removes \(kept == 1 ? "it" : "them")." : ""))
     }
 }
 
