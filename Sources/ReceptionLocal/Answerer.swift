@@ -169,7 +169,7 @@ enum Answerer {
     static let maxFindingSentences = 8
 
     /// The finding of a passage the answer above quoted whole.
-    static let wholeSectionAbove = "The answer above is the whole of this section."
+    static let wholeSectionAbove = Finding.answerIsWhole
 
     static func finding(_ match: KnowledgeBase.Match) -> Finding {
         Finding(content: leadSentences(match.passage.text, count: 2), source: match.passage.id,

@@ -124,6 +124,8 @@ public struct SoulRenderer: Sendable {
         }
         if showsFindings(response) {
             var findings = response.findings
+            // "The answer above is the whole of this section" is not true of an answer just cut.
+            if leftOut.sentences > 0 { findings.removeAll(where: \.saysTheAnswerIsWhole) }
             if let limit = soul.length.maxFindings, findings.count > limit {
                 leftOut.findings = findings.count - limit
                 findings = Array(findings.prefix(limit))

@@ -209,4 +209,17 @@ struct SoulAuthorTrialTests {
         #expect(!blocks.contains { $0.role == .finding })
         #expect(blocks.last?.markdown == "Left out for brevity: 2 findings.", "\(blocks.map(\.markdown))")
     }
+
+    /// A finding that says the answer is the whole section is left out when the soul cut the
+    /// answer: it would say the opposite of the note under it.
+    @Test func aFindingSayingTheAnswerIsWholeIsLeftOutAfterACut() {
+        let result = BackendResult(taskID: "t", outcome: .complete,
+                                   findings: [Finding(content: Finding.answerIsWhole, source: "museum.md#Parking"), Finding(content: "Valet on weekends.")],
+                                   text: "Is there parking? No. Use the garage on 5th Ave. It costs $12.", confidence: 0.5)
+        let cut = limited(1).render(result, trustLevel: 0)
+        #expect(!cut.contains { $0.markdown.contains("whole of this section") }, "\(cut.map(\.markdown))")
+        #expect(cut.contains { $0.role == .finding && $0.markdown.contains("Valet on weekends.") })
+        let whole = SoulRenderer(soul: Soul(name: "w")).render(result, trustLevel: 0)
+        #expect(whole.contains { $0.markdown.contains("whole of this section") })
+    }
 }

@@ -53,6 +53,13 @@ public struct Finding: Sendable, Hashable, Codable {
         self.source = source
         self.confidence = confidence
     }
+
+    /// The finding of a source the answer quoted whole: it names the source without saying
+    /// the answer again. A front end that cut the answer leaves it out: it is then not true.
+    public static let answerIsWhole = "The answer above is the whole of this section."
+
+    /// True for an `answerIsWhole` finding.
+    public var saysTheAnswerIsWhole: Bool { content == Self.answerIsWhole }
 }
 
 /// What an answer cost, when the engine says.
