@@ -20,6 +20,9 @@ struct ProseStyler: Sendable {
     /// engine name, so a lowercase voice lowercases every sentence's first word, not only the
     /// ordinary words it is sure are no name (`ownWords()` gives such a styler).
     private(set) var ownWords = false
+    /// Words the persona uses and writes in lowercase that are no ordinary English word ("lfg",
+    /// "gm"): sentence case leaves them as written at a sentence's start too.
+    private(set) var keptLowercase: Set<String> = []
 
     init(soul: Soul) {
         // The soul's own replacements only. The register's contractions were once applied
@@ -30,6 +33,12 @@ struct ProseStyler: Sendable {
         capitalization = soul.capitalization
         stripEmoji = soul.emoji == .never
         stripDashes = soul.dashes == .none
+        if soul.capitalization == .sentence {
+            keptLowercase = Set(soul.vocabulary.prefer.filter { word in
+                word.count <= 6 && !word.contains(" ") && word == word.lowercased() && word.contains(where: \.isLetter)
+                    && !CommonWords.english.contains(word)
+            })
+        }
     }
 
     init(replacements: [VocabularyReplacement], capitalization: Capitalization, stripEmoji: Bool, stripDashes: Bool = false) {
@@ -721,6 +730,7 @@ struct ProseStyler: Sendable {
             return word[...]
         case .sentence:
             guard head.properties.isLowercase else { return word[...] }
+            if !keptLowercase.isEmpty, keptLowercase.contains(lowercasedWord(word[...])) { return word[...] }
             return Array(String(head).uppercased().unicodeScalars + word.dropFirst())[...]
         case .lowercase:
             guard head.properties.isUppercase else { return word[...] }

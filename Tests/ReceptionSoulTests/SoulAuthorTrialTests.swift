@@ -222,4 +222,13 @@ struct SoulAuthorTrialTests {
         let whole = SoulRenderer(soul: Soul(name: "w")).render(result, trustLevel: 0)
         #expect(whole.contains { $0.markdown.contains("whole of this section") })
     }
+
+    /// Sentence case leaves a word the persona uses in lowercase ("lfg") as written at a
+    /// sentence's start; ordinary words are still capitalised.
+    @Test func sentenceCaseKeepsThePersonasLowercaseWords() {
+        var soul = Soul(name: "g")
+        soul.capitalization = .sentence
+        soul.vocabulary = Vocabulary(prefer: ["lfg", "founder mode", "the"])
+        #expect(SoulRenderer(soul: soul).style("lfg, the launch is today. the rest waits.") == "lfg, the launch is today. The rest waits.")
+    }
 }
