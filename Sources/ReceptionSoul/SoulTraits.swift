@@ -310,9 +310,9 @@ struct TraitDeriver {
         // Words of register only: "diplomatic" (tact, as in "diplomatic but honest") says how
         // candid a persona is, not how formally it writes.
         let formal: Set<Substring> = ["formal", "formally", "courteous", "dignified", "polite", "politely", "stately", "ceremonious",
-                                      "förmlich", "höflich", "siezt", "siezen", "sie-form", "formell", "soutenu", "vouvoie"]
+                                      "förmlich", "höflich", "siezt", "siezen", "sie-form", "formell", "soutenu", "vouvoie", "vouvoyer", "vouvoiement"]
         let casual: Set<Substring> = ["casual", "casually", "informal", "slang", "chill", "laid-back", "relaxed", "conversational", "colloquial",
-                                      "locker", "lockere", "umgangssprachlich", "duzt", "duzen", "du-form", "tutoie", "familier"]
+                                      "locker", "lockere", "umgangssprachlich", "duzt", "duzen", "du-form", "tutoie", "tutoyer", "tutoiement", "familier"]
         // Only where the word is about register: "formal verification", "no formal authority",
         // "100 conversational items" say nothing of how the persona writes.
         var formalAt = words.indices.first { formal.contains(words[$0]) && aboutRegister(at: $0, words, lowered) }
@@ -333,7 +333,11 @@ struct TraitDeriver {
     /// A register word used of register: at the end, before a comma or full stop ("Formal, but
     /// warm."), or before a word of speech or writing ("formal English", "casual tone") or a
     /// joining word ("formal and dry", "conversational but structured").
+    /// Verbs of address ("Tutoie la personne", "Siezt den Nutzer"): about register whatever follows.
+    static let addressWords: Set<Substring> = ["tutoie", "tutoyer", "tutoiement", "vouvoie", "vouvoyer", "vouvoiement", "duzt", "duzen", "siezt", "siezen"]
+
     static func aboutRegister(at index: Int, _ words: [Substring], _ lowered: String) -> Bool {
+        if addressWords.contains(words[index]) { return true }
         guard index + 1 < words.count else { return true }
         let next = words[index + 1]
         if registerNouns.contains(next) || joiningWords.contains(next) { return true }

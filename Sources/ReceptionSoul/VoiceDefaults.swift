@@ -26,7 +26,7 @@ enum VoiceDefaults {
             return formality == .casual ? german(casual: true) : german(casual: false)
         case "ja":
             return formality == .casual ? japanese(casual: true) : japanese(casual: false)
-        case "fr": return french
+        case "fr": return formality == .casual ? frenchFamiliar : french
         case "es": return spanish
         case "pt": return portuguese
         case "zh": return chinese(traditional: language.lowercased().hasSuffix("tw") || language.lowercased().hasSuffix("hk") || language.lowercased().hasSuffix("hant"))
@@ -101,6 +101,16 @@ enum VoiceDefaults {
         medium: "J'en suis assez sûr, sans l'être tout à fait.", low: "À prendre avec précaution.",
         findings: "Ce que j'ai trouvé", discrepancy: "Où les sources divergent", followups: "Vous pourriez demander ensuite",
         interventions: [.proactive: "À noter", .pushback: "Pourrait-on préciser ?", .scoping: "Cela comporte plusieurs parties", .education: "Bon à savoir"])
+
+    /// The same in the familiar register ("Tutoie la personne"): tu, not vous.
+    static let frenchFamiliar: Wording = {
+        var wording = french
+        wording.outcomes[.bounded] = OutcomeStyle(lead: "Une réponse partielle : j'ai atteint mes limites avant la fin.",
+                                                  note: "Tu veux que je continue ? Demande-le-moi.")
+        wording.followups = "Tu pourrais demander ensuite"
+        wording.interventions[.pushback] = "On peut préciser ?"
+        return wording
+    }()
 
     static let spanish = Wording(
         outcomes: [.complete: OutcomeStyle(lead: ""),

@@ -231,4 +231,23 @@ struct SoulAuthorTrialTests {
         soul.vocabulary = Vocabulary(prefer: ["lfg", "founder mode", "the"])
         #expect(SoulRenderer(soul: soul).style("lfg, the launch is today. the rest waits.") == "lfg, the launch is today. The rest waits.")
     }
+
+    /// "Tutoie la personne" is the familiar register, and the French framing says "tu".
+    @Test func aFrenchSoulThatSaysTuIsFramedWithTu() throws {
+        let soul = try SoulParser.parse("""
+            # Amélie
+
+            Amélie est une guide de voyage parisienne, chaleureuse et précise.
+
+            ## Voix
+
+            - Phrases courtes et claires.
+            - Tutoie la personne, ton décontracté.
+
+            """, fileName: "amelie.md")
+        #expect(soul.language == "fr" && soul.formality == .casual, "\(soul.language) \(soul.formality)")
+        let effective = VoiceDefaults.effective(soul)
+        #expect(effective.followups.title == "Tu pourrais demander ensuite")
+        #expect(effective.outcomes["bounded"]?.note?.hasPrefix("Tu veux") == true)
+    }
 }
