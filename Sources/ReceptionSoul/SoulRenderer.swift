@@ -115,7 +115,7 @@ public struct SoulRenderer: Sendable {
             let summary = limitSummary(style(response.text), leftOut: &leftOut)
             if !summary.isEmpty { parts.append(summary) }
         }
-        if !parts.isEmpty { blocks.append(DisplayBlock(role: .summary, markdown: parts.joined(separator: " "))) }
+        if !parts.isEmpty { blocks.append(DisplayBlock(role: .summary, markdown: Self.joinedSentences(parts))) }
 
         // Findings. Those a terse or concise voice leaves out are named in the note, as the
         // ones a length limit cuts are: they may hold what the summary does not.
@@ -185,6 +185,19 @@ public struct SoulRenderer: Sendable {
             blocks.append(DisplayBlock(role: .signoff, markdown: own(signOff)))
         }
         return blocks
+    }
+
+    /// Sentences side by side: a space between them, but none after a full stop of Chinese or
+    /// Japanese ("…でした。おそらく"), where a space does not belong.
+    static func joinedSentences(_ parts: [String]) -> String {
+        var joined = ""
+        for part in parts {
+            if let last = joined.unicodeScalars.last {
+                joined += "。！？".unicodeScalars.contains(last) ? "" : " "
+            }
+            joined += part
+        }
+        return joined
     }
 
     /// Whether `text` opens (or ends) with `phrase`, compared by letters and digits only, so

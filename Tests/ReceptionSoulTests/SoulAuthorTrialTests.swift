@@ -250,4 +250,10 @@ struct SoulAuthorTrialTests {
         #expect(effective.followups.title == "Tu pourrais demander ensuite")
         #expect(effective.outcomes["bounded"]?.note?.hasPrefix("Tu veux") == true)
     }
+
+    /// No space after a Japanese or Chinese full stop between the framing and the answer.
+    @Test func noSpaceAfterAJapaneseFullStop() {
+        #expect(SoulRenderer.joinedSentences(["調べきれませんでした。", "おそらく正しいと思います。"]) == "調べきれませんでした。おそらく正しいと思います。")
+        #expect(SoulRenderer.joinedSentences(["Probably.", "It works."]) == "Probably. It works.")
+    }
 }
