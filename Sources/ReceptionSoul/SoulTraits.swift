@@ -513,7 +513,14 @@ struct TraitDeriver {
             let offset = trimmed.count - after.count
             let tail = String(trimmed.dropFirst(max(0, offset)))
             // A phrase, not a sentence fragment ("okay so today we're going to…") or a command's start ("claude:").
-            guard let phrase = quoted(in: tail).first(where: { !$0.isEmpty && $0.count <= 32 }),
+            // A quote right after the cue ("Sign off with \"I remain, as ever, at your service.\"")
+            // is the phrase itself, and may be as long as a labelled one.
+            var start = Substring(tail).drop { $0 == " " || $0 == ":" }
+            if start.lowercased().hasPrefix("with ") { start = start.dropFirst(5).drop { $0 == " " } }
+            // Quotation marks only: a code span after "end with" is a command, not a phrase.
+            let right = start.first.map { "\"“„«「".contains($0) } ?? false
+            let longest = right && (kind == "closer" || kind == "greeting") ? 80 : 32
+            guard let phrase = quoted(in: tail).first(where: { !$0.isEmpty && $0.count <= longest }),
                   !phrase.hasSuffix("..."), !phrase.hasSuffix("…"), kind == "opener" || !phrase.hasSuffix(":") else { continue }
             return (kind, phrase)
         }

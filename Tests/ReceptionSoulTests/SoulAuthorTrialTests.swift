@@ -170,6 +170,9 @@ struct SoulAuthorTrialTests {
         #expect(try soul("**Greeting:** Howdy, partner!").greeting == "Howdy, partner!")
         #expect(try soul("- Sign-off: I remain, as ever, at your service.").signOff == "I remain, as ever, at your service.")
         #expect(try soul("- Sign-off: none").signOff == nil)
+        #expect(try soul(#"Sign off with "I remain at your service, as ever.""#).signOff == "I remain at your service, as ever.")
+        // A code span after the cue is a command, not a phrase.
+        #expect(try soul("Does it end with `claude: commit, push and merge the PR.` and not a summary?").signOff == nil)
     }
 
     /// "Soul" that is part of a name stays: "# Old Soul" is Old Soul, not Old.
