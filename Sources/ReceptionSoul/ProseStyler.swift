@@ -560,11 +560,15 @@ struct ProseStyler: Sendable {
         /// every splitter shares), from the word before it and the next word's first character;
         /// in a stream whose next word is not here yet, it does (as it did before it was known).
         func fullStopEnds(core: Range<Int>, through stop: Int, before j: Int) -> Bool {
+            // Most words are no abbreviation: longer than any with no full stop inside, or holding
+            // more than letters and full stops (a URL, a number).
+            let word = core.lowerBound..<stop
+            if word.count > Sentences.longestAbbreviation, !s[word].contains(".") { return true }
+            if !s[word].allSatisfy({ $0 == "." || isLetter($0) }) { return true }
             var next = j
             while next < s.count, isSpace(s[next]) { next += 1 }
             guard next < s.count else { return true }
-            let word = String(String.UnicodeScalarView(s[core.lowerBound..<stop]))
-            return Sentences.fullStopEnds(after: word, before: Character(s[next]))
+            return Sentences.fullStopEnds(after: String(String.UnicodeScalarView(s[word])), before: Character(s[next]))
         }
 
         /// Names, numbers, code-like and technical tokens.

@@ -32,6 +32,7 @@ public enum Sentences {
     /// Any other full stop ends one, whatever follows: text written in lowercase has sentences too.
     public static func fullStopEnds(after word: String, before next: Character?) -> Bool {
         guard let next else { return true }
+        if word.unicodeScalars.count > longestAbbreviation + 2, !word.contains(".") { return true }
         let word = word.lowercased().trimmingCharacters(in: "(\"'“‘[")
         if word == "no" { return !(next.isNumber || next == "#") }
         if word.count == 1, word.first?.isLetter == true { return false }  // an initial
@@ -39,6 +40,10 @@ public enum Sentences {
         if closing.contains(word) || isDotted(word) { return next.isUppercase }
         return true
     }
+
+    /// The longest word `fullStopEnds` treats as an abbreviation without a full stop inside it:
+    /// a longer one ends its sentence, so a caller may skip the look-up.
+    public static let longestAbbreviation = 6
 
     /// "u.s", "u.k", "ph.d": letters with full stops between them.
     static func isDotted(_ word: String) -> Bool {
