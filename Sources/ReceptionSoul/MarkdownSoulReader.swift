@@ -982,7 +982,11 @@ struct MarkdownSoulReader {
     static let emojiWords = ["emoji", "émoji", "絵文字", "表情"]
 
     static func namesEmoji(_ lowered: String) -> Bool {
-        emojiWords.contains { lowered.fastContains($0) }
+        // Every prose line passes here: one search for "emoji" and "émoji", and the CJK words
+        // only in a line that has such characters (their UTF-8 starts at 0xE3 or above).
+        if lowered.fastContains("moji") { return true }
+        guard lowered.utf8.contains(where: { $0 >= 0xE3 }) else { return false }
+        return emojiWords.contains { lowered.fastContains($0) }
     }
 
     static func emojiPolicy(_ value: String) -> EmojiPolicy? {

@@ -82,8 +82,9 @@ public enum Sentences {
 
     /// The word before the full stop that ends `text` (closers after it counted off).
     static func lastWord(of text: String, before closers: Int) -> String {
-        let body = text.dropLast(closers)
-        return String(body.dropLast().reversed().prefix { !$0.isWhitespace }.reversed())
+        let body = text.dropLast(closers + 1)  // the closers and the full stop
+        let start = body.lastIndex(where: \.isWhitespace).map(body.index(after:)) ?? body.startIndex
+        return String(body[start...])
     }
 }
 
