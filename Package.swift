@@ -252,12 +252,13 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
 
-        // For the test targets only: where the third-party data in `../shared` is, and the
-        // `.needsShared(…)` trait that skips a test, naming the folder, when a clone lacks it.
+        // For the test targets only: where the third-party data in `../shared` is, the
+        // `.needsShared(…)` trait that skips a test, naming the folder, when a clone lacks it,
+        // and the run's scratch folder, removed when the tests exit.
         .target(name: "ReceptionTestSupport", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/Support"),
 
-        .testTarget(name: "ReceptionCoreTests", dependencies: ["ReceptionCore", "ReceptionTesting"]),
-        .testTarget(name: "ReceptionConfigurationTests", dependencies: ["ReceptionConfiguration", "ReceptionCore"]),
+        .testTarget(name: "ReceptionCoreTests", dependencies: ["ReceptionTestSupport", "ReceptionCore", "ReceptionTesting"]),
+        .testTarget(name: "ReceptionConfigurationTests", dependencies: ["ReceptionTestSupport", "ReceptionConfiguration", "ReceptionCore"]),
         .testTarget(name: "ReceptionIntentTests", dependencies: ["ReceptionIntent", "ReceptionTestSupport"]),
         .testTarget(name: "ReceptionSoulTests", dependencies: ["ReceptionSoul", "ReceptionTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ReceptionTransportTests", dependencies: [
@@ -280,37 +281,37 @@ let package = Package(
             .product(name: "NIOWebSocket", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionLocal", "ReceptionTesting"]),
+        .testTarget(name: "ReceptionLocalTests", dependencies: ["ReceptionTestSupport", "ReceptionLocal", "ReceptionTesting"]),
         .testTarget(name: "ReceptionLoopSymphonyTests", dependencies: [
-            "ReceptionLoopSymphony", "ReceptionReferenceServers", "ReceptionConfiguration", "ReceptionTesting",
+            "ReceptionTestSupport", "ReceptionLoopSymphony", "ReceptionReferenceServers", "ReceptionConfiguration", "ReceptionTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .testTarget(name: "ReceptionOpenAITests", dependencies: [
-            "ReceptionOpenAI", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionSoul", "ReceptionCore",
+            "ReceptionTestSupport", "ReceptionOpenAI", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionSoul", "ReceptionCore",
         ]),
         .testTarget(name: "ReceptionFridayTests", dependencies: [
-            "ReceptionFriday", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionREPL", "ReceptionSoul", "ReceptionCore",
+            "ReceptionTestSupport", "ReceptionFriday", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionREPL", "ReceptionSoul", "ReceptionCore",
             "ReceptionWebSocket",
         ]),
         .testTarget(name: "ReceptionCodexTests", dependencies: [
-            "ReceptionCodex", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionCore", "ReceptionIntent", "ReceptionSoul",
+            "ReceptionTestSupport", "ReceptionCodex", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionCore", "ReceptionIntent", "ReceptionSoul",
         ]),
         .testTarget(name: "ReceptionLoomiTests", dependencies: [
-            "ReceptionLoomi", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionCore",
+            "ReceptionTestSupport", "ReceptionLoomi", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionCore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "ReceptionTimepointTests", dependencies: [
             "ReceptionTimepoint", "ReceptionReferenceServers", "ReceptionTesting", "ReceptionSoul", "ReceptionCore", "ReceptionTransport",
             "ReceptionTestSupport",
         ]),
-        .testTarget(name: "ReceptionQueueTests", dependencies: ["ReceptionQueue", "ReceptionCore", "ReceptionTesting",
+        .testTarget(name: "ReceptionQueueTests", dependencies: ["ReceptionTestSupport", "ReceptionQueue", "ReceptionCore", "ReceptionTesting",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ReceptionLogTests", dependencies: ["ReceptionLog", "ReceptionStorage", "ReceptionCore",
+        .testTarget(name: "ReceptionLogTests", dependencies: ["ReceptionTestSupport", "ReceptionLog", "ReceptionStorage", "ReceptionCore",
                                                            .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),
+        .testTarget(name: "ReceptionREPLTests", dependencies: ["ReceptionTestSupport", "ReceptionREPL", "ReceptionCore", "ReceptionTesting", "ReceptionSoul"]),
         // End-to-end: drives the built `reception` binary through a pseudo-terminal.
         .testTarget(name: "ReceptionEndToEndTests", dependencies: ["CPseudoTerminal", "ReceptionSoul", "ReceptionTestSupport",
                                                                 .product(name: "GRDB", package: "GRDB.swift")]),

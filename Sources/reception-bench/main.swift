@@ -153,8 +153,10 @@ do {
     if let against = options.against, !FileManager.default.isExecutableFile(atPath: against) {
         throw BenchError("\(against) is not an executable")
     }
-    let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(getpid())").path
-    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    // A new private folder, never one already there: the temporary folder is shared.
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: false,
+                                            attributes: [.posixPermissions: 0o700])
     defer { try? FileManager.default.removeItem(atPath: home) }
     var measured = Scenarios()
     var compared = Scenarios()

@@ -4,6 +4,7 @@ import ReceptionCore
 import ReceptionIntent
 import ReceptionReferenceServers
 import ReceptionSoul
+import ReceptionTestSupport
 import ReceptionTesting
 import Testing
 
@@ -75,7 +76,7 @@ struct BackendTests {
     @Test func thePluginReadsTheTokenFromA0600FileAndRefusesAWrongOne() async throws {
         let server = try await RunningCodexServer.start()
         defer { Task { await server.stop() } }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("codex-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("codex-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("token").path

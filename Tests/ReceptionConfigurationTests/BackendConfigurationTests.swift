@@ -1,6 +1,7 @@
 import Foundation
 import ReceptionConfiguration
 import ReceptionCore
+import ReceptionTestSupport
 import Testing
 
 /// A plugin with one option of each kind, so every check of the loader is exercised without
@@ -187,7 +188,7 @@ struct BackendConfigurationTests {
     }
 
     @Test func anAbsentFileIsNoProfilesAndADirectoryIsAnError() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-config-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("reception-config-\(UUID().uuidString)")
         #expect(try BackendConfiguration(path: directory.path + "/backends.json", plugins: [plugin]).load().isEmpty)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -205,7 +206,7 @@ struct BackendConfigurationTests {
     }
 
     @Test func aSecretFileMustBeReadableByItsOwnerOnly() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-secret-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("reception-secret-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("key").path
@@ -230,7 +231,7 @@ struct BackendConfigurationTests {
     /// A directory named as a key file is said to be one, not given "chmod 600" advice and then
     /// Foundation's "NSCocoaErrorDomain Code=256".
     @Test func aSecretFileThatIsADirectoryIsSaidPlainly() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-secret-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("reception-secret-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         defer { try? FileManager.default.removeItem(at: directory) }
         let profile = BackendProfile(name: "p", kind: "echo", values: ["api_key": .secretFromFile(directory.path)])

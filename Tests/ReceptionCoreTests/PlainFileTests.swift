@@ -1,5 +1,6 @@
 import Foundation
 import ReceptionCore
+import ReceptionTestSupport
 import Testing
 
 /// A directory, a FIFO, a missing, oversized or non-UTF-8 file named by a
@@ -7,7 +8,7 @@ import Testing
 /// and a FIFO is never opened (it would block for ever).
 @Suite("Reading files people name")
 struct PlainFileTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("plainfile-\(UUID().uuidString)")
+    let directory = Scratch.root.appendingPathComponent("plainfile-\(UUID().uuidString)")
 
     init() throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -1,5 +1,6 @@
 import Foundation
 import ReceptionCore
+import ReceptionTestSupport
 import Synchronization
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// caches): only their owner can read them, at every moment, whatever the umask.
 @Suite("Private files")
 struct PrivateFileTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("privatefile-\(UUID().uuidString)").path
+    let directory = Scratch.root.appendingPathComponent("privatefile-\(UUID().uuidString)").path
 
     init() throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// The configuration file as a person meets it: `reception backends`, and the REPL refusing
@@ -6,7 +7,7 @@ import Testing
 @Suite("Backend configuration, end to end")
 struct BackendConfigurationEndToEndTests {
     func home(config: String?) throws -> URL {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-config-e2e-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-config-e2e-\(UUID().uuidString)")
         let directory = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if let config { try config.write(to: directory.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8) }
@@ -41,7 +42,7 @@ struct BackendConfigurationEndToEndTests {
     }
 
     @Test func aProfileOfTheLocalKindIsUsedByName() async throws {
-        let notes = FileManager.default.temporaryDirectory.appendingPathComponent("reception-notes-\(UUID().uuidString)")
+        let notes = Scratch.root.appendingPathComponent("reception-notes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
         try "# Roses\nRoses need six hours of sun and deep watering once a week.\n".write(to: notes.appendingPathComponent("garden.md"), atomically: true, encoding: .utf8)
         let home = try home(config: #"{"profiles": [{"name": "garden", "kind": "local", "knowledge": "\#(notes.path)", "step_ms": 1}]}"#)

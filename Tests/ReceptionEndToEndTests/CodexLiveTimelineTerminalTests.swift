@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import ReceptionTestSupport
 import Testing
 
 /// `/worker ID` on a terminal against `reception serve codex`, whose frames end without their
@@ -23,7 +24,7 @@ struct CodexLiveTimelineTerminalTests {
     @Test func eachEventIsOnScreenBeforeTheServerSendsAnythingMore() async throws {
         let (server, base) = try await ReferenceServerProcess.start(["codex", "--tick-ms", "0"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-codex-live-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-codex-live-\(UUID().uuidString)")
         let config = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         try #"{"profiles":[{"name":"cdx","kind":"codex","url":"\#(base)","tail_ms":120000}]}"#

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import ReceptionTestSupport
 import Testing
 
 /// `reception serve codex` and the `reception` binary on a pseudo-terminal: `/worker ID`
@@ -31,7 +32,7 @@ struct CodexTerminalTests {
         // connection ends: what the server was asked, and when the watch let go of it.
         let relay = try RequestRelay(to: Int(base.split(separator: ":").last!)!)
         defer { relay.close() }
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-codex-e2e-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-codex-e2e-\(UUID().uuidString)")
         let config = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         // A long poll of a minute: the watch holds one stream open (the desktop's ticks arrive

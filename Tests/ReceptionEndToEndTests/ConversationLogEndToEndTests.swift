@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ReceptionTestSupport
 import Testing
 
 /// The conversation log through the real binary: sessions on a pseudo-terminal and from
@@ -208,7 +209,7 @@ struct ConversationLogEndToEndTests {
     /// Removing many at a terminal first says how many and asks (anything but "y" keeps
     /// them); a script is never asked; `last` names the newest conversation, as in `show`.
     @Test func removingManyAtATerminalAsksFirstAndLastNamesTheNewest() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-rm-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-rm-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "tell me about quokkas\n", home: home)
         _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "and wombats\n", home: home)
@@ -230,7 +231,7 @@ struct ConversationLogEndToEndTests {
     /// A "y" typed before the question appeared does not answer it; an empty id (a script's
     /// unset variable) is a usage error, not a prefix of every id.
     @Test func aYTypedAheadOrAnEmptyIdRemovesNothing() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-rm-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-rm-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "tell me about quokkas\n", home: home)
         for arguments in [["logs", "rm", ""], ["logs", "show", " "], ["logs", "export", ""]] {
@@ -250,7 +251,7 @@ struct ConversationLogEndToEndTests {
 
     /// "1M" is a month to many and a minute to `m`: refused, not guessed.
     @Test func anAgeInCapitalMIsRefusedNotReadAsMinutes() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-since-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-since-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         let (refused, status) = try await Self.reception(["logs", "--since", "1M"], home: home)
         #expect(status == 64 && refused.contains("--since 1M is not a date"), "\(refused)")
@@ -308,7 +309,7 @@ struct ConversationLogEndToEndTests {
     /// A conversation held with a soul file carries on with that file, not with a soul of
     /// the same name in the soul folder; when the file is gone, the session says so.
     @Test func aConversationsSoulFileIsTheOneContinueUses() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soulfile-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-soulfile-\(UUID().uuidString)")
         let folder = home.appendingPathComponent(".config/reception/souls")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
@@ -343,7 +344,7 @@ struct ConversationLogEndToEndTests {
     @Test func loopSymphonyIsSentTheEarlierTurnsAsItsConversationSummary() async throws {
         let (server, url) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-log-ls-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-log-ls-\(UUID().uuidString)")
         _ = try await PipedREPL.run(["--backend", "loop-symphony", "--trust", "1"], input: "what is a ferry?\n", home: home,
                               environment: ["LOOP_SYMPHONY_URL": url])
         let (carried, status) = try await PipedREPL.run(["-c", "--trust", "1"], input: "and a tugboat?\n/request\n", home: home,

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// Each adapter's own fields, filled by its reference server's `escapes` script with a
@@ -99,7 +100,7 @@ struct EscapeSequenceTerminalTests {
     @Test func codexFieldsArriveWithoutTheirEscapes() async throws {
         let (server, base) = try await ReferenceServerProcess.start(["codex"], url: #"http://127\.0\.0\.1:\d+"#)
         defer { server.terminate(); server.waitUntilExit() }
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-codex-esc-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-codex-esc-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         let config = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)

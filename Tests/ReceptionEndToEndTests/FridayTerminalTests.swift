@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// `reception serve friday` and the `reception` binary talking to it over 127.0.0.1: piped,
@@ -10,7 +11,7 @@ struct FridayTerminalTests {
     /// Starts the reference server on a free port; returns the process and its WebSocket URL.
     /// A fresh home whose configuration has a profile "fri" for the server at `url`.
     static func home(withProfileFor url: String, idleTimeout: Int? = nil) throws -> URL {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
         let config = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         let idle = idleTimeout.map { #","idle_timeout":\#($0)"# } ?? ""
@@ -48,7 +49,7 @@ struct FridayTerminalTests {
     @Test func aQuestionAskedWhileFridayIsDownIsDeliveredWhenItIsUp() async throws {
         let (probe, probeURL) = try await startServer()
         probe.terminate(); probe.waitUntilExit()
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
         let environment = ["FRIDAY_URL": probeURL]
         let (offline, offlineStatus) = try await PipedREPL.run(["--backend", "friday"], input: "hello while you sleep\n", home: home, environment: environment)
         #expect(offlineStatus == 0, "a queued message is not a failure: \(offline)")

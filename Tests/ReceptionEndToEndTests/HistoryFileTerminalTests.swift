@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// As a person at a terminal sees it: a history path that is not a regular file is said once,
@@ -10,7 +11,7 @@ struct HistoryFileTerminalTests {
     /// A FIFO at the history path blocked the REPL before its banner; now the prompt comes
     /// (within a bounded wait: the session is killed at the end whatever happens).
     @Test func aFIFOAtTheHistoryPathIsSaidAndThePromptStillComes() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-e2e-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home.appendingPathComponent("state/reception"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
         let fifo = home.appendingPathComponent("state/reception/history").path
@@ -27,7 +28,7 @@ struct HistoryFileTerminalTests {
 
     /// Through a link, typed lines were appended to the file it pointed to (which stayed 0644).
     @Test func aLinkAtTheHistoryPathIsNotFollowed() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-e2e-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home.appendingPathComponent("state/reception"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
         let shared = home.appendingPathComponent("shared.txt").path

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// `reception train`, `classify` and `eval` as a person runs them: mistakes in paths and
@@ -12,7 +13,7 @@ struct IntentCommandsEndToEndTests {
     }.joined(separator: "\n")
 
     func folder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-intent-e2e-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("reception-intent-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
@@ -20,7 +21,7 @@ struct IntentCommandsEndToEndTests {
     /// `~` in intent.json is the home the session runs with ($HOME), as everywhere else: it
     /// named a file in the account's home from the password database.
     @Test func aTildeInTheIntentSettingsIsTheSessionsHome() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-tilde-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-tilde-\(UUID().uuidString)")
         let config = home.appendingPathComponent("config/reception")  // PipedREPL's XDG_CONFIG_HOME
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }

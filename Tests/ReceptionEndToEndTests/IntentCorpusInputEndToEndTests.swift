@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// Corpora as people export them (found by a trial of `classify`, `eval` and `train` on
@@ -8,7 +9,7 @@ import Testing
 @Suite("Corpus input through the binary")
 struct IntentCorpusInputEndToEndTests {
     func file(_ name: String, _ contents: Data) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-corpus-e2e-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("reception-corpus-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let url = folder.appendingPathComponent(name)
         try contents.write(to: url)

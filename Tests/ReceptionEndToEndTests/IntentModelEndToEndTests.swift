@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// A model a person trained, used where they classify: the REPL (an option, or the intent
@@ -14,7 +15,7 @@ struct IntentModelEndToEndTests {
 
     /// A folder with the corpus and the weights trained on it alone.
     static func trained() async throws -> (folder: URL, corpus: URL, weights: URL) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-own-model-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("reception-own-model-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let corpus = folder.appendingPathComponent("mine.jsonl"), weights = folder.appendingPathComponent("my-weights.json")
         try Self.corpus.write(to: corpus, atomically: true, encoding: .utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// `reception label` as a person uses it: one key per decision on a real terminal, a slip
@@ -42,7 +43,7 @@ struct LabelTerminalTests {
     }
 
     @Test func labelsUndoesQuitsIsKilledAndResumesWithNothingLostOrTwice() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-label-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("reception-label-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("messages.txt"), labels = folder.appendingPathComponent("messages.labels.jsonl")
@@ -122,7 +123,7 @@ struct LabelTerminalTests {
     /// the ask is, with how many lines between are not shown: labelled from the screen, the ask
     /// must be on it.
     @Test func aLongMessageShowsItsBeginningAndTheAskAtItsEnd() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-label-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("reception-label-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("pasted.jsonl")
@@ -151,7 +152,7 @@ struct LabelTerminalTests {
     /// Reviewing a labelled corpus, k writes the file's own label at once: one key, one
     /// decision, as the help says.
     @Test func inAReviewKWritesTheFilesOwnLabelAtOnce() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-label-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("reception-label-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("labelled.jsonl"), out = folder.appendingPathComponent("reviewed.jsonl")
@@ -170,7 +171,7 @@ struct LabelTerminalTests {
 
     /// Piped input is never taken for keys: refused in words, the labels file untouched.
     @Test func pipedInputIsRefusedInWords() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-label-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("reception-label-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("messages.txt")

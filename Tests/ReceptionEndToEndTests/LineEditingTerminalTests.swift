@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// Line editing as the terminal shows it. readline measures the prompt in the C library's
@@ -55,7 +56,7 @@ struct LineEditingTerminalTests {
     /// answer is shown, as a shell does with a ^D typed during a command; the session went on
     /// waiting, with no prompt.
     @Test func ctrlDDuringAnAnswerLeavesAfterIt() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-eof-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-eof-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         let terminal = try TerminalSession(arguments: ["--trust", "1", "--local-step-ms", "700", "--no-log"], home: home)
         var at = try await terminal.waitFor(REPLTerminalTests.prompt)

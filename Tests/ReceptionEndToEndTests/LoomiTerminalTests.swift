@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// `reception serve loomi` and the REPL over 127.0.0.1 on a pseudo-terminal: the agent's
@@ -9,7 +10,7 @@ struct LoomiTerminalTests {
     static let prompt = "› "
 
     static func home(for url: String) throws -> URL {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-loomi-e2e-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-loomi-e2e-\(UUID().uuidString)")
         let config = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         try #"{"profiles":[{"name":"lo","kind":"loomi","url":"\#(url)"}]}"#

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import ReceptionTestSupport
 import Testing
 
 /// `reception serve loop-symphony` and the REPL on a pseudo-terminal talking to it over
@@ -17,7 +18,7 @@ struct LoopSymphonyTerminalTests {
 
     /// A home directory whose backends.json names the server, with the key in a 0600 file.
     func home(for url: String, trustLevel: Int? = nil) throws -> URL {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-ls-e2e-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-ls-e2e-\(UUID().uuidString)")
         let config = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         let key = config.appendingPathComponent("ls.key")

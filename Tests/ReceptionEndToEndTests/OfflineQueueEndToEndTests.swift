@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Synchronization
 import Testing
 
@@ -41,7 +42,7 @@ struct OfflineQueueEndToEndTests {
     }
 
     func home(url: String) throws -> URL {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-queue-e2e-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-queue-e2e-\(UUID().uuidString)")
         try point(home, at: url)
         return home
     }
@@ -223,7 +224,7 @@ struct OfflineQueueEndToEndTests {
         #expect(!restarted.contains("regret this one"), "the dropped one never left: \(restarted)")
 
         // Nothing queued, no file: reading an empty queue leaves nothing behind.
-        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("reception-queue-empty-\(UUID().uuidString)")
+        let empty = Scratch.root.appendingPathComponent("reception-queue-empty-\(UUID().uuidString)")
         let (none, noneStatus, _) = try await run(["queue"], home: empty)
         #expect(noneStatus == 0 && none.contains("The offline queue is empty."), "\(none)")
         #expect(!FileManager.default.fileExists(atPath: empty.path + "/state/reception/queue.sqlite"))

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// `reception serve openai` and the REPL talking to it over 127.0.0.1, piped and on a
@@ -14,7 +15,7 @@ struct OpenAITerminalTests {
 
     /// A home whose backends.json has a profile `oai` for the server.
     static func home(for url: String) throws -> URL {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-oai-e2e-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-oai-e2e-\(UUID().uuidString)")
         let config = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         try #"{"profiles":[{"name":"oai","kind":"openai","url":"\#(url)"}]}"#

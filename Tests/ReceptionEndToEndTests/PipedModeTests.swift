@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// Scripts and pipes: no terminal, no ANSI codes, one line per event with --json.
@@ -137,7 +138,7 @@ struct PipedModeTests {
         #expect(status == 1)
         #expect(output.contains("error: cannot use soul no-such-soul: No soul named \"no-such-soul\""), "\(output)")
         #expect(!output.contains("Usage:"), "\(output)")
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("utf16-\(UUID().uuidString).md")
+        let file = Scratch.root.appendingPathComponent("utf16-\(UUID().uuidString).md")
         try Data([0xFF, 0xFE, 0x41, 0x00]).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let (errors, fileStatus) = try await PipedREPL.run(["--soul", file.path], input: "")
@@ -147,7 +148,7 @@ struct PipedModeTests {
     }
 
     @Test func saveNeverOverwritesWithoutForce() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("reception-save-\(UUID().uuidString).md")
+        let file = Scratch.root.appendingPathComponent("reception-save-\(UUID().uuidString).md")
         try "precious".write(to: file, atomically: true, encoding: .utf8)
         let (output, _) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "1"], input: "what can reception do?\n/save \(file.path)\n")
         #expect(output.contains("already exists"))
@@ -161,7 +162,7 @@ struct PipedModeTests {
     /// `~` is $HOME (the one the person is using, not the account's); an unquoted name with a
     /// space is one file; a folder or a missing folder is said plainly.
     @Test func saveExpandsTildeFromHomeKeepsSpacesAndExplainsFailures() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-home-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-home-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         let input = "what can reception do?\n/save ~/my notes.md\n/save ~\n/save ~/no/such/folder/x.md\n"
         let (output, errors, _) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "1"], input: input, home: home, separateErrors: true)
@@ -180,7 +181,7 @@ struct SubcommandsOutsideTheRepositoryTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Binary.reception())
         process.arguments = ["bench", "--rounds", "1"]
-        process.currentDirectoryURL = FileManager.default.temporaryDirectory
+        process.currentDirectoryURL = Scratch.root
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Synchronization
 
 /// `reception` with its stdin and stdout on pipes: no terminal, so the REPL reads a script.
@@ -34,7 +35,7 @@ enum PipedREPL {
     /// database lock in a synchronous closure while Reception runs).
     static func runBlocking(_ arguments: [String], input: String, home: URL?, environment extra: [String: String] = [:],
                                     separateErrors: Bool = false, executable: String) throws -> (output: String, errors: String, status: Int32) {
-        let home = home ?? FileManager.default.temporaryDirectory.appendingPathComponent("reception-pipe-\(UUID().uuidString)")
+        let home = home ?? Scratch.root.appendingPathComponent("reception-pipe-\(UUID().uuidString)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

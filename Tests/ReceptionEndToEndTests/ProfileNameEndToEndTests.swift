@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// A profile whose name is a built-in backend's wins over it: said when the configuration is
@@ -6,7 +7,7 @@ import Testing
 @Suite("Profiles named like a built-in backend")
 struct ProfileNameEndToEndTests {
     func home(config: String) throws -> URL {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-names-e2e-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-names-e2e-\(UUID().uuidString)")
         let directory = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try config.write(to: directory.appendingPathComponent("backends.json"), atomically: true, encoding: .utf8)

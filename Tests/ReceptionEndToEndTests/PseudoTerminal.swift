@@ -1,5 +1,6 @@
 import CPseudoTerminal
 import Foundation
+import ReceptionTestSupport
 import Synchronization
 import Testing
 
@@ -31,7 +32,7 @@ final class TerminalSession: Sendable {
 
     init(argv: [String], home: URL?, rows: UInt16 = 50, columns: UInt16 = 250, environment extra: [String] = []) throws {
         let binary = argv[0]
-        let home = home ?? FileManager.default.temporaryDirectory.appendingPathComponent("reception-e2e-\(UUID().uuidString)")
+        let home = home ?? Scratch.root.appendingPathComponent("reception-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         self.home = home
         let environment = [

@@ -1,5 +1,6 @@
 import Foundation
 import ReceptionSoul
+import ReceptionTestSupport
 import Testing
 
 /// A person at a terminal, using the real binary.
@@ -24,7 +25,7 @@ struct REPLTerminalTests {
     /// A soul's name is the file's text: the start-up line shows it without the escape
     /// sequences a YAML string can spell (`\e`), which would retitle the window or clear it.
     @Test func theStartUpLineShowsASoulsNameWithoutItsEscapeSequences() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("reception-soul-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let soul = folder.appendingPathComponent("evil.md")
         try "---\nname: \"Evil \\e]0;pwned\\a \\e[2J Name\"\n---\n\nShort and warm.\n".write(to: soul, atomically: true, encoding: .utf8)
@@ -119,7 +120,7 @@ struct REPLTerminalTests {
     /// A soul file edited while the prompt waits applies to the very next answer: the reload
     /// is said before the message is sent, not after its answer.
     @Test func aSoulEditedAtThePromptVoicesTheNextAnswer() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-edit-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-soul-edit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         let soul = home.appendingPathComponent("live.md")
         try "# Plainy\n\nA plain helper.\n".write(to: soul, atomically: true, encoding: .utf8)
@@ -139,7 +140,7 @@ struct REPLTerminalTests {
     /// After an edit with errors, `/soul show` shows the file as it is and says that the soul
     /// in use is the one last read without them.
     @Test func soulShowAfterABrokenEditSaysTheSoulInUseIsTheLastGoodOne() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-broken-edit-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-soul-broken-edit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
         let soul = home.appendingPathComponent("live.md")
@@ -194,7 +195,7 @@ struct NarrowTerminalTests {
     /// A spinner line wider than the screen wraps, and clearing only the last row
     /// leaves a copy of every frame behind. Every frame written must fit in 79 columns.
     @Test func spinnerFramesFitAnEightyColumnTerminal() async throws {
-        let notes = FileManager.default.temporaryDirectory.appendingPathComponent("reception-narrow-\(UUID().uuidString)")
+        let notes = Scratch.root.appendingPathComponent("reception-narrow-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: notes) }
         let heading = "Roses and the many hours of sun they need in a temperate garden through the whole long summer season"

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Synchronization
 import Testing
 
@@ -68,7 +69,7 @@ struct SignalTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Binary.reception())
         process.arguments = ["--backend", "local", "--trust", "0"]
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-sig-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-sig-\(UUID().uuidString)")
         process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
         let input = Pipe(), output = Pipe()
         process.standardInput = input

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// The soul tools' options are checked before they run, with the range they take.
@@ -27,7 +28,7 @@ struct SoulCommandsEndToEndTests {
         // Both timed: a bench that failed (nil) must not pass as "a different soul".
         let standard = try #require(try await parsedBytes([]), "soul bench times the default soul")
         #expect(standard != butler, "the default soul is not the butler")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("reception-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let (_, missing, status) = try await PipedREPL.run(["soul", "bench", "nosuch"], input: "", separateErrors: true)
         #expect(status == 1 && missing.contains("error: nosuch: no such file or known soul (known: butler,"), "\(missing)")
@@ -38,7 +39,7 @@ struct SoulCommandsEndToEndTests {
     /// A soul that does not parse is not timed: `soul bench` says its errors, located, as
     /// `soul lint` does, and fails (it timed the failing parse and exited 0).
     @Test func soulBenchRefusesASoulThatDoesNotParse() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("reception-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("broken.md")
@@ -63,7 +64,7 @@ struct SoulCommandsEndToEndTests {
     }
 
     @Test func soulListShowsALongNameWhole() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-list-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-soul-list-\(UUID().uuidString)")
         let souls = home.appendingPathComponent("config/reception/souls")
         try FileManager.default.createDirectory(at: souls, withIntermediateDirectories: true)
         try "# Captain Rummy the Longwinded\n\nA pirate.\n".write(to: souls.appendingPathComponent("rummy.md"), atomically: true, encoding: .utf8)
@@ -75,7 +76,7 @@ struct SoulCommandsEndToEndTests {
     /// `/soul` marks a soul whose file has errors, as `reception soul list` does, and the
     /// error for choosing it says "error:" once.
     @Test func aBrokenSoulIsMarkedInTheREPLListAndItsErrorSaidOnce() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-broken-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-soul-broken-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         let souls = home.appendingPathComponent("config/reception/souls")
         try FileManager.default.createDirectory(at: souls, withIntermediateDirectories: true)
@@ -88,7 +89,7 @@ struct SoulCommandsEndToEndTests {
     /// A soul loaded from a file is marked current in `/soul list`, and a path with spaces is
     /// one path.
     @Test func aSoulFromAFileIsListedAsCurrentAndAPathMayHaveSpaces() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-file-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-soul-file-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         let file = home.appendingPathComponent("my pirate.md")
         try "# Pirate Pete\n\nArr.\n".write(to: file, atomically: true, encoding: .utf8)
@@ -101,7 +102,7 @@ struct SoulCommandsEndToEndTests {
     /// each line said it too); a file deleted under the session is said to be gone, not to
     /// have errors at line 1.
     @Test func reloadSaysItOnceAndAGoneFileIsGone() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-reload-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-soul-reload-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
         let file = home.appendingPathComponent("owl.md")
@@ -124,7 +125,7 @@ struct SoulCommandsEndToEndTests {
     }
     /// A soul of one's own named as a built-in one takes its place: `soul new` says so.
     @Test func aUserSoulNamedAsABuiltInOneIsSaidToHideIt() async throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-soul-hide-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-soul-hide-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
         let (hiding, status) = try await PipedREPL.run(["soul", "new", "Butler", "--user"], input: "", home: home)

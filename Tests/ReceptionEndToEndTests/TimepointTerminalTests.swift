@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// `reception serve timepoint` and the REPL signed in to it, on a pseudo-terminal and piped:
@@ -13,7 +14,7 @@ struct TimepointTerminalTests {
 
     /// A home whose backends.json has a profile `tp` for the server, its admin key in a 0600 file.
     static func home(for url: String) throws -> URL {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("reception-tp-e2e-\(UUID().uuidString)")
+        let home = Scratch.root.appendingPathComponent("reception-tp-e2e-\(UUID().uuidString)")
         let config = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         let keyFile = home.appendingPathComponent("admin-key").path

@@ -60,7 +60,7 @@ struct CorpusReadingTests {
     /// An index.html that is a link (even to an earlier report) was followed
     /// by the check and then replaced by the report's rename; it is refused, and left as it is.
     @Test func aReportNeverReplacesALinkAtItsIndex() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("report-link-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("report-link-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let earlier = folder.appendingPathComponent("earlier.html").path, index = folder.appendingPathComponent("index.html").path
@@ -79,9 +79,9 @@ struct CorpusReadingTests {
     /// A directory or a FIFO given as a corpus got a raw Foundation error (and a
     /// FIFO could block); now each is named for what it is, with its path.
     @Test func aDirectoryOrAFIFOGivenAsACorpusIsNamedPlainly() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString).jsonl")
+        let directory = Scratch.root.appendingPathComponent("corpus-\(UUID().uuidString).jsonl")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString).csv").path
+        let fifo = Scratch.root.appendingPathComponent("corpus-\(UUID().uuidString).csv").path
         #expect(mkfifo(fifo, 0o600) == 0)
         for (path, expected) in [(directory.path, "is a directory, not a file"), (fifo, "is a named pipe (FIFO), not a regular file")] {
             do {
@@ -336,7 +336,7 @@ struct ReportTests {
         // The page quotes corpus text: no escape or control character of it is left in the file.
         #expect(!html.contains("\u{1B}") && !html.contains("\u{07}"), "a corpus line's escapes reached the page")
         // --report replaces its own earlier report, never a page it did not write, and is a directory.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)/nested")
+        let folder = Scratch.root.appendingPathComponent("report-\(UUID().uuidString)/nested")
         let written = try ReportHTML.write(report, to: folder)
         // It quotes people's messages: readable by its owner only.
         #expect((try FileManager.default.attributesOfItem(atPath: written.path)[.posixPermissions] as? Int) == 0o600)

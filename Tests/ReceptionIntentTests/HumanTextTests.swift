@@ -82,7 +82,7 @@ struct HumanTextTests {
     }
 
     @Test func aLabelLineWithoutItsMessageOrWithATextIsALocatedIssue() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("labels-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("labels-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let texts = directory.appendingPathComponent("messages.jsonl"), labels = directory.appendingPathComponent("labels.jsonl")
@@ -109,7 +109,7 @@ struct HumanTextTests {
     /// they label differently is a line per label with half the message each; one a pass skipped
     /// or never reached is left out; a pass labelling an id twice is an issue at its line.
     @Test func twoPassesGiveOneLineWhereTheyAgreeAndAShareOfTheMessageEachWhereTheyDiffer() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passes-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("passes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let texts = directory.appendingPathComponent("messages.jsonl")
@@ -149,7 +149,7 @@ struct HumanTextTests {
     /// passes: their words teach the intent (an agreed-only corpus drops them and knows nothing of
     /// those words), and the urgency is learned as the split it is.
     @Test func aMessageTheAnnotatorsSplitOnStillTeachesTheHeadTheyAgreedOn() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passes-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("passes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var texts = "", a = "", b = ""

@@ -344,7 +344,7 @@ struct IntentClassifierTests {
     }
 
     @Test func aUserLexiconPhraseTakesItsFamilysWeight() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-lexicon-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("reception-lexicon-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("lexicon.txt")

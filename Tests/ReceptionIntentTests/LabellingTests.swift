@@ -7,7 +7,7 @@ import ReceptionCore
 @Suite("Labelling", .onTheCPULane)
 struct LabellingTests {
     func folder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("labelling-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("labelling-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
@@ -169,7 +169,7 @@ struct IntentSettingsTests {
     /// A weights file cut short, one of another version, or one trained with another lexicon
     /// is refused with where and why; the built-in model classifies instead.
     @Test func aTruncatedForeignOrMismatchedWeightsFileIsRefusedWithItsPlace() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("weights-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("weights-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let whole = IntentWeights.shipped.serialized()

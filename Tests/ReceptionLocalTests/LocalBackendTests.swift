@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 import ReceptionCore
 @testable import ReceptionLocal
@@ -6,7 +7,7 @@ import ReceptionCore
 @Suite("Embedded local backend")
 struct LocalBackendTests {
     static func knowledge(_ files: [String: String]) throws -> KnowledgeBase {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-kb-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("reception-kb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for (name, text) in files { try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8) }
         return try KnowledgeBase(directory: directory)
@@ -28,7 +29,7 @@ struct LocalBackendTests {
     /// permission" (NSCocoaErrorDomain 257); it is now named for what it is, with its path,
     /// and never opened (it would block).
     @Test func aFIFOInTheKnowledgeFolderIsNamedPlainly() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-kb-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("reception-kb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try "# A\nhello\n".write(to: directory.appendingPathComponent("a.md"), atomically: true, encoding: .utf8)
@@ -43,7 +44,7 @@ struct LocalBackendTests {
     }
 
     @Test func aFileGivenAsTheKnowledgeFolderIsNamedAsAFile() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("reception-kb-\(UUID().uuidString).jsonl")
+        let file = Scratch.root.appendingPathComponent("reception-kb-\(UUID().uuidString).jsonl")
         try "{}\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(throws: LocalBackendError.knowledgeNotAFolder(file.standardizedFileURL.path)) { try KnowledgeBase(directory: file) }

@@ -3,11 +3,12 @@ import GRDB
 import ReceptionCore
 import ReceptionLog
 import ReceptionStorage
+import ReceptionTestSupport
 import Testing
 
 /// A folder of its own for each test, removed afterwards.
 func temporaryLogPath(_ name: String = #function) -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reception-log-\(UUID().uuidString.prefix(8))")
+    let folder = Scratch.root.appendingPathComponent("reception-log-\(UUID().uuidString.prefix(8))")
     return folder.appendingPathComponent("reception/conversations.sqlite").path
 }
 

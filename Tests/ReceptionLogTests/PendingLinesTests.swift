@@ -1,5 +1,6 @@
 import Foundation
 @testable import ReceptionLog
+import ReceptionTestSupport
 import Testing
 
 /// Reading a pending file line by line holds at most one line of bounded length, however the
@@ -7,7 +8,7 @@ import Testing
 @Suite("Reading pending files line by line")
 struct PendingLinesTests {
     static func lines(of bytes: Data, limit: Int) throws -> [String] {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pending-lines-\(UUID().uuidString)").path
+        let path = Scratch.root.appendingPathComponent("pending-lines-\(UUID().uuidString)").path
         try bytes.write(to: URL(fileURLWithPath: path))
         defer { unlink(path) }
         var seen: [String] = []

@@ -2,6 +2,7 @@ import Foundation
 import ReceptionCore
 import ReceptionLoomi
 import ReceptionReferenceServers
+import ReceptionTestSupport
 import Synchronization
 import ReceptionTesting
 import Testing
@@ -15,7 +16,7 @@ final class TestClock: Sendable {
 
 /// A new empty directory for one test.
 func makeScratchDirectory() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("loomi-tests-\(UUID().uuidString)").path
+    let path = Scratch.root.appendingPathComponent("loomi-tests-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }

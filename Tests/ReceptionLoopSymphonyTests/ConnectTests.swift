@@ -2,13 +2,14 @@ import Foundation
 import ReceptionCore
 import ReceptionLoopSymphony
 import ReceptionReferenceServers
+import ReceptionTestSupport
 import Testing
 
 /// Connecting as a person's REPL does: the key is checked once,
 /// on an endpoint that requires it, and the server's trust level is where a session starts.
 @Suite("Connecting to Loop Symphony")
 struct ConnectTests {
-    let environment = PluginEnvironment.standard(["HOME": FileManager.default.temporaryDirectory.path + "/reception-connect-\(UUID().uuidString)"])
+    let environment = PluginEnvironment.standard(["HOME": Scratch.root.path + "/reception-connect-\(UUID().uuidString)"])
 
     func configuration(_ url: String, key: String?, source: String = "$LS_KEY") -> LoopSymphonyConfiguration {
         var configuration = LoopSymphonyConfiguration(baseURL: url, apiKey: key, userID: "tester", defaultTrustLevel: 1)

@@ -2,6 +2,7 @@ import Foundation
 import ReceptionCore
 import ReceptionLoopSymphony
 import ReceptionReferenceServers
+import ReceptionTestSupport
 import ReceptionTesting
 import Testing
 
@@ -61,7 +62,7 @@ func request(_ query: String, trust: Int) -> TaskRequest {
 }
 
 func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("reception-ls-\(UUID().uuidString)")
+    let url = Scratch.root.appendingPathComponent("reception-ls-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }

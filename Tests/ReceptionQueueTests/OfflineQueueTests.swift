@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ReceptionCore
 import ReceptionQueue
+import ReceptionTestSupport
 import Synchronization
 import Testing
 
@@ -52,7 +53,7 @@ final class FlakyEngine: Backend, Sendable {
 }
 
 func temporaryQueuePath() -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-queue-\(UUID().uuidString)")
+    let directory = Scratch.root.appendingPathComponent("reception-queue-\(UUID().uuidString)")
     return directory.appendingPathComponent("state/queue.sqlite").path
 }
 

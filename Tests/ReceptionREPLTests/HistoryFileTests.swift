@@ -1,5 +1,6 @@
 import Foundation
 @testable import ReceptionREPL
+import ReceptionTestSupport
 import Testing
 
 /// The input history holds what the person typed. A FIFO at its path hung the
@@ -7,7 +8,7 @@ import Testing
 /// lines went into the file it pointed to.
 @Suite("Input history file")
 struct HistoryFileTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-history-\(UUID().uuidString)").path
+    let directory = Scratch.root.appendingPathComponent("reception-history-\(UUID().uuidString)").path
 
     init() throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

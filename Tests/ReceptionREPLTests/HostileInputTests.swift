@@ -2,6 +2,7 @@ import Foundation
 import ReceptionCore
 @testable import ReceptionREPL
 import ReceptionSoul
+import ReceptionTestSupport
 import ReceptionTesting
 import Synchronization
 import Testing
@@ -129,7 +130,7 @@ struct HostileInputTests {
     }
 
     @Test func savedTranscriptsAreReadableByTheirOwnerOnly() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-save-mode-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("reception-save-mode-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("talk.md")
@@ -146,7 +147,7 @@ struct HostileInputTests {
     /// root, `/dev/stdout` was replaced), and a dangling link counted as "no file" even without
     /// --force. Now only a regular file is replaced; anything else is named and left as it is.
     @Test func saveNeverReplacesALinkOrAFIFO() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-save-kind-\(UUID().uuidString)").path
+        let directory = Scratch.root.appendingPathComponent("reception-save-kind-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let shared = directory + "/shared.txt"

@@ -1,6 +1,7 @@
 import Foundation
 import ReceptionCore
 @testable import ReceptionREPL
+import ReceptionTestSupport
 import Testing
 
 /// A name checked and then written to later can be swapped for a link in between. Files that
@@ -8,7 +9,7 @@ import Testing
 /// through that descriptor or by a rename that never follows one.
 @Suite("Paths swapped for links between a check and a write")
 struct SwappedPathTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-swap-\(UUID().uuidString)").path
+    let directory = Scratch.root.appendingPathComponent("reception-swap-\(UUID().uuidString)").path
 
     init() throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

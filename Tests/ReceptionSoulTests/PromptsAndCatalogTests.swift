@@ -88,7 +88,7 @@ struct EmbeddedResourceTests {
 @Suite("Catalog and reload")
 struct CatalogTests {
     func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("soul-tests-\(UUID().uuidString)")
+        let url = Scratch.root.appendingPathComponent("soul-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

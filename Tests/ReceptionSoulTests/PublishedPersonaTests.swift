@@ -14,7 +14,7 @@ struct PublishedPersonaTests {
 
     /// The persona `name` as a soul folder (SOUL.md and STYLE.md) in a fresh temporary folder.
     static func load(_ name: String) throws -> Soul {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("published-\(name)-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("published-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for file in ["SOUL", "STYLE"] {
             try FileManager.default.copyItem(at: published.appendingPathComponent("examples_\(name)_\(file).md"),
@@ -159,7 +159,7 @@ struct PublishedPersonaTests {
     /// The author's blank template (SOUL.template.md, STYLE.template.md) as a folder: its
     /// comments, "[placeholders]" and unticked checklist items are not a persona's traits.
     @Test func theBlankTemplateYieldsNoTraitsFromItsBlanks() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("published-template-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("published-template-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for file in ["SOUL", "STYLE"] {
             try FileManager.default.copyItem(at: Self.published.appendingPathComponent("\(file).template.md"), to: folder.appendingPathComponent("\(file).md"))

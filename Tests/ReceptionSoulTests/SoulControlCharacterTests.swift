@@ -133,7 +133,7 @@ struct SoulControlCharacterTests {
 
     /// The catalog's names (`soul list`, the REPL's `/soul list`) come from the same parser.
     @Test func theCatalogListsCleanNames() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("souls-esc-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("souls-esc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try Self.file.write(to: directory.appendingPathComponent("esc.md"), atomically: true, encoding: .utf8)

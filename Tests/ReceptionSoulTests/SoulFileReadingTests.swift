@@ -8,7 +8,7 @@ import ReceptionTestSupport
 @Suite("Reading soul files", .onTheCPULane)
 struct SoulFileReadingTests {
     static func temporaryFile(_ bytes: [UInt8], name: String = "soul.md") throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soul-read-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("soul-read-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent(name)
         try Data(bytes).write(to: url)

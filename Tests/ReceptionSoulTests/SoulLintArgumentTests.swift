@@ -41,7 +41,7 @@ struct SoulLintArgumentTests {
     }
 
     @Test func aSoulInADirectoryIsLintedAtItsPath() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soul-lint-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("soul-lint-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("mine.md")
@@ -53,7 +53,7 @@ struct SoulLintArgumentTests {
     /// Front matter in a soul folder's STYLE.md is not read: lint says so at that file, rather
     /// than let its settings look applied.
     @Test func frontMatterInACompanionIsAWarningAtThatFile() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("soul-folder-\(UUID().uuidString)")
+        let folder = Scratch.root.appendingPathComponent("soul-folder-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try "# Plainy\n\nA helper.\n".write(to: folder.appendingPathComponent("SOUL.md"), atomically: true, encoding: .utf8)

@@ -84,7 +84,7 @@ struct SoulNewTests {
     }
 
     @Test func anExistingFileIsKeptAndTheMessageSaysForceReplacesIt() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soul-new-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("soul-new-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("night-owl.md")
@@ -101,7 +101,7 @@ struct SoulNewTests {
     /// A folder is written into, as `cp` does (it said "exists; pass --force", and --force gave
     /// Foundation's "error 512"); a link to nothing is there too, and is replaced only with --force.
     @Test func aFolderIsWrittenIntoAndALinkToNothingNeedsForce() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soul-new-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("soul-new-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let written = try SoulTemplate.write(name: "Night Owl", to: directory, force: false)

@@ -73,7 +73,7 @@ struct CrashDuringRefreshTests {
     @Test func killedAfterTheServerAnsweredAndBeforeTheWriteTheNextStartCleanlyAsksToSignInAgain() async throws {
         let server = try await RunningTimepointServer.start()
         defer { Task { await server.stop() } }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-tp-kill-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("reception-tp-kill-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let tokenFile = directory.appendingPathComponent("state/timepoint.json").path
         let signIn = try await Self.run(["signin", "ada@example.com"], url: server.baseURL, tokenFile: tokenFile)
@@ -118,7 +118,7 @@ struct CrashDuringRefreshTests {
     func killedAtAnyMomentOfTheWriteTheFileIsNeverHalfWritten(stage: RefreshTokenFile.WriteStage) async throws {
         let server = try await RunningTimepointServer.start()
         defer { Task { await server.stop() } }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-tp-kill-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("reception-tp-kill-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let tokenFile = directory.appendingPathComponent("state/timepoint.json").path
         #expect(try await Self.run(["signin", "ada@example.com"], url: server.baseURL, tokenFile: tokenFile).status == 0)

@@ -1,6 +1,7 @@
 import Foundation
 import ReceptionCore
 import ReceptionReferenceServers
+import ReceptionTestSupport
 import ReceptionTimepoint
 import ReceptionTesting
 import Testing
@@ -201,7 +202,7 @@ struct SessionTests {
     /// A token folder made earlier with mode 0755 stayed 0755 after a sign-in
     /// (the queue's and the caches' folders are tightened).
     @Test func anExistingTokenFolderOthersCanListIsTightenedTo0700() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-tp-dir-\(UUID().uuidString)").path
+        let directory = Scratch.root.appendingPathComponent("reception-tp-dir-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory + "/timepoint", withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o755])

@@ -1,6 +1,7 @@
 import Foundation
 import ReceptionCore
 import ReceptionReferenceServers
+import ReceptionTestSupport
 import ReceptionTimepoint
 import ReceptionTesting
 import Testing
@@ -40,7 +41,7 @@ func withTimepoint<T: Sendable>(_ options: TimepointReferenceOptions = Timepoint
                                 configure: (inout TimepointConfiguration) -> Void = { _ in },
                                 _ body: (TimepointRig) async throws -> T) async throws -> T {
     let server = try await RunningTimepointServer.start(options)
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-timepoint-\(UUID().uuidString)")
+    let directory = Scratch.root.appendingPathComponent("reception-timepoint-\(UUID().uuidString)")
     var configuration = TimepointConfiguration(baseURL: server.baseURL, tokenFile: directory.appendingPathComponent("state/reception/timepoint/timepoint.json").path,
                                                adminKey: SecretToken(options.adminKey))
     configuration.serverErrorRetryDelay = .milliseconds(50)

@@ -61,8 +61,10 @@ struct BenchCommand: ParsableCommand {
                 print("  \(name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(Int(nanoseconds))")
             }
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // A new private folder, never one already there: the temporary folder is shared.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reception-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("bench.jsonl")
         try IntentBenchmark.writeCorpus(short, count: messages, to: file)
