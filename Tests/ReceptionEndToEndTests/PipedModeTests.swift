@@ -46,6 +46,18 @@ struct PipedModeTests {
         #expect(status == 64 && errors.contains("Unknown server 'nosuch'") && errors.contains("reception serve"), "\(errors)")
     }
 
+    /// A name no backend, profile or soul has is the same mistake wherever it is given: exit 1,
+    /// one "error:" line naming what is known, no usage line, nothing read from the script.
+    @Test func anUnknownBackendRewriteProfileOrSoulIsTheSameMistake() async throws {
+        for (arguments, said) in [(["--backend", "nosuch"], "Unknown backend \"nosuch\""),
+                                  (["--rewrite", "nosuch"], "error: cannot use the rewrite profile nosuch: Unknown backend \"nosuch\""),
+                                  (["--soul", "nosuch"], "No soul named \"nosuch\"")] {
+            let (output, errors, status) = try await PipedREPL.run(arguments, input: "hello\n", separateErrors: true)
+            #expect(status == 1 && errors.contains(said), "\(arguments): \(errors)")
+            #expect(!errors.contains("Usage:") && !errors.contains("Error:") && output.isEmpty, "\(arguments): \(output)\(errors)")
+        }
+    }
+
     /// A negative number is a value out of range, not a missing one ("Missing value for
     /// '--local-step-ms <ms>'" sent people looking for the wrong mistake).
     @Test func aNegativeNumberIsNamedAsOutOfRange() async throws {

@@ -187,7 +187,10 @@ struct ChatCommand: AsyncParsableCommand {
                 rewriteStage = stage
             }
         } catch {
-            throw ValidationError("Cannot use the rewrite profile: \(error)")
+            // Like an unknown --backend or --soul: a name the configuration lacks, or a server
+            // that does not answer, is no mistake in how the command was typed (exit 1, no usage).
+            StandardStreams.writeError(TerminalText.clean("error: cannot use the rewrite profile\(rewrite.map { " " + $0 } ?? ""): \(error)\n"))
+            throw ExitCode(1)
         }
         var queueControl: OfflineQueueControl?
         let queuePath = OfflineQueueControl.path(environment: environment)

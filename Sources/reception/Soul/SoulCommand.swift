@@ -303,7 +303,10 @@ extension SoulCommand {
             let catalog = try BackendSetup.catalog(environment: .standard())
             stage = try await RewriteSetup.connect(profile, in: catalog, timeoutSeconds: nil)
         } catch {
-            throw ValidationError("Cannot use the rewrite profile \(profile): \(error)")
+            // Like an unknown --backend or --soul: a name the configuration lacks, or a server
+            // that does not answer, is no mistake in how the command was typed (exit 1, no usage).
+            printError(TerminalText.clean("error: cannot use the rewrite profile \(profile): \(error)"))
+            throw ExitCode(1)
         }
         if let notice = stage.connection.notice { printError("warning: \(notice)") }
         do {
