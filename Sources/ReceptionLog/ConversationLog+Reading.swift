@@ -56,16 +56,23 @@ extension ConversationLog {
     public func conversations(matching filter: LogFilter = LogFilter(), limit: Int = 20) throws -> [ConversationRecord] {
         guard let database = try existingDatabase() else { return [] }
         return try database.read { db in
+            var matching = ""
             var conditions = ""
             var arguments = StatementArguments()
             if !filter.isEmpty {
                 let (sql, values) = filter.exchangeConditions
-                conditions = "WHERE EXISTS (SELECT 1 FROM exchanges e WHERE e.conversation_id = c.id AND \(sql.joined(separator: " AND ")))"
-                arguments += values
+                let kept = "FROM exchanges e WHERE e.conversation_id = c.id AND \(sql.joined(separator: " AND "))"
+                matching = """
+                    , (SELECT COUNT(*) \(kept)) AS matching_count,
+                    (SELECT e.backend \(kept) ORDER BY e.seq DESC LIMIT 1) AS matching_backend,
+                    (SELECT e.soul \(kept) ORDER BY e.seq DESC LIMIT 1) AS matching_soul
+                    """
+                conditions = "WHERE EXISTS (SELECT 1 \(kept))"
+                arguments += values + values + values + values
             }
             arguments += [limit]
             return try Row.fetchAll(db, sql: """
-                SELECT c.*, (SELECT COUNT(*) FROM exchanges x WHERE x.conversation_id = c.id) AS exchange_count
+                SELECT c.*, (SELECT COUNT(*) FROM exchanges x WHERE x.conversation_id = c.id) AS exchange_count\(matching)
                 FROM conversations c \(conditions) ORDER BY c.last_at DESC LIMIT ?
                 """, arguments: arguments).map(Self.conversation)
         }
@@ -163,6 +170,9 @@ extension ConversationLog {
                                         exchangeCount: row["exchange_count"] ?? 0)
         // Stored already in the log's spelling.
         record.endpoint = row["endpoint"]
+        if let count = row["matching_count"] as Int? {
+            record.matching = .init(exchanges: count, backend: row["matching_backend"] ?? record.backend, soul: row["matching_soul"])
+        }
         return record
     }
 

@@ -306,6 +306,20 @@ struct ConversationLogEndToEndTests {
         #expect(listed.contains("2 exchanges  first topic") || (listed.contains("first topic") && listed.contains("second topic")), "\(listed)")
     }
 
+    /// A listing filtered by soul names that soul and counts what it said, not the soul the
+    /// conversation ended with and all its exchanges.
+    @Test func aListingBySoulNamesThatSoulAndCountsItsExchanges() async throws {
+        let home = Scratch.root.appendingPathComponent("reception-log-soul-\(UUID().uuidString)")
+        _ = try await PipedREPL.run(["--soul", "butler", "--local-step-ms", "1"],
+                                    input: "what can you do?\n/soul plain\nhow does trust work?\nwhat is a soul?\n", home: home)
+        let (all, _) = try await Self.reception(["logs"], home: home)
+        #expect(all.contains("local · plain · 3 exchanges"), "\(all)")
+        let (butler, _) = try await Self.reception(["logs", "--soul", "Butler"], home: home)
+        #expect(butler.contains("local · butler · 1 of 3 exchanges"), "\(butler)")
+        let (plain, _) = try await Self.reception(["logs", "--soul", "plain", "--json"], home: home)
+        #expect(plain.contains("\"matching_exchanges\" : 2") && plain.contains("\"exchanges\" : 3"), "\(plain)")
+    }
+
     /// A conversation held with a soul file carries on with that file, not with a soul of
     /// the same name in the soul folder; when the file is gone, the session says so.
     @Test func aConversationsSoulFileIsTheOneContinueUses() async throws {

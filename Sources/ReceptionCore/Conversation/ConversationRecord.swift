@@ -22,6 +22,22 @@ public struct ConversationRecord: Sendable, Hashable, Codable {
     public var title: String
     /// How many exchanges it holds (filled when read).
     public var exchangeCount: Int
+    /// What a filtered listing kept of it (`reception logs --soul butler`); nil unfiltered.
+    public var matching: Matching?
+
+    /// The exchanges a filter kept: how many, and where the last of them went. A conversation
+    /// can change soul or backend on the way, and a row found by one should not name another.
+    public struct Matching: Sendable, Hashable, Codable {
+        public var exchanges: Int
+        public var backend: String
+        public var soul: String?
+
+        public init(exchanges: Int, backend: String, soul: String?) {
+            self.exchanges = exchanges
+            self.backend = backend
+            self.soul = soul
+        }
+    }
 
     public init(id: String = UUID().uuidString.lowercased(), startedAt: Date = Date(), lastAt: Date? = nil, backend: String,
                 endpoint: String? = nil, soul: String? = nil, model: String? = nil, title: String = "", exchangeCount: Int = 0) {

@@ -153,13 +153,19 @@ enum LogsOutput {
 
     static func dim(_ text: String, styled: Bool) -> String { styled ? "\u{1B}[2m\(text)\u{1B}[22m" : text }
 
-    /// `1a2b3c4d  2026-12-06 10:47  oai · default · 3 exchanges  first message…`
+    /// `1a2b3c4d  2026-12-06 10:47  oai · default · 3 exchanges  first message…`; filtered
+    /// (`--soul butler`), the backend and soul of the last exchange kept and `2 of 3 exchanges`.
     static func line(_ conversation: ConversationRecord, styled: Bool) -> String {
+        let matching = conversation.matching
         // A soul read from a file is logged by its path: the listing names the file.
-        let soul = conversation.soul.map { $0.contains("/") ? String($0.split(separator: "/").last ?? "") : $0 }
-        let place = [conversation.backend, soul].compactMap { $0.map { TerminalText.line($0, limit: 40) } }.joined(separator: " · ")
+        let soul = (matching.map(\.soul) ?? conversation.soul).map { $0.contains("/") ? String($0.split(separator: "/").last ?? "") : $0 }
+        let place = [matching?.backend ?? conversation.backend, soul].compactMap { $0.map { TerminalText.line($0, limit: 40) } }
+            .joined(separator: " · ")
+        let count = matching.map { $0.exchanges < conversation.exchangeCount } == true
+            ? "\(matching!.exchanges) of " + Counted.phrase(conversation.exchangeCount, "exchange")
+            : Counted.phrase(conversation.exchangeCount, "exchange")
         return "\(conversation.id.prefix(8))  " + dim(ConversationExport.timestamp(conversation.lastAt).prefix(16) + "  \(place) · "
-                                                     + Counted.phrase(conversation.exchangeCount, "exchange"), styled: styled)
+                                                     + count, styled: styled)
             + "  " + TerminalText.line(conversation.title, limit: 100)
     }
 

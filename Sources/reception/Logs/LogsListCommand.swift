@@ -74,6 +74,8 @@ struct ConversationJSON: Encodable {
     var model: String?
     var title: String
     var exchanges: Int
+    /// With a filter: how many exchanges it kept.
+    var matchingExchanges: Int?
 
     init(_ record: ConversationRecord) {
         id = record.id
@@ -85,10 +87,12 @@ struct ConversationJSON: Encodable {
         model = record.model
         title = record.title
         exchanges = record.exchangeCount
+        matchingExchanges = record.matching?.exchanges
     }
 
     enum CodingKeys: String, CodingKey {
         case id, startedAt = "started_at", lastAt = "last_at", backend, endpoint, soul, model, title, exchanges
+        case matchingExchanges = "matching_exchanges"
     }
 }
 
