@@ -72,9 +72,12 @@ struct Reception: AsyncParsableCommand {
     /// `reception bogus` was read as the chat command's, and answered with its usage and
     /// "Unexpected argument": the REPL takes no words, so a first word that is no subcommand
     /// is a mistyped one. Names the subcommands, and the closest.
+    /// `reception help bogus` printed the root help and exited 0, as if nothing were wrong:
+    /// the word after `help` is checked the same way.
     static func unknownSubcommand(_ arguments: [String]) -> String? {
-        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        guard var first = arguments.first, !first.hasPrefix("-") else { return nil }
         let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        if first == "help", arguments.count > 1, !arguments[1].hasPrefix("-") { first = arguments[1] }
         guard !names.contains(first) else { return nil }
         let hint = closest(first, among: names).map { " Did you mean '\($0)'?" } ?? ""
         return "unknown subcommand '\(first)'.\(hint)\nSubcommands: \(names.dropLast().joined(separator: ", ")) " +

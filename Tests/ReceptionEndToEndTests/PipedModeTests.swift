@@ -15,7 +15,8 @@ struct PipedModeTests {
     }
 
     /// A mistyped subcommand is named as one, with the subcommands, not answered with the
-    /// chat command's usage; nothing is read from standard input.
+    /// chat command's usage (or, after `help`, with the root help); nothing is read from
+    /// standard input.
     @Test func anUnknownSubcommandIsNamedWithTheSubcommands() async throws {
         let (output, errors, status) = try await PipedREPL.run(["clasify", "is it going to rain"], input: "hello\n", separateErrors: true)
         #expect(status == 64 && output.isEmpty, "\(output)")
@@ -23,6 +24,11 @@ struct PipedModeTests {
                 "\(errors)")
         let (help, _) = try await PipedREPL.run(["help"], input: "")
         #expect(help.contains("SUBCOMMANDS"), "help stays a subcommand: \(help)")
+        // Asked for help on a subcommand there is none of, not shown the root help with exit 0.
+        let (_, helpErrors, helpStatus) = try await PipedREPL.run(["help", "clasify"], input: "", separateErrors: true)
+        #expect(helpStatus == 64 && helpErrors.contains("unknown subcommand 'clasify'. Did you mean 'classify'?"), "\(helpErrors)")
+        let (soulHelp, soulStatus) = try await PipedREPL.run(["help", "soul"], input: "")
+        #expect(soulStatus == 0 && soulHelp.contains("soul.md"), "\(soulHelp)")
     }
 
     /// The REPL's options may come before the word `chat` as well as after it; "chat" as an
