@@ -110,8 +110,10 @@ enum Answerer {
             if let closest = others.first {
                 // Not sure, but not nothing: the closest passage, said to be the closest, with a
                 // confidence under the souls' "low" threshold so the reader is told to check it.
-                let summary = "The closest I have is \(closest.passage.file) (\(closest.passage.heading)): " +
-                    leadSentences(closest.passage.text, count: 3)
+                let lead = leadSentences(closest.passage.text, count: 3)
+                // A code block opens on a line of its own, or it is no block.
+                let summary = "The closest I have is \(closest.passage.file) (\(closest.passage.heading)):" +
+                    (lead.hasPrefix("```") || lead.hasPrefix("~~~") || lead.hasPrefix("- ") ? "\n\n" : " ") + lead
                 return Composed(outcome: .complete, summary: summary, findings: findings(others.prefix(2), summarised: 3),
                                 confidence: 0.3 + 0.4 * closest.coverage, discrepancy: nil, followups: followups,
                                 usedPassages: [closest.passage.id])
@@ -153,11 +155,12 @@ enum Answerer {
     /// padding). Either way it carries the passage as its source.
     static func findings(_ used: some Collection<KnowledgeBase.Match>, summarised: Int) -> [Finding] {
         guard let first = used.first else { return [] }
-        let rest = sentences(first.passage.text.replacingOccurrences(of: "\n", with: " ")).dropFirst(summarised)
+        let passage = PassageUnits(first.passage.text)
+        let rest = passage.units.dropFirst(passage.prefix(summarised).count)
         // The rest, and when a long section is cut, how much more it holds: a finding cut short
         // without a word read as the whole passage.
         let shown = rest.prefix(maxFindingSentences)
-        var content = rest.isEmpty ? wholeSectionAbove : shown.joined(separator: " ")
+        var content = rest.isEmpty ? wholeSectionAbove : PassageUnits.join(shown)
         if rest.count > shown.count {
             let more = rest.count - shown.count
             content += " (\(more) more sentence\(more == 1 ? "" : "s") in the section.)"
@@ -225,7 +228,10 @@ enum Answerer {
         Sentences.split(text)
     }
 
+    /// The passage's first `count` sentences, list items or code blocks (a list the cut falls
+    /// in, whole), as the passage lays them out.
     static func leadSentences(_ text: String, count: Int) -> String {
-        sentences(text.replacingOccurrences(of: "\n", with: " ")).prefix(count).joined(separator: " ")
+        let passage = PassageUnits(text)
+        return PassageUnits.join(passage.prefix(count))
     }
 }

@@ -136,8 +136,16 @@ public struct KnowledgeBase: Sendable {
         }
         // Split in Swift: `components(separatedBy:)` goes through NSString on Linux and was most
         // of the local backend's start-up.
+        // A "#" line inside a fenced code block is a comment of the code ("# install"), no heading.
+        var fence: Substring?
         for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init) {
-            if line.hasPrefix("#") {
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if let open = fence {
+                if PassageUnits.closes(trimmed, open) { fence = nil }
+            } else if let marker = PassageUnits.fenceMarker(trimmed) {
+                fence = marker
+            }
+            if fence == nil, line.hasPrefix("#") {
                 flush()
                 level = line.prefix { $0 == "#" }.count
                 heading = line.drop { $0 == "#" }.trimmingHorizontalWhitespace

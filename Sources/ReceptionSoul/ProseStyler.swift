@@ -251,7 +251,9 @@ struct ProseStyler: Sendable {
                     }
                     let line = i..<lineEnd
                     append(.verbatim, i..<min(lineEnd + 1, n))
-                    if isFence(line, marker: fence) { state.fence = nil; state.atSentenceStart = true }
+                    // A code block is a sentence of its own: cut by a length limit, it goes whole
+                    // or not at all, and the prose after it is not part of it.
+                    if isFence(line, marker: fence) { state.fence = nil; state.atSentenceStart = true; sentenceEnds.append(min(lineEnd + 1, n)) }
                     i = min(lineEnd + 1, n)
                     state.atLineStart = true
                     continue
@@ -332,6 +334,7 @@ struct ProseStyler: Sendable {
                 while k < n, s[k] == s[j] { k += 1 }
                 if k - j >= 3 {
                     guard let end = lineEnd(from: k) else { return -1 }
+                    if !state.atSentenceStart { state.atSentenceStart = true; sentenceEnds.append(i) }
                     state.fence = Array(repeating: s[j], count: k - j)
                     append(.verbatim, i..<min(end + 1, n))
                     state.atLineStart = true

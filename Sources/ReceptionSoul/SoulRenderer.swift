@@ -298,7 +298,8 @@ public struct SoulRenderer: Sendable {
             let length = text.unicodeScalars.count
             // A list goes with the sentence that introduces it ("What I can do:" and its items):
             // cut after the introduction, the answer would be a heading with nothing under it.
-            let continuesList = kept > 0 && kept == index && Self.isListItem(text)
+            // So does a code block: the command after "Install it with apt." is the answer.
+            let continuesList = kept > 0 && kept == index && (Self.isListItem(text) || text.hasPrefix("```") || text.hasPrefix("~~~"))
             if let maxSentences, kept - uncounted >= maxSentences, !continuesList { break }
             if let maxCharacters, kept > 0, characters + length > maxCharacters { break }
             kept += 1

@@ -79,4 +79,11 @@ struct TerminalTextTests {
         #expect(styled.contains("\u{1B}[1m"))
         #expect(TextWrap.stripANSI(styled).contains("snake_case_code and a_b_c."))
     }
+
+    /// A finding of several lines (a list, a code block) stays under its bullet, not back at
+    /// the margin where it reads as the next part of the answer.
+    @Test func aFindingOfSeveralLinesStaysUnderItsBullet() {
+        let finding = DisplayBlock(role: .finding, title: "What I found", markdown: "Then run:\n\n```\nmake\nmake install\n```\n\nDone.")
+        #expect(BlockPrinter(styled: false).text(for: finding) == "What I found\n  - Then run:\n\n        make\n        make install\n\n    Done.")
+    }
 }

@@ -68,6 +68,15 @@ struct SoulAuthorTrialTests {
         #expect(!rendered[0].markdown.contains("Ask about any of them."))
     }
 
+    /// A code block after the last sentence kept is kept with it: the command after "Install
+    /// it with apt." is the answer a terse voice must not cut.
+    @Test func aCutKeepsTheCodeBlockAfterTheSentencesKept() {
+        let install = "Install it with apt.\n\n```sh\napt-get install frob\n```\n\nThe version should be 2 or later."
+        let rendered = limited(1).render(answer(install), trustLevel: 0)
+        #expect(rendered[0].markdown.hasSuffix("Install it with apt.\n\n```sh\napt-get install frob\n```"), "\(rendered[0].markdown)")
+        #expect(rendered.last?.markdown == "Left out for brevity: 1 sentence of the summary.")
+    }
+
     /// An opener or sign-off the answer already says (a model given the persona text often
     /// opens with it) is not said a second time.
     @Test func anOpenerOrSignOffTheAnswerSaysIsNotRepeated() {

@@ -31,7 +31,9 @@ public struct BlockPrinter: Sendable {
         case .finding:
             // The soul's findings title heads the first one, or the findings read as more items
             // of the answer's own list.
-            let item = (styled ? Style.dim("  • ") : "  - ") + body
+            // A finding of several lines (a list, a code block) stays under its bullet.
+            let item = (styled ? Style.dim("  • ") : "  - ") + body.split(separator: "\n", omittingEmptySubsequences: false)
+                .enumerated().map { $0.offset == 0 || $0.element.isEmpty ? String($0.element) : "    " + $0.element }.joined(separator: "\n")
             guard let title = block.title else { return item }
             return (styled ? Style.bold(title) : title) + "\n" + item
         case .intervention:

@@ -1,0 +1,127 @@
+import ReceptionCore
+
+/// A knowledge passage in the pieces an answer quotes: a sentence of prose, a list item, or a
+/// fenced code block whole. Read as one run of sentences, a command in a code block came out
+/// as "`sh apt-get install x frob --version" and a list as "- a - b".
+struct PassageUnits {
+    struct Unit: Hashable {
+        enum Kind: Hashable { case sentence, listItem, code }
+        var text: String
+        var kind: Kind
+        /// The first unit after a blank line: joined with a paragraph break.
+        var startsParagraph: Bool
+    }
+
+    var units: [Unit]
+
+    init(_ text: String) {
+        var units: [Unit] = []
+        var prose: [Substring] = []
+        var paragraphStart = true
+        func flushProse() {
+            guard !prose.isEmpty else { return }
+            for (index, sentence) in Sentences.split(prose.joined(separator: " ")).enumerated() {
+                units.append(Unit(text: sentence, kind: .sentence, startsParagraph: index == 0 && paragraphStart))
+            }
+            prose = []
+            paragraphStart = false
+        }
+        var fence: (marker: Substring, lines: [Substring])?
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if var open = fence {
+                open.lines.append(line)
+                if Self.closes(trimmed, open.marker) {
+                    units.append(Unit(text: open.lines.joined(separator: "\n"), kind: .code, startsParagraph: true))
+                    fence = nil
+                    paragraphStart = true
+                } else {
+                    fence = open
+                }
+                continue
+            }
+            if let marker = Self.fenceMarker(trimmed) {
+                flushProse()
+                fence = (marker, [line])
+            } else if trimmed.isEmpty {
+                flushProse()
+                paragraphStart = true
+            } else if Self.isListItem(trimmed) {
+                flushProse()
+                units.append(Unit(text: String(trimmed), kind: .listItem, startsParagraph: paragraphStart))
+                paragraphStart = false
+            } else if line.first == " " || line.first == "\t", prose.isEmpty, let last = units.last, last.kind == .listItem {
+                // An item's continuation line, indented under it.
+                units[units.count - 1].text += " " + trimmed
+            } else {
+                prose.append(trimmed)
+            }
+        }
+        flushProse()
+        // A fence never closed runs to the end of the passage, as Markdown reads it.
+        if let open = fence { units.append(Unit(text: open.lines.joined(separator: "\n"), kind: .code, startsParagraph: true)) }
+        self.units = units
+    }
+
+    /// "```" or "~~~" (three or more) opening a fenced block, with any info string after it.
+    static func fenceMarker(_ line: Substring) -> Substring? {
+        guard let first = line.first, first == "`" || first == "~" else { return nil }
+        let marker = line.prefix { $0 == first }
+        return marker.count >= 3 ? marker : nil
+    }
+
+    /// Whether `line` (its indent dropped) closes the block `marker` opened: the same
+    /// character, at least as many, and nothing after.
+    static func closes(_ line: Substring, _ marker: Substring) -> Bool {
+        line.hasPrefix(marker) && line.drop { $0 == marker.first }.allSatisfy(\.isWhitespace)
+    }
+
+    /// "- item", "* item", "+ item", "1. item", "1) item".
+    static func isListItem(_ line: Substring) -> Bool {
+        if let first = line.first, "-*+".contains(first) { return line.dropFirst().first == " " }
+        let digits = line.prefix(while: \.isNumber)
+        guard !digits.isEmpty, digits.count <= 3 else { return false }
+        let rest = line.dropFirst(digits.count)
+        return (rest.first == "." || rest.first == ")") && rest.dropFirst().first == " "
+    }
+
+    /// The first `count` units; then the rest of a list or of an introduction's list when the
+    /// cut falls inside one (at most `listLimit` items more), since a list cut after its second
+    /// item reads as the whole list; and a code block right after the cut, since the command
+    /// after "Install it with apt." is more of the answer than any sentence.
+    func prefix(_ count: Int, listLimit: Int = 12) -> ArraySlice<Unit> {
+        var end = min(count, units.count)
+        guard end > 0 else { return [] }
+        var extra = 0
+        while end < units.count, units[end].kind == .listItem, extra < listLimit,
+              units[end - 1].kind == .listItem || units[end - 1].text.hasSuffix(":") {
+            end += 1
+            extra += 1
+        }
+        if end < units.count, units[end].kind == .code, units[end - 1].kind != .code { end += 1 }
+        return units[..<end]
+    }
+
+    /// Units as text: sentences of a paragraph by a space, list items a line each, code blocks
+    /// and new paragraphs after a blank line.
+    static func join(_ units: some Sequence<Unit>) -> String {
+        var text = ""
+        var previous: Unit?
+        for unit in units {
+            if let previous {
+                if unit.kind == .code || previous.kind == .code || (unit.startsParagraph && unit.kind != .listItem) {
+                    text += "\n\n"
+                } else if unit.kind == .listItem {
+                    text += "\n"
+                } else if previous.kind == .listItem {
+                    text += "\n\n"
+                } else {
+                    text += " "
+                }
+            }
+            text += unit.text
+            previous = unit
+        }
+        return text
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import ReceptionCore
+import Testing
+@testable import ReceptionLocal
+
+/// Knowledge files people write hold commands in fenced code and options in lists; an answer
+/// quotes them as they are laid out, not run together into one line of sentences.
+@Suite("Local answers keep code blocks and lists")
+struct PassageLayoutTests {
+    static let setup = """
+        # Setup
+
+        ## Installing the tool
+
+        Install it with the package manager. Then check the version.
+
+        ```sh
+        # install
+        apt-get install frobnicator
+        frob --version
+        ```
+
+        The version should be 2 or later. Older ones lack the cache.
+
+        ## Options
+
+        The options are:
+        - `--fast` skips the checks.
+        - `--slow` runs them twice,
+          and reports both.
+
+        Both can be set in the config file.
+        """
+
+    static func answer(_ question: String) async throws -> BackendResult {
+        let knowledge = try LocalBackendTests.knowledge(["setup.md": setup])
+        let backend = LocalBackend(knowledge: knowledge, usesBuiltInKnowledge: false, settings: .init(stepDelay: .milliseconds(1)))
+        let events = try await LocalBackendTests.events(backend.submit(ReceptionRequest(text: question, trustLevel: 1)))
+        return try #require(LocalBackendTests.result(events))
+    }
+
+    @Test func aCommentInACodeBlockIsNoHeading() throws {
+        let knowledge = try LocalBackendTests.knowledge(["setup.md": Self.setup])
+        #expect(knowledge.passages.map(\.heading) == ["Installing the tool", "Options"], "\(knowledge.passages.map(\.heading))")
+    }
+
+    @Test func aCommandIsQuotedAsACodeBlockWithItsLines() async throws {
+        let response = try await Self.answer("how do I install the tool?")
+        #expect(response.text.contains("Then check the version.\n\n```sh\n# install\napt-get install frobnicator\nfrob --version\n```"),
+                "\(response.text)")
+        #expect(response.findings.first?.content == "The version should be 2 or later. Older ones lack the cache.",
+                "\(response.findings.map(\.content))")
+    }
+
+    @Test func aListIsQuotedWholeAnItemALine() async throws {
+        let response = try await Self.answer("what are the options?")
+        #expect(response.text.hasPrefix("The options are:\n- `--fast` skips the checks.\n- `--slow` runs them twice, and reports both."),
+                "\(response.text)")
+        #expect(response.findings.first?.content == "Both can be set in the config file.", "\(response.findings.map(\.content))")
+    }
+
+    /// A summary of two units with a code block third takes the block: the command is more
+    /// of the answer than the sentence after it.
+    @Test func aCutBeforeACodeBlockTakesTheBlock() {
+        let passage = PassageUnits("One. Two.\n\n~~~\nrun it\n~~~\n\nThree.")
+        #expect(passage.units.map(\.kind) == [.sentence, .sentence, .code, .sentence])
+        #expect(PassageUnits.join(passage.prefix(2)) == "One. Two.\n\n~~~\nrun it\n~~~")
+        // An unclosed fence runs to the end, as Markdown reads it.
+        #expect(PassageUnits("Run:\n```\nmake\n").units.last == .init(text: "```\nmake\n", kind: .code, startsParagraph: true))
+    }
+}
