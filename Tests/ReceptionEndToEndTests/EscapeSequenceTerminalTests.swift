@@ -111,4 +111,26 @@ struct EscapeSequenceTerminalTests {
         Self.expectClean(output: run.output, errors: run.errors,
                          words: ["accepted: escapes please", "the reference worker was asked to fail", "Refusalwords", "Methodwords", "Notewords"])
     }
+
+    /// A notes file with escape sequences, through the local backend in `--json`: what a
+    /// person is shown (`display`) is cleaned, so a script that prints it decoded (`jq -r`)
+    /// prints no sequence; the engine's own result keeps the text exact.
+    @Test func jsonDisplayIsCleanedOfANotesFilesEscapes() async throws {
+        let notes = Scratch.root.appendingPathComponent("reception-notes-esc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
+        try "# Passwords\n\nThe deploy password is \u{1B}[31mRED\u{1B}[0m and \u{1B}]52;c;aGVsbG8=\u{07} copied.\n"
+            .write(to: notes.appendingPathComponent("escapes.md"), atomically: true, encoding: .utf8)
+        let run = try await PipedREPL.run(["--knowledge", notes.path, "--local-step-ms", "1", "--json"],
+                                          input: "what is the deploy password?\n", separateErrors: true)
+        var shown: [String] = []
+        var engine: [String] = []
+        for line in run.output.split(separator: "\n") {
+            let event = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            for block in event["display"] as? [[String: Any]] ?? [] { shown.append(block["markdown"] as? String ?? "") }
+            if let result = event["result"] as? [String: Any] { engine.append(result["text"] as? String ?? "") }
+        }
+        let said = shown.joined(separator: "\n")
+        #expect(said.contains("The deploy password is") && Self.controls(in: said).isEmpty && !said.contains("]52;"), "\(said.debugDescription)")
+        #expect(engine.joined().contains("\u{1B}[31mRED"), "the engine's text stays exact: \(engine)")
+    }
 }

@@ -42,7 +42,16 @@ struct EventJSON: Encodable {
         case .failure(let failure): self.init(type: "failure"); self.taskID = failure.taskID; self.failure = failure
         case .queued(let notice): self.init(type: "queued"); self.taskID = notice.requestID; self.queued = notice; self.message = notice.message
         }
-        display = event.display.isEmpty ? nil : event.display
+        // `display` is what a person is shown, so it is cleaned as on a terminal: a script that
+        // prints it decoded (`jq -r`) prints no escape sequence. The engine's own fields
+        // (`result`, `text`) stay exact, their control characters escaped in the line.
+        display = event.display.isEmpty ? nil : event.display.map { block in
+            var block = block
+            block.markdown = TerminalText.clean(block.markdown)
+            block.title = block.title.map { TerminalText.clean($0, singleLine: true) }
+            block.items = block.items.map { TerminalText.clean($0, singleLine: true) }
+            return block
+        }
     }
 
     static func message(_ type: String, _ text: String) -> EventJSON {
