@@ -23,7 +23,7 @@ struct CodexLiveTimelineTerminalTests {
     /// took from its post to the screen is printed, not asserted.
     @Test func eachEventIsOnScreenBeforeTheServerSendsAnythingMore() async throws {
         let (server, base) = try await ReferenceServerProcess.start(["codex", "--tick-ms", "0"], url: #"http://127\.0\.0\.1:\d+"#)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = Scratch.root.appendingPathComponent("reception-codex-live-\(UUID().uuidString)")
         let config = home.appendingPathComponent("config/reception")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)

@@ -27,7 +27,7 @@ struct CodexTerminalTests {
         // minute is up is the client letting go.
         let (server, base) = try await ReferenceServerProcess.start(["codex", "--tick-ms", "700"],
                                                               url: #"http://127\.0\.0\.1:\d+"#)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         // The session reaches the server through a relay that notes every request and when each
         // connection ends: what the server was asked, and when the watch let go of it.
         let relay = try RequestRelay(to: Int(base.split(separator: ":").last!)!)

@@ -29,7 +29,7 @@ struct ConversationLogEndToEndTests {
 
     @Test func aSessionIsFoundByAWordOfItsThirdAnswerAndCarriedOnWithItsTurns() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: home)
         var at = try await terminal.waitFor(Self.prompt)
@@ -62,7 +62,7 @@ struct ConversationLogEndToEndTests {
     /// script typed with escape sequences in it) reaches the terminal as an escape sequence.
     @Test func searchResultsAreHighlightedOnATerminalAndCleanedOfEscapeSequences() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         _ = try await PipedREPL.run(["--backend", "oai"], input: "the night \u{1B}]0;pwned\u{07}boat \u{1B}[2Jtimes\n", home: home)
         let terminal = try TerminalSession(arguments: ["logs", "-q", "boat"], home: home)
@@ -81,7 +81,7 @@ struct ConversationLogEndToEndTests {
 
     @Test func killedMidAnswerTheShownPartIsLoggedAndTheNextSessionStartsNormally() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer(chunkMilliseconds: 20)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: home)
         var at = try await terminal.waitFor(Self.prompt)
@@ -105,7 +105,7 @@ struct ConversationLogEndToEndTests {
 
     @Test func twoSessionsLoggingAtOnceBothComplete() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer(chunkMilliseconds: 2)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         let input = (1...8).map { "message number \($0)" }.joined(separator: "\n") + "\n"
         let results = try await withThrowingTaskGroup(of: (String, Int32).self) { group in
@@ -125,7 +125,7 @@ struct ConversationLogEndToEndTests {
     /// nothing the classifier guessed.
     @Test func anExportedSessionIsACorpusEvalAndTrainRead() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer(chunkMilliseconds: 1)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         let labelled: [(String, String, String)] = [
             ("should I take the ferry or the bridge next month?", "decision", "planning"),
@@ -172,7 +172,7 @@ struct ConversationLogEndToEndTests {
     /// the person types it and the server echoes it back.
     @Test func noSecretTheSessionUsedReachesTheLogFiles() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         let key = "sk-e2e-7Hq2Lx9Pz4Vb"
         let fileKey = "fk-e2e-3Mn8Rt5Yw1Qc"
@@ -194,7 +194,7 @@ struct ConversationLogEndToEndTests {
 
     @Test func removingEverythingLeavesNoTextInTheDatabaseItsIndexOrItsWAL() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         _ = try await PipedREPL.run(["--backend", "oai"], input: "tell me about quokkas\nand wombats\n", home: home)
         #expect(Self.logBytes(home).range(of: Data("quokkas".utf8)) != nil)
@@ -261,7 +261,7 @@ struct ConversationLogEndToEndTests {
 
     @Test func noLogAndLogsOffKeepSessionsOutAndAreSaid() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         _ = try await PipedREPL.run(["--backend", "oai", "--no-log"], input: "not for the log\n", home: home)
         #expect(Self.logBytes(home).isEmpty, "a session with --no-log creates no log")
@@ -280,9 +280,9 @@ struct ConversationLogEndToEndTests {
     /// A profile pointed at another server since: the history is not sent there, and the REPL says so.
     @Test func aConversationWhoseProfileNowPointsElsewhereIsNotSentThere() async throws {
         let (first, firstURL) = try await OpenAITerminalTests.startServer()
-        defer { first.terminate(); first.waitUntilExit() }
+        defer { first.stop() }
         let (second, secondURL) = try await OpenAITerminalTests.startServer()
-        defer { second.terminate(); second.waitUntilExit() }
+        defer { second.stop() }
         let home = try OpenAITerminalTests.home(for: firstURL)
         _ = try await PipedREPL.run(["--backend", "oai"], input: "a secret plan\n", home: home)
         try #"{"profiles":[{"name":"oai","kind":"openai","url":"\#(secondURL)"}]}"#
@@ -295,7 +295,7 @@ struct ConversationLogEndToEndTests {
 
     @Test func newStartsAFreshConversationInTheLog() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         let (output, _) = try await PipedREPL.run(["--backend", "oai"], input: "first topic\nmore of it\n/new\nsecond topic\n/history\n", home: home)
         #expect(output.contains("Started a new conversation."), "\(output)")
@@ -345,7 +345,7 @@ struct ConversationLogEndToEndTests {
 
     @Test func fridayCarriesItsSessionOnAfterContinue() async throws {
         let (server, url) = try await ReferenceServerProcess.start(["friday", "--step-ms", "5"], url: #"ws://127\.0\.0\.1:\d+/ws"#)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try FridayTerminalTests.home(withProfileFor: url)
         let (first, _) = try await PipedREPL.run(["--backend", "fri"], input: "hello\n", home: home)
         #expect(first.contains("You asked: \"hello\""), "\(first)")
@@ -357,7 +357,7 @@ struct ConversationLogEndToEndTests {
 
     @Test func loopSymphonyIsSentTheEarlierTurnsAsItsConversationSummary() async throws {
         let (server, url) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = Scratch.root.appendingPathComponent("reception-log-ls-\(UUID().uuidString)")
         _ = try await PipedREPL.run(["--backend", "loop-symphony", "--trust", "1"], input: "what is a ferry?\n", home: home,
                               environment: ["LOOP_SYMPHONY_URL": url])

@@ -36,7 +36,7 @@ struct ConversationLogFailureTests {
     /// them in, stopped): the session waits a second, then says so and goes on.
     @Test func aLogLockedLongerThanAMomentIsSkipped() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try await Self.homeWithLog(url)
         let lock = open(ConversationLogEndToEndTests.logPath(home) + "-pending/.lock", O_RDWR)
         #expect(lock >= 0 && flock(lock, LOCK_EX) == 0)
@@ -50,7 +50,7 @@ struct ConversationLogFailureTests {
     /// the log: the session never waits for it, and its exchanges are read once it is let go.
     @Test func aDatabaseLockedForTheWholeSessionStillLogsIt() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try await Self.homeWithLog(url)
         let holder = try DatabaseQueue(path: ConversationLogEndToEndTests.logPath(home))
         // The whole session runs while the lock is held: on a thread of its own, so the wait
@@ -73,7 +73,7 @@ struct ConversationLogFailureTests {
 
     @Test func aDamagedLogIsSkippedAndLeftAsItIs() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         let path = ConversationLogEndToEndTests.logPath(home)
         try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
@@ -87,7 +87,7 @@ struct ConversationLogFailureTests {
 
     @Test func aLogOfANewerSchemaIsSkippedAndLeftAsItIs() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try await Self.homeWithLog(url)
         let path = ConversationLogEndToEndTests.logPath(home)
         try await DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 42") }
@@ -102,7 +102,7 @@ struct ConversationLogFailureTests {
     /// root writes to any file whatever its mode).
     @Test func aReadOnlyLogIsSkipped() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         let asRoot = getuid() == 0
         let run: ([String], String) async throws -> (String, Int32) = { arguments, input in
@@ -133,7 +133,7 @@ struct ConversationLogFailureTests {
     /// kernel answers "no space left on device" to the first line, as a full disk does.
     @Test func aLogOnAFullDiskIsSkipped() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         let folder = URL(fileURLWithPath: ConversationLogEndToEndTests.logPath(home)).deletingLastPathComponent().path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

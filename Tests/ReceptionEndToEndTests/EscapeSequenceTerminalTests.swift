@@ -48,7 +48,7 @@ struct EscapeSequenceTerminalTests {
     /// notices and thinking (both shapes), which only a spinner shows, in `--json`.
     @Test func fridaysFieldsArriveWithoutTheirEscapes() async throws {
         let (server, url) = try await ReferenceServerProcess.start(["friday", "--step-ms", "5"], url: #"ws://127\.0\.0\.1:\d+/ws"#)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let plain = try await PipedREPL.run(["--backend", "friday"], input: "escapes please\n", environment: ["FRIDAY_URL": url], separateErrors: true)
         Self.expectClean(output: plain.output, errors: plain.errors,
                          words: ["Chunkwords arrive.", "Toolnamewords", "Blockedtoolwords", "Blockedcommandwords", "Blockedreasonwords",
@@ -63,7 +63,7 @@ struct EscapeSequenceTerminalTests {
     /// content, and an error body's message.
     @Test func openAICompatibleFieldsArriveWithoutTheirEscapes() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
         let plain = try await PipedREPL.run(["--backend", "oai"], input: "escapes please\nescapeerror please\n", home: home, separateErrors: true)
@@ -78,7 +78,7 @@ struct EscapeSequenceTerminalTests {
     /// of the `/tasks` tables.
     @Test func loopSymphonysFieldsArriveWithoutTheirEscapes() async throws {
         let (server, url) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let answeringHome = try LoopSymphonyTerminalTests().home(for: url, trustLevel: 1)
         defer { try? FileManager.default.removeItem(at: answeringHome) }
         let answered = try await PipedREPL.run(["--backend", "ls-e2e", "--trust", "1"], input: "escapes please\nescapes fail please\n/tasks recent\n",
@@ -99,7 +99,7 @@ struct EscapeSequenceTerminalTests {
     /// message, and the `/worker` event lines (method and payload).
     @Test func codexFieldsArriveWithoutTheirEscapes() async throws {
         let (server, base) = try await ReferenceServerProcess.start(["codex"], url: #"http://127\.0\.0\.1:\d+"#)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = Scratch.root.appendingPathComponent("reception-codex-esc-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
         let config = home.appendingPathComponent("config/reception")

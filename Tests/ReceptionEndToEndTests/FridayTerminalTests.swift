@@ -28,7 +28,7 @@ struct FridayTerminalTests {
     /// standard output holds only answers (it went to standard output as the answer).
     @Test func aFailedTaskGoesToStandardError() async throws {
         let (server, url) = try await startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let (output, errors, _) = try await PipedREPL.run(["--backend", "friday"], input: "please fail\nhello\n", environment: ["FRIDAY_URL": url], separateErrors: true)
         #expect(errors.contains("error: "), "errors: \(errors)")
         #expect(!output.contains("error: "), "output: \(output)")
@@ -37,7 +37,7 @@ struct FridayTerminalTests {
 
     @Test func pipedHelloPrintsTheSoulShapedStreamedAnswer() async throws {
         let (server, url) = try await startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let (output, status) = try await PipedREPL.run(["--backend", "friday"], input: "hello\n", environment: ["FRIDAY_URL": url])
         #expect(status == 0, "\(output)")
         #expect(output.contains("Hi, I'm the Friday reference server. You asked: \"hello\". I use every chunk as it arrives."), "\(output)")
@@ -48,7 +48,7 @@ struct FridayTerminalTests {
     /// with the server up delivers it once, before anything new.
     @Test func aQuestionAskedWhileFridayIsDownIsDeliveredWhenItIsUp() async throws {
         let (probe, probeURL) = try await startServer()
-        probe.terminate(); probe.waitUntilExit()
+        probe.stop()
         let home = Scratch.root.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
         let environment = ["FRIDAY_URL": probeURL]
         let (offline, offlineStatus) = try await PipedREPL.run(["--backend", "friday"], input: "hello while you sleep\n", home: home, environment: environment)
@@ -58,7 +58,7 @@ struct FridayTerminalTests {
 
         let port = Int(probeURL.split(separator: ":").last!.split(separator: "/").first!)!
         let (server, _) = try await ReferenceServerProcess.start(["friday", "--step-ms", "10"], url: #"ws://127\.0\.0\.1:\d+/ws"#, port: port)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let (online, status) = try await PipedREPL.run(["--backend", "friday"], input: "/queue\n", home: home, environment: environment)
         #expect(status == 0, "\(online)")
         #expect(online.contains("Sending 1 queued message to friday"), "\(online)")
@@ -70,7 +70,7 @@ struct FridayTerminalTests {
     /// the answer then asks for: it is discarded, said, and the question waits for its answer.
     @Test func keysTypedAheadNeverAnswerAPermissionQuestion() async throws {
         let (probe, url) = try await startServer()
-        probe.terminate(); probe.waitUntilExit()
+        probe.stop()
         let home = try Self.home(withProfileFor: url)
         let terminal = try TerminalSession(arguments: ["--backend", "fri", "--queue-retry", "1"], home: home)
         var at = try await terminal.waitFor(Self.prompt)
@@ -79,7 +79,7 @@ struct FridayTerminalTests {
         let port = Int(url.split(separator: ":").last!.split(separator: "/").first!)!
         // A second between frames: the permission question comes several seconds after the send.
         let (server, _) = try await ReferenceServerProcess.start(["friday", "--step-ms", "10", "--slow-ms", "1000"], url: #"ws://127\.0\.0\.1:\d+/ws"#, port: port)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         at = try await terminal.waitFor("Sending 1 queued message to fri", after: at)
         terminal.type("y\r")
         at = try await terminal.waitFor("What you typed before this question was discarded, so that it cannot answer it.", after: at)
@@ -101,7 +101,7 @@ struct FridayTerminalTests {
     /// question without the note. Now the note is there whether or not Enter was pressed.
     @Test func keysTypedWithoutEnterBeforeAQuestionAreDiscardedAndSaid() async throws {
         let (server, url) = try await startServer(slowMilliseconds: 1000)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try Self.home(withProfileFor: url)
         let terminal = try TerminalSession(arguments: ["--backend", "fri"], home: home)
         var at = try await terminal.waitFor(Self.prompt)
@@ -122,7 +122,7 @@ struct FridayTerminalTests {
     /// (and the idle timeout is an hour away). Seeing the chunk is the proof; no clock.
     @Test func aChunkIsOnScreenWhileTheAnswerIsStillComing() async throws {
         let (server, url) = try await startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try Self.home(withProfileFor: url, idleTimeout: 3600)
         let terminal = try TerminalSession(arguments: ["--backend", "fri"], home: home)
         var at = try await terminal.waitFor(Self.prompt)

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// Garbage from the model server, through the `reception` binary with its input and output on
@@ -8,7 +9,7 @@ import Testing
 struct GarbageBytesTerminalTests {
     @Test func garbageFromTheModelServerIsSaidInWordsAndTheNextMessageIsAnswered() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try OpenAITerminalTests.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
         let input = "garbagejson please\ngarbageutf8 please\ngarbagehtml please\nhello after the garbage\n"

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// A newcomer with a model server running on this machine: the first screen names it with the
@@ -11,7 +12,7 @@ struct LocalModelServerTerminalTests {
 
     @Test func theFirstScreenNamesARunningServerAndItsCommandReachesIt() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let port = try #require(url.split(separator: ":").last?.split(separator: "/").first)
         let terminal = try TerminalSession(arguments: ["--local-step-ms", "0"],
                                            // A loaded machine may take longer than 50 ms to answer.
@@ -30,7 +31,7 @@ struct LocalModelServerTerminalTests {
     /// A backend chosen on the command line is what the person asked for: no look, no line.
     @Test func aChosenBackendStartsWithoutTheLook() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let port = try #require(url.split(separator: ":").last?.split(separator: "/").first)
         let terminal = try TerminalSession(arguments: ["--backend", "local", "--local-step-ms", "0"],
                                            environment: ["RECEPTION_LOCAL_SERVERS=llama.cpp=\(port)", "RECEPTION_LOCAL_SERVERS_WAIT_MS=10000"])
@@ -42,7 +43,7 @@ struct LocalModelServerTerminalTests {
     /// how to point it at a server instead, naming the local one running now.
     @Test func anUnconfiguredOpenAIBackendSaysHowToPointItAtAServer() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let port = try #require(url.split(separator: ":").last?.split(separator: "/").first)
         let terminal = try TerminalSession(arguments: ["--backend", "local", "--local-step-ms", "0"],
                                            environment: ["RECEPTION_LOCAL_SERVERS=llama.cpp=\(port)", "RECEPTION_LOCAL_SERVERS_WAIT_MS=10000"])

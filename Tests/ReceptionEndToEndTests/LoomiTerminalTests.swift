@@ -22,7 +22,7 @@ struct LoomiTerminalTests {
     /// the answer is on screen: shown first, whatever the clock says.
     @Test func theAnswerComesFirstThenTheCardsAndTheCacheWorksWithTheServerStopped() async throws {
         let (server, url) = try await ReferenceServerProcess.start(["loomi", "--recipe-delay-ms", "200"], url: #"http://127\.0\.0\.1:\d+"#)
-        defer { if server.isRunning { server.terminate(); server.waitUntilExit() } }
+        defer { if server.isRunning { server.stop() } }
         let relay = try RequestRelay(to: Int(url.split(separator: ":").last!)!)
         defer { relay.close() }
         let home = try Self.home(for: "http://127.0.0.1:\(relay.port)")
@@ -58,7 +58,7 @@ struct LoomiTerminalTests {
         // The first three data calls (one answer's three attempts) fail with 503.
         let (server, url) = try await ReferenceServerProcess.start(["loomi", "--recipe-delay-ms", "0", "--fail-recipe-calls", "3"],
                                                              url: #"http://127\.0\.0\.1:\d+"#)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
         let terminal = try TerminalSession(arguments: ["--backend", "lo"], home: home)

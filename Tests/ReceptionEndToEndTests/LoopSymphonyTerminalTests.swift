@@ -48,7 +48,7 @@ struct LoopSymphonyTerminalTests {
     /// be gone afterwards, with the exit status `leave` expects.
     func roomIsDeregistered(when leave: (TerminalSession) -> Void, exitStatus expected: Int32) async throws {
         let (server, url) = try await startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: url))
         try await terminal.waitFor(Self.prompt)
         let room = "-\(terminal.pid)-"
@@ -83,7 +83,7 @@ struct LoopSymphonyTerminalTests {
     /// back before the server answered it (without timing either).
     @Test func ctrlCCancelsASlowSlashCommand() async throws {
         let (server, url) = try await startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let relay = try RequestRelay(to: Int(url.split(separator: ":").last!)!)
         defer { relay.close() }
         let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: "http://127.0.0.1:\(relay.port)"))
@@ -115,7 +115,7 @@ struct LoopSymphonyTerminalTests {
 
     @Test func planApproveStreamsInterventionCardsAndTrustOffer() async throws {
         let (server, url) = try await startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e"], home: try home(for: url))
         var at = try await terminal.waitFor(Self.prompt)
 
@@ -180,7 +180,7 @@ struct LoopSymphonyCommandTests {
     @Test func anExplicitTrustLevelWinsAndTheServerThatDisagreesIsNamed() async throws {
         let helper = LoopSymphonyTerminalTests()
         let (server, url) = try await helper.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try helper.home(for: url, trustLevel: 0)
         let accepting = try await PipedREPL.run(["--backend", "ls-e2e"], input: "/trust-metrics set 1\n", home: home).output
         #expect(accepting.contains("Server trust level set to **1**") || accepting.contains("Server trust level set to 1"), "\(accepting)")
@@ -202,7 +202,7 @@ struct LoopSymphonyCommandTests {
     @Test func everyCommandGroupAnswers() async throws {
         let helper = LoopSymphonyTerminalTests()
         let (server, url) = try await helper.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try helper.home(for: url)
         let script = """
         research rust async runtimes
@@ -254,7 +254,7 @@ struct LoopSymphonyCommandTests {
     @Test func twoSessionsOnOneProfileShareTheCache() async throws {
         let helper = LoopSymphonyTerminalTests()
         let (server, url) = try await helper.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try helper.home(for: url)
         let script = "/rooms beat\n/knowledge cached research\n/quit\n"
         async let one = Task.detached { try await PipedREPL.run(["--backend", "ls-e2e", "--plain"], input: script, home: home) }.value

@@ -106,7 +106,7 @@ struct OfflineQueueEndToEndTests {
         down.close()
         downClosed = true
         let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         terminal.type("\u{15}")  // Ctrl-U: the line is empty again
         at = try await terminal.waitFor("Sending 1 queued message to ls-queue", after: at)
         at = try await terminal.waitFor("answer to: idle retry note", after: at)
@@ -123,7 +123,7 @@ struct OfflineQueueEndToEndTests {
         let (terminal, port, queuedAt) = try await queuedAtAPrompt("estuary note")
         var at = queuedAt
         let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "1500"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         at = try await terminal.waitFor("Sending 1 queued message to ls-queue", after: at)
         terminal.type("next thought")
         let answered = try await terminal.waitFor("answer to: estuary note", after: at, timeout: .seconds(60))
@@ -161,7 +161,7 @@ struct OfflineQueueEndToEndTests {
         let home = try home(url: "http://127.0.0.1:\(port)")
         _ = try await PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: "slow research of rivers\nwhat is two plus two\n", home: home)
         let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "2000"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let terminal = try TerminalSession(arguments: ["--backend", "ls-queue", "--trust", "1"], home: home)
         var at = try await terminal.waitFor("ago: slow research of rivers")
         try await terminal.waitUntil("the spinner") { _ in terminal.rawOutput.contains("(Ctrl-C cancels)") }
@@ -183,7 +183,7 @@ struct OfflineQueueEndToEndTests {
         let home = try home(url: "http://127.0.0.1:\(port)")
         _ = try await PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: "slow research of tides\n", home: home)
         let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "2000"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let terminal = try TerminalSession(arguments: ["--backend", "ls-queue", "--trust", "1"], home: home)
         _ = try await terminal.waitFor("ago: slow research of tides")
         try await terminal.waitUntil("the spinner") { _ in terminal.rawOutput.contains("(Ctrl-C cancels)") }
@@ -217,7 +217,7 @@ struct OfflineQueueEndToEndTests {
 
         let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#,
                                                            port: Int(url.split(separator: ":").last!)!)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let (restarted, _) = try await PipedREPL.run(arguments, input: "/tasks recent\n", home: home)
         #expect(restarted.contains("Sending 1 queued message to ls-queue"), "\(restarted)")
         #expect(restarted.contains("ago: keep this one"), "\(restarted)")
@@ -246,7 +246,7 @@ struct OfflineQueueEndToEndTests {
         #expect(queued.contains("your message is queued (1 waiting)"), "\(queued)")
 
         let (other, otherURL) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#)
-        defer { other.terminate(); other.waitUntilExit() }
+        defer { other.stop() }
         try point(home, at: otherURL)
         // Without a session too: `reception queue` reads where the profile points now.
         let (listed, _) = try await PipedREPL.run(["queue"], input: "", home: home)
@@ -271,7 +271,7 @@ struct OfflineQueueEndToEndTests {
 
         let (own, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#,
                                                         port: Int(first.split(separator: ":").last!)!)
-        defer { own.terminate(); own.waitUntilExit() }
+        defer { own.stop() }
         try point(home, at: first)
         let (pointedBack, _) = try await PipedREPL.run(["queue"], input: "", home: home)
         #expect(pointedBack.contains("· for \(first)") && !pointedBack.contains("not sent to"), "\(pointedBack)")
@@ -344,7 +344,7 @@ struct OfflineQueueEndToEndTests {
 
         // 2. The server comes up on that port; a new session sends the queue first, in order.
         let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "5"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let (restarted, status) = try await PipedREPL.run(arguments, input: "/queue\n", home: home)
         #expect(status == 0, "\(restarted)")
         #expect(restarted.contains("Sending 3 queued messages to ls-queue, oldest first."), "\(restarted)")

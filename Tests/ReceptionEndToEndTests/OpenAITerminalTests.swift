@@ -25,7 +25,7 @@ struct OpenAITerminalTests {
 
     @Test func aPipedMessageGetsTheSoulShapedStreamedAnswerAndRequestShowsTheSoulsPrompt() async throws {
         let (server, url) = try await Self.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let (output, status) = try await PipedREPL.run(["--backend", "oai", "--soul", "butler"], input: "hello\n/request\n", home: try Self.home(for: url))
         #expect(status == 0, "\(output)")
         // The model said "Okay. You said: hello. …", cut into 3-character chunks ("Oka", "y. "):
@@ -38,7 +38,7 @@ struct OpenAITerminalTests {
 
     @Test func theJSONModePrintsOneEventPerChunk() async throws {
         let (server, url) = try await Self.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let (output, status) = try await PipedREPL.run(["--backend", "oai", "--json"], input: "hello\n", home: try Self.home(for: url))
         #expect(status == 0)
         let textEvents = output.split(separator: "\n").filter { $0.contains(#""type":"text""#) }
@@ -52,7 +52,7 @@ struct OpenAITerminalTests {
         // About 40 chunks 250 ms apart: the answer takes about 10 s to send, so a loaded
         // machine that holds the first chunk back a few seconds still shows it well before.
         let (server, url) = try await Self.startServer(chunkMilliseconds: 250)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: try Self.home(for: url))
         let at = try await terminal.waitFor(Self.prompt)
         terminal.enter("hello")
@@ -67,7 +67,7 @@ struct OpenAITerminalTests {
     @Test func ctrlCStopsTheStreamAndTheShownPartIsSavedOnce() async throws {
         // 500 ms a chunk (20 s an answer): Ctrl-C lands mid-answer however slow the machine.
         let (server, url) = try await Self.startServer(chunkMilliseconds: 500)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try Self.home(for: url)
         let terminal = try TerminalSession(arguments: ["--backend", "oai"], home: home)
         var at = try await terminal.waitFor(Self.prompt)

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// A line typed at a question that is not an answer to it is taken as no, and not lost: a
@@ -11,7 +12,7 @@ struct QuestionLineTerminalTests {
     @Test func aSlashCommandTypedAtATrustQuestionRunsAfterIt() async throws {
         let helper = LoopSymphonyTerminalTests()
         let (server, url) = try await helper.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let terminal = try TerminalSession(arguments: ["--backend", "ls-e2e", "--trust", "1"], home: try helper.home(for: url))
         var at = try await terminal.waitFor(Self.prompt)
         for n in 1...5 {
@@ -31,7 +32,7 @@ struct QuestionLineTerminalTests {
 
     @Test func aMessageTypedAtAPermissionQuestionIsKeptNotSent() async throws {
         let (server, url) = try await FridayTerminalTests().startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let terminal = try TerminalSession(arguments: ["--backend", "fri"], home: try FridayTerminalTests.home(withProfileFor: url))
         var at = try await terminal.waitFor(Self.prompt)
         terminal.enter("write a note about otters")

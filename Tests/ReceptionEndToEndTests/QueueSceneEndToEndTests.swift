@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Synchronization
 import Testing
 
@@ -74,7 +75,7 @@ struct QueueSceneEndToEndTests {
         // 2. The server comes back. Its research takes about 30 s for a "slow" query (8
         //    iterations of 10 steps of 400 ms): far longer than /quit may take.
         let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "400"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
 
         // 3. Five sessions at once, each a message and /quit.
         let messages = (1...5).map { "what is note number \($0) about" }
@@ -120,7 +121,7 @@ struct QueueSceneEndToEndTests {
         let older = (1...3).map { "slow research number \($0) queued while the server was down" }
         _ = try await PipedREPL.run(arguments, input: older.joined(separator: "\n") + "\n", home: home)
         let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "400"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let session = try Session(arguments, input: "/health\n/quit\n", home: home)
         let output = try #require(try await session.finished(within: .seconds(90)), "the session did not leave")
         #expect(output.contains("Sending 3 queued messages to ls-queue"), "\(output)")

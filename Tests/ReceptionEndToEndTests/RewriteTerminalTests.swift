@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Testing
 
 /// The soul's rewrite stage in the REPL (`--rewrite PROFILE`), against `reception serve openai`
@@ -7,7 +8,7 @@ import Testing
 struct RewriteTerminalTests {
     @Test func sentencesAreRewrittenOneFallsBackAndSoulWhyAndRawSayWhat() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let (output, status) = try await PipedREPL.run(["--backend", "oai", "--soul", "plain", "--rewrite", "oai"],
                                                  input: "the 9:15 train changenumber\n/soul why\n/raw\n",
                                                  home: try OpenAITerminalTests.home(for: url))

@@ -38,7 +38,7 @@ struct TimepointTerminalTests {
     /// key: the session starts, says why the command is unavailable, and the key is never sent.
     @Test func aLooseAdminKeyFileOnlyDisablesDevSignIn() async throws {
         let (server, url) = try await Self.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
         let keyFile = home.appendingPathComponent("admin-key").path
@@ -54,7 +54,7 @@ struct TimepointTerminalTests {
 
     @Test func aWholeSessionShowsAndLeavesNoTokenAnywhere() async throws {
         let (server, url) = try await Self.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
         let terminal = try TerminalSession(arguments: ["--backend", "tp", "--soul", "butler"], home: home)
@@ -109,7 +109,7 @@ struct TimepointTerminalTests {
     /// (before, a session of scene and chats saved the scene alone, or "0 entries").
     @Test func aChatWithACharacterIsInTheSavedTranscript() async throws {
         let (server, url) = try await Self.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
         let file = home.appendingPathComponent("chat.md").path
@@ -137,7 +137,7 @@ struct TimepointTerminalTests {
 
     @Test func pipedInputIsNeverAskedToConfirmADeletion() async throws {
         let (server, url) = try await Self.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
         let (output, status) = try await PipedREPL.run(["--backend", "tp"], input: "/signin dev bo@example.com\n/account delete\nbo@example.com\n/account\n", home: home)
@@ -185,7 +185,7 @@ struct TimepointTerminalTests {
 
     @Test func escapeSequencesTheServerEchoesNeverReachTheTerminal() async throws {
         let (server, url) = try await Self.startServer()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.stop() }
         let home = try Self.home(for: url)
         defer { try? FileManager.default.removeItem(at: home) }
         // The query comes back in the scene's title, location and dialog: a hostile server (or
