@@ -111,9 +111,10 @@ enum Answerer {
                 // Not sure, but not nothing: the closest passage, said to be the closest, with a
                 // confidence under the souls' "low" threshold so the reader is told to check it.
                 let lead = leadSentences(closest.passage.text, count: 3)
-                // A code block opens on a line of its own, or it is no block.
+                // A code block, table or list opens on a line of its own, or it is none.
+                let opensWithABlock = PassageUnits(closest.passage.text).units.first.map { $0.kind != .sentence } ?? false
                 let summary = "The closest I have is \(closest.passage.file) (\(closest.passage.heading)):" +
-                    (lead.hasPrefix("```") || lead.hasPrefix("~~~") || lead.hasPrefix("- ") ? "\n\n" : " ") + lead
+                    (opensWithABlock ? "\n\n" : " ") + lead
                 return Composed(outcome: .complete, summary: summary, findings: findings(others.prefix(2), summarised: 3),
                                 confidence: 0.3 + 0.4 * closest.coverage, discrepancy: nil, followups: followups,
                                 usedPassages: [closest.passage.id])

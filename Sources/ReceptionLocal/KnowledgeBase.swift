@@ -33,25 +33,46 @@ public struct KnowledgeBase: Sendable {
     private var documentFrequency: [String: Int] = [:]
     private var averageLength: Double = 1
 
-    /// Loads every `.md` file under `directory` (recursively).
+    /// The files that could not be read, each with why ("notes/old.md: is not UTF-8 text …"):
+    /// skipped, so one odd file does not stop the rest from answering.
+    public private(set) var skipped: [String] = []
+
+    /// The largest file read: notes, not data dumps (a 58 MB file took 2 GB to index).
+    public static let fileSizeLimit = 4 << 20
+
+    /// Loads every `.md` file under `directory` (recursively). A file that cannot be read (a
+    /// FIFO, a device, a link to nothing, not UTF-8, over `fileSizeLimit`) is named in
+    /// `skipped`; only when no file can be read is that an error.
     public init(directory: URL) throws {
-        root = directory.standardizedFileURL
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) else {
-            throw LocalBackendError.knowledgeFolderMissing(root.path)
+        let named = directory.standardizedFileURL.path
+        guard FileManager.default.fileExists(atPath: named, isDirectory: &isDirectory) else {
+            throw LocalBackendError.knowledgeFolderMissing(named)
         }
-        guard isDirectory.boolValue else { throw LocalBackendError.knowledgeNotAFolder(root.path) }
+        guard isDirectory.boolValue else { throw LocalBackendError.knowledgeNotAFolder(named) }
+        // The folder itself may be a link (~/notes → Dropbox/notes): its files are listed from
+        // where it points, or none are found.
+        root = directory.resolvingSymlinksInPath().standardizedFileURL
         let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
             .filter { $0.pathExtension.lowercased() == "md" }
             .sorted { $0.path < $1.path }
+        var firstProblem: Error?
         for file in files {
             let relative = String(file.standardizedFileURL.path.dropFirst(root.path.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
             // A FIFO, a device or a file that is not UTF-8 is named for what it is, with its path
             // (a FIFO would block; Foundation called it "permission denied").
-            let text = try PlainFile.readText(file.path)
-            passages += Self.split(text, file: relative)
+            do {
+                let text = try PlainFile.readText(file.path, limit: Self.fileSizeLimit)
+                passages += Self.split(Self.readable(text), file: relative)
+            } catch {
+                firstProblem = firstProblem ?? error
+                skipped.append(TerminalText.clean("\(error)", singleLine: true))
+            }
         }
-        guard !passages.isEmpty else { throw LocalBackendError.knowledgeFolderEmpty(root.path) }
+        guard !passages.isEmpty else {
+            if let firstProblem, skipped.count == files.count { throw firstProblem }
+            throw LocalBackendError.knowledgeFolderEmpty(root.path)
+        }
         for passage in passages {
             for term in passage.termCounts.keys { documentFrequency[term, default: 0] += 1 }
         }
@@ -115,6 +136,53 @@ public struct KnowledgeBase: Sendable {
             matches.append(Match(passage: passage, score: score, coverage: coverage, matchedTerms: matched))
         }
         return Array(matches.sorted { ($0.score, $1.passage.id) > ($1.score, $0.passage.id) }.prefix(limit))
+    }
+
+    /// The text a reader sees: without YAML front matter (`---` lines at the top) and HTML
+    /// comments (`<!-- … -->`, drafts and notes to self), outside fenced code.
+    static func readable(_ text: String) -> String {
+        guard text.hasPrefix("---") || text.contains("<!--") else { return text }
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        if lines.first?.trimmingCharacters(in: .whitespaces) == "---",
+           let close = lines.dropFirst().prefix(200).firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "---" || $0.trimmingCharacters(in: .whitespaces) == "..." }) {
+            lines.removeSubrange(0...close)
+        }
+        var output: [Substring] = []
+        var fence: Substring?
+        var inComment = false
+        for line in lines {
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if let open = fence {
+                if PassageUnits.closes(trimmed, open) { fence = nil }
+                output.append(line)
+                continue
+            }
+            if !inComment, let marker = PassageUnits.fenceMarker(trimmed) {
+                fence = marker
+                output.append(line)
+                continue
+            }
+            var kept = ""
+            var rest = line[...]
+            while !rest.isEmpty {
+                if inComment {
+                    guard let end = rest.range(of: "-->") else { rest = ""; break }
+                    rest = rest[end.upperBound...]
+                    inComment = false
+                } else if let start = rest.range(of: "<!--") {
+                    kept += rest[..<start.lowerBound]
+                    rest = rest[start.upperBound...]
+                    inComment = true
+                } else {
+                    kept += rest
+                    rest = ""
+                }
+            }
+            // A line that was only a comment goes; a blank line the writer left stays.
+            if kept.allSatisfy(\.isWhitespace), !line.allSatisfy(\.isWhitespace) { continue }
+            output.append(Substring(kept))
+        }
+        return output.joined(separator: "\n")
     }
 
     private static func split(_ text: String, file: String) -> [Passage] {

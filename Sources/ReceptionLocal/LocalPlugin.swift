@@ -16,6 +16,8 @@ public enum LocalPlugin {
             let directory = profile.string("knowledge")
             let knowledge: KnowledgeBase
             if let directory {
+                // Empty, it would be the current folder, which nobody meant.
+                guard !directory.trimmingCharacters(in: .whitespaces).isEmpty else { throw LocalBackendError.knowledgeFolderUnnamed }
                 knowledge = try KnowledgeBase(directory: URL(fileURLWithPath: UserPath.expand(directory)))
             } else {
                 knowledge = try KnowledgeBase.builtIn()
@@ -27,6 +29,16 @@ public enum LocalPlugin {
             // answer a first message, not show a plan.
             // Nothing to carry across sessions; `/new` forgets what was said in this one.
             let continuity = ConversationContinuity(state: { [:] }, startOver: { await backend.startNewConversation(); return nil })
-            return BackendConnection(backend: backend, defaultTrustLevel: profile.integer("trust_level") ?? 1, continuity: continuity)
+            return BackendConnection(backend: backend, defaultTrustLevel: profile.integer("trust_level") ?? 1,
+                                     notice: skippedNotice(knowledge.skipped), continuity: continuity)
         })
+
+    /// What start-up says of the knowledge files that could not be read: the first three, and
+    /// how many more.
+    static func skippedNotice(_ skipped: [String]) -> String? {
+        guard !skipped.isEmpty else { return nil }
+        let shown = skipped.prefix(3).map { "\n  " + $0 }.joined()
+        let more = skipped.count > 3 ? "\n  and \(skipped.count - 3) more" : ""
+        return "skipped \(skipped.count == 1 ? "a knowledge file" : "\(skipped.count) knowledge files") that cannot be read; the others answer:\(shown)\(more)"
+    }
 }

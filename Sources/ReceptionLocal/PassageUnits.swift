@@ -5,7 +5,10 @@ import ReceptionCore
 /// as "`sh apt-get install x frob --version" and a list as "- a - b".
 struct PassageUnits {
     struct Unit: Hashable {
-        enum Kind: Hashable { case sentence, listItem, code }
+        enum Kind: Hashable { case sentence, listItem, code, table }
+
+        /// A block shown on lines of its own, never run into a sentence.
+        var isBlock: Bool { kind == .code || kind == .table }
         var text: String
         var kind: Kind
         /// The first unit after a blank line: joined with a paragraph break.
@@ -46,9 +49,20 @@ struct PassageUnits {
             } else if trimmed.isEmpty {
                 flushProse()
                 paragraphStart = true
+            } else if trimmed.first == "|" {
+                // A table row: rows run together are one table.
+                flushProse()
+                if let last = units.last, last.kind == .table, !paragraphStart {
+                    units[units.count - 1].text += "\n" + trimmed
+                } else {
+                    units.append(Unit(text: String(trimmed), kind: .table, startsParagraph: true))
+                }
+                paragraphStart = false
             } else if Self.isListItem(trimmed) {
                 flushProse()
-                units.append(Unit(text: String(trimmed), kind: .listItem, startsParagraph: paragraphStart))
+                // Its indentation kept: a step's sub-steps stay under it.
+                let indent = String(line.prefix { $0 == " " || $0 == "\t" }).replacingOccurrences(of: "\t", with: "    ")
+                units.append(Unit(text: indent + trimmed, kind: .listItem, startsParagraph: paragraphStart))
                 paragraphStart = false
             } else if line.first == " " || line.first == "\t", prose.isEmpty, let last = units.last, last.kind == .listItem {
                 // An item's continuation line, indented under it.
@@ -87,29 +101,31 @@ struct PassageUnits {
 
     /// The first `count` units; then the rest of a list or of an introduction's list when the
     /// cut falls inside one (at most `listLimit` items more), since a list cut after its second
-    /// item reads as the whole list; and a code block right after the cut, since the command
-    /// after "Install it with apt." is more of the answer than any sentence.
+    /// item reads as the whole list; and a code block or table right after the cut, since the
+    /// command after "Install it with apt." is more of the answer than any sentence.
     func prefix(_ count: Int, listLimit: Int = 12) -> ArraySlice<Unit> {
         var end = min(count, units.count)
         guard end > 0 else { return [] }
         var extra = 0
-        while end < units.count, units[end].kind == .listItem, extra < listLimit,
-              units[end - 1].kind == .listItem || units[end - 1].text.hasSuffix(":") {
+        // A list run: items, and the code blocks between them (a step's command).
+        func inList(_ k: Int) -> Bool { units[k].kind == .listItem || (units[k].kind == .code && k > 0 && inList(k - 1)) }
+        while end < units.count, extra < listLimit, units[end].kind == .listItem || units[end].kind == .code,
+              inList(end - 1) || (units[end].kind == .listItem && units[end - 1].text.hasSuffix(":")) {
             end += 1
             extra += 1
         }
-        if end < units.count, units[end].kind == .code, units[end - 1].kind != .code { end += 1 }
+        if end < units.count, units[end].isBlock, !units[end - 1].isBlock { end += 1 }
         return units[..<end]
     }
 
-    /// Units as text: sentences of a paragraph by a space, list items a line each, code blocks
-    /// and new paragraphs after a blank line.
+    /// Units as text: sentences of a paragraph by a space, list items a line each, code blocks,
+    /// tables and new paragraphs after a blank line.
     static func join(_ units: some Sequence<Unit>) -> String {
         var text = ""
         var previous: Unit?
         for unit in units {
             if let previous {
-                if unit.kind == .code || previous.kind == .code || (unit.startsParagraph && unit.kind != .listItem) {
+                if unit.isBlock || previous.isBlock || (unit.startsParagraph && unit.kind != .listItem) {
                     text += "\n\n"
                 } else if unit.kind == .listItem {
                     text += "\n"

@@ -355,6 +355,15 @@ struct ProseStyler: Sendable {
             }
             state.atLineStart = false
             if j > i { append(.space, i..<j) }
+            // "2." before a step is its number, not a sentence that ends: copied as it is, so a
+            // length limit never cuts after a bare "2." and the step's first word is styled as
+            // a sentence's first (not as the unit of a number).
+            if isOrderedMarker(j) {
+                var k = j
+                while isDigit(s[k]) { k += 1 }
+                append(.verbatim, j..<(k + 1))
+                return k + 1
+            }
             return j == i ? nil : j
         }
 

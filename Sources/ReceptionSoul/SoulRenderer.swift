@@ -135,7 +135,10 @@ public struct SoulRenderer: Sendable {
             for (index, finding) in findings.enumerated() {
                 var text = style(finding.content)
                 if let source = finding.source, !source.isEmpty, soul.verbosity != .terse {
-                    text += " (\(source))"
+                    // After a code block, on a line of its own: on the fence's line it would
+                    // leave the block unclosed.
+                    let lastLine = text.split(separator: "\n").last.map { $0.drop { $0 == " " } } ?? ""
+                    text += lastLine.hasPrefix("```") || lastLine.hasPrefix("~~~") ? "\n\n(\(source))" : " (\(source))"
                 }
                 blocks.append(DisplayBlock(role: .finding, title: index == 0 ? findingsTitle : nil, markdown: text))
             }
@@ -193,11 +196,21 @@ public struct SoulRenderer: Sendable {
         var joined = ""
         for part in parts {
             if let last = joined.unicodeScalars.last {
-                joined += "。！？".unicodeScalars.contains(last) ? "" : " "
+                // A code block, list, table, heading or quote begins on a line of its own,
+                // or it is none ("Nailed it! ```sh" is no code block).
+                joined += startsABlock(part) ? "\n\n" : "。！？".unicodeScalars.contains(last) ? "" : " "
             }
             joined += part
         }
         return joined
+    }
+
+    /// Whether Markdown `text` opens with a block that needs a line of its own.
+    static func startsABlock(_ text: String) -> Bool {
+        let line = text.drop { $0 == " " }
+        guard let first = line.first else { return false }
+        if first == "`" || first == "~" { return line.hasPrefix("```") || line.hasPrefix("~~~") }
+        return first == "|" || first == "#" || first == ">" || isListItem(String(line.prefix(8)))
     }
 
     /// Whether `text` opens (or ends) with `phrase`, compared by letters and digits only, so
@@ -293,18 +306,31 @@ public struct SoulRenderer: Sendable {
         // text of questions is still cut.
         var uncounted = 0
         var characters = 0
+        // Inside a list already begun: its items, their further sentences and their code go
+        // on to the list's end (a blank line, then prose): steps cut in half lose the last ones.
+        var inList = false
+        var trailingBreaks = 0
         for (index, sentence) in sentences.enumerated() {
             let text = sentence.trimmedWhitespace
+            // A blank line between this piece and the last (its whitespace goes with either).
+            let leadingBreaks = sentence.prefix { $0.isWhitespace }.filter { $0 == "\n" }.count
+            let afterParagraph = trailingBreaks + leadingBreaks >= 2
+            trailingBreaks = sentence.reversed().prefix { $0.isWhitespace }.filter { $0 == "\n" }.count
             let length = text.unicodeScalars.count
+            let isItem = Self.isListItem(text)
+            let isCode = text.hasPrefix("```") || text.hasPrefix("~~~") || text.hasPrefix("|")
             // A list goes with the sentence that introduces it ("What I can do:" and its items):
             // cut after the introduction, the answer would be a heading with nothing under it.
             // So does a code block: the command after "Install it with apt." is the answer.
-            let continuesList = kept > 0 && kept == index && (Self.isListItem(text) || text.hasPrefix("```") || text.hasPrefix("~~~"))
+            let continuesList = kept > 0 && kept == index && (isItem || isCode || (inList && !afterParagraph))
             if let maxSentences, kept - uncounted >= maxSentences, !continuesList { break }
-            if let maxCharacters, kept > 0, characters + length > maxCharacters { break }
+            // The character limit too gives way to a list or code block already begun, up to
+            // four times itself: a procedure's last steps are what the reader came for.
+            if let maxCharacters, kept > 0, characters + length > (continuesList ? 4 * maxCharacters : maxCharacters) { break }
             kept += 1
             if text.hasSuffix("?"), !continuesList, uncounted == 0 { uncounted += 1 }
             characters += sentence.unicodeScalars.count
+            if isItem { inList = true } else if afterParagraph, !isCode { inList = false }
         }
         guard kept < sentences.count else { return summary }
         leftOut.sentences = sentences.count - kept

@@ -27,20 +27,51 @@ struct LocalBackendTests {
 
     /// A FIFO among the knowledge files gave Foundation's "You don't have
     /// permission" (NSCocoaErrorDomain 257); it is now named for what it is, with its path,
-    /// and never opened (it would block).
-    @Test func aFIFOInTheKnowledgeFolderIsNamedPlainly() throws {
+    /// and never opened (it would block). Beside a file that reads, it is skipped and named,
+    /// so one odd entry does not stop the folder from answering; alone, it is the error.
+    @Test func aFIFOInTheKnowledgeFolderIsNamedPlainlyAndSkipped() throws {
         let directory = Scratch.root.appendingPathComponent("reception-kb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try "# A\nhello\n".write(to: directory.appendingPathComponent("a.md"), atomically: true, encoding: .utf8)
         let fifo = directory.appendingPathComponent("b.md").path
         #expect(mkfifo(fifo, 0o600) == 0)
+        let said = "\(directory.standardizedFileURL.path)/b.md: is a named pipe (FIFO), not a regular file"
         do {
             _ = try KnowledgeBase(directory: directory)
             Issue.record("a FIFO was read as knowledge")
         } catch {
-            #expect("\(error)" == "\(directory.standardizedFileURL.path)/b.md: is a named pipe (FIFO), not a regular file")
+            #expect("\(error)" == said)
         }
+        try "# A\nhello\n".write(to: directory.appendingPathComponent("a.md"), atomically: true, encoding: .utf8)
+        try Data([0x63, 0x61, 0x66, 0xE9, 0x0A]).write(to: directory.appendingPathComponent("latin1.md"))
+        let knowledge = try KnowledgeBase(directory: directory)
+        #expect(knowledge.passages.map(\.file) == ["a.md"])
+        #expect(knowledge.skipped.count == 2 && knowledge.skipped[0] == said && knowledge.skipped[1].contains("latin1.md: is not UTF-8"),
+                "\(knowledge.skipped)")
+        let notice = try #require(LocalPlugin.skippedNotice(knowledge.skipped))
+        #expect(notice.hasPrefix("skipped 2 knowledge files that cannot be read; the others answer:\n  ") && notice.contains("b.md"), "\(notice)")
+    }
+
+    /// `--knowledge ~/notes` where ~/notes is a link to the folder (a synced folder, say): its
+    /// files are read from where it points. Listed from the link itself, none were found.
+    @Test func aKnowledgeFolderReachedThroughALinkIsRead() throws {
+        let directory = Scratch.root.appendingPathComponent("reception-kb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try "# Wifi\nThe password is on the fridge.\n".write(to: directory.appendingPathComponent("wifi.md"), atomically: true, encoding: .utf8)
+        let link = Scratch.root.appendingPathComponent("reception-kb-link-\(UUID().uuidString)")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: directory)
+        #expect(try KnowledgeBase(directory: link).passages.map(\.file) == ["wifi.md"])
+    }
+
+    /// A file over the limit is skipped like any unreadable one: a 58 MB one-line file took
+    /// 48 seconds and 2.4 GB to index, then was given whole as the answer.
+    @Test func aFileOverTheSizeLimitIsSkipped() throws {
+        let directory = Scratch.root.appendingPathComponent("reception-kb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try "# A\nhello\n".write(to: directory.appendingPathComponent("a.md"), atomically: true, encoding: .utf8)
+        try Data(repeating: 0x61, count: KnowledgeBase.fileSizeLimit + 1).write(to: directory.appendingPathComponent("dump.md"))
+        let knowledge = try KnowledgeBase(directory: directory)
+        #expect(knowledge.passages.map(\.file) == ["a.md"] && knowledge.skipped.first?.contains("dump.md: is 4194305 bytes") == true,
+                "\(knowledge.skipped)")
     }
 
     @Test func aFileGivenAsTheKnowledgeFolderIsNamedAsAFile() throws {

@@ -68,4 +68,27 @@ struct PassageLayoutTests {
         // An unclosed fence runs to the end, as Markdown reads it.
         #expect(PassageUnits("Run:\n```\nmake\n").units.last == .init(text: "```\nmake\n", kind: .code, startsParagraph: true))
     }
+
+    /// Front matter and HTML comments are for the writer, not the reader: "--- title: …" was
+    /// quoted under a heading that does not exist, and a comment mid-sentence was quoted.
+    @Test func frontMatterAndCommentsAreNotQuoted() throws {
+        let text = "---\ntitle: Pancakes\nserves: 4\n---\n# Pancakes\n\nAsk your manager<!-- and finance -->.\n<!--\ndraft\n-->\n\n```html\n<!-- kept in code -->\n```\n"
+        let knowledge = try LocalBackendTests.knowledge(["p.md": text])
+        #expect(knowledge.passages.map(\.heading) == ["Pancakes"])
+        #expect(knowledge.passages.first?.text == "Ask your manager.\n\n```html\n<!-- kept in code -->\n```", "\(knowledge.passages.map(\.text))")
+    }
+
+    /// A table's rows stay rows, and a nested step stays under its step.
+    @Test func tablesAndNestedStepsKeepTheirLines() {
+        let passage = PassageUnits("Where we stay:\n\n| day | city |\n|---|---|\n| 1 | Tokyo |\n\n1. Book.\n   1. Pay the deposit.\n2. Go.")
+        #expect(passage.units.map(\.kind) == [.sentence, .table, .listItem, .listItem, .listItem])
+        #expect(PassageUnits.join(passage.prefix(1)) == "Where we stay:\n\n| day | city |\n|---|---|\n| 1 | Tokyo |")
+        #expect(PassageUnits.join(passage.units.dropFirst(2)) == "1. Book.\n   1. Pay the deposit.\n2. Go.")
+    }
+
+    /// The steps of a procedure, with a command under a step, are quoted to the last step.
+    @Test func aProcedureIsQuotedToItsLastStep() {
+        let passage = PassageUnits("1. Tag it:\n   ```\n   git tag v1\n   ```\n2. Build.\n3. Ship:\n   ```\n   ship v1\n   ```\n4. Tell the team.")
+        #expect(PassageUnits.join(passage.prefix(3)).hasSuffix("4. Tell the team."))
+    }
 }

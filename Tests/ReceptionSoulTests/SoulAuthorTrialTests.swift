@@ -77,6 +77,32 @@ struct SoulAuthorTrialTests {
         #expect(rendered.last?.markdown == "Left out for brevity: 1 sentence of the summary.")
     }
 
+    /// Numbered steps: "2." is a step's number, not a sentence, so no cut leaves a bare "2.";
+    /// and once the steps begin, they go on to the last, with their commands, past both the
+    /// sentence and the character limit.
+    @Test func stepsAreNeverCutInHalf() {
+        var soul = Soul(name: "cut")
+        soul.length = LengthLimits(maxSentences: 2, maxCharacters: 120)
+        let steps = "To deploy:\n1. Tag the release. Push the tag.\n   ```\n   git push origin v1\n   ```\n2. Wait for the build.\n3. Roll out.\n\nAsk if it fails."
+        let rendered = SoulRenderer(soul: soul).render(answer(steps), trustLevel: 0)
+        #expect(rendered[0].markdown.hasSuffix("2. Wait for the build.\n3. Roll out."), "\(rendered[0].markdown)")
+        #expect(rendered.last?.markdown == "Left out for brevity: 1 sentence of the summary.")
+        #expect(SoulRenderer(soul: soul).styler.sentences("1. Tag it.\n2. Push it.").map(String.init) == ["1. Tag it.", "\n2. Push it."])
+    }
+
+    /// A lead or hedge before a code block, list or table ends its line: "Nailed it! ```sh"
+    /// left the block unopened. A source after a finding's code block goes below the fence.
+    @Test func aBlockStartsOnALineOfItsOwn() {
+        var soul = Soul(name: "lead")
+        soul.outcomes["complete"] = OutcomeStyle(lead: "Nailed it!", note: nil)
+        let rendered = SoulRenderer(soul: soul).render(answer("```sh\nmake\n```"), trustLevel: 0)
+        #expect(rendered[0].markdown.hasPrefix("Nailed it!\n\n```sh\nmake\n```"), "\(rendered[0].markdown)")
+        var result = answer("Build it.")
+        result.findings = [Finding(content: "Then:\n\n```\nmake install\n```", source: "README.md#Install")]
+        let finding = SoulRenderer(soul: soul).render(result, trustLevel: 0).first { $0.role == .finding }
+        #expect(finding?.markdown == "Then:\n\n```\nmake install\n```\n\n(README.md#Install)")
+    }
+
     /// An opener or sign-off the answer already says (a model given the persona text often
     /// opens with it) is not said a second time.
     @Test func anOpenerOrSignOffTheAnswerSaysIsNotRepeated() {
