@@ -89,7 +89,7 @@ public struct IntentClassifier: Sendable {
             let which = lexiconURL.map { "the lexicon \($0.path)" } ?? "the built-in lexicon"
             throw LexiconError(source: weightsURL.path, line: IntentWeights.line(of: "lexicon", in: text),
                                message: "trained with another lexicon than \(which) (fingerprint \(trainedWith), not \(lexicon.fingerprint)); "
-                                   + "give the lexicon it was trained with (--lexicon FILE), or train it again")
+                                   + "give the lexicon it was trained with (--lexicon FILE, or \"lexicon\" in the intent settings for the REPL), or train it again")
         }
         self.init(lexicon: lexicon, weights: weights,
                   name: weightsURL.path + (lexiconURL.map { " (lexicon \($0.path))" } ?? ""))

@@ -63,6 +63,8 @@ public struct IntentSettings: Sendable, Hashable {
             guard case .string(let raw)? = object[key], !raw.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw fail("\"\(key)\" must be a path (a non-empty string)", at: key)
             }
+            // "built-in" names the built-in model here as after --intent-weights, not a file.
+            if key == "weights", raw == IntentClassifier.builtInName { continue }
             let path = expand(raw, home: home, folder: folder)
             if key == "weights" { settings.weights = path } else { settings.lexicon = path }
         }

@@ -41,6 +41,8 @@ struct IntentCommandsEndToEndTests {
             (["--out", folder.appendingPathComponent("w.json").path, "--balance", "5"], "--balance must be from 0 (none) to 1 (fully balanced)."),
             (["--out", folder.appendingPathComponent("w.json").path, "--l2=-1"], "--l2 and --l2-words must be greater than 0."),
             (["--out", folder.appendingPathComponent("w.json").path, "--folds", "100"], "--folds must be from 0 to 20"),
+            // Alone, the option weighed nothing and the weights came out the same: said, not ignored.
+            (["--out", folder.appendingPathComponent("w.json").path, "--own-weight", "5"], "--own-weight weighs your corpora against the shipped ones"),
         ]
         for (options, expected) in cases {
             let (output, errors, status) = try await PipedREPL.run(["train", corpus.path] + options, input: "", separateErrors: true)
@@ -134,6 +136,16 @@ struct IntentCommandsEndToEndTests {
         #expect(errors.contains("standard input line 6: missing or empty \"text\" (skipped)"), "\(errors)")
         #expect(evalErrors.contains("lines.jsonl:6: missing or empty \"text\""), "the same words: \(evalErrors)")
         #expect(errors.contains("skipped 3 malformed lines"), "\(errors)")
+    }
+
+    /// `classify inbox.txt` classifies the words "inbox.txt" and says so, with how to classify
+    /// the file's lines: a person who meant the file is not left with one line of output.
+    @Test func aFileNamedAsTheMessageIsSaidToBeTakenAsWords() async throws {
+        let file = Scratch.root.appendingPathComponent("inbox-\(UUID().uuidString).txt")
+        try "where is my order\n".write(to: file, atomically: true, encoding: .utf8)
+        let (output, errors, status) = try await PipedREPL.run(["classify", file.path], input: "", separateErrors: true)
+        #expect(status == 0 && output.contains(file.lastPathComponent), "\(output)")
+        #expect(errors.contains("is a file, classified here as a message of one word; to classify its lines: reception classify < "), "\(errors)")
     }
 
     @Test func aBlankMessageIsNotClassified() async throws {

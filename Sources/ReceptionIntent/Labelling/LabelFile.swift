@@ -56,17 +56,30 @@ public struct LabelEntry: Sendable, Hashable {
         self.skipped = skipped
     }
 
-    init?(fields: [String: String]) {
-        guard let id = fields["id"], !id.isEmpty else { return nil }
-        self.id = id
-        skipped = fields["skip"] == "true"
-        text = fields["text"]
-        goal = fields["goal"]
-        intent = fields["intent"].flatMap { IntentType(rawValue: $0.lowercased()) }
-        urgency = fields["urgency"].flatMap { UrgencyLevel(rawValue: $0.lowercased()) }
-        modelIntent = fields["model_intent"].flatMap { IntentType(rawValue: $0) }
-        modelUrgency = fields["model_urgency"].flatMap { UrgencyLevel(rawValue: $0) }
-        if !skipped && (intent == nil || urgency == nil) { return nil }
+    /// What a line of a labels file is: an entry, a label that names no intent or urgency
+    /// (edited by hand: "acton"), or no line of a labels file at all.
+    enum Reading {
+        case entry(LabelEntry)
+        case unknownLabel(String)
+        case notALabelsLine
+    }
+
+    static func reading(_ fields: [String: String]) -> Reading {
+        guard let id = fields["id"], !id.isEmpty else { return .notALabelsLine }
+        let skipped = fields["skip"] == "true"
+        guard skipped || (fields["intent"] != nil && fields["urgency"] != nil) else { return .notALabelsLine }
+        let intent = fields["intent"].flatMap { raw in IntentType.knownCases.first { $0.rawValue == raw.lowercased() } }
+        let urgency = fields["urgency"].flatMap { raw in UrgencyLevel.knownCases.first { $0.rawValue == raw.lowercased() } }
+        if !skipped, intent == nil {
+            return .unknownLabel("unknown intent \(CorpusText.shown(fields["intent"] ?? "")) (expected \(IntentWeights.intentLabels.joined(separator: ", "))); the message comes again to be labelled")
+        }
+        if !skipped, urgency == nil {
+            return .unknownLabel("unknown urgency \(CorpusText.shown(fields["urgency"] ?? "")) (expected \(IntentWeights.urgencyLabels.joined(separator: ", "))); the message comes again to be labelled")
+        }
+        return .entry(LabelEntry(id: id, text: fields["text"], goal: fields["goal"], intent: intent, urgency: urgency,
+                                 modelIntent: fields["model_intent"].flatMap { raw in IntentType.knownCases.first { $0.rawValue == raw } },
+                                 modelUrgency: fields["model_urgency"].flatMap { raw in UrgencyLevel.knownCases.first { $0.rawValue == raw } },
+                                 skipped: skipped))
     }
 }
 
@@ -83,6 +96,8 @@ public final class LabelFile {
     /// A line the file ended with but that was never finished (a write cut short by a crash),
     /// dropped when the file was opened.
     public private(set) var repairedTail = false
+    /// Lines whose label names no intent or urgency: their messages come again.
+    public private(set) var issues: [CorpusIssue] = []
     private let descriptor: Int32
 
     public init(path: String) throws {
@@ -95,14 +110,32 @@ public final class LabelFile {
             close(fd)
             throw CorpusIssue(file: path, line: 0, message: "is not a regular file; name a file for the labels")
         }
+        // One session a file: two would offer the same messages, write them twice, and one's
+        // undo would cut the other's labels off the end. The lock goes with the process.
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw CorpusIssue(file: path, line: 0, message: "is open in another reception label session; quit that one first (two at once would label the same messages twice)")
+        }
         let data: Data
         do { data = try PlainFile.read(path) } catch {
             close(fd)
             throw CorpusIssue(file: path, line: 0, message: (error as? PlainFile.Problem)?.reason ?? "\(error)")
         }
         var bytes = [UInt8](data)
-        // A last line without its newline was being written when the session died: it is not a
-        // label anyone finished, so it goes (the message comes back on screen).
+        // A last line without its newline: whole, it is a label (added by hand, in an editor
+        // that ends no file with a newline) and gets its newline; cut short, it was being
+        // written when a session died, and goes (its message comes back on screen).
+        if let last = bytes.last, last != 10 {
+            let keep = (bytes.lastIndex(of: 10).map { $0 + 1 }) ?? 0
+            let tail = Array(bytes[keep...])
+            if case .success(let fields) = tail.withUnsafeBufferPointer({ FlatJSON.parse($0[...]) }), case .entry = LabelEntry.reading(fields) {
+                guard lseek(fd, 0, SEEK_END) >= 0, write(fd, [UInt8(10)], 1) == 1 else {
+                    close(fd)
+                    throw CorpusIssue(file: path, line: 0, message: "ends without a newline, and one cannot be added (\(String(cString: strerror(errno))))")
+                }
+                bytes.append(10)
+            }
+        }
         if let last = bytes.last, last != 10 {
             let keep = (bytes.lastIndex(of: 10).map { $0 + 1 }) ?? 0
             guard ftruncate(fd, off_t(keep)) == 0 else {
@@ -117,11 +150,18 @@ public final class LabelFile {
             line += 1
             if raw.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
             let parsed = Array(raw).withUnsafeBufferPointer { FlatJSON.parse($0[...]) }
-            guard case .success(let fields) = parsed, let entry = LabelEntry(fields: fields) else {
-                close(fd)
-                throw CorpusIssue(file: path, line: line, message: "is not a line of a labels file (an id with a text, intent and urgency, or an id with \"skip\": true); is this the labels file you meant?")
+            let why: String
+            switch parsed {
+            case .failure(let failure): why = "malformed JSON: \(failure.message)"
+            case .success(let fields):
+                switch LabelEntry.reading(fields) {
+                case .entry(let entry): earlier.append(entry); continue
+                case .unknownLabel(let message): issues.append(CorpusIssue(file: path, line: line, message: message)); continue
+                case .notALabelsLine: why = "no id with a text, intent and urgency, nor an id with \"skip\": true"
+                }
             }
-            earlier.append(entry)
+            close(fd)
+            throw CorpusIssue(file: path, line: line, message: "is not a line of a labels file (\(why)); is this the labels file you meant? Mend the line, or name another file with --out")
         }
         // Whatever the umask made of an earlier file: it holds people's messages.
         fchmod(fd, 0o600)

@@ -74,26 +74,40 @@ public enum LabellingInput {
             throw CorpusIssue(file: name, line: 0, message: "is not text (a NUL byte at offset \(nul)); give JSON lines, CSV, TSV or plain text, one message a line")
         }
         var result = Result()
-        var seen: Set<String> = []
-        func issue(_ line: Int, _ message: String) { result.issues.append(CorpusIssue(file: name, line: line, message: message)) }
+        // Each id's first line and text: the same text again is the same message, labelled once;
+        // another text under a used id is named (a ticket export's id for several messages).
+        var seen: [String: (line: Int, text: String)] = [:]
+        func issue(_ line: Int, _ message: String, skipped: Bool = true) {
+            result.issues.append(CorpusIssue(file: name, line: line, message: message + (skipped ? " (skipped)" : "")))
+        }
         func add(_ fields: [String: String], line: Int) {
             guard let text = CorpusReader.messageText(fields) else { return issue(line, CorpusReader.missingText) }
             func optional(_ key: String) -> String? { CorpusReader.optional(key, in: fields)?.trimmingCharacters(in: .whitespaces) }
+            // A label the file gives that is none of the five (four) is set aside, not the
+            // message: it is offered without it, to be labelled here.
             var intent: IntentType?, urgency: UrgencyLevel?
             if let raw = optional("intent") {
-                guard let known = IntentType.knownCases.first(where: { $0.rawValue == raw.lowercased() }) else {
-                    return issue(line, "unknown intent \(CorpusText.shown(raw)) (expected \(IntentWeights.intentLabels.joined(separator: ", ")))")
+                intent = IntentType.knownCases.first { $0.rawValue == raw.lowercased() }
+                if intent == nil {
+                    issue(line, "unknown intent \(CorpusText.shown(raw)) (expected \(IntentWeights.intentLabels.joined(separator: ", "))); the message is offered without it", skipped: false)
                 }
-                intent = known
             }
             if let raw = optional("urgency") {
-                guard let known = UrgencyLevel.knownCases.first(where: { $0.rawValue == raw.lowercased() }) else {
-                    return issue(line, "unknown urgency \(CorpusText.shown(raw)) (expected \(IntentWeights.urgencyLabels.joined(separator: ", ")))")
+                urgency = UrgencyLevel.knownCases.first { $0.rawValue == raw.lowercased() }
+                if urgency == nil {
+                    issue(line, "unknown urgency \(CorpusText.shown(raw)) (expected \(IntentWeights.urgencyLabels.joined(separator: ", "))); the message is offered without it", skipped: false)
                 }
-                urgency = known
             }
             let id = optional("id") ?? textID(text)
-            guard seen.insert(id).inserted else { result.repeats += 1; return }
+            if let first = seen[id] {
+                if first.text != text {
+                    issue(line, "the id \(CorpusText.shown(id)) was given to another message at line \(first.line); this one is left out (give each message an id of its own)", skipped: false)
+                } else {
+                    result.repeats += 1
+                }
+                return
+            }
+            seen[id] = (line, text)
             result.items.append(LabellingItem(id: id, text: text, goal: optional("goal"), intent: intent, urgency: urgency, location: "\(name):\(line)"))
         }
         switch format {

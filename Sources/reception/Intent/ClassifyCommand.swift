@@ -67,6 +67,13 @@ struct ClassifyCommand: ParsableCommand {
             if let active { print("  features: \(active.joined(separator: " "))") }
         }
         if !message.isEmpty {
+            // `classify inbox.txt` classified the words "inbox.txt": one word that names a file
+            // is said to be taken as a message, with how to classify the file's lines.
+            if message.count == 1, message[0].contains("."), !message[0].contains(" "),
+               FileManager.default.fileExists(atPath: UserPath.expand(message[0])) {
+                printError("note: \(TerminalText.line(message[0], limit: 200)) is a file, classified here as a message of one word; "
+                           + "to classify its lines: reception classify < \(TerminalText.line(message[0], limit: 200)) (a corpus with labels: reception eval)")
+            }
             try emit(message.joined(separator: " "))
             return
         }

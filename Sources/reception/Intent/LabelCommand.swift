@@ -79,8 +79,10 @@ struct LabelCommand: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode.failure
         }
-        for issue in input.issues.prefix(10) { printError("warning: \(issue) (skipped)") }
-        if input.issues.count > 10 { printError("warning: \(input.issues.count - 10) more lines skipped") }
+        // Said before the screen, and again after it (which covers them).
+        var warnings = input.issues.prefix(10).map { "warning: \($0)" }
+        if input.issues.count > 10 { warnings.append("warning: \(input.issues.count - 10) more lines of \(file) with problems") }
+        warnings.forEach(printError)
         guard !input.items.isEmpty else {
             printError("error: no messages to label in \(file)")
             throw ExitCode.failure
@@ -99,11 +101,16 @@ struct LabelCommand: ParsableCommand {
                 try? FileManager.default.removeItem(atPath: outPath)
             }
         }
-        if labels.repairedTail { printError("note: \(outPath) ended in a line that was never finished; it was dropped, and its message comes again") }
+        if labels.repairedTail { warnings.append("note: \(outPath) ended in a line that was never finished; it was dropped, and its message comes again") }
+        warnings += labels.issues.prefix(10).map { "warning: \($0)" }
+        if labels.issues.count > 10 { warnings.append("warning: \(labels.issues.count - 10) more lines of \(outPath) with problems") }
+        warnings.dropFirst(min(10, input.issues.count) + (input.issues.count > 10 ? 1 : 0)).forEach(printError)
         let order = LabellingOrder(rawValue: self.order)!
         let session = LabellingSession(items: input.items, classifier: classifier, order: order, file: labels)
         if session.queue.isEmpty {
             let why = session.alreadyDone > 0 ? "all \(Counted.phrase(session.alreadyDone, "message")) of \(file) are in \(outPath) already"
+                : order == .disagreements && !input.items.contains(where: { $0.intent != nil || $0.urgency != nil })
+                ? "\(file) has no labels of its own to review (--order disagreements shows where they and the model differ)"
                 : "the model agrees with every label in \(file)"
             print("Nothing to label: \(why).")
             return
@@ -121,6 +128,7 @@ struct LabelCommand: ParsableCommand {
             printError("error: \(failure)")
             throw ExitCode.failure
         }
+        warnings.forEach(printError)
         print(screen.summaryText)
     }
 }

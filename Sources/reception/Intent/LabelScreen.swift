@@ -187,7 +187,13 @@ final class LabelScreen {
         } else if all == 0 {
             text += "\(TerminalText.line(out, limit: 200)) holds skips only, no label yet.\n"
         } else {
-            text += "\(TerminalText.line(out, limit: 200)) holds \(Counted.phrase(all, "label")). Train on them: reception train \(TerminalText.line(out, limit: 200)) --out my-weights.json\n"
+            let name = TerminalText.line(out, limit: 200)
+            // The hint keeps the id-hash split's test part out of training, so the comparison
+            // it leads to is on labels the model never saw (trained on all, it "wins" by 0.2).
+            text += all < TrainCommand.minimumMessages
+                ? "\(name) holds \(Counted.phrase(all, "label")); training needs at least \(TrainCommand.minimumMessages).\n"
+                : "\(name) holds \(Counted.phrase(all, "label")). Train on them: reception train \(name) --split train --split dev --out my-weights.json\n"
+                    + "Then compare on the ones it did not see: reception eval \(name) --split test --weights my-weights.json --against built-in\n"
         }
         return text
     }

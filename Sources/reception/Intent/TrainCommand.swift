@@ -41,8 +41,8 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The checkout of Reception --with-shipped-corpora reads from (. is the current folder).", valueName: "dir"))
     var corporaRoot = "."
 
-    @Option(name: .long, help: "With --with-shipped-corpora: how many times each message of your own corpora (the CORPORA arguments) counts, against once for a model-written one.")
-    var ownWeight: Double = 2
+    @Option(name: .long, help: "With --with-shipped-corpora: how many times each message of your own corpora (the CORPORA arguments) counts, against once for a model-written one (default 2).")
+    var ownWeight: Double?
 
     @Option(name: .long, help: ArgumentHelp("Where to write the weights file.", valueName: "file"))
     var out: String
@@ -102,7 +102,11 @@ struct TrainCommand: ParsableCommand {
         if corpora.isEmpty && !withShippedCorpora && labels.isEmpty {
             throw ValidationError("Give the corpora to train on (such as your labels file), --labels with --texts, or --with-shipped-corpora.")
         }
-        guard ownWeight > 0 else { throw ValidationError("--own-weight must be greater than 0.") }
+        if let ownWeight {
+            guard ownWeight > 0 else { throw ValidationError("--own-weight must be greater than 0.") }
+            // Alone, your messages have nothing to be weighed against: the option would do nothing.
+            guard withShippedCorpora else { throw ValidationError("--own-weight weighs your corpora against the shipped ones: it goes with --with-shipped-corpora.") }
+        }
         if labels.isEmpty != (texts == nil) { throw ValidationError("--labels and --texts go together: the labels file holds ids, the texts file their messages") }
         guard l2 > 0, l2Words > 0 else { throw ValidationError("--l2 and --l2-words must be greater than 0.") }
         guard minWordCount >= 0 else { throw ValidationError("--min-word-count must be 0 (no word features) or more.") }
@@ -173,7 +177,7 @@ struct TrainCommand: ParsableCommand {
             if withShippedCorpora {
                 // Beside thousands of shipped messages, a person's few hundred would hardly move
                 // the model: they count `ownWeight` times.
-                for index in corpus.messages.indices { corpus.messages[index].weight = ownWeight }
+                for index in corpus.messages.indices { corpus.messages[index].weight = ownWeight ?? 2 }
                 let shipped = try ShippedCorpora.messages(root: corporaRoot, strict: strict)
                 corpus.messages += shipped.messages
                 corpus.issues += shipped.issues
