@@ -161,11 +161,7 @@ enum Answerer {
         // The rest, and when a long section is cut, how much more it holds: a finding cut short
         // without a word read as the whole passage.
         let shown = rest.prefix(maxFindingSentences)
-        var content = rest.isEmpty ? wholeSectionAbove : PassageUnits.join(shown)
-        if rest.count > shown.count {
-            let more = rest.count - shown.count
-            content += " (\(more) more sentence\(more == 1 ? "" : "s") in the section.)"
-        }
+        let content = rest.isEmpty ? wholeSectionAbove : PassageUnits.join(shown) + moreInTheSection(Array(rest.dropFirst(shown.count)), after: shown)
         return [Finding(content: content, source: first.passage.id, confidence: finding(first).confidence)] + used.dropFirst().map(finding)
     }
 
@@ -175,9 +171,30 @@ enum Answerer {
     /// The finding of a passage the answer above quoted whole.
     static let wholeSectionAbove = Finding.answerIsWhole
 
+    /// Another passage's finding: its first sentences (a list or code block they lead into,
+    /// whole), and how much more the section holds: cut without a word, it read as the whole.
     static func finding(_ match: KnowledgeBase.Match) -> Finding {
-        Finding(content: leadSentences(match.passage.text, count: 2), source: match.passage.id,
-                confidence: (min(1, match.coverage) * 100).rounded() / 100)
+        let passage = PassageUnits(match.passage.text)
+        let shown = passage.prefix(2)
+        return Finding(content: PassageUnits.join(shown) + moreInTheSection(Array(passage.units.dropFirst(shown.count)), after: shown),
+                       source: match.passage.id, confidence: (min(1, match.coverage) * 100).rounded() / 100)
+    }
+
+    /// " (3 more sentences in the section.)", or with other parts "(6 more in the section: 2
+    /// sentences, 3 list items and 1 code block.)"; below a shown block, on a line of its own
+    /// (after a closing fence it would leave the block open).
+    static func moreInTheSection(_ left: [PassageUnits.Unit], after shown: some BidirectionalCollection<PassageUnits.Unit>) -> String {
+        guard !left.isEmpty else { return "" }
+        let separator = shown.last?.isBlock == true ? "\n\n" : " "
+        let sentences = left.filter { $0.kind == .sentence }.count
+        if sentences == left.count { return separator + "(\(sentences) more sentence\(sentences == 1 ? "" : "s") in the section.)" }
+        func count(_ kind: PassageUnits.Unit.Kind, _ name: String) -> String? {
+            let n = left.filter { $0.kind == kind }.count
+            return n == 0 ? nil : "\(n) \(name)\(n == 1 ? "" : "s")"
+        }
+        let parts = [count(.sentence, "sentence"), count(.listItem, "list item"), count(.code, "code block"), count(.table, "table")].compactMap { $0 }
+        let phrase = parts.count == 1 ? parts[0] : parts.dropLast().joined(separator: ", ") + " and " + parts.last!
+        return separator + "(\(left.count) more in the section: \(phrase).)"
     }
 
     /// Two strong matches from different files whose most relevant sentences make the same

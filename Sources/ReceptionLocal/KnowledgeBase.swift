@@ -192,11 +192,14 @@ public struct KnowledgeBase: Sendable {
         var heading = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         var lines: [String] = []
         var level = 0
+        // The document's title (its "# " heading) names what each section is about: "Install"
+        // under "# Tidepool" answers "how do I install tidepool?", not another tool's Install.
+        var title = ""
         func flush() {
             let body = lines.joined(separator: "\n").trimmingWhitespaceAndNewlines
             lines = []
             guard !body.isEmpty else { return }
-            let terms = Self.terms(heading + " " + body)
+            let terms = Self.terms((level >= 2 ? title + " " : "") + heading + " " + body)
             let isSection = level >= 2 && heading.contains { $0.isLetter }
             passages.append(Passage(id: "\(file)#\(heading)", file: file, heading: heading, text: body,
                                     category: category, isSection: isSection,
@@ -217,6 +220,7 @@ public struct KnowledgeBase: Sendable {
                 flush()
                 level = line.prefix { $0 == "#" }.count
                 heading = line.drop { $0 == "#" }.trimmingHorizontalWhitespace
+                if level == 1 { title = heading }
             } else {
                 lines.append(line)
             }

@@ -32,8 +32,15 @@ struct MarkdownLiteralTests {
     /// shorter one inside it.
     @Test func codeFencesAreReadAsCommonMarkReadsThem() {
         #expect(MarkdownLiteral.nested("```\n# in code") == "```\n# in code\n```")
-        #expect(MarkdownLiteral.nested("text\n    ```\n# Reception") == "text  \n    ```  \n\\# Reception")
+        #expect(MarkdownLiteral.nested("text\n    ```\n# Reception") == "text  \n    ```\n\\# Reception")
         #expect(MarkdownLiteral.nested("````\n```\n# still code\n````\n# out") == "````\n```\n# still code\n````\n\\# out")
+    }
+
+    /// A shown code block (indented four spaces) gets no hard line break: two spaces after
+    /// `docker run -d \` end the shell's line continuation when the command is pasted.
+    @Test func anIndentedCommandGetsNoTrailingSpaces() {
+        #expect(MarkdownLiteral.nested("Run:\n\n    docker run -d \\\n      --name x \\\n      image\nDone.\nNext.")
+                == "Run:\n\n    docker run -d \\\n      --name x \\\n      image\nDone.  \nNext.")
     }
 
     @Test func anAnswerKeepsItsMarkdownButNotAHeadingOfItsOwn() {

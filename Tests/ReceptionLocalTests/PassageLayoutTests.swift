@@ -91,4 +91,16 @@ struct PassageLayoutTests {
         let passage = PassageUnits("1. Tag it:\n   ```\n   git tag v1\n   ```\n2. Build.\n3. Ship:\n   ```\n   ship v1\n   ```\n4. Tell the team.")
         #expect(PassageUnits.join(passage.prefix(3)).hasSuffix("4. Tell the team."))
     }
+
+    /// A finding cut short says how much more its section holds, and what: cut without a
+    /// word, two steps read as the whole procedure. Below a code block, on a line of its own.
+    @Test func aCutFindingSaysWhatMoreItsSectionHolds() {
+        let steps = PassageUnits("Do this:\n\n```\nmake\n```\n\n1. One.\n2. Two.\n\nDone. Really.")
+        let shown = steps.prefix(1)
+        #expect(PassageUnits.join(shown) == "Do this:\n\n```\nmake\n```")
+        #expect(Answerer.moreInTheSection(Array(steps.units.dropFirst(shown.count)), after: shown)
+                == "\n\n(4 more in the section: 2 sentences and 2 list items.)")
+        let prose = PassageUnits("One. Two. Three.")
+        #expect(Answerer.moreInTheSection(Array(prose.units.dropFirst(1)), after: prose.prefix(1)) == " (2 more sentences in the section.)")
+    }
 }

@@ -89,7 +89,10 @@ public enum MarkdownLiteral {
         lines.indices.map { index in
             let line = lines[index]
             let next = index + 1 < lines.count ? lines[index + 1] : nil
-            let continues = !line.inCode && !line.text.isEmpty && next.map { !$0.inCode && !$0.text.isEmpty } == true
+            // Not on a line indented as code (a shown code block): two spaces after `docker run \`
+            // end the shell's line continuation when the command is pasted.
+            let indentedAsCode = line.text.prefix { $0 == " " }.count >= 4
+            let continues = !line.inCode && !indentedAsCode && !line.text.isEmpty && next.map { !$0.inCode && !$0.text.isEmpty } == true
             return continues ? line.text + "  " : line.text
         }.joined(separator: "\n")
     }
