@@ -36,6 +36,25 @@ enum Answerer {
         "Tell me more about \"\(heading)\""
     }
 
+    /// The follow-up for a section; with its file when another file has a section of that
+    /// name ("Tell me more about "Install" in README.md"), so it is that one that comes back.
+    static func moreAbout(_ passage: KnowledgeBase.Passage, shared: Set<String>) -> String {
+        moreAbout(passage.heading) + (shared.contains(passage.heading.lowercased()) ? " in \(passage.file)" : "")
+    }
+
+    /// The heading (and file) of a follow-up `moreAbout` wrote, sent back as it was offered.
+    static func followedUp(_ query: String) -> (heading: String, file: String?)? {
+        let prefix = "Tell me more about \""
+        guard query.hasPrefix(prefix) else { return nil }
+        let rest = query.dropFirst(prefix.count)
+        guard let close = rest.lastIndex(of: "\"") else { return nil }
+        let heading = String(rest[..<close])
+        let after = rest[rest.index(after: close)...]
+        if after.isEmpty { return heading.isEmpty ? nil : (heading, nil) }
+        guard after.hasPrefix(" in "), !heading.isEmpty else { return nil }
+        return (heading, String(after.dropFirst(4)))
+    }
+
     /// A passage answers when it holds at least half of the query's information.
     static let strongCoverage = 0.5
     static let relevantCoverage = 0.25
@@ -98,13 +117,14 @@ enum Answerer {
     }
 
     static func compose(query: String, matches: [KnowledgeBase.Match], alreadySaid: Set<String>,
-                        suggestions: [String] = [], sections: (String) -> [String] = { _ in [] }) -> Composed {
+                        suggestions: [String] = [], sections: (String) -> [String] = { _ in [] },
+                        sharedHeadings: Set<String> = []) -> Composed {
         let strong = matches.filter { $0.coverage >= strongCoverage }
         let others = matches.filter { $0.coverage < strongCoverage && $0.coverage >= relevantCoverage }
         let followups = (strong.dropFirst(2) + others.dropFirst(strong.isEmpty ? 1 : 0)).filter(\.passage.isSection)
-            .map(\.passage.heading)
+            .map { moreAbout($0.passage, shared: sharedHeadings) }
             .reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-            .prefix(2).map(moreAbout)
+            .prefix(2).map { $0 }
 
         guard let best = strong.first else {
             if let closest = others.first {

@@ -29,6 +29,9 @@ public struct KnowledgeBase: Sendable {
     }
 
     public let root: URL
+    /// Section headings (lowercased) that more than one file has ("Install"): a follow-up to
+    /// one names its file.
+    public private(set) var sharedHeadings: Set<String> = []
     public private(set) var passages: [Passage] = []
     private var documentFrequency: [String: Int] = [:]
     private var averageLength: Double = 1
@@ -77,6 +80,9 @@ public struct KnowledgeBase: Sendable {
             for term in passage.termCounts.keys { documentFrequency[term, default: 0] += 1 }
         }
         averageLength = Double(passages.map(\.length).reduce(0, +)) / Double(passages.count)
+        var filesByHeading: [String: Set<String>] = [:]
+        for passage in passages where passage.isSection { filesByHeading[passage.heading.lowercased(), default: []].insert(passage.file) }
+        sharedHeadings = Set(filesByHeading.filter { $0.value.count > 1 }.keys)
     }
 
     /// The knowledge about Reception itself that ships with it.
@@ -112,6 +118,18 @@ public struct KnowledgeBase: Sendable {
     }
 
     /// Passages ranked by BM25 (k1 1.2, b 0.75), best first, at most `limit`.
+    /// The section a follow-up of the engine's own asks for ("Tell me more about "Install" in
+    /// README.md"), first, then what else the words find: searched as words, another file's
+    /// section of the same name, or a short one naming them, came first.
+    public func search(followingUp followup: (heading: String, file: String?), limit: Int = 5) -> [Match]? {
+        let heading = followup.heading.lowercased()
+        guard let section = passages.first(where: { $0.heading.lowercased() == heading && (followup.file == nil || $0.file == followup.file) })
+        else { return nil }
+        let asked = Match(passage: section, score: .greatestFiniteMagnitude, coverage: 1,
+                          matchedTerms: Self.queryTerms(followup.heading).intersection(section.termCounts.keys))
+        return [asked] + search(followup.heading, limit: limit).filter { $0.passage.id != section.id }.prefix(limit - 1)
+    }
+
     public func search(_ query: String, limit: Int = 5) -> [Match] {
         let queryTerms = Self.queryTerms(query)
         guard !queryTerms.isEmpty else { return [] }

@@ -55,6 +55,7 @@ actor LocalEngine {
     /// the built-in knowledge calls itself Reception: read one as the other, or the first
     /// question of a session finds nothing.
     func search(_ query: String) -> [KnowledgeBase.Match] {
+        if let followup = Answerer.followedUp(query), let matches = knowledge.search(followingUp: followup) { return matches }
         guard usesBuiltInKnowledge else { return knowledge.search(query, limit: 5) }
         // "how does it work?", "what is this?": a question with no subject but a pointer is,
         // to the built-in knowledge, about the thing being used (a search for "work" alone
@@ -84,9 +85,9 @@ actor LocalEngine {
             composed = Answerer.nothingMore(suggestions: suggestions)
         } else {
             composed = Answerer.compose(query: request.text, matches: matches, alreadySaid: memory.saidPassages,
-                                        suggestions: suggestions) { file in
-                knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading)
-            }
+                                        suggestions: suggestions,
+                                        sections: { file in knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading) },
+                                        sharedHeadings: knowledge.sharedHeadings)
         }
         let interventions = InterventionRules.evaluate(
             query: request.text, matches: matches, answered: composed.answered, memory: &memory,
@@ -114,7 +115,7 @@ actor LocalEngine {
         var topics: [String] = []
         for passage in knowledge.passages where passage.isSection && !memory.saidPassages.contains(passage.id) {
             guard seenFiles.insert(passage.file).inserted else { continue }
-            topics.append(Answerer.moreAbout(passage.heading))
+            topics.append(Answerer.moreAbout(passage, shared: knowledge.sharedHeadings))
             if topics.count == 2 { break }
         }
         return topics

@@ -103,4 +103,23 @@ struct PassageLayoutTests {
         let prose = PassageUnits("One. Two. Three.")
         #expect(Answerer.moreInTheSection(Array(prose.units.dropFirst(1)), after: prose.prefix(1)) == " (2 more sentences in the section.)")
     }
+
+    /// A follow-up to a section another file also has ("Install") names its file, and sent
+    /// back it answers from that section, not from whichever section its words rank first.
+    @Test func aFollowUpToASectionComesBackToThatSection() async throws {
+        let knowledge = try LocalBackendTests.knowledge([
+            "README.md": "# Tidepool\n\n## Install\n\nBuild it with make. It needs Go and a database, and the database needs a user.\n",
+            "snap.md": "# Snap\n\n## Install\n\nRun pipx install snap for tidepool.\n\n## Usage\n\nSnap nightly.\n",
+        ])
+        #expect(knowledge.sharedHeadings == ["install"])
+        let backend = LocalBackend(knowledge: knowledge, usesBuiltInKnowledge: false, settings: .init(stepDelay: .milliseconds(1)))
+        func ask(_ text: String) async throws -> BackendResult {
+            try #require(LocalBackendTests.result(try await LocalBackendTests.events(backend.submit(ReceptionRequest(text: text, trustLevel: 1)))))
+        }
+        let first = try await ask("how do I install snap?")
+        #expect(first.text.contains("pipx install snap"), "\(first.text)")
+        #expect(first.followups.plainFollowups.contains("Tell me more about \"Install\" in README.md"), "\(first.followups)")
+        let followed = try await ask("Tell me more about \"Install\" in README.md")
+        #expect(followed.text.hasPrefix("Build it with make."), "\(followed.text)")
+    }
 }
