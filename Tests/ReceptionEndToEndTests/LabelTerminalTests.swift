@@ -147,6 +147,18 @@ struct LabelTerminalTests {
         #expect(!session.screen.contains("Train on them"), "nothing to train on")
         let labels = folder.appendingPathComponent("pasted.labels.jsonl")
         #expect(!FileManager.default.fileExists(atPath: labels.path), "quit at once, no empty labels file is left")
+
+        // On an 80×24 terminal the message gets the rows the rest leaves: the header, the
+        // guess and the keys stay on screen (15 message lines pushed the header off).
+        let small = try TerminalSession(arguments: ["label", input.path, "--order", "input"], rows: 24, columns: 80)
+        let top = try await small.waitFor("message 1 of 1")
+        let keys = try await small.waitFor("Enter write", after: top)
+        let shown = String(small.screen[top..<keys])
+        #expect(shown.contains("log line 01") && shown.contains("more lines …") && shown.contains("model "), "\(shown)")
+        let rowsShown = shown.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).count
+        #expect(rowsShown <= 22, "\(rowsShown) rows: \(shown)")
+        small.type("q")
+        #expect(try await small.exitStatus() == 0)
     }
 
     /// Reviewing a labelled corpus, k writes the file's own label at once: one key, one

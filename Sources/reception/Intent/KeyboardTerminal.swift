@@ -71,6 +71,12 @@ final class KeyboardTerminal {
         return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
     }
 
+    /// The terminal's height in rows (24 when it does not say).
+    var rows: Int {
+        var size = winsize()
+        return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_row > 0 ? Int(size.ws_row) : 24
+    }
+
     /// The next key; an escape sequence (an arrow, a function key) is read whole and returned
     /// as `.escape`, so its bytes are never taken for letters.
     func readKey() -> Key {

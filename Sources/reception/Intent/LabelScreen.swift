@@ -30,7 +30,7 @@ final class LabelScreen {
     func run(on terminal: KeyboardTerminal) throws {
         resetLabel()
         while session.current != nil {
-            terminal.write(render(width: terminal.columns))
+            terminal.write(render(width: terminal.columns, rows: terminal.rows))
             let key = terminal.readKey()
             notice = ""
             switch key {
@@ -95,18 +95,19 @@ final class LabelScreen {
 
     private static let bold = "\u{1B}[1m", dim = "\u{1B}[2m", reset = "\u{1B}[0m"
 
-    func render(width: Int) -> String {
+    /// The screen for a terminal of `width` columns and `rows` rows: every line fits its width,
+    /// and a long message is shortened to the rows the rest leaves, so the header, the guess
+    /// and the keys stay on screen (a long pasted line pushed the header off an 80×24 one).
+    func render(width: Int, rows: Int = 50) -> String {
         guard let current = session.current else { return "" }
+        let fullWidth = max(20, width)
         let width = max(40, min(width, 120))
         let summary = session.summary
+        var header: [String] = []
+        header.append("\(Self.bold)reception label\(Self.reset) · \(TerminalText.line(input, limit: 60)) → \(TerminalText.line(out, limit: 60)) · \(session.order.summary)")
+        header.append("message \(session.position + 1) of \(session.queue.count) · \(summary.labelled) labelled, \(summary.skipped) skipped this session\(session.alreadyDone > 0 ? " (\(session.alreadyDone) done before)" : "") · model \(TerminalText.line(classifier.modelName, limit: 60))")
+        header.append("")
         var lines: [String] = []
-        lines.append("\(Self.bold)reception label\(Self.reset) · \(TerminalText.line(input, limit: 60)) → \(TerminalText.line(out, limit: 60)) · \(session.order.summary)")
-        lines.append("message \(session.position + 1) of \(session.queue.count) · \(summary.labelled) labelled, \(summary.skipped) skipped this session\(session.alreadyDone > 0 ? " (\(session.alreadyDone) done before)" : "") · model \(TerminalText.line(classifier.modelName, limit: 60))")
-        lines.append("")
-        // A long message (pasted context) shows its first lines and its last, where the ask usually is.
-        let wrapped = Self.wrap(TerminalText.clean(current.item.text), width: width - 4)
-        let shown = wrapped.count <= 16 ? wrapped : Array(wrapped.prefix(8)) + ["\(Self.dim)… \(wrapped.count - 14) more lines …\(Self.reset)"] + Array(wrapped.suffix(6))
-        for line in shown { lines.append("    " + line) }
         if let goal = current.item.goal { lines.append("    \(Self.dim)goal: \(TerminalText.line(goal, limit: width - 12))\(Self.reset)") }
         lines.append("")
         let explained = classifier.classify(current.item.text, goal: current.item.goal, explain: true)
@@ -132,8 +133,20 @@ final class LabelScreen {
             lines.append("\(Self.dim)Enter write · d r a c v intent · 1 2 3 4 urgency · s skip · u undo · q quit · ? keys\(Self.reset)")
         }
         if !notice.isEmpty { lines += ["", notice] }
+        // Each line cut to the terminal's width (a wrapped line is a row more than counted);
+        // the message gets the rows that are left, at least four.
+        func fitted(_ line: String) -> String { Self.cut(line, to: fullWidth) }
+        let fixed = (header + lines).map(fitted)
+        // A long message (pasted context) shows its first lines and its last, where the ask usually is.
+        let wrapped = Self.wrap(TerminalText.clean(current.item.text), width: min(width, fullWidth) - 4)
+        let budget = max(4, min(15, rows - fixed.count - 1))
+        // More of the beginning than of the end: 8 and 6 lines of 15.
+        let tail = (budget - 1) * 3 / 7, head = budget - 1 - tail
+        let shown = wrapped.count <= budget + 1 ? wrapped
+            : Array(wrapped.prefix(head)) + ["\(Self.dim)… \(wrapped.count - head - tail) more lines …\(Self.reset)"] + Array(wrapped.suffix(tail))
+        let screen = fixed.prefix(header.count) + shown.map { "    " + $0 } + fixed.dropFirst(header.count)
         // Home, clear, then the lines (each cleared to its end): one write, no flicker.
-        return "\u{1B}[H\u{1B}[2J" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\r\n"
+        return "\u{1B}[H\u{1B}[2J" + screen.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\r\n"
     }
 
     static func head(_ label: String, _ confidence: Double, _ explanation: HeadExplanation?) -> String {
@@ -152,6 +165,24 @@ final class LabelScreen {
     }
 
     static func percent(_ value: Double) -> String { "\(Int((value * 100).rounded()))%" }
+
+    /// `line` cut to `width` visible characters, its escape sequences not counted and the
+    /// style reset after a cut.
+    static func cut(_ line: String, to width: Int) -> String {
+        var visible = 0, output = "", inEscape = false
+        for character in line {
+            if character == "\u{1B}" { inEscape = true }
+            if inEscape {
+                output.append(character)
+                if character.isLetter { inEscape = false }
+                continue
+            }
+            if visible == width - 1, line.count - output.count > 1 { return output + "…" + Self.reset }
+            output.append(character)
+            visible += 1
+        }
+        return output
+    }
 
     /// Words wrapped to `width` columns; a line break in the message starts a new line.
     static func wrap(_ text: String, width: Int) -> [String] {
