@@ -137,8 +137,7 @@ public struct SoulRenderer: Sendable {
                 if let source = finding.source, !source.isEmpty, soul.verbosity != .terse {
                     // After a code block, on a line of its own: on the fence's line it would
                     // leave the block unclosed.
-                    let lastLine = text.split(separator: "\n").last.map { $0.drop { $0 == " " } } ?? ""
-                    text += lastLine.hasPrefix("```") || lastLine.hasPrefix("~~~") ? "\n\n(\(source))" : " (\(source))"
+                    text += Self.endsWithAFence(text) ? "\n\n(\(source))" : " (\(source))"
                 }
                 blocks.append(DisplayBlock(role: .finding, title: index == 0 ? findingsTitle : nil, markdown: text))
             }
@@ -203,6 +202,27 @@ public struct SoulRenderer: Sendable {
             joined += part
         }
         return joined
+    }
+
+    /// The line breaks in the whitespace `bytes` begin with (a piece's leading whitespace, or
+    /// its trailing whitespace read backwards). Bytes, no copies: it runs for each sentence.
+    static func lineBreaks(in bytes: some Sequence<UInt8>) -> Int {
+        var count = 0
+        for byte in bytes {
+            guard byte == 32 || byte == 10 || byte == 9 || byte == 13 else { break }
+            if byte == 10 { count += 1 }
+        }
+        return count
+    }
+
+    /// Whether `text`'s last line is a code fence ("```", "~~~", indented up to three spaces).
+    /// By bytes from the end: it runs for each finding shown.
+    static func endsWithAFence(_ text: String) -> Bool {
+        let bytes = text.utf8
+        let start = bytes.lastIndex(of: 10).map(bytes.index(after:)) ?? bytes.startIndex
+        let line = bytes[start...].drop { $0 == 32 }
+        guard let first = line.first, first == 96 || first == 126 else { return false }
+        return line.prefix(3).elementsEqual(repeatElement(first, count: 3))
     }
 
     /// Whether Markdown `text` opens with a block that needs a line of its own.
@@ -313,9 +333,9 @@ public struct SoulRenderer: Sendable {
         for (index, sentence) in sentences.enumerated() {
             let text = sentence.trimmedWhitespace
             // A blank line between this piece and the last (its whitespace goes with either).
-            let leadingBreaks = sentence.prefix { $0.isWhitespace }.filter { $0 == "\n" }.count
+            let leadingBreaks = Self.lineBreaks(in: sentence.utf8)
             let afterParagraph = trailingBreaks + leadingBreaks >= 2
-            trailingBreaks = sentence.reversed().prefix { $0.isWhitespace }.filter { $0 == "\n" }.count
+            trailingBreaks = Self.lineBreaks(in: sentence.utf8.reversed())
             let length = text.unicodeScalars.count
             let isItem = Self.isListItem(text)
             let isCode = text.hasPrefix("```") || text.hasPrefix("~~~") || text.hasPrefix("|")
