@@ -118,7 +118,7 @@ enum Answerer {
 
     static func compose(query: String, matches: [KnowledgeBase.Match], alreadySaid: Set<String>,
                         suggestions: [String] = [], sections: (String) -> [String] = { _ in [] },
-                        sharedHeadings: Set<String> = []) -> Composed {
+                        sharedHeadings: Set<String> = [], unreadFiles: Int = 0) -> Composed {
         let strong = matches.filter { $0.coverage >= strongCoverage }
         let others = matches.filter { $0.coverage < strongCoverage && $0.coverage >= relevantCoverage }
         let followups = (strong.dropFirst(2) + others.dropFirst(strong.isEmpty ? 1 : 0)).filter(\.passage.isSection)
@@ -139,11 +139,15 @@ enum Answerer {
                                 confidence: 0.3 + 0.4 * closest.coverage, discrepancy: nil, followups: followups,
                                 usedPassages: [closest.passage.id])
             }
-            let summary = "I found nothing in my knowledge that answers this. The local backend only knows its Markdown " +
+            var summary = "I found nothing in my knowledge that answers this. The local backend only knows its Markdown " +
                 "knowledge files, not the wider world; connect a real backend with /backend for questions like this one."
-            // Sure of it: every file was searched.
-            return Composed(outcome: .saturated, summary: summary, findings: [],
-                            confidence: 0.9, discrepancy: nil, followups: suggestions, usedPassages: [], answered: false)
+            // Sure of it when every file was searched; not when some could not be read.
+            if unreadFiles > 0 {
+                summary += " \(unreadFiles == 1 ? "One file" : "\(unreadFiles) files") of the knowledge folder could not be read (named when it started), and may hold it."
+            }
+            // Not "saturated" then: a soul would say it looked through everything.
+            return Composed(outcome: unreadFiles > 0 ? .complete : .saturated, summary: summary, findings: [],
+                            confidence: unreadFiles > 0 ? 0.5 : 0.9, discrepancy: nil, followups: suggestions, usedPassages: [], answered: false)
         }
         if let (a, b) = disagreement(in: strong) {
             let discrepancy = "\(a.passage.file) (\(a.passage.heading)) says: \"\(bestSentence(a))\" — " +

@@ -56,8 +56,9 @@ public struct KnowledgeBase: Sendable {
         // The folder itself may be a link (~/notes → Dropbox/notes): its files are listed from
         // where it points, or none are found.
         root = directory.resolvingSymlinksInPath().standardizedFileURL
-        let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
-            .filter { $0.pathExtension.lowercased() == "md" }
+        // A folder named "x.md" is a folder: its files are listed on their own.
+        let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey])?.allObjects as? [URL] ?? [])
+            .filter { $0.pathExtension.lowercased() == "md" && (try? $0.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) != true }
             .sorted { $0.path < $1.path }
         var firstProblem: Error?
         for file in files {

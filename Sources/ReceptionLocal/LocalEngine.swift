@@ -87,7 +87,7 @@ actor LocalEngine {
             composed = Answerer.compose(query: request.text, matches: matches, alreadySaid: memory.saidPassages,
                                         suggestions: suggestions,
                                         sections: { file in knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading) },
-                                        sharedHeadings: knowledge.sharedHeadings)
+                                        sharedHeadings: knowledge.sharedHeadings, unreadFiles: knowledge.skipped.count)
         }
         let interventions = InterventionRules.evaluate(
             query: request.text, matches: matches, answered: composed.answered, memory: &memory,

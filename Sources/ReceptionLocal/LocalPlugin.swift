@@ -30,15 +30,15 @@ public enum LocalPlugin {
             // Nothing to carry across sessions; `/new` forgets what was said in this one.
             let continuity = ConversationContinuity(state: { [:] }, startOver: { await backend.startNewConversation(); return nil })
             return BackendConnection(backend: backend, defaultTrustLevel: profile.integer("trust_level") ?? 1,
-                                     notice: skippedNotice(knowledge.skipped), continuity: continuity)
+                                     continuity: continuity, warning: skippedNotice(knowledge.skipped))
         })
 
-    /// What start-up says of the knowledge files that could not be read: the first three, and
-    /// how many more.
+    /// What start-up says of the knowledge files that could not be read: up to five, and how
+    /// many more.
     static func skippedNotice(_ skipped: [String]) -> String? {
         guard !skipped.isEmpty else { return nil }
-        let shown = skipped.prefix(3).map { "\n  " + $0 }.joined()
-        let more = skipped.count > 3 ? "\n  and \(skipped.count - 3) more" : ""
+        let shown = skipped.prefix(skipped.count > 6 ? 5 : 6).map { "\n  " + $0 }.joined()
+        let more = skipped.count > 6 ? "\n  and \(skipped.count - 5) more" : ""
         return "skipped \(skipped.count == 1 ? "a knowledge file" : "\(skipped.count) knowledge files") that cannot be read; the others answer:\(shown)\(more)"
     }
 }

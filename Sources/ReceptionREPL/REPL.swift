@@ -644,6 +644,7 @@ public actor REPL {
             if !state.trustChosenByPerson, let level = newSession.defaultTrustLevel, (0...2).contains(level) { state.trustLevel = level }
             state.pendingPlan = nil
             if let notice = newSession.notice { note(notice) }
+            if let problem = newSession.warning { warning(problem) }
             if let disagreement = newSession.trustLevelDisagreement?(state.trustLevel, state.trustChosenByPerson) { note(disagreement) }
             return true
         } catch let error as BackendCatalogError {

@@ -349,8 +349,10 @@ struct ProseStyler: Sendable {
                 state.atSentenceStart = true
                 return end
             }
-            // A list marker or heading starts a new sentence.
+            // A list marker or heading starts a new sentence, and ends the one before it
+            // ("Steps for the manager:" and each item are pieces of their own to a length limit).
             if s[j] == "#" || ((s[j] == "-" || s[j] == "*" || s[j] == "+") && j + 1 < n && s[j + 1] == " ") || isOrderedMarker(j) {
+                if !state.atSentenceStart { sentenceEnds.append(i) }
                 state.atSentenceStart = true
             }
             state.atLineStart = false

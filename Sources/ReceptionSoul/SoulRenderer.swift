@@ -329,6 +329,7 @@ public struct SoulRenderer: Sendable {
         // Inside a list already begun: its items, their further sentences and their code go
         // on to the list's end (a blank line, then prose): steps cut in half lose the last ones.
         var inList = false
+        var tookIntroduction = false
         var trailingBreaks = 0
         for (index, sentence) in sentences.enumerated() {
             let text = sentence.trimmedWhitespace
@@ -343,7 +344,15 @@ public struct SoulRenderer: Sendable {
             // cut after the introduction, the answer would be a heading with nothing under it.
             // So does a code block: the command after "Install it with apt." is the answer.
             let continuesList = kept > 0 && kept == index && (isItem || isCode || (inList && !afterParagraph))
-            if let maxSentences, kept - uncounted >= maxSentences, !continuesList { break }
+            // Past the limit, one sentence more when it introduces a list or a command right
+            // after it ("Steps for the hiring manager:"): cut before it, the steps the question
+            // asked for were lost whole.
+            if let maxSentences, kept - uncounted >= maxSentences, !continuesList {
+                guard !tookIntroduction, kept == index, text.hasSuffix(":"), index + 1 < sentences.count else { break }
+                let next = sentences[index + 1].trimmedWhitespace
+                guard Self.isListItem(next) || next.hasPrefix("```") || next.hasPrefix("~~~") else { break }
+                tookIntroduction = true
+            }
             // The character limit too gives way to a list or code block already begun, up to
             // four times itself: a procedure's last steps are what the reader came for.
             if let maxCharacters, kept > 0, characters + length > (continuesList ? 4 * maxCharacters : maxCharacters) { break }

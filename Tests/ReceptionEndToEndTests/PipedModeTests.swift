@@ -64,6 +64,20 @@ struct PipedModeTests {
         }
     }
 
+    /// Knowledge files that cannot be read are a warning on standard error, not part of the
+    /// answers on standard output, and the rest of the folder answers.
+    @Test func unreadableKnowledgeFilesAreAWarningOnStandardError() async throws {
+        let notes = Scratch.root.appendingPathComponent("reception-notes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
+        try "# Wifi\n\nThe guest password is seagull42.\n".write(to: notes.appendingPathComponent("wifi.md"), atomically: true, encoding: .utf8)
+        try Data([0x63, 0x61, 0x66, 0xE9, 0x0A]).write(to: notes.appendingPathComponent("latin1.md"))
+        let (output, errors, status) = try await PipedREPL.run(["--knowledge", notes.path, "--local-step-ms", "1", "--no-log"],
+                                                               input: "what is the wifi password?\n", separateErrors: true)
+        #expect(status == 0 && output.contains("seagull42") && !output.contains("latin1.md"), "\(output)")
+        #expect(errors.contains("warning: skipped a knowledge file that cannot be read; the others answer:") && errors.contains("latin1.md: is not UTF-8"),
+                "\(errors)")
+    }
+
     /// A negative number is a value out of range, not a missing one ("Missing value for
     /// '--local-step-ms <ms>'" sent people looking for the wrong mistake).
     @Test func aNegativeNumberIsNamedAsOutOfRange() async throws {

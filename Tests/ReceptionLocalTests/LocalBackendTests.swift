@@ -43,8 +43,12 @@ struct LocalBackendTests {
         }
         try "# A\nhello\n".write(to: directory.appendingPathComponent("a.md"), atomically: true, encoding: .utf8)
         try Data([0x63, 0x61, 0x66, 0xE9, 0x0A]).write(to: directory.appendingPathComponent("latin1.md"))
+        // A folder named like a file is a folder: read inside, not named as a file that failed.
+        let folder = directory.appendingPathComponent("sub.md")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "# In\nthe dir note\n".write(to: folder.appendingPathComponent("inner.md"), atomically: true, encoding: .utf8)
         let knowledge = try KnowledgeBase(directory: directory)
-        #expect(knowledge.passages.map(\.file) == ["a.md"])
+        #expect(knowledge.passages.map(\.file) == ["a.md", "sub.md/inner.md"])
         #expect(knowledge.skipped.count == 2 && knowledge.skipped[0] == said && knowledge.skipped[1].contains("latin1.md: is not UTF-8"),
                 "\(knowledge.skipped)")
         let notice = try #require(LocalPlugin.skippedNotice(knowledge.skipped))

@@ -122,4 +122,12 @@ struct PassageLayoutTests {
         let followed = try await ask("Tell me more about \"Install\" in README.md")
         #expect(followed.text.hasPrefix("Build it with make."), "\(followed.text)")
     }
+
+    /// "I found nothing" is not said as having looked through everything when some files of
+    /// the folder could not be read: one of them may hold the answer.
+    @Test func nothingFoundWithUnreadFilesSaysSo() {
+        let composed = Answerer.compose(query: "harbour code", matches: [], alreadySaid: [], unreadFiles: 1)
+        #expect(composed.outcome == .complete && composed.summary.hasSuffix("One file of the knowledge folder could not be read (named when it started), and may hold it."))
+        #expect(Answerer.compose(query: "harbour code", matches: [], alreadySaid: []).outcome == .saturated)
+    }
 }

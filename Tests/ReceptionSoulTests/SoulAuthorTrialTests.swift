@@ -90,6 +90,17 @@ struct SoulAuthorTrialTests {
         #expect(SoulRenderer(soul: soul).styler.sentences("1. Tag it.\n2. Push it.").map(String.init) == ["1. Tag it.", "\n2. Push it."])
     }
 
+    /// Past the limit, the sentence that introduces the steps is kept with them: cut before
+    /// "Steps for the hiring manager:", the answer to "how do I onboard a contractor?" was one
+    /// sentence of preamble. A list item ends the sentence before it, with no blank line.
+    @Test func theIntroductionOfStepsPastTheLimitIsKeptWithThem() {
+        let text = "Contractors get a limited account. Steps for the hiring manager:\n1. File a ticket.\n2. Pair them with a buddy.\n\nAsk IT if it is late."
+        let rendered = limited(1).render(answer(text), trustLevel: 0)
+        #expect(rendered[0].markdown == "Contractors get a limited account. Steps for the hiring manager:\n1. File a ticket.\n2. Pair them with a buddy.",
+                "\(rendered[0].markdown)")
+        #expect(rendered.last?.markdown == "Left out for brevity: 1 sentence of the summary.")
+    }
+
     /// A lead or hedge before a code block, list or table ends its line: "Nailed it! ```sh"
     /// left the block unopened. A source after a finding's code block goes below the fence.
     @Test func aBlockStartsOnALineOfItsOwn() {

@@ -11,6 +11,10 @@ public struct BackendConnection: Sendable {
     /// Something the person should know about this connection, shown once when it opens
     /// (e.g. that the server refused a default key and the session goes on without one).
     public var notice: String?
+    /// A problem that stops nothing, shown once when the connection opens as a warning (on
+    /// standard error in a script, so its output holds only answers): files the engine could
+    /// not read, say.
+    public var warning: String?
     /// Called when the front end leaves this backend (switch or exit), e.g. to deregister a room.
     public var shutdown: @Sendable () async -> Void
     /// What the engine keeps of a conversation beyond its turns, for a front end that carries
@@ -25,8 +29,9 @@ public struct BackendConnection: Sendable {
                 afterTask: (@Sendable (BackendResult) async -> BackendQuestion?)? = nil,
                 defaultTrustLevel: Int? = nil, notice: String? = nil, continuity: ConversationContinuity? = nil,
                 trustLevelDisagreement: (@Sendable (_ sessionLevel: Int, _ chosenByPerson: Bool) -> String?)? = nil,
-                shutdown: @escaping @Sendable () async -> Void = {}) {
+                shutdown: @escaping @Sendable () async -> Void = {}, warning: String? = nil) {
         self.backend = backend
+        self.warning = warning
         self.commands = commands
         self.afterTask = afterTask
         self.defaultTrustLevel = defaultTrustLevel

@@ -146,6 +146,7 @@ public final class LabelFile {
             repairedTail = true
         }
         var line = 0
+        var unknown: [(id: String, issue: CorpusIssue)] = []
         for raw in bytes.split(separator: 10, omittingEmptySubsequences: false) {
             line += 1
             if raw.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
@@ -156,13 +157,18 @@ public final class LabelFile {
             case .success(let fields):
                 switch LabelEntry.reading(fields) {
                 case .entry(let entry): earlier.append(entry); continue
-                case .unknownLabel(let message): issues.append(CorpusIssue(file: path, line: line, message: message)); continue
+                case .unknownLabel(let message):
+                    unknown.append((fields["id"] ?? "", CorpusIssue(file: path, line: line, message: message)))
+                    continue
                 case .notALabelsLine: why = "no id with a text, intent and urgency, nor an id with \"skip\": true"
                 }
             }
             close(fd)
             throw CorpusIssue(file: path, line: line, message: "is not a line of a labels file (\(why)); is this the labels file you meant? Mend the line, or name another file with --out")
         }
+        // A mistaken label labelled again later (in a later session) is mended: no warning.
+        let labelled = Set(earlier.map(\.id))
+        issues = unknown.filter { !labelled.contains($0.id) }.map(\.issue)
         // Whatever the umask made of an earlier file: it holds people's messages.
         fchmod(fd, 0o600)
     }

@@ -139,14 +139,15 @@ final class LabelScreen {
         let fixed = (header + lines).map(fitted)
         // A long message (pasted context) shows its first lines and its last, where the ask usually is.
         let wrapped = Self.wrap(TerminalText.clean(current.item.text), width: min(width, fullWidth) - 4)
-        let budget = max(4, min(15, rows - fixed.count - 1))
+        let budget = max(4, min(15, rows - fixed.count))
         // More of the beginning than of the end: 8 and 6 lines of 15.
         let tail = (budget - 1) * 3 / 7, head = budget - 1 - tail
         let shown = wrapped.count <= budget + 1 ? wrapped
             : Array(wrapped.prefix(head)) + ["\(Self.dim)… \(wrapped.count - head - tail) more lines …\(Self.reset)"] + Array(wrapped.suffix(tail))
         let screen = fixed.prefix(header.count) + shown.map { "    " + $0 } + fixed.dropFirst(header.count)
         // Home, clear, then the lines (each cleared to its end): one write, no flicker.
-        return "\u{1B}[H\u{1B}[2J" + screen.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\r\n"
+        // No line break after the last line: on a full screen it would scroll the header off.
+        return "\u{1B}[H\u{1B}[2J" + screen.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n")
     }
 
     static func head(_ label: String, _ confidence: Double, _ explanation: HeadExplanation?) -> String {
