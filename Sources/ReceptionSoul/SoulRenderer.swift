@@ -363,7 +363,20 @@ public struct SoulRenderer: Sendable {
         }
         guard kept < sentences.count else { return summary }
         leftOut.sentences = sentences.count - kept
-        return sentences.prefix(kept).joined().trimmedWhitespace
+        let shown = sentences.prefix(kept).joined().trimmedWhitespace
+        // An answer whose command was cut ("Put this in /etc/nginx/… Then reload nginx." and
+        // the config a sentence later) keeps its first code block: the command is what the
+        // sentences were about. Only when none was kept, and within the list's allowance.
+        func isCode(_ piece: Substring) -> Bool {
+            let text = piece.trimmedWhitespace
+            return text.hasPrefix("```") || text.hasPrefix("~~~")
+        }
+        if kept > 0, !sentences.prefix(kept).contains(where: isCode), let code = sentences.dropFirst(kept).first(where: isCode),
+           shown.unicodeScalars.count + code.unicodeScalars.count <= 4 * (maxCharacters ?? 600) {
+            leftOut.sentences -= 1
+            return shown + "\n\n" + code.trimmedWhitespace
+        }
+        return shown
     }
 }
 

@@ -42,6 +42,12 @@ struct IntentModelEndToEndTests {
         // `--intent-weights built-in` sets the settings file aside.
         let (builtIn, _) = try await PipedREPL.run(["--intent-weights", "built-in", "--local-step-ms", "1"], input: script, home: home)
         #expect(builtIn.contains("model: built-in") && !builtIn.contains("decision / planning"), "\(builtIn)")
+        // Labels set by hand: `/intent` says the breakdown is the model's reading they replace,
+        // and which model read it.
+        let (manual, _) = try await PipedREPL.run(["--intent-weights", weights.path, "--local-step-ms", "1"],
+                                                  input: "/intent set action soon\nwhich beans\n/intent\n", home: home)
+        #expect(manual.contains("set by you") && manual.contains("The model's reading, which your labels replace:")
+                && manual.contains("model: \(weights.path)"), "\(manual)")
     }
 
     /// A weights file cut short (a copy that did not finish) is refused with its place in the

@@ -161,6 +161,24 @@ struct LabelTerminalTests {
         #expect(try await small.exitStatus() == 0)
     }
 
+    /// `x.jsonl` and `x.tsv` share `x.labels.jsonl` by default: a labels file that holds no
+    /// label of any message here is said to be most likely another file's.
+    @Test func aLabelsFileOfOtherMessagesIsSaidToBeAnotherFiles() async throws {
+        let folder = Scratch.root.appendingPathComponent("reception-label-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let input = folder.appendingPathComponent("inbox.txt")
+        try "where is my order\n".write(to: input, atomically: true, encoding: .utf8)
+        try #"{"id": "m001", "text": "which grinder", "intent": "decision", "urgency": "planning"}"#
+            .appending("\n").write(to: folder.appendingPathComponent("inbox.labels.jsonl"), atomically: true, encoding: .utf8)
+        let session = try TerminalSession(arguments: ["label", input.path])
+        let at = try await session.waitFor("Enter write")
+        session.type("q")
+        // Said again after the screen, above the summary, as every warning is.
+        let warned = try await session.waitFor("none of them of a message in \(input.path); is it another file's?", after: at)
+        _ = try await session.waitFor("Labelled 0 messages", after: warned)
+        #expect(try await session.exitStatus() == 0)
+    }
+
     /// Reviewing a labelled corpus, k writes the file's own label at once: one key, one
     /// decision, as the help says.
     @Test func inAReviewKWritesTheFilesOwnLabelAtOnce() async throws {

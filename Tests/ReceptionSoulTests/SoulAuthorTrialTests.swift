@@ -90,6 +90,15 @@ struct SoulAuthorTrialTests {
         #expect(SoulRenderer(soul: soul).styler.sentences("1. Tag it.\n2. Push it.").map(String.init) == ["1. Tag it.", "\n2. Push it."])
     }
 
+    /// A cut that would drop an answer's command keeps its first code block: the sentences
+    /// before it were about it ("Put this in /etc/nginx/…").
+    @Test func aCutKeepsTheFirstCodeBlockWhenNoneWasKept() {
+        let text = "Put this in the sites folder. Then reload nginx. Check the syntax first.\n\n```nginx\nserver { listen 443; }\n```\n\nThat is all."
+        let rendered = limited(2).render(answer(text), trustLevel: 0)
+        #expect(rendered[0].markdown == "Put this in the sites folder. Then reload nginx.\n\n```nginx\nserver { listen 443; }\n```", "\(rendered[0].markdown)")
+        #expect(rendered.last?.markdown == "Left out for brevity: 2 sentences of the summary.")
+    }
+
     /// Past the limit, the sentence that introduces the steps is kept with them: cut before
     /// "Steps for the hiring manager:", the answer to "how do I onboard a contractor?" was one
     /// sentence of preamble. A list item ends the sentence before it, with no blank line.

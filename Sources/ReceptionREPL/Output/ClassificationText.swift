@@ -10,10 +10,13 @@ public enum ClassificationText {
 
     public static func explanation(_ c: IntentClassification) -> String {
         var lines = ["**intent** " + line(c)]
+        let explained = c.intentExplanation != nil || c.urgencyExplanation != nil
+        // Labels set by hand: what follows is the model's reading they replaced, said as such.
+        if c.source == .manual, explained { lines += ["", "The model's reading, which your labels replace:"] }
         if let intent = c.intentExplanation { lines += head("intent", intent) }
         if let urgency = c.urgencyExplanation { lines += head("urgency", urgency) }
-        if c.intentExplanation == nil && c.urgencyExplanation == nil { lines.append("(no feature breakdown: the labels were set by hand)") }
-        if let model = c.model, c.source == .classifier { lines += ["", "model: \(TerminalText.clean(model, singleLine: true))"] }
+        if !explained { lines.append("(no feature breakdown: the labels were set by hand)") }
+        if let model = c.model, c.source == .classifier || explained { lines += ["", "model: \(TerminalText.clean(model, singleLine: true))"] }
         return lines.joined(separator: "\n")
     }
 

@@ -101,6 +101,12 @@ struct LabelCommand: ParsableCommand {
                 try? FileManager.default.removeItem(atPath: outPath)
             }
         }
+        // x.jsonl and x.tsv share x.labels.jsonl by default: a labels file none of whose labels
+        // is of a message here is most likely another file's.
+        let ids = Set(input.items.map(\.id))
+        if !labels.earlier.isEmpty, !labels.earlier.contains(where: { ids.contains($0.id) }) {
+            warnings.append("warning: \(outPath) holds \(Counted.phrase(labels.earlier.count, "label")), none of them of a message in \(file); is it another file's? (--out names another)")
+        }
         if labels.repairedTail { warnings.append("note: \(outPath) ended in a line that was never finished; it was dropped, and its message comes again") }
         warnings += labels.issues.prefix(10).map { "warning: \($0)" }
         if labels.issues.count > 10 { warnings.append("warning: \(labels.issues.count - 10) more lines of \(outPath) with problems") }
