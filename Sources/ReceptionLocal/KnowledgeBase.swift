@@ -56,9 +56,11 @@ public struct KnowledgeBase: Sendable {
         // The folder itself may be a link (~/notes → Dropbox/notes): its files are listed from
         // where it points, or none are found.
         root = directory.resolvingSymlinksInPath().standardizedFileURL
-        // A folder named "x.md" is a folder: its files are listed on their own.
-        let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey])?.allObjects as? [URL] ?? [])
-            .filter { $0.pathExtension.lowercased() == "md" && (try? $0.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) != true }
+        // A folder named "x.md" is a folder: its files are listed on their own. Hidden files and
+        // folders (".git", ".obsidian", ".trash") are an editor's or a tool's, not the notes.
+        let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey], options: [.skipsHiddenFiles])?
+            .allObjects as? [URL] ?? [])
+            .filter { ["md", "markdown"].contains($0.pathExtension.lowercased()) && (try? $0.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) != true }
             .sorted { $0.path < $1.path }
         var firstProblem: Error?
         for file in files {

@@ -41,7 +41,7 @@ public enum LocalBackendError: Error, CustomStringConvertible, Sendable, Equatab
         switch self {
         case .knowledgeFolderMissing(let path): "Knowledge folder not found: \(path)"
         case .knowledgeNotAFolder(let path): "\(path) is a file, not a folder: --knowledge takes the folder that holds your Markdown (.md) files"
-        case .knowledgeFolderEmpty(let path): "No Markdown (.md) files with text in the knowledge folder \(path)"
+        case .knowledgeFolderEmpty(let path): "No Markdown (.md or .markdown) files with text in the knowledge folder \(path)"
         case .knowledgeFolderUnnamed: "The knowledge folder is empty text: name the folder of Markdown files (--knowledge ~/notes)"
         case .builtInKnowledgeMissing(let searched):
             "Reception's built-in knowledge (*\("_ReceptionLocal.resources")/Knowledge) is not next to the binary; looked in \(searched.joined(separator: ", ")). A copied binary needs that folder copied beside it; or pass --knowledge DIR."

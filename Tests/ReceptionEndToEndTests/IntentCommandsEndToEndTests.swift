@@ -148,6 +148,15 @@ struct IntentCommandsEndToEndTests {
         #expect(errors.contains("is a file, classified here as a message of one word; to classify its lines: reception classify < "), "\(errors)")
     }
 
+    /// A corpus piped into `classify` is said to be one, once; its lines are still classified
+    /// as messages (a script may mean it), and a plain message says nothing.
+    @Test func aCorpusPipedIntoClassifyIsSaidToBeOne() async throws {
+        let (output, errors, _) = try await PipedREPL.run(["classify"], input: "id,text,intent,urgency\n1,hello,curiosity,exploratory\n", separateErrors: true)
+        #expect(errors.contains("note: the first line looks like a corpus") && output.contains("id,text,intent,urgency"), "\(output)\(errors)")
+        let (_, plain, _) = try await PipedREPL.run(["classify"], input: "where is my order, text me\n", separateErrors: true)
+        #expect(plain.isEmpty, "\(plain)")
+    }
+
     @Test func aBlankMessageIsNotClassified() async throws {
         for blank in ["", "   "] {
             let (output, errors, status) = try await PipedREPL.run(["classify", blank], input: "", separateErrors: true)

@@ -66,6 +66,15 @@ struct LocalBackendTests {
         #expect(try KnowledgeBase(directory: link).passages.map(\.file) == ["wifi.md"])
     }
 
+    /// Notes named `.markdown` are notes; a hidden folder (an editor's `.obsidian`, `.git`) is not.
+    @Test func markdownFilesAreReadAndHiddenFoldersAreNot() throws {
+        let directory = Scratch.root.appendingPathComponent("reception-kb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent(".obsidian"), withIntermediateDirectories: true)
+        try "# Plants\nWater the fern on Sundays.\n".write(to: directory.appendingPathComponent("garden.markdown"), atomically: true, encoding: .utf8)
+        try "# Workspace\nlayout state\n".write(to: directory.appendingPathComponent(".obsidian/workspace.md"), atomically: true, encoding: .utf8)
+        #expect(try KnowledgeBase(directory: directory).passages.map(\.file) == ["garden.markdown"])
+    }
+
     /// A file over the limit is skipped like any unreadable one: a 58 MB one-line file took
     /// 48 seconds and 2.4 GB to index, then was given whole as the answer.
     @Test func aFileOverTheSizeLimitIsSkipped() throws {

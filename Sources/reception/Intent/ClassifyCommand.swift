@@ -84,6 +84,12 @@ struct ClassifyCommand: ParsableCommand {
             // left in, it hid the first word from the classifier.
             if lineNumber == 1, line.unicodeScalars.first == "\u{FEFF}" { line.unicodeScalars.removeFirst() }
             if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            // A corpus piped in (`classify < labels.csv`) has its header and each row classified
+            // as words: said once, with what reads a corpus.
+            if lineNumber == 1, !jsonlInput, Self.looksLikeACorpus(line) {
+                printError("note: the first line looks like a corpus (a CSV or TSV header, or a JSON object); classify reads each line as a message. "
+                           + "For a corpus: reception eval FILE, or classify --jsonl-input for JSON lines")
+            }
             guard jsonlInput else { try emit(line); continue }
             // The corpus reader's own line format: what `eval` reads, this reads the same way.
             switch CorpusReader.inputLine(line) {
@@ -98,5 +104,13 @@ struct ClassifyCommand: ParsableCommand {
             printError("skipped \(Counted.phrase(malformed, "malformed line"))")
             throw ExitCode.failure
         }
+    }
+
+    /// "id,text,intent,urgency", "text\tintent", or `{"text": …}`: a corpus, not a message.
+    static func looksLikeACorpus(_ line: String) -> Bool {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("{"), trimmed.hasSuffix("}"), trimmed.contains("\"text\"") { return true }
+        let fields = trimmed.lowercased().split(whereSeparator: { $0 == "," || $0 == "\t" }).map { $0.trimmingCharacters(in: .whitespaces) }
+        return fields.count >= 2 && fields.contains("text") && fields.allSatisfy { !$0.contains(" ") }
     }
 }
