@@ -261,6 +261,16 @@ enum Stemmer {
             return String(word.dropLast(word.hasSuffix("oes") ? 2 : 1))
         }
         guard word.count > 4 else { return word }
+        // "configuration" meets "configure", "installation" "install": "-ation" is the verb's,
+        // when what is left is a word of its own (five letters or more: not "nation", "station").
+        for suffix in ["ations", "ation"] where word.hasSuffix(suffix) && word.count - suffix.count >= 5 && !word.hasSuffix("ication" + suffix.dropFirst(5)) {
+            return withoutFinalE(String(word.dropLast(suffix.count)) + "e")
+        }
+        // "databases" is "database" and "cases" "case": "-ses" after a vowel is a plural of "-se"
+        // ("classes", "-sses", is "class").
+        if word.hasSuffix("ses"), let before = word.dropLast(3).last, "aeiou".contains(before) {
+            return withoutFinalE(String(word.dropLast()))
+        }
         for (suffix, replacement) in [("ications", "y"), ("ication", "y"), ("iers", "y"), ("ier", "y"),
                                       ("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")] where word.hasSuffix(suffix) {
             if suffix == "s" && (word.hasSuffix("ss") || word.hasSuffix("us")) { return word }
