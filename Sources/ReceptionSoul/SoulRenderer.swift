@@ -339,11 +339,11 @@ public struct SoulRenderer: Sendable {
             trailingBreaks = Self.lineBreaks(in: sentence.utf8.reversed())
             let length = text.unicodeScalars.count
             let isItem = Self.isListItem(text)
-            let isCode = text.hasPrefix("```") || text.hasPrefix("~~~") || text.hasPrefix("|")
+            let isBlock = text.hasPrefix("```") || text.hasPrefix("~~~") || text.hasPrefix("|")  // code or a table
             // A list goes with the sentence that introduces it ("What I can do:" and its items):
             // cut after the introduction, the answer would be a heading with nothing under it.
             // So does a code block: the command after "Install it with apt." is the answer.
-            let continuesList = kept > 0 && kept == index && (isItem || isCode || (inList && !afterParagraph))
+            let continuesList = kept > 0 && kept == index && (isItem || isBlock || (inList && !afterParagraph))
             // Past the limit, one sentence more when it introduces a list or a command right
             // after it ("Steps for the hiring manager:"): cut before it, the steps the question
             // asked for were lost whole.
@@ -359,7 +359,7 @@ public struct SoulRenderer: Sendable {
             kept += 1
             if text.hasSuffix("?"), !continuesList, uncounted == 0 { uncounted += 1 }
             characters += sentence.unicodeScalars.count
-            if isItem { inList = true } else if afterParagraph, !isCode { inList = false }
+            if isItem { inList = true } else if afterParagraph, !isBlock { inList = false }
         }
         guard kept < sentences.count else { return summary }
         leftOut.sentences = sentences.count - kept
