@@ -113,13 +113,9 @@ public struct CorpusReader: Sendable {
         guard let text = messageText(fields) else { return problem(missingText) }
         // Labels as a person exports them: any case, spaces around them ("a, b, c" CSV).
         guard let intentRaw = fields["intent"] else { return problem("missing \"intent\"") }
-        guard let intent = intents[intentRaw.trimmingCharacters(in: .whitespaces).lowercased()] else {
-            return problem("unknown intent \(CorpusText.shown(intentRaw)) (expected \(IntentWeights.intentLabels.joined(separator: ", ")))")
-        }
+        guard let intent = intents[intentRaw.trimmingCharacters(in: .whitespaces).lowercased()] else { return problem(unknownIntent(intentRaw)) }
         guard let urgencyRaw = fields["urgency"] else { return problem("missing \"urgency\"") }
-        guard let urgency = urgencies[urgencyRaw.trimmingCharacters(in: .whitespaces).lowercased()] else {
-            return problem("unknown urgency \(CorpusText.shown(urgencyRaw)) (expected \(IntentWeights.urgencyLabels.joined(separator: ", ")))")
-        }
+        guard let urgency = urgencies[urgencyRaw.trimmingCharacters(in: .whitespaces).lowercased()] else { return problem(unknownUrgency(urgencyRaw)) }
         func optional(_ key: String) -> String? { Self.optional(key, in: fields)?.trimmingCharacters(in: .whitespaces) }
         return .success(LabelledMessage(id: optional("id"), text: text, intent: intent, urgency: urgency,
                                         goal: optional("goal"), note: optional("note"), source: optional("source"), location: "\(name):\(line)"))
@@ -127,6 +123,16 @@ public struct CorpusReader: Sendable {
 
     private static let intents = Dictionary(uniqueKeysWithValues: IntentType.knownCases.map { ($0.rawValue, $0) })
     private static let urgencies = Dictionary(uniqueKeysWithValues: UrgencyLevel.knownCases.map { ($0.rawValue, $0) })
+
+    /// What a corpus, a labels file or a file to label says of a label that is none of the
+    /// five intents (four urgencies), in the same words wherever it is read.
+    static func unknownIntent(_ raw: String) -> String {
+        "unknown intent \(CorpusText.shown(raw)) (expected \(IntentWeights.intentLabels.joined(separator: ", ")))"
+    }
+
+    static func unknownUrgency(_ raw: String) -> String {
+        "unknown urgency \(CorpusText.shown(raw)) (expected \(IntentWeights.urgencyLabels.joined(separator: ", ")))"
+    }
 
     public struct Result: Sendable {
         public var messages: [LabelledMessage] = []

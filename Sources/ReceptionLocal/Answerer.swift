@@ -55,6 +55,14 @@ enum Answerer {
         return (heading, String(after.dropFirst(4)))
     }
 
+    /// The passage an answer quotes, and whether it answers (strong) or is only the closest:
+    /// the first match that holds half the query's information, else the first that holds a
+    /// quarter. One choice for the answer and for the progress line that names it.
+    static func quoted(in matches: [KnowledgeBase.Match]) -> (match: KnowledgeBase.Match, strong: Bool)? {
+        if let strong = matches.first(where: { $0.coverage >= strongCoverage }) { return (strong, true) }
+        return matches.first { $0.coverage >= relevantCoverage }.map { ($0, false) }
+    }
+
     /// A passage answers when it holds at least half of the query's information.
     static let strongCoverage = 0.5
     static let relevantCoverage = 0.25
@@ -126,13 +134,15 @@ enum Answerer {
             .reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
             .prefix(2).map { $0 }
 
-        guard let best = strong.first else {
-            if let closest = others.first {
+        let quoted = quoted(in: matches)
+        guard let answering = quoted, answering.strong else {
+            if let closest = quoted?.match {
                 // Not sure, but not nothing: the closest passage, said to be the closest, with a
                 // confidence under the souls' "low" threshold so the reader is told to check it.
-                let lead = leadSentences(closest.passage.text, count: 3)
+                let units = PassageUnits(closest.passage.text)
+                let lead = PassageUnits.join(units.prefix(3))
                 // A code block, table or list opens on a line of its own, or it is none.
-                let opensWithABlock = PassageUnits(closest.passage.text).units.first.map { $0.kind != .sentence } ?? false
+                let opensWithABlock = units.units.first.map { $0.kind != .sentence } ?? false
                 let summary = "The closest I have is \(closest.passage.file) (\(closest.passage.heading)):" +
                     (opensWithABlock ? "\n\n" : " ") + lead
                 return Composed(outcome: .complete, summary: summary, findings: findings(others.prefix(2), summarised: 3),
@@ -149,6 +159,7 @@ enum Answerer {
             return Composed(outcome: unreadFiles > 0 ? .complete : .saturated, summary: summary, findings: [],
                             confidence: unreadFiles > 0 ? 0.5 : 0.9, discrepancy: nil, followups: suggestions, usedPassages: [], answered: false)
         }
+        let best = answering.match
         if let (a, b) = disagreement(in: strong) {
             let discrepancy = "\(a.passage.file) (\(a.passage.heading)) says: \"\(bestSentence(a))\" — " +
                 "but \(b.passage.file) (\(b.passage.heading)) says: \"\(bestSentence(b))\""

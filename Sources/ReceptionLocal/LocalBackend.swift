@@ -95,13 +95,11 @@ public struct LocalBackend: Backend {
             continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 1, phase: "retrieval",
                 message: "searched \(Counted.phrase(await engine.passageCount, "passage")); \(matches.count) matched in \(Counted.phrase(files, "file"))")))
             try await pause(taskID, engine: engine)
-            // The passage the answer will quote, chosen as `Answerer.compose` chooses it: the line
-            // named one section and the answer quoted another.
-            let strong = matches.first { $0.coverage >= Answerer.strongCoverage }
-            let relevant = matches.first { $0.coverage >= Answerer.relevantCoverage }
-            let best = strong.map { "best match: \($0.passage.file) § \($0.passage.heading)" }
-                ?? relevant.map { "only weak matches (closest: \($0.passage.file) § \($0.passage.heading))" }
-                ?? "no relevant passage"
+            // The passage the answer will quote (the line named one section and the answer quoted another).
+            let best = Answerer.quoted(in: matches).map { quoted in
+                quoted.strong ? "best match: \(quoted.match.passage.file) § \(quoted.match.passage.heading)"
+                    : "only weak matches (closest: \(quoted.match.passage.file) § \(quoted.match.passage.heading))"
+            } ?? "no relevant passage"
             continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 2, phase: "ranking", message: best)))
         }
         try await pause(taskID, engine: engine)

@@ -90,14 +90,8 @@ struct PassageUnits {
         line.hasPrefix(marker) && line.drop { $0 == marker.first }.allSatisfy(\.isWhitespace)
     }
 
-    /// "- item", "* item", "+ item", "1. item", "1) item".
-    static func isListItem(_ line: Substring) -> Bool {
-        if let first = line.first, "-*+".contains(first) { return line.dropFirst().first == " " }
-        let digits = line.prefix(while: \.isNumber)
-        guard !digits.isEmpty, digits.count <= 3 else { return false }
-        let rest = line.dropFirst(digits.count)
-        return (rest.first == "." || rest.first == ")") && rest.dropFirst().first == " "
-    }
+    /// "- item", "* item", "1. item", "1) item" (`MarkdownLiteral.listMarkerLength`).
+    static func isListItem(_ line: Substring) -> Bool { MarkdownLiteral.listMarkerLength(line) != nil }
 
     /// The first `count` units; then the rest of a list or of an introduction's list when the
     /// cut falls inside one (at most `listLimit` items more), since a list cut after its second

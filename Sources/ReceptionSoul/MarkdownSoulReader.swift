@@ -1256,19 +1256,7 @@ struct MarkdownSoulReader {
         return trimmed.dropFirst(marker).hasPrefix("[ ]")
     }
 
-    static func listMarkerLength(_ text: Substring) -> Int? {
-        guard let first = text.first else { return nil }
-        if first == "-" || first == "*" || first == "+" || first == "•" {
-            let second = text.dropFirst().first
-            return second == " " ? 2 : nil
-        }
-        let digits = text.prefix { $0.isASCII && $0.isNumber }.count
-        if digits > 0, digits <= 3 {
-            let after = text.dropFirst(digits)
-            if (after.first == "." || after.first == ")"), after.dropFirst().first == " " { return digits + 2 }
-        }
-        return nil
-    }
+    static func listMarkerLength(_ text: Substring) -> Int? { MarkdownLiteral.listMarkerLength(text) }
 
     static func listItem(_ trimmed: String) -> String? {
         guard let marker = listMarkerLength(Substring(trimmed)) else { return nil }

@@ -225,11 +225,16 @@ public struct SoulRenderer: Sendable {
         return line.prefix(3).elementsEqual(repeatElement(first, count: 3))
     }
 
+    /// Whether `text` (its indent dropped) opens a fenced code block.
+    static func opensCodeBlock(_ text: some StringProtocol) -> Bool {
+        text.hasPrefix("```") || text.hasPrefix("~~~")
+    }
+
     /// Whether Markdown `text` opens with a block that needs a line of its own.
     static func startsABlock(_ text: String) -> Bool {
         let line = text.drop { $0 == " " }
         guard let first = line.first else { return false }
-        if first == "`" || first == "~" { return line.hasPrefix("```") || line.hasPrefix("~~~") }
+        if first == "`" || first == "~" { return opensCodeBlock(line) }
         return first == "|" || first == "#" || first == ">" || isListItem(String(line.prefix(8)))
     }
 
@@ -339,7 +344,7 @@ public struct SoulRenderer: Sendable {
             trailingBreaks = Self.lineBreaks(in: sentence.utf8.reversed())
             let length = text.unicodeScalars.count
             let isItem = Self.isListItem(text)
-            let isBlock = text.hasPrefix("```") || text.hasPrefix("~~~") || text.hasPrefix("|")  // code or a table
+            let isBlock = Self.opensCodeBlock(text) || text.hasPrefix("|")  // code or a table
             // A list goes with the sentence that introduces it ("What I can do:" and its items):
             // cut after the introduction, the answer would be a heading with nothing under it.
             // So does a code block: the command after "Install it with apt." is the answer.
@@ -350,7 +355,7 @@ public struct SoulRenderer: Sendable {
             if let maxSentences, kept - uncounted >= maxSentences, !continuesList {
                 guard !tookIntroduction, kept == index, text.hasSuffix(":"), index + 1 < sentences.count else { break }
                 let next = sentences[index + 1].trimmedWhitespace
-                guard Self.isListItem(next) || next.hasPrefix("```") || next.hasPrefix("~~~") else { break }
+                guard Self.isListItem(next) || Self.opensCodeBlock(next) else { break }
                 tookIntroduction = true
             }
             // The character limit too gives way to a list or code block already begun, up to
@@ -367,10 +372,7 @@ public struct SoulRenderer: Sendable {
         // An answer whose command was cut ("Put this in /etc/nginx/… Then reload nginx." and
         // the config a sentence later) keeps its first code block: the command is what the
         // sentences were about. Only when none was kept, and within the list's allowance.
-        func isCode(_ piece: Substring) -> Bool {
-            let text = piece.trimmedWhitespace
-            return text.hasPrefix("```") || text.hasPrefix("~~~")
-        }
+        func isCode(_ piece: Substring) -> Bool { Self.opensCodeBlock(piece.trimmedWhitespace) }
         if kept > 0, !sentences.prefix(kept).contains(where: isCode), let code = sentences.dropFirst(kept).first(where: isCode),
            shown.unicodeScalars.count + code.unicodeScalars.count <= 4 * (maxCharacters ?? 600) {
             leftOut.sentences -= 1

@@ -2,6 +2,23 @@
 /// that what a person typed or an answer said cannot pass for the document's own structure: a
 /// message "## Reception · complete" was a second, forged answer heading.
 public enum MarkdownLiteral {
+    /// The length of the list marker `text` (its indent dropped) opens with: "- ", "* ", "+ ",
+    /// "• ", or one to three digits and "." or ")" and a space ("12. "); nil for none. One reading
+    /// of a list item for the soul reader and the local backend's passages.
+    public static func listMarkerLength(_ text: Substring) -> Int? {
+        guard let first = text.first else { return nil }
+        if first == "-" || first == "*" || first == "+" || first == "•" {
+            let second = text.dropFirst().first
+            return second == " " ? 2 : nil
+        }
+        let digits = text.prefix { $0.isASCII && $0.isNumber }.count
+        if digits > 0, digits <= 3 {
+            let after = text.dropFirst(digits)
+            if (after.first == "." || after.first == ")"), after.dropFirst().first == " " { return digits + 2 }
+        }
+        return nil
+    }
+
     /// Text a person typed, shown as typed: a line that would open a heading (either kind), a
     /// quote, a list, a code fence, a rule or HTML is escaped, and each line break stays one.
     public static func plain(_ text: String) -> String {

@@ -68,18 +68,14 @@ public struct LabelEntry: Sendable, Hashable {
         guard let id = fields["id"], !id.isEmpty else { return .notALabelsLine }
         let skipped = fields["skip"] == "true"
         guard skipped || (fields["intent"] != nil && fields["urgency"] != nil) else { return .notALabelsLine }
-        let intent = fields["intent"].flatMap { raw in IntentType.knownCases.first { $0.rawValue == raw.lowercased() } }
-        let urgency = fields["urgency"].flatMap { raw in UrgencyLevel.knownCases.first { $0.rawValue == raw.lowercased() } }
-        if !skipped, intent == nil {
-            return .unknownLabel("unknown intent \(CorpusText.shown(fields["intent"] ?? "")) (expected \(IntentWeights.intentLabels.joined(separator: ", "))); the message comes again to be labelled")
-        }
-        if !skipped, urgency == nil {
-            return .unknownLabel("unknown urgency \(CorpusText.shown(fields["urgency"] ?? "")) (expected \(IntentWeights.urgencyLabels.joined(separator: ", "))); the message comes again to be labelled")
-        }
+        let intent = fields["intent"].flatMap(IntentType.init(userInput:))
+        let urgency = fields["urgency"].flatMap(UrgencyLevel.init(userInput:))
+        let again = "; the message comes again to be labelled"
+        if !skipped, intent == nil { return .unknownLabel(CorpusReader.unknownIntent(fields["intent"] ?? "") + again) }
+        if !skipped, urgency == nil { return .unknownLabel(CorpusReader.unknownUrgency(fields["urgency"] ?? "") + again) }
         return .entry(LabelEntry(id: id, text: fields["text"], goal: fields["goal"], intent: intent, urgency: urgency,
-                                 modelIntent: fields["model_intent"].flatMap { raw in IntentType.knownCases.first { $0.rawValue == raw } },
-                                 modelUrgency: fields["model_urgency"].flatMap { raw in UrgencyLevel.knownCases.first { $0.rawValue == raw } },
-                                 skipped: skipped))
+                                 modelIntent: fields["model_intent"].flatMap(IntentType.init(userInput:)),
+                                 modelUrgency: fields["model_urgency"].flatMap(UrgencyLevel.init(userInput:)), skipped: skipped))
     }
 }
 

@@ -87,16 +87,12 @@ public enum LabellingInput {
             // message: it is offered without it, to be labelled here.
             var intent: IntentType?, urgency: UrgencyLevel?
             if let raw = optional("intent") {
-                intent = IntentType.knownCases.first { $0.rawValue == raw.lowercased() }
-                if intent == nil {
-                    issue(line, "unknown intent \(CorpusText.shown(raw)) (expected \(IntentWeights.intentLabels.joined(separator: ", "))); the message is offered without it", skipped: false)
-                }
+                intent = IntentType(userInput: raw)
+                if intent == nil { issue(line, CorpusReader.unknownIntent(raw) + "; the message is offered without it", skipped: false) }
             }
             if let raw = optional("urgency") {
-                urgency = UrgencyLevel.knownCases.first { $0.rawValue == raw.lowercased() }
-                if urgency == nil {
-                    issue(line, "unknown urgency \(CorpusText.shown(raw)) (expected \(IntentWeights.urgencyLabels.joined(separator: ", "))); the message is offered without it", skipped: false)
-                }
+                urgency = UrgencyLevel(userInput: raw)
+                if urgency == nil { issue(line, CorpusReader.unknownUrgency(raw) + "; the message is offered without it", skipped: false) }
             }
             let id = optional("id") ?? textID(text)
             if let first = seen[id] {

@@ -51,6 +51,11 @@ struct LabelCommand: ParsableCommand {
         if file == "-" { throw ValidationError("label reads your keys from standard input, so the messages come from a file: give its path") }
     }
 
+    /// A file's problems as warnings: the first ten, and how many more.
+    static func listed(_ issues: [CorpusIssue], of file: String) -> [String] {
+        issues.prefix(10).map { "warning: \($0)" } + (issues.count > 10 ? ["warning: \(issues.count - 10) more lines of \(file) with problems"] : [])
+    }
+
     /// `msgs.txt` → `msgs.labels.jsonl`, beside it.
     static func defaultOut(for input: String) -> String {
         let base = (input as NSString).deletingPathExtension
@@ -80,8 +85,7 @@ struct LabelCommand: ParsableCommand {
             throw ExitCode.failure
         }
         // Said before the screen, and again after it (which covers them).
-        var warnings = input.issues.prefix(10).map { "warning: \($0)" }
-        if input.issues.count > 10 { warnings.append("warning: \(input.issues.count - 10) more lines of \(file) with problems") }
+        var warnings = Self.listed(input.issues, of: file)
         warnings.forEach(printError)
         guard !input.items.isEmpty else {
             printError("error: no messages to label in \(file)")
@@ -103,14 +107,15 @@ struct LabelCommand: ParsableCommand {
         }
         // x.jsonl and x.tsv share x.labels.jsonl by default: a labels file none of whose labels
         // is of a message here is most likely another file's.
+        var fileWarnings: [String] = []
         let ids = Set(input.items.map(\.id))
         if !labels.earlier.isEmpty, !labels.earlier.contains(where: { ids.contains($0.id) }) {
-            warnings.append("warning: \(outPath) holds \(Counted.phrase(labels.earlier.count, "label")), none of them of a message in \(file); is it another file's? (--out names another)")
+            fileWarnings.append("warning: \(outPath) holds \(Counted.phrase(labels.earlier.count, "label")), none of them of a message in \(file); is it another file's? (--out names another)")
         }
-        if labels.repairedTail { warnings.append("note: \(outPath) ended in a line that was never finished; it was dropped, and its message comes again") }
-        warnings += labels.issues.prefix(10).map { "warning: \($0)" }
-        if labels.issues.count > 10 { warnings.append("warning: \(labels.issues.count - 10) more lines of \(outPath) with problems") }
-        warnings.dropFirst(min(10, input.issues.count) + (input.issues.count > 10 ? 1 : 0)).forEach(printError)
+        if labels.repairedTail { fileWarnings.append("note: \(outPath) ended in a line that was never finished; it was dropped, and its message comes again") }
+        fileWarnings += Self.listed(labels.issues, of: outPath)
+        fileWarnings.forEach(printError)
+        warnings += fileWarnings
         let order = LabellingOrder(rawValue: self.order)!
         let session = LabellingSession(items: input.items, classifier: classifier, order: order, file: labels)
         if session.queue.isEmpty {
