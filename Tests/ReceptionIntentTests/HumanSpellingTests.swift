@@ -23,6 +23,15 @@ struct HumanSpellingTests {
         #expect(times.contains("time:clock") && times.contains("time:ordinal-date"), "\(times)")
     }
 
+    /// "r" and "u" are chat for "are" and "you", but not in an order id or a line's name:
+    /// "#R1042" gave the features `are` and `1042`, "U6" `you`.
+    @Test func aChatSpellingFollowedByDigitsIsOneWordAsTyped() {
+        #expect(extractor.words("where is my order #R1042") == ["where", "is", "my", "order", "r1042"])
+        #expect(extractor.words("take the U6, r u there") == ["take", "the", "u6", "are", "you", "there"])
+        let names = extractor.featureNames("where is my order #R1042")
+        #expect(!names.contains("word:\"are\""), "\(names)")
+    }
+
     /// A lexicon phrase with digits in it is matched as messages are read ("q1", "2nite").
     @Test func lexiconPhrasesWithDigitsMatchAsMessagesAreRead() {
         #expect(extractor.featureNames("can we finish it by q1").contains("phrase:\"q1\""))

@@ -55,7 +55,12 @@ extension ExtractorTables {
             let past = word & bit(length >= 4) & bit(tail & 0xFFFF == 0x65_64)
             let flags = (Token.number &* (word ^ 1)) | (Token.progressive &* progressive) | (Token.past &* past)
             let slot = table.slot(hash)
-            if appendRewrite(slot, separator: separator, into: &tokens) { return }
+            // A chat spelling with digits right after it is an id or a code ("r1200", "U6",
+            // "#R1042"), not the word it stands for ("are", "you"): kept as typed, so the digits
+            // join it below. The padded copy the scanner reads ends in zeros, but `bytes` does
+            // not, hence the bound.
+            let codeFollows = end < bytes.count && bytes[end] &- 48 < 10
+            if !codeFollows && appendRewrite(slot, separator: separator, into: &tokens) { return }
             guard apostrophe >= 0 else {
                 tokens.append(Token(hash: hash, separator: separator, flags: flags, value: value, slot: slot))
                 joinableEnd = end
