@@ -310,6 +310,7 @@ public struct CorpusReader: Sendable {
             let part = try read(path: path, format: format)
             total.messages += part.messages
             total.issues += part.issues
+            total.notes += part.notes
         }
         return total
     }

@@ -157,6 +157,21 @@ struct IntentCommandsEndToEndTests {
         #expect(plain.isEmpty, "\(plain)")
     }
 
+    /// A line of standard input in another encoding ("café" in Windows-1252) is still
+    /// classified, one answer a line, and named (it was decoded to U+FFFD without a sign);
+    /// Windows line endings leave no "\r" in the message.
+    @Test func aLineOfStandardInputInAnotherEncodingIsClassifiedAndNamed() async throws {
+        let input = Scratch.root.appendingPathComponent("latin-\(UUID().uuidString).txt")
+        try (Data("where is my order\r\n".utf8) + Data("caf".utf8) + Data([0xE9]) + Data(" au lait or espresso?\nwhy is the sky blue".utf8)).write(to: input)
+        let (output, errors, status) = try await PipedREPL.run(["-c", "exec \"$0\" classify --json < \"$1\"", try Binary.reception(), input.path], input: "",
+                                                              separateErrors: true, executable: "/bin/sh")
+        let answers = output.split(separator: "\n").map(String.init)
+        #expect(status == 0 && answers.count == 3, "\(output)\(errors)")
+        #expect(answers.first?.contains(#""text":"where is my order""#) == true, "\(answers)")
+        #expect(answers.dropFirst().first?.contains("caf\u{FFFD} au lait") == true, "\(answers)")
+        #expect(errors.contains("warning: standard input line 2 is not valid UTF-8") && !errors.contains("line 1 ") && !errors.contains("line 3"), "\(errors)")
+    }
+
     @Test func aBlankMessageIsNotClassified() async throws {
         for blank in ["", "   "] {
             let (output, errors, status) = try await PipedREPL.run(["classify", blank], input: "", separateErrors: true)

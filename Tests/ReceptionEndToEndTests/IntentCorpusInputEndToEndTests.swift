@@ -116,6 +116,21 @@ struct IntentCorpusInputEndToEndTests {
         #expect(refusedStatus == 64 && refused.contains("- reads standard input: say its format with --format jsonl, csv or tsv"), "\(refused)")
     }
 
+    /// `train` reads a corpus from a pipe as `eval` does (`label`'s file filtered by `jq`, say):
+    /// the weights trained from standard input are the weights trained from the file.
+    @Test func trainReadsStandardInputWithAFormat() async throws {
+        let corpus = try file("small.jsonl", IntentCommandsEndToEndTests.smallCorpus)
+        let folder = corpus.deletingLastPathComponent()
+        let fromFile = folder.appendingPathComponent("from-file.json").path, fromPipe = folder.appendingPathComponent("from-pipe.json").path
+        let (_, fileErrors, fileStatus) = try await PipedREPL.run(["train", corpus.path, "--out", fromFile], input: "", separateErrors: true)
+        #expect(fileStatus == 0, "\(fileErrors)")
+        let (output, errors, status) = try await PipedREPL.run(["train", "-", "--format", "jsonl", "--out", fromPipe], input: IntentCommandsEndToEndTests.smallCorpus, separateErrors: true)
+        #expect(status == 0 && output.contains("trained on 20 messages"), "\(output)\(errors)")
+        #expect(FileManager.default.contents(atPath: fromPipe) == FileManager.default.contents(atPath: fromFile))
+        let (_, refused, refusedStatus) = try await PipedREPL.run(["train", "-", "--out", fromPipe, "--force"], input: IntentCommandsEndToEndTests.smallCorpus, separateErrors: true)
+        #expect(refusedStatus == 64 && refused.contains("- reads standard input: say its format with --format jsonl, csv or tsv"), "\(refused)")
+    }
+
     /// The same id twice is one message counted twice, or two the split cannot tell apart:
     /// said, at the repeat, with where it was first (both are still read).
     @Test func aRepeatedIDIsSaidWhereItRepeats() async throws {

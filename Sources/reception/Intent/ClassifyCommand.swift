@@ -77,9 +77,26 @@ struct ClassifyCommand: ParsableCommand {
             try emit(message.joined(separator: " "))
             return
         }
-        var lineNumber = 0, malformed = 0
-        while var line = readLine(strippingNewline: true) {
+        var lineNumber = 0, malformed = 0, notUTF8 = 0
+        var restOfALongLine = false
+        for input in InputLines() {
+            // A line past the limit: its first megabyte is the message, the rest is dropped.
+            if restOfALongLine { restOfALongLine = input.cut; continue }
             lineNumber += 1
+            if input.cut {
+                restOfALongLine = true
+                printError("warning: standard input line \(lineNumber) is longer than \(InputLines.defaultLimit >> 20) MB: its first megabyte is classified")
+            }
+            // Bytes in another encoding (a Windows-1252 export) would be replaced without a
+            // sign: the message is still classified, one answer a line, and the line is named.
+            var line: String
+            if let text = String(validating: input.bytes, as: UTF8.self) {
+                line = text
+            } else {
+                line = String(decoding: input.bytes, as: UTF8.self)
+                notUTF8 += 1
+                if notUTF8 <= 5 { printError("warning: standard input line \(lineNumber) is not valid UTF-8 (saved in another encoding?): classified with its bad bytes as \u{FFFD}") }
+            }
             // A byte-order mark (Notepad, a PowerShell pipe) is no part of the first message:
             // left in, it hid the first word from the classifier.
             if lineNumber == 1, line.unicodeScalars.first == "\u{FEFF}" { line.unicodeScalars.removeFirst() }
@@ -100,6 +117,7 @@ struct ClassifyCommand: ParsableCommand {
                 malformed += 1
             }
         }
+        if notUTF8 > 5 { printError("warning: \(notUTF8 - 5) more lines not valid UTF-8 (\(notUTF8) in all)") }
         if malformed > 0 {
             printError("skipped \(Counted.phrase(malformed, "malformed line"))")
             throw ExitCode.failure

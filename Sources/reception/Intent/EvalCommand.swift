@@ -20,8 +20,7 @@ struct EvalCommand: ParsableCommand {
     @Argument(help: "Corpus files; - reads standard input (with --format).")
     var files: [String]
 
-    @Option(name: .long, help: ArgumentHelp("Read every file as this format (jsonl, csv, tsv) whatever its name: for standard input, a pipe or a file named otherwise.", valueName: "format"))
-    var format: String?
+    @OptionGroup var format: CorpusFormatOption
 
     @Flag(name: .long, help: "Print the full report as JSON.")
     var json = false
@@ -55,9 +54,7 @@ struct EvalCommand: ParsableCommand {
     func validate() throws {
         if let minAccuracy, !(0...1).contains(minAccuracy) { throw ValidationError("--min-accuracy must be between 0 and 1") }
         if worst < 0 { throw ValidationError("--worst must be 0 or more") }
-        if let format, CorpusFormat(rawValue: format.lowercased()) == nil { throw ValidationError("unknown --format \"\(format)\" (expected jsonl, csv, tsv)") }
-        if files.contains("-"), format == nil { throw ValidationError("- reads standard input: say its format with --format jsonl, csv or tsv") }
-        if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("- (standard input) can be read once") }
+        try format.validate(files: files)
         for part in split where CorpusSplit(rawValue: part) == nil { throw ValidationError("unknown split \"\(part)\" (expected train, dev, test)") }
         if againstLexicon != nil && against == nil { throw ValidationError("--against-lexicon goes with --against (the model it belongs to)") }
         if against != nil && report != nil { throw ValidationError("--report describes one model; run eval once per model for reports, and --against for the comparison") }
@@ -90,7 +87,7 @@ struct EvalCommand: ParsableCommand {
         let readBar = ProgressBar(label: "reading   ")
         let reader = CorpusReader(strict: strict, progress: { done, total in readBar.update(done, total) })
         var corpus: CorpusReader.Result
-        do { corpus = try reader.read(paths: files, format: format.flatMap { CorpusFormat(rawValue: $0.lowercased()) }) } catch {
+        do { corpus = try reader.read(paths: files, format: format.corpusFormat) } catch {
             readBar.finish()
             printError("error: \(error)")
             throw ExitCode.failure

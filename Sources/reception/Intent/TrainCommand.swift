@@ -32,8 +32,10 @@ struct TrainCommand: ParsableCommand {
             --swift Sources/ReceptionIntent/ShippedModel.swift --force
         """)
 
-    @Argument(help: "Training corpora (JSONL, CSV or TSV), such as the labels file of `reception label`.")
+    @Argument(help: "Training corpora (JSONL, CSV or TSV), such as the labels file of `reception label`; - reads standard input (with --format).")
     var corpora: [String] = []
+
+    @OptionGroup var format: CorpusFormatOption
 
     @Flag(name: .long, help: "Also train on the corpora the built-in model was trained on (the train and dev splits in Tests/Corpora, and the train and dev parts of both human-written batches in ../shared/corpora/human-train/ as both annotators' passes, read from the checkout --corpora-root names; the test parts stay held out).")
     var withShippedCorpora = false
@@ -102,6 +104,7 @@ struct TrainCommand: ParsableCommand {
         if corpora.isEmpty && !withShippedCorpora && labels.isEmpty {
             throw ValidationError("Give the corpora to train on (such as your labels file), --labels with --texts, or --with-shipped-corpora.")
         }
+        try format.validate(files: corpora)
         if let ownWeight {
             guard ownWeight > 0 else { throw ValidationError("--own-weight must be greater than 0.") }
             // Alone, your messages have nothing to be weighed against: the option would do nothing.
@@ -173,7 +176,7 @@ struct TrainCommand: ParsableCommand {
         } catch { printError("error: \(error)"); throw ExitCode.failure }
         var corpus: CorpusReader.Result
         do {
-            corpus = try CorpusReader(strict: strict).read(paths: corpora)
+            corpus = try CorpusReader(strict: strict).read(paths: corpora, format: format.corpusFormat)
             if withShippedCorpora {
                 // Beside thousands of shipped messages, a person's few hundred would hardly move
                 // the model: they count `ownWeight` times.

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The lines of a file descriptor as bytes, newline removed (and a "\r" before it), read as
+/// they arrive: `readLine()` decodes a line that is not UTF-8 with replacement characters and
+/// gives no sign of it, where `classify` wants to say which line lost its bytes.
+/// A line longer than `limit` bytes is returned in pieces of `limit` (memory stays bounded
+/// whatever is piped in); `cut` says so.
+struct InputLines: IteratorProtocol, Sequence {
+    private let descriptor: Int32
+    private let limit: Int
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var ended = false
+
+    static let defaultLimit = 1 << 20
+
+    init(descriptor: Int32 = STDIN_FILENO, limit: Int = defaultLimit) {
+        self.descriptor = descriptor
+        self.limit = limit
+    }
+
+    struct Line {
+        var bytes: [UInt8]
+        /// The line went on past the limit: this is its first `limit` bytes, the rest comes next.
+        var cut: Bool
+    }
+
+    mutating func next() -> Line? {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: 10) {
+                var end = newline
+                if end > start, buffer[end - 1] == 13 { end -= 1 }
+                let line = Array(buffer[start..<end])
+                start = newline + 1
+                return Line(bytes: line, cut: false)
+            }
+            if buffer.count - start >= limit {
+                let line = Array(buffer[start..<start + limit])
+                start += limit
+                return Line(bytes: line, cut: true)
+            }
+            if ended {
+                guard start < buffer.count else { return nil }
+                let line = Array(buffer[start...])
+                start = buffer.count
+                return Line(bytes: line, cut: false)
+            }
+            // Keep only what is not yet a line, then read more.
+            if start > 0 { buffer.removeFirst(start); start = 0 }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { ended = true; continue }
+            buffer += chunk[..<count]
+        }
+    }
+}
