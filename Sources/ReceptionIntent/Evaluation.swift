@@ -82,6 +82,9 @@ public struct EvaluationError: Sendable, Hashable, Codable {
     public var classification: IntentClassification
     /// The higher confidence of the wrong heads: how sure the classifier was while wrong.
     public var wrongConfidence: Double
+    /// Other lines with the same message and the same labels, got wrong the same way: listed
+    /// here, not as errors of their own (nil when there are none).
+    public var repeatedAt: [String]?
 }
 
 /// The result of `reception eval`.
@@ -149,11 +152,25 @@ public struct EvaluationReport: Sendable, Hashable, Codable {
             }
         }
         wrong.sort { $0.1 > $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
-        let worstErrors = wrong.prefix(worst).map { i, confidence in
+        // A message a corpus holds several times is one error, with where it repeats: listed
+        // once per line, it filled the list with one mistake. (Each line still counts in the
+        // figures above: it is a line of the corpus.)
+        struct Repeat: Hashable { var text: String, goal: String?, intent: IntentType, urgency: UrgencyLevel }
+        var firstOf: [Repeat: Int] = [:]
+        var distinct: [(index: Int, confidence: Double, repeats: [String])] = []
+        for (i, confidence) in wrong {
+            let message = messages[i]
+            let key = Repeat(text: message.text, goal: message.goal, intent: message.intent, urgency: message.urgency)
+            if let first = firstOf[key] { distinct[first].repeats.append(message.location); continue }
+            firstOf[key] = distinct.count
+            distinct.append((i, confidence, []))
+        }
+        let worstErrors = distinct.prefix(worst).map { i, confidence, repeats in
             let message = messages[i]
             return EvaluationError(location: message.location, id: message.id, text: message.text,
                                    expectedIntent: message.intent.rawValue, expectedUrgency: message.urgency.rawValue,
-                                   classification: classifier.classify(message.text, goal: message.goal, explain: true), wrongConfidence: confidence)
+                                   classification: classifier.classify(message.text, goal: message.goal, explain: true), wrongConfidence: confidence,
+                                   repeatedAt: repeats.isEmpty ? nil : repeats)
         }
         let report = EvaluationReport(
             files: files, count: n, skipped: issues.count, issues: issues,

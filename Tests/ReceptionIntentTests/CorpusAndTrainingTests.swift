@@ -313,6 +313,24 @@ extension TrainingTests {
 
 @Suite("Reports", .onTheCPULane)
 struct ReportTests {
+    /// A message a corpus holds three times, got wrong, is one of the worst errors with where
+    /// it repeats (it filled three of the ten places); the figures still count every line.
+    @Test func aRepeatedMessageIsOneErrorWithWhereItRepeats() {
+        let wrong = "why is the sky blue"
+        let messages = (1...3).map { LabelledMessage(id: "\($0)", text: wrong, intent: .research, urgency: .exploratory, location: "t.jsonl:\($0)") }
+            + [LabelledMessage(id: "4", text: wrong, intent: .validation, urgency: .exploratory, location: "t.jsonl:4"),
+               LabelledMessage(id: "5", text: "book a table for two tonight", intent: .research, urgency: .soon, location: "t.jsonl:5")]
+        let report = EvaluationReport.evaluate(messages, classifier: IntentClassifier(), files: ["t.jsonl"])
+        #expect(report.count == 5 && report.intent.accuracy == 0)
+        let skyBlue = report.worstErrors.filter { $0.text == wrong }
+        #expect(skyBlue.count == 2, "labelled otherwise, line 4 is an error of its own: \(skyBlue.map(\.location))")
+        #expect(skyBlue.first { $0.location == "t.jsonl:1" }?.repeatedAt == ["t.jsonl:2", "t.jsonl:3"])
+        #expect(report.worstErrors.count == 3)
+        let text = ReportText.evaluation(report)
+        #expect(text.contains("the same message, labelled alike, is also at t.jsonl:2, t.jsonl:3 (3 lines in all)"), "\(text)")
+        #expect(!text.contains("\nt.jsonl:2"), "line 2 is not listed as an error of its own")
+    }
+
     @Test func theHTMLReportIsSelfContainedWithCharts() throws {
         let messages = [
             LabelledMessage(id: "1", text: "should I take the train or fly <tomorrow>?", intent: .decision, urgency: .soon, location: "t.jsonl:1"),
