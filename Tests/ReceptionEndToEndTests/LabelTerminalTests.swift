@@ -179,6 +179,22 @@ struct LabelTerminalTests {
         #expect(try await session.exitStatus() == 0)
     }
 
+    /// A message on several lines of the file is offered once, and the screen says how many
+    /// lines its label stands for (one label was written for three lines, unsaid).
+    @Test func aMessageOnSeveralLinesSaysItsLabelStandsForAll() async throws {
+        let folder = Scratch.root.appendingPathComponent("reception-label-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let input = folder.appendingPathComponent("inbox.txt")
+        try "where is my order\nwhere is my order\nwhere is my order\n".write(to: input, atomically: true, encoding: .utf8)
+        let session = try TerminalSession(arguments: ["label", input.path])
+        let at = try await session.waitFor("on 3 lines of the file: one label stands for all of them")
+        session.type("\r")
+        let noted = try await session.waitFor("note: 2 lines of \(input.path) repeat a message of an earlier line", after: at)
+        _ = try await session.waitFor("Labelled 1 message", after: noted)
+        #expect(try await session.exitStatus() == 0)
+        #expect(try Self.labelLines(folder.appendingPathComponent("inbox.labels.jsonl")).count == 1)
+    }
+
     /// Reviewing a labelled corpus, k writes the file's own label at once: one key, one
     /// decision, as the help says.
     @Test func inAReviewKWritesTheFilesOwnLabelAtOnce() async throws {

@@ -169,13 +169,21 @@ struct LabellingTests {
         #expect { try LabelFile(path: broken) } throws: { "\($0)".contains("broken.jsonl:1: is not a line of a labels file (malformed JSON: ") }
     }
 
-    /// Two messages under one id (a ticket export) are both said: the second is named with
-    /// the line of the first, not dropped without a word. The same text again is one message.
-    @Test func anIdGivenToTwoMessagesIsNamed() throws {
-        let result = try LabellingInput.read(data: Data("id,text\n1,where is my order\n1,which grinder should i buy\n1,where is my order\n".utf8),
-                                             name: "t.csv", format: .csv)
-        #expect(result.items.map(\.text) == ["where is my order"] && result.repeats == 1)
-        #expect(result.issues.map(\.description) == ["t.csv:3: the id \"1\" was given to another message at line 2; this one is left out (give each message an id of its own)"])
+    /// Two messages under one id (a ticket export's id for a thread) are both labelled: the
+    /// second under an id made from the id and its text, the same in every run whatever the
+    /// order of the lines, and named with the line of the first (it was left out). The same
+    /// text again is one message, on two lines.
+    @Test func anIdGivenToTwoMessagesLabelsBothAndNamesTheSecond() throws {
+        let csv = "id,text\n1,where is my order\n1,which grinder should i buy\n1,where is my order\n"
+        let result = try LabellingInput.read(data: Data(csv.utf8), name: "t.csv", format: .csv)
+        let own = "1~" + LabellingInput.textID("which grinder should i buy")
+        #expect(result.items.map(\.text) == ["where is my order", "which grinder should i buy"])
+        #expect(result.items.map(\.id) == ["1", own])
+        #expect(result.items.map(\.lines) == [2, 1] && result.repeats == 1)
+        #expect(result.issues.map(\.description) == ["t.csv:3: the id \"1\" was given to another message at line 2; this one is labelled as \"\(own)\" (give each message an id of its own to keep yours)"])
+        let reordered = try LabellingInput.read(data: Data("id,text\n1,which grinder should i buy\n1,where is my order\n".utf8), name: "t.csv", format: .csv)
+        #expect(reordered.items.map(\.id) == ["1", "1~" + LabellingInput.textID("where is my order")],
+                "which message keeps the id goes by the order; the other's id is its text's")
     }
 }
 

@@ -10,8 +10,11 @@ public struct LabellingItem: Sendable, Hashable {
     /// A label the input already carries (a corpus under review).
     public var intent: IntentType?
     public var urgency: UrgencyLevel?
-    /// "file:line".
+    /// "file:line" (the first line it is on).
     public var location: String
+    /// How many lines of the input hold this message (the same id and text): one label stands
+    /// for all of them.
+    public var lines = 1
 
     public init(id: String, text: String, goal: String? = nil, intent: IntentType? = nil, urgency: UrgencyLevel? = nil, location: String = "") {
         self.id = id
@@ -47,9 +50,9 @@ public enum LabellingInput {
     public struct Result: Sendable {
         public var items: [LabellingItem] = []
         public var issues: [CorpusIssue] = []
-        /// Messages whose id (or text, for those without one) an earlier line already had:
-        /// labelled once.
-        public var repeats = 0
+        /// Lines that repeat a message an earlier line already had (the same id, or the same
+        /// text for those without one): labelled once, with that message (`LabellingItem.lines`).
+        public var repeats: Int { items.reduce(0) { $0 + $1.lines - 1 } }
     }
 
     /// An id for a message that has none: "t-" and the FNV-1a hash of its text, in hex.
@@ -74,9 +77,10 @@ public enum LabellingInput {
             throw CorpusIssue(file: name, line: 0, message: "is not text (a NUL byte at offset \(nul)); give JSON lines, CSV, TSV or plain text, one message a line")
         }
         var result = Result()
-        // Each id's first line and text: the same text again is the same message, labelled once;
-        // another text under a used id is named (a ticket export's id for several messages).
-        var seen: [String: (line: Int, text: String)] = [:]
+        // Each id's first line, text and item: the same text again is the same message, labelled
+        // once; another text under a used id (a ticket export's id for several messages) is
+        // labelled too, under an id of its own made from both, and named.
+        var seen: [String: (line: Int, text: String, item: Int)] = [:]
         func issue(_ line: Int, _ message: String, skipped: Bool = true) {
             result.issues.append(CorpusIssue(file: name, line: line, message: message + (skipped ? " (skipped)" : "")))
         }
@@ -94,16 +98,19 @@ public enum LabellingInput {
                 urgency = UrgencyLevel(userInput: raw)
                 if urgency == nil { issue(line, CorpusReader.unknownUrgency(raw) + "; the message is offered without it", skipped: false) }
             }
-            let id = optional("id") ?? textID(text)
+            var id = optional("id") ?? textID(text)
+            if let first = seen[id], first.text != text {
+                // Stable from run to run whatever the order of the lines, so a second run
+                // finds the label: the id with the hash of the text.
+                let own = id + "~" + textID(text)
+                issue(line, "the id \(CorpusText.shown(id)) was given to another message at line \(first.line); this one is labelled as \(CorpusText.shown(own)) (give each message an id of its own to keep yours)", skipped: false)
+                id = own
+            }
             if let first = seen[id] {
-                if first.text != text {
-                    issue(line, "the id \(CorpusText.shown(id)) was given to another message at line \(first.line); this one is left out (give each message an id of its own)", skipped: false)
-                } else {
-                    result.repeats += 1
-                }
+                result.items[first.item].lines += 1
                 return
             }
-            seen[id] = (line, text)
+            seen[id] = (line, text, result.items.count)
             result.items.append(LabellingItem(id: id, text: text, goal: optional("goal"), intent: intent, urgency: urgency, location: "\(name):\(line)"))
         }
         switch format {

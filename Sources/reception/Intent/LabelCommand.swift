@@ -86,6 +86,9 @@ struct LabelCommand: ParsableCommand {
         }
         // Said before the screen, and again after it (which covers them).
         var warnings = Self.listed(input.issues, of: file)
+        if input.repeats > 0 {
+            warnings.append("note: \(Counted.phrase(input.repeats, "line")) of \(file) repeat\(input.repeats == 1 ? "s" : "") a message of an earlier line: each message is offered once, and its label stands for every line it is on")
+        }
         warnings.forEach(printError)
         guard !input.items.isEmpty else {
             printError("error: no messages to label in \(file)")

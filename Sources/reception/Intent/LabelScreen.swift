@@ -108,6 +108,9 @@ final class LabelScreen {
         header.append("message \(session.position + 1) of \(session.queue.count) · \(summary.labelled) labelled, \(summary.skipped) skipped this session\(session.alreadyDone > 0 ? " (\(session.alreadyDone) done before)" : "") · model \(TerminalText.line(classifier.modelName, limit: 60))")
         header.append("")
         var lines: [String] = []
+        if current.item.lines > 1 {
+            lines.append("    \(Self.dim)on \(current.item.lines) lines of the file: one label stands for all of them\(Self.reset)")
+        }
         if let goal = current.item.goal { lines.append("    \(Self.dim)goal: \(TerminalText.line(goal, limit: width - 12))\(Self.reset)") }
         lines.append("")
         let explained = classifier.classify(current.item.text, goal: current.item.goal, explain: true)
