@@ -157,6 +157,14 @@ struct LabelTerminalTests {
         #expect(shown.contains("log line 01") && shown.contains("more lines …") && shown.contains("model "), "\(shown)")
         let rowsShown = shown.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).count
         #expect(rowsShown <= 22, "\(rowsShown) rows: \(shown)")
+        // Made smaller while the message is on screen, the terminal gets a screen drawn for
+        // its new size without a key pressed (it was redrawn only at the next key).
+        small.resize(rows: 16, columns: 80)
+        let again = try await small.waitFor("message 1 of 1", after: keys)
+        let redrawnKeys = try await small.waitFor("Enter write", after: again)
+        let redrawn = String(small.screen[again..<redrawnKeys])
+        let redrawnRows = redrawn.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).count
+        #expect(redrawn.contains("more lines …") && redrawnRows <= 14, "\(redrawnRows) rows: \(redrawn)")
         small.type("q")
         #expect(try await small.exitStatus() == 0)
     }

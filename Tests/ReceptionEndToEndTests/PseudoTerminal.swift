@@ -115,6 +115,13 @@ final class TerminalSession: Sendable {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, bytes.count) }
     }
 
+    /// Gives the terminal a new size, as a person dragging its window does (the program gets
+    /// SIGWINCH and reads the new size).
+    func resize(rows: UInt16, columns: UInt16) {
+        var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+    }
+
     /// Types a line and presses Enter.
     func enter(_ line: String) { type(line + "\r") }
 

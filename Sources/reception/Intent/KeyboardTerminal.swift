@@ -11,6 +11,8 @@ final class KeyboardTerminal {
     enum Key: Equatable {
         case character(Character)
         case enter, backspace, interrupt, endOfInput, escape
+        /// No key: the terminal changed size since the screen was drawn, which must be drawn again.
+        case resized
     }
 
     /// The settings before raw mode, for the signal handlers (which cannot capture).
@@ -66,20 +68,26 @@ final class KeyboardTerminal {
     }
 
     /// The terminal's width in columns (80 when it does not say).
-    var columns: Int {
-        var size = winsize()
-        return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
-    }
+    var columns: Int { size.columns }
 
     /// The terminal's height in rows (24 when it does not say).
-    var rows: Int {
+    var rows: Int { size.rows }
+
+    private var size: (columns: Int, rows: Int) {
         var size = winsize()
-        return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_row > 0 ? Int(size.ws_row) : 24
+        let known = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0
+        return (known && size.ws_col > 0 ? Int(size.ws_col) : 80, known && size.ws_row > 0 ? Int(size.ws_row) : 24)
     }
 
     /// The next key; an escape sequence (an arrow, a function key) is read whole and returned
-    /// as `.escape`, so its bytes are never taken for letters.
+    /// as `.escape`, so its bytes are never taken for letters. `.resized` when the terminal
+    /// changes size while waiting (the screen drawn for the old size would wrap or be cut):
+    /// looked at four times a second rather than on SIGWINCH, whose handler could not draw.
     func readKey() -> Key {
+        let drawnFor = size
+        while !waitForInput(milliseconds: 250) {
+            if size != drawnFor { return .resized }
+        }
         guard let byte = readByte() else { return .endOfInput }
         switch byte {
         case 13, 10: return .enter

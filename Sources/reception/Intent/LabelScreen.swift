@@ -32,6 +32,8 @@ final class LabelScreen {
         while session.current != nil {
             terminal.write(render(width: terminal.columns, rows: terminal.rows))
             let key = terminal.readKey()
+            // Drawn again for the new size, with what it said (an undo's notice) still on it.
+            if key == .resized { continue }
             notice = ""
             switch key {
             case .enter:
@@ -41,7 +43,7 @@ final class LabelScreen {
                 return
             case .backspace:
                 try undo()
-            case .escape:
+            case .escape, .resized:
                 continue
             case .character(let character):
                 let lower = Character(character.lowercased())
