@@ -56,15 +56,9 @@ public struct KnowledgeBase: Sendable {
         // The folder itself may be a link (~/notes → Dropbox/notes): its files are listed from
         // where it points, or none are found.
         root = directory.resolvingSymlinksInPath().standardizedFileURL
-        // A folder named "x.md" is a folder: its files are listed on their own. Hidden files and
-        // folders (".git", ".obsidian", ".trash") are an editor's or a tool's, not the notes.
-        let files = (FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey], options: [.skipsHiddenFiles])?
-            .allObjects as? [URL] ?? [])
-            .filter { ["md", "markdown"].contains($0.pathExtension.lowercased()) && (try? $0.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) != true }
-            .sorted { $0.path < $1.path }
+        let files = Self.noteFiles(under: root)
         var firstProblem: Error?
-        for file in files {
-            let relative = String(file.standardizedFileURL.path.dropFirst(root.path.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        for (file, relative) in files {
             // A FIFO, a device or a file that is not UTF-8 is named for what it is, with its path
             // (a FIFO would block; Foundation called it "permission denied").
             do {
@@ -86,6 +80,50 @@ public struct KnowledgeBase: Sendable {
         var filesByHeading: [String: Set<String>] = [:]
         for passage in passages where passage.isSection { filesByHeading[passage.heading.lowercased(), default: []].insert(passage.file) }
         sharedHeadings = Set(filesByHeading.filter { $0.value.count > 1 }.keys)
+    }
+
+    /// The notes under `root`, each with its path as the person sees it (through a link, the
+    /// link's name), sorted by that path. A folder named "x.md" is a folder. Hidden files and
+    /// folders (".git", ".obsidian", ".trash") are an editor's or a tool's, not the notes.
+    /// A link to a folder elsewhere (~/notes/work → ~/Dropbox/work) is followed, once: a link
+    /// into a tree being read, or up to a folder holding one, would read files twice or for
+    /// ever, so it is not.
+    static func noteFiles(under root: URL) -> [(url: URL, relative: String)] {
+        var files: [(url: URL, relative: String)] = []
+        // The trees being read: the notes folder and each folder a followed link points to.
+        var trees: [String] = [root.path]
+        func overlapsATree(_ path: String) -> Bool {
+            trees.contains { $0 == path || path.hasPrefix($0 + "/") || $0.hasPrefix(path == "/" ? "/" : path + "/") }
+        }
+        var folders: [(url: URL, relative: String)] = [(root, "")]
+        let keys: [URLResourceKey] = [.isDirectoryKey, .isSymbolicLinkKey]
+        while let (folder, prefix) = folders.popLast() {
+            let entries = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: keys, options: [.skipsHiddenFiles])) ?? []
+            for entry in entries {
+                let name = entry.lastPathComponent
+                let relative = prefix.isEmpty ? name : prefix + "/" + name
+                let values = try? entry.resourceValues(forKeys: Set(keys))
+                var isFolder = values?.isDirectory == true
+                var listed = entry
+                if values?.isSymbolicLink == true {
+                    // Listed where it points: Foundation lists a link to a folder as empty.
+                    let target = entry.resolvingSymlinksInPath().standardizedFileURL
+                    listed = target
+                    var targetIsFolder: ObjCBool = false
+                    isFolder = FileManager.default.fileExists(atPath: target.path, isDirectory: &targetIsFolder) && targetIsFolder.boolValue
+                    if isFolder {
+                        guard !overlapsATree(target.path) else { continue }
+                        trees.append(target.path)
+                    }
+                }
+                if isFolder {
+                    folders.append((listed, relative))
+                } else if ["md", "markdown"].contains(entry.pathExtension.lowercased()) {
+                    files.append((entry, relative))
+                }
+            }
+        }
+        return files.sorted { $0.relative < $1.relative }
     }
 
     /// The knowledge about Reception itself that ships with it.

@@ -66,6 +66,27 @@ struct LocalBackendTests {
         #expect(try KnowledgeBase(directory: link).passages.map(\.file) == ["wifi.md"])
     }
 
+    /// A link inside the notes to a folder elsewhere (~/notes/work → a synced folder) is
+    /// followed, its files named through the link (it was skipped, without a word); a link to
+    /// a folder of the notes themselves, or up to one holding them, is not, so nothing is
+    /// read twice and nothing for ever.
+    @Test func aLinkToAFolderElsewhereIsFollowedOnce() throws {
+        let directory = Scratch.root.appendingPathComponent("reception-kb-\(UUID().uuidString)")
+        let elsewhere = Scratch.root.appendingPathComponent("reception-kb-synced-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("home"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try "# Wifi\nThe password is on the fridge.\n".write(to: directory.appendingPathComponent("home/wifi.md"), atomically: true, encoding: .utf8)
+        try "# Deploys\nDeploys go out on Tuesdays.\n".write(to: elsewhere.appendingPathComponent("deploys.md"), atomically: true, encoding: .utf8)
+        let manager = FileManager.default
+        try manager.createSymbolicLink(at: directory.appendingPathComponent("work"), withDestinationURL: elsewhere)
+        try manager.createSymbolicLink(at: directory.appendingPathComponent("again"), withDestinationURL: directory.appendingPathComponent("home"))
+        try manager.createSymbolicLink(at: directory.appendingPathComponent("up"), withDestinationURL: Scratch.root)
+        try manager.createSymbolicLink(at: elsewhere.appendingPathComponent("loop"), withDestinationURL: elsewhere)
+        let knowledge = try KnowledgeBase(directory: directory)
+        #expect(knowledge.passages.map(\.file) == ["home/wifi.md", "work/deploys.md"])
+        #expect(knowledge.search("when do deploys go out").first?.passage.file == "work/deploys.md")
+    }
+
     /// Notes named `.markdown` are notes; a hidden folder (an editor's `.obsidian`, `.git`) is not.
     @Test func markdownFilesAreReadAndHiddenFoldersAreNot() throws {
         let directory = Scratch.root.appendingPathComponent("reception-kb-\(UUID().uuidString)")
