@@ -183,6 +183,8 @@ public actor REPL {
                     }
                 } else if let number = Int(text), !state.lastFollowups.isEmpty || backendSuggestsFollowups {
                     await sendFollowup(number)
+                } else if let whole = state.lastAnswerInFull, MoreRequest.asksForTheRest(text) {
+                    showInFull(whole, asked: text)
                 } else {
                     await send(text)
                 }
@@ -346,6 +348,7 @@ public actor REPL {
     private func consume(pipeline: Pipeline, request: ReceptionRequest, context: ReceptionContext, running: RunningTask) async throws {
         let exchange = try await pipeline.send(request, context: context)
         if case .submit = request.action {
+            state.lastAnswerInFull = nil
             state.lastRequest = exchange.request
             state.lastWirePayload = pipeline.backend.wirePayload(for: exchange.request)
             showClassification(exchange.request)
@@ -414,6 +417,7 @@ public actor REPL {
                 console.stopSpinner(running.spinner)
                 running.markShown()
                 show(event, fallback: result.textWasStreamed ? [] : [DisplayBlock(role: .summary, markdown: result.text)])
+                state.lastAnswerInFull = event.displayInFull
                 running.final = (record(result, request: exchange.request, streamed: running.takeStreamed().shown), result.text)
                 running.result = result
                 running.ending = result.outcome?.rawValue ?? "answered"
@@ -476,6 +480,25 @@ public actor REPL {
 
     /// The blocks just shown, as plain text (what the log keeps of a plan).
     private var lastDisplayText: String { BlockPrinter(styled: false).text(for: lastDisplay) }
+
+    /// "tell me more" after an answer the soul's length limit cut: the whole answer, which the
+    /// engine already sent (asked again, it had nothing more and said so). Once: asked again,
+    /// the engine is asked.
+    private func showInFull(_ blocks: [DisplayBlock], asked: String) {
+        state.lastAnswerInFull = nil
+        state.transcript.append(TranscriptEntry(speaker: .person, markdown: asked))
+        let preface = "The whole of the last answer, with what the soul left out; ask again and the \(backendName) backend is asked for more."
+        let text = printer.text(for: blocks)
+        state.transcript.append(TranscriptEntry(speaker: .reception, markdown: BlockPrinter(styled: false).text(for: blocks)))
+        if console.mode == .json {
+            var json = EventJSON.message("output", TerminalText.clean(BlockPrinter(styled: false).text(for: blocks)))
+            json.display = EventJSON.cleaned(blocks)
+            console.line(json.line)
+            return
+        }
+        console.line(style(dim: preface))
+        console.line(text)
+    }
 
     private func show(_ event: ResponseEvent, fallback: [DisplayBlock]) {
         let blocks = event.display.isEmpty ? fallback : event.display

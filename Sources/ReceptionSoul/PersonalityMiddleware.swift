@@ -38,6 +38,9 @@ public struct PersonalityMiddleware: Middleware {
         }
         let exchange = try await next(request, context)
         let renderer = SoulRenderer(soul: soul)
+        // The whole answer too, kept only when the soul's limits or verbosity left part of it
+        // out: the person who asks for more is shown what the engine already sent first.
+        let whole = SoulRenderer(soul: soul, whole: true)
         let trustLevel = exchange.request.trustLevel
         let stream = SharedTextStream(renderer.makeTextStream())
         @Sendable func textEvents(_ output: SoulTextStream.Output?) -> [ResponseEvent] {
@@ -48,6 +51,9 @@ public struct PersonalityMiddleware: Middleware {
             if case .textDelta(let text) = event.event { return textEvents(stream.feed(text)) }
             var event = event
             event.display = renderer.render(event.event, trustLevel: trustLevel)
+            if case .result = event.event, case let full = whole.render(event.event, trustLevel: trustLevel), full != event.display {
+                event.displayInFull = full
+            }
             return textEvents(stream.finish()) + [event]
         }, finish: {
             textEvents(stream.finish())

@@ -18,13 +18,19 @@ import ReceptionCore
 /// byte for byte, and so are error messages, finding sources and follow-up items.
 public struct SoulRenderer: Sendable {
     public let soul: Soul
+    /// Every part of an answer, in the soul's voice, whatever its length limits and verbosity
+    /// leave out: what "tell me more" shows after an answer they cut.
+    public let whole: Bool
     let styler: ProseStyler
     let ownStyler: ProseStyler
 
     /// `soul` as given; the renderer fills what it leaves unset with the wording for its
     /// language and register and applies its derived habits (`VoiceDefaults.effective`).
-    public init(soul: Soul) {
-        let effective = VoiceDefaults.effective(soul)
+    public init(soul: Soul, whole: Bool = false) {
+        var effective = VoiceDefaults.effective(soul)
+        // After `effective`: a limit can be derived from the soul's prose ("at most three sentences").
+        if whole { effective.length = LengthLimits() }
+        self.whole = whole
         self.soul = effective
         styler = ProseStyler(soul: effective)
         ownStyler = styler.forOwnWords()
@@ -279,6 +285,7 @@ public struct SoulRenderer: Sendable {
 
     private func showsFindings(_ response: BackendResult) -> Bool {
         guard !response.findings.isEmpty else { return false }
+        if whole { return !(response.findings.count == 1 && response.findings[0].content == response.text) }
         switch response.outcome {
         case .bounded, .inconclusive: return true
         default:

@@ -140,6 +140,24 @@ struct PipedModeTests {
         #expect(errors.contains("Nothing is running: the last task"), "errors: \(errors)")
     }
 
+    /// "tell me more" after an answer a terse soul cut shows the whole of it, which the engine
+    /// already sent (asked, the local engine found nothing more); asked again, the engine is
+    /// asked. A question with a subject of its own is always sent.
+    @Test func tellMeMoreAfterACutAnswerShowsTheWholeOfIt() async throws {
+        let (output, status) = try await PipedREPL.run(["--soul", "terse-engineer", "--local-step-ms", "1"],
+                                                       input: "how do souls work?\ntell me more\ntell me more\n")
+        #expect(status == 0)
+        let parts = output.components(separatedBy: "The whole of the last answer, with what the soul left out; ask again and the local backend is asked for more.")
+        #expect(parts.count == 2, "shown once: \(output)")
+        let first = parts[0], whole = parts.count == 2 ? parts[1] : ""
+        #expect(first.contains("trimmed: ") && !first.contains("reception soul new"), "the cut answer: \(first)")
+        #expect(whole.contains("reception soul new"), "a finding the terse soul left out: \(whole)")
+        #expect(output.components(separatedBy: "· searched ").count - 1 == 2, "the second \"tell me more\" went to the engine: \(output)")
+        let (subject, _) = try await PipedREPL.run(["--soul", "terse-engineer", "--local-step-ms", "1"],
+                                                   input: "how do souls work?\ntell me more about trust levels\n")
+        #expect(!subject.contains("The whole of the last answer") && subject.components(separatedBy: "· searched ").count - 1 == 2, "\(subject)")
+    }
+
     @Test func jsonModePrintsOneObjectPerEvent() async throws {
         let (output, status) = try await PipedREPL.run(["--json", "--trust", "1", "--local-step-ms", "1"], input: "what can reception do?\n")
         #expect(status == 0)

@@ -120,6 +120,34 @@ struct StreamingTests {
         #expect(kinds == ["text:we use", "result"])
     }
 
+    /// An answer the soul's length limit cut (this soul writes in lower case) carries the whole of it beside (what "tell me
+    /// more" shows, since the engine already sent it); an answer shown whole carries nothing.
+    @Test func aCutAnswerCarriesTheWholeOfItBeside() async throws {
+        var soul = Self.soul
+        soul.length = LengthLimits(maxSentences: 1, maxFindings: 1)
+        let middleware = PersonalityMiddleware(store: SoulStore(soul))
+        func result(_ response: BackendResult) async throws -> ResponseEvent? {
+            let exchange = try await middleware.handle(ReceptionRequest(text: "q"), context: ReceptionContext()) { request, _ in
+                Exchange(request: request, events: ResponseStream { continuation in
+                    continuation.yield(ResponseEvent(.result(response)))
+                    continuation.finish()
+                })
+            }
+            for try await event in exchange.events { if case .result = event.event { return event } }
+            return nil
+        }
+        let long = BackendResult(taskID: "r", outcome: .complete, findings: [Finding(content: "finding one"), Finding(content: "finding two")],
+                                 text: "First point. Second point. Third point.", confidence: 0.9)
+        let cut = try #require(try await result(long))
+        let shown = cut.display.map(\.markdown).joined(separator: "\n")
+        #expect(!shown.contains("third point") && !shown.contains("finding two"), "\(shown)")
+        let whole = try #require(cut.displayInFull).map(\.markdown).joined(separator: "\n")
+        #expect(whole.contains("second point. third point.") && whole.contains("finding one") && whole.contains("finding two"), "\(whole)")
+        #expect(!whole.lowercased().contains("left out"), "the whole answer has no note of what was left out: \(whole)")
+        let short = try #require(try await result(BackendResult(taskID: "r", outcome: .complete, text: "One point.", confidence: 0.9)))
+        #expect(short.displayInFull == nil)
+    }
+
     @Test func aSystemPromptGoesOnlyToBackendsThatReadOne() async throws {
         let middleware = PersonalityMiddleware(store: SoulStore(Self.soul))
         func sent(capabilities: BackendCapabilities) async throws -> ReceptionRequest {

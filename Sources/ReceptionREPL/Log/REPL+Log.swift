@@ -246,6 +246,7 @@ extension REPL {
         state.transcript = []
         state.goal = nil
         state.lastFollowups = []
+        state.lastAnswerInFull = nil
         log.conversation = nil
         log.open = [:]
         if let continuity = session?.continuity {

@@ -45,7 +45,12 @@ struct EventJSON: Encodable {
         // `display` is what a person is shown, so it is cleaned as on a terminal: a script that
         // prints it decoded (`jq -r`) prints no escape sequence. The engine's own fields
         // (`result`, `text`) stay exact, their control characters escaped in the line.
-        display = event.display.isEmpty ? nil : event.display.map { block in
+        display = event.display.isEmpty ? nil : Self.cleaned(event.display)
+    }
+
+    /// Blocks as a person is shown them: no escape sequence or control character.
+    static func cleaned(_ blocks: [DisplayBlock]) -> [DisplayBlock] {
+        blocks.map { block in
             var block = block
             block.markdown = TerminalText.clean(block.markdown)
             block.title = block.title.map { TerminalText.clean($0, singleLine: true) }
