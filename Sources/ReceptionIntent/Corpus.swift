@@ -566,8 +566,8 @@ public enum CorpusSplit: String, Sendable, CaseIterable {
 
 /// How corpus values are quoted back in messages: invisible and control characters made
 /// visible (an escape sequence, a zero-width space in a label), long values cut.
-enum CorpusText {
-    static let notUTF8 = "not valid UTF-8 (saved in another encoding? re-save it as UTF-8)"
+public enum CorpusText {
+    public static let notUTF8 = "not valid UTF-8 (saved in another encoding? re-save it as UTF-8)"
 
     /// `"curiosity\u{200B}"`: the value in quotes, each control, format or odd space character as
     /// `\u{…}`, at most 60 characters of it, then how long it was.

@@ -83,8 +83,13 @@ public struct EvaluationError: Sendable, Hashable, Codable {
     /// The higher confidence of the wrong heads: how sure the classifier was while wrong.
     public var wrongConfidence: Double
     /// Other lines with the same message and the same labels, got wrong the same way: listed
-    /// here, not as errors of their own (nil when there are none).
+    /// here, not as errors of their own (nil when there are none); the first
+    /// `repeatsListed` of them, and how many there are in all.
     public var repeatedAt: [String]?
+    public var repeatedLines: Int?
+
+    /// A message a corpus holds ten thousand times names the first few places, not all.
+    public static let repeatsListed = 20
 }
 
 /// The result of `reception eval`.
@@ -157,20 +162,24 @@ public struct EvaluationReport: Sendable, Hashable, Codable {
         // figures above: it is a line of the corpus.)
         struct Repeat: Hashable { var text: String, goal: String?, intent: IntentType, urgency: UrgencyLevel }
         var firstOf: [Repeat: Int] = [:]
-        var distinct: [(index: Int, confidence: Double, repeats: [String])] = []
+        var distinct: [(index: Int, confidence: Double, repeats: [String], count: Int)] = []
         for (i, confidence) in wrong {
             let message = messages[i]
             let key = Repeat(text: message.text, goal: message.goal, intent: message.intent, urgency: message.urgency)
-            if let first = firstOf[key] { distinct[first].repeats.append(message.location); continue }
+            if let first = firstOf[key] {
+                distinct[first].count += 1
+                if distinct[first].repeats.count < EvaluationError.repeatsListed { distinct[first].repeats.append(message.location) }
+                continue
+            }
             firstOf[key] = distinct.count
-            distinct.append((i, confidence, []))
+            distinct.append((i, confidence, [], 0))
         }
-        let worstErrors = distinct.prefix(worst).map { i, confidence, repeats in
+        let worstErrors = distinct.prefix(worst).map { i, confidence, repeats, count in
             let message = messages[i]
             return EvaluationError(location: message.location, id: message.id, text: message.text,
                                    expectedIntent: message.intent.rawValue, expectedUrgency: message.urgency.rawValue,
                                    classification: classifier.classify(message.text, goal: message.goal, explain: true), wrongConfidence: confidence,
-                                   repeatedAt: repeats.isEmpty ? nil : repeats)
+                                   repeatedAt: repeats.isEmpty ? nil : repeats, repeatedLines: count == 0 ? nil : count)
         }
         let report = EvaluationReport(
             files: files, count: n, skipped: issues.count, issues: issues,

@@ -68,7 +68,7 @@ public enum ReportHTML {
             for error in report.worstErrors {
                 let c = error.classification
                 body += "<details><summary><code>\(escape(error.location))</code> \(escape(error.text))</summary>\n"
-                if let repeats = error.repeatedAt { body += "<p>\(escape(ReportText.repeatedLine(repeats)))</p>\n" }
+                if let repeats = error.repeatedAt { body += "<p>\(escape(ReportText.repeatedLine(repeats, of: error.repeatedLines ?? repeats.count)))</p>\n" }
                 body += "<p>expected <b>\(escape(error.expectedIntent))</b> / <b>\(escape(error.expectedUrgency))</b>, "
                 body += "got <b>\(escape(c.intent.rawValue))</b> (\(f2(c.intentConfidence))) / <b>\(escape(c.urgency.rawValue))</b> (\(f2(c.urgencyConfidence)))</p>\n"
                 body += "<pre>\(escape((c.intentExplanation.map { "intent\n" + ReportText.explanation($0) } ?? "") + (c.urgencyExplanation.map { "urgency\n" + ReportText.explanation($0) } ?? "")))</pre>\n"

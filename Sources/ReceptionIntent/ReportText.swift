@@ -39,7 +39,7 @@ public enum ReportText {
             for error in report.worstErrors {
                 let c = error.classification
                 out += "\n\(error.location)\(error.id.map { " [\($0)]" } ?? ""): \(TerminalText.line(error.text, limit: messageLimit))\n"
-                if let repeats = error.repeatedAt { out += "  \(repeatedLine(repeats))\n" }
+                if let repeats = error.repeatedAt { out += "  \(repeatedLine(repeats, of: error.repeatedLines ?? repeats.count))\n" }
                 out += "  expected \(error.expectedIntent)/\(error.expectedUrgency), got \(c.intent.rawValue) \(f2(c.intentConfidence)) / \(c.urgency.rawValue) \(f2(c.urgencyConfidence))\n"
                 // Each head's block under its name, as `classify --explain` shows them: both
                 // heads' blocks list "chosen" and "runner-up", so unnamed they read alike.
@@ -55,11 +55,12 @@ public enum ReportText {
         return out
     }
 
-    /// Where else a worst error's message is, labelled alike: the first five places, then how many more.
-    public static func repeatedLine(_ locations: [String]) -> String {
+    /// Where else a worst error's message is, labelled alike: the first five of the `count`
+    /// other places, then how many more.
+    public static func repeatedLine(_ locations: [String], of count: Int) -> String {
         let shown = locations.prefix(5).map { TerminalText.line($0, limit: 200) }.joined(separator: ", ")
-        let more = locations.count > 5 ? " and \(locations.count - 5) more" : ""
-        return "the same message, labelled alike, is also at \(shown)\(more) (\(locations.count + 1) lines in all)"
+        let more = count > 5 ? " and \(count - 5) more" : ""
+        return "the same message, labelled alike, is also at \(shown)\(more) (\(count + 1) lines in all)"
     }
 
     /// The chosen label and the runner-up of one head, with their feature contributions.

@@ -98,7 +98,10 @@ public struct KnowledgeBase: Sendable {
         var folders: [(url: URL, relative: String)] = [(root, "")]
         let keys: [URLResourceKey] = [.isDirectoryKey, .isSymbolicLinkKey]
         while let (folder, prefix) = folders.popLast() {
-            let entries = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: keys, options: [.skipsHiddenFiles])) ?? []
+            // By name: which of two links to one folder is followed must not depend on the order
+            // the file system lists them in.
+            let entries = ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: keys, options: [.skipsHiddenFiles])) ?? [])
+                .sorted { $0.lastPathComponent < $1.lastPathComponent }
             for entry in entries {
                 let name = entry.lastPathComponent
                 let relative = prefix.isEmpty ? name : prefix + "/" + name

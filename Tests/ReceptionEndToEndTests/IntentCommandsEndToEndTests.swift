@@ -172,6 +172,23 @@ struct IntentCommandsEndToEndTests {
         #expect(errors.contains("warning: standard input line 2 is not valid UTF-8") && !errors.contains("line 1 ") && !errors.contains("line 3"), "\(errors)")
     }
 
+    /// A line of more than a megabyte is classified by its first megabyte, cut where a
+    /// character ends (cut through "é", it read as another encoding), and the next line is
+    /// the next message; a JSON line that long is skipped in words, not called malformed.
+    @Test func aLineOverAMegabyteIsClassifiedByItsBeginning() async throws {
+        let long = String(repeating: "é", count: 600_000)
+        let (output, errors, status) = try await PipedREPL.run(["classify"], input: long + "\nbook a table for two tonight\n", separateErrors: true)
+        let answers = output.split(separator: "\n")
+        #expect(status == 0 && answers.count == 2 && answers.last?.hasSuffix("book a table for two tonight") == true, "\(output.prefix(300))")
+        #expect(errors.contains("warning: standard input line 1 is longer than 1 MB: its first megabyte is classified"), "\(errors)")
+        #expect(!errors.contains("UTF-8") && !errors.contains("line 2"), "\(errors)")
+        let json = #"{"text": ""# + long + #""}"#
+        let (jsonOutput, jsonErrors, jsonStatus) = try await PipedREPL.run(["classify", "--jsonl-input"], input: json + "\n" + #"{"text": "why is the sky blue"}"# + "\n",
+                                                                           separateErrors: true)
+        #expect(jsonStatus == 1 && jsonOutput.split(separator: "\n").count == 1, "\(jsonOutput.prefix(300))")
+        #expect(jsonErrors.contains("error: standard input line 1 is longer than 1 MB (skipped)") && !jsonErrors.contains("malformed JSON"), "\(jsonErrors)")
+    }
+
     @Test func aBlankMessageIsNotClassified() async throws {
         for blank in ["", "   "] {
             let (output, errors, status) = try await PipedREPL.run(["classify", blank], input: "", separateErrors: true)

@@ -315,7 +315,7 @@ extension TrainingTests {
 struct ReportTests {
     /// A message a corpus holds three times, got wrong, is one of the worst errors with where
     /// it repeats (it filled three of the ten places); the figures still count every line.
-    @Test func aRepeatedMessageIsOneErrorWithWhereItRepeats() {
+    @Test func aRepeatedMessageIsOneErrorWithWhereItRepeats() throws {
         let wrong = "why is the sky blue"
         let messages = (1...3).map { LabelledMessage(id: "\($0)", text: wrong, intent: .research, urgency: .exploratory, location: "t.jsonl:\($0)") }
             + [LabelledMessage(id: "4", text: wrong, intent: .validation, urgency: .exploratory, location: "t.jsonl:4"),
@@ -329,6 +329,12 @@ struct ReportTests {
         let text = ReportText.evaluation(report)
         #expect(text.contains("the same message, labelled alike, is also at t.jsonl:2, t.jsonl:3 (3 lines in all)"), "\(text)")
         #expect(!text.contains("\nt.jsonl:2"), "line 2 is not listed as an error of its own")
+        // Ten thousand lines of one message name the first few places and count the rest.
+        let many = (1...10_000).map { LabelledMessage(id: "\($0)", text: wrong, intent: .research, urgency: .exploratory, location: "m.jsonl:\($0)") }
+        let manyReport = EvaluationReport.evaluate(many, classifier: IntentClassifier(), files: ["m.jsonl"])
+        let only = try #require(manyReport.worstErrors.first)
+        #expect(manyReport.worstErrors.count == 1 && only.repeatedAt?.count == EvaluationError.repeatsListed && only.repeatedLines == 9_999)
+        #expect(ReportText.evaluation(manyReport).contains("is also at m.jsonl:2, m.jsonl:3, m.jsonl:4, m.jsonl:5, m.jsonl:6 and 9994 more (10000 lines in all)"))
     }
 
     @Test func theHTMLReportIsSelfContainedWithCharts() throws {

@@ -30,6 +30,8 @@ struct HumanSpellingTests {
         #expect(extractor.words("take the U6, r u there") == ["take", "the", "u6", "are", "you", "there"])
         let names = extractor.featureNames("where is my order #R1042")
         #expect(!names.contains("word:\"are\""), "\(names)")
+        // A longer rewrite with digits after it is still the word it stands for: a time unit.
+        #expect(extractor.words("back in 1hr30") == ["back", "in", "1", "hour", "30"])
     }
 
     /// A lexicon phrase with digits in it is matched as messages are read ("q1", "2nite").

@@ -170,9 +170,8 @@ struct LabellingTests {
     }
 
     /// Two messages under one id (a ticket export's id for a thread) are both labelled: the
-    /// second under an id made from the id and its text, the same in every run whatever the
-    /// order of the lines, and named with the line of the first (it was left out). The same
-    /// text again is one message, on two lines.
+    /// second under the id and the hash of its own text, and named with the line of the first
+    /// (it was left out). The same text again is one message, on two lines.
     @Test func anIdGivenToTwoMessagesLabelsBothAndNamesTheSecond() throws {
         let csv = "id,text\n1,where is my order\n1,which grinder should i buy\n1,where is my order\n"
         let result = try LabellingInput.read(data: Data(csv.utf8), name: "t.csv", format: .csv)
@@ -184,6 +183,13 @@ struct LabellingTests {
         let reordered = try LabellingInput.read(data: Data("id,text\n1,which grinder should i buy\n1,where is my order\n".utf8), name: "t.csv", format: .csv)
         #expect(reordered.items.map(\.id) == ["1", "1~" + LabellingInput.textID("where is my order")],
                 "which message keeps the id goes by the order; the other's id is its text's")
+        // Labelled in the first order, then the lines reordered: the label of "1" is of another
+        // text, so "which grinder" is not taken for labelled (it was, and never offered).
+        let folder = Scratch.root.appendingPathComponent("reception-ids-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = try LabelFile(path: folder.appendingPathComponent("t.labels.jsonl").path)
+        try file.append(LabelEntry(id: "1", text: "where is my order", goal: nil, intent: .action, urgency: .immediate, modelIntent: nil, modelUrgency: nil, skipped: false))
+        #expect(file.labelled(result.items) == [true, false] && file.labelled(reordered.items) == [false, false])
     }
 }
 

@@ -31,7 +31,8 @@ extension ExtractorTables {
             // Digits and letters with nothing between them are one word ("401k", "ps5", "eli5",
             // "co2"): split, "k" or "ps" alone would stand for the word. A time or an ordinal
             // stays two ("3pm", "15th", "5min"), for the time features. Rare, so one test a word.
-            if start == joinableEnd {
+            let followsItsNumber = start == joinableEnd
+            if followsItsNumber {
                 let info = table.info(at: table.slot(hash))
                 let keepsApart = !isNumber && (info.classes & Self.timeSuffixes != 0 || info.rewrite >= 0)
                 if !keepsApart && apostrophe < 0 {
@@ -55,12 +56,13 @@ extension ExtractorTables {
             let past = word & bit(length >= 4) & bit(tail & 0xFFFF == 0x65_64)
             let flags = (Token.number &* (word ^ 1)) | (Token.progressive &* progressive) | (Token.past &* past)
             let slot = table.slot(hash)
-            // A chat spelling with digits right after it is an id or a code ("r1200", "U6",
-            // "#R1042"), not the word it stands for ("are", "you"): kept as typed, so the digits
-            // join it below. The padded copy the scanner reads ends in zeros, but `bytes` does
-            // not, hence the bound.
-            let codeFollows = end < bytes.count && bytes[end] &- 48 < 10
-            if !codeFollows && appendRewrite(slot, separator: separator, into: &tokens) { return }
+            // A one-letter chat spelling with digits right after it is an id or a code ("r1200",
+            // "U6", "#R1042"), not the word it stands for ("are", "you"): kept as typed, so the
+            // digits join it below. Longer rewrites stay rewrites ("1hr30" is an hour and 30),
+            // as does a letter after its own number. The padded copy the scanner reads ends in
+            // zeros, but `bytes` does not, hence the bound.
+            let isCode = length == 1 && !followsItsNumber && end < bytes.count && bytes[end] &- 48 < 10
+            if !isCode && appendRewrite(slot, separator: separator, into: &tokens) { return }
             guard apostrophe >= 0 else {
                 tokens.append(Token(hash: hash, separator: separator, flags: flags, value: value, slot: slot))
                 joinableEnd = end

@@ -173,6 +173,16 @@ public final class LabelFile {
 
     /// Ids already labelled or skipped, in this session or before it.
     public var done: Set<String> { Set(earlier.map(\.id) + appended.map(\.entry.id)) }
+
+    /// Which of `items` are labelled or skipped here: an entry with the item's id and its text
+    /// (or no text, as a hand-written line may have). An id that comes back with another text
+    /// is another message (two messages under one id, their lines reordered): labelling it
+    /// again costs a key, taking it for done would lose it.
+    public func labelled(_ items: [LabellingItem]) -> [Bool] {
+        var texts: [String: [String?]] = [:]
+        for entry in entries { texts[entry.id, default: []].append(entry.text) }
+        return items.map { item in texts[item.id]?.contains { $0 == nil || $0 == item.text } == true }
+    }
     /// Every entry: the earlier ones, then this session's.
     public var entries: [LabelEntry] { earlier + appended.map(\.entry) }
     public var sessionEntries: [LabelEntry] { appended.map(\.entry) }

@@ -100,8 +100,8 @@ public enum LabellingInput {
             }
             var id = optional("id") ?? textID(text)
             if let first = seen[id], first.text != text {
-                // Stable from run to run whatever the order of the lines, so a second run
-                // finds the label: the id with the hash of the text.
+                // The id with the hash of this message's text: the same in the next run while the
+                // lines keep their order, so that run finds the label.
                 let own = id + "~" + textID(text)
                 issue(line, "the id \(CorpusText.shown(id)) was given to another message at line \(first.line); this one is labelled as \(CorpusText.shown(own)) (give each message an id of its own to keep yours)", skipped: false)
                 id = own

@@ -78,8 +78,8 @@ public final class LabellingSession {
     public init(items: [LabellingItem], classifier: IntentClassifier, order: LabellingOrder, file: LabelFile) {
         self.file = file
         self.order = order
-        let done = file.done
-        let open = items.filter { !done.contains($0.id) }
+        let done = file.labelled(items)
+        let open = zip(items, done).filter { !$0.1 }.map(\.0)
         alreadyDone = items.count - open.count
         queue = Self.ordered(open, by: order, classifier: classifier)
     }

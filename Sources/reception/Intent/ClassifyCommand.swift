@@ -10,7 +10,8 @@ struct ClassifyCommand: ParsableCommand {
         abstract: "Classify messages by intent and urgency with the local classifier.",
         discussion: """
         With MESSAGE words, classifies them as one message (`reception classify should i buy it` \
-        is one message); without, classifies each line of standard input. \
+        is one message); without, classifies each line of standard input (a line over 1 MB by \
+        its first megabyte; one that is not UTF-8 with its bad bytes replaced, and named). \
         Prints the intent and urgency with their calibrated confidences; --explain adds, for the \
         chosen label and the runner-up of each head, the features that contributed and their weights; \
         --features lists every feature the message turns on, weighted or not (what a model trained \
@@ -85,6 +86,12 @@ struct ClassifyCommand: ParsableCommand {
             lineNumber += 1
             if input.cut {
                 restOfALongLine = true
+                // A JSON line cut short is no JSON: said so, not "malformed".
+                if jsonlInput {
+                    printError("error: standard input line \(lineNumber) is longer than \(InputLines.defaultLimit >> 20) MB (skipped)")
+                    malformed += 1
+                    continue
+                }
                 printError("warning: standard input line \(lineNumber) is longer than \(InputLines.defaultLimit >> 20) MB: its first megabyte is classified")
             }
             // Bytes in another encoding (a Windows-1252 export) would be replaced without a
@@ -95,7 +102,7 @@ struct ClassifyCommand: ParsableCommand {
             } else {
                 line = String(decoding: input.bytes, as: UTF8.self)
                 notUTF8 += 1
-                if notUTF8 <= 5 { printError("warning: standard input line \(lineNumber) is not valid UTF-8 (saved in another encoding?): classified with its bad bytes as \u{FFFD}") }
+                if notUTF8 <= 5 { printError("warning: standard input line \(lineNumber) is \(CorpusText.notUTF8): classified with its bad bytes as \u{FFFD}") }
             }
             // A byte-order mark (Notepad, a PowerShell pipe) is no part of the first message:
             // left in, it hid the first word from the classifier.

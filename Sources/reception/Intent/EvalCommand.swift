@@ -37,7 +37,7 @@ struct EvalCommand: ParsableCommand {
     @Flag(name: .long, help: "Let --min-accuracy pass although lines were skipped (by default a skipped line fails it).")
     var allowSkipped = false
 
-    @Option(name: .long, help: ArgumentHelp("How many of the most confident errors to list.", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("How many of the most confident errors to list (a message on several lines, labelled alike, is one).", valueName: "n"))
     var worst = 10
 
     @Option(name: .long, help: ArgumentHelp("Evaluate only messages whose id falls in this part of the id-hash split (train, dev, test), as `train --split` picks them; repeatable.", valueName: "part"))

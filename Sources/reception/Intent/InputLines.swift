@@ -3,8 +3,9 @@ import Foundation
 /// The lines of a file descriptor as bytes, newline removed (and a "\r" before it), read as
 /// they arrive: `readLine()` decodes a line that is not UTF-8 with replacement characters and
 /// gives no sign of it, where `classify` wants to say which line lost its bytes.
-/// A line longer than `limit` bytes is returned in pieces of `limit` (memory stays bounded
-/// whatever is piped in); `cut` says so.
+/// A line longer than `limit` bytes comes in pieces of at most `limit`, each cut where a
+/// character ends (memory stays bounded whatever is piped in); `cut` marks every piece but
+/// the last.
 struct InputLines: IteratorProtocol, Sequence {
     private let descriptor: Int32
     private let limit: Int
@@ -21,23 +22,28 @@ struct InputLines: IteratorProtocol, Sequence {
 
     struct Line {
         var bytes: [UInt8]
-        /// The line went on past the limit: this is its first `limit` bytes, the rest comes next.
+        /// The line goes on past the limit: this is its beginning, the rest comes next.
         var cut: Bool
     }
 
     mutating func next() -> Line? {
         while true {
-            if let newline = buffer[start...].firstIndex(of: 10) {
+            let newline = buffer[start...].firstIndex(of: 10)
+            if (newline ?? buffer.count) - start > limit {
+                // Back to the start of a character: a cut through one would read as bytes
+                // that are not UTF-8.
+                var end = start + limit
+                while end > start + 1, buffer[end] & 0xC0 == 0x80 { end -= 1 }
+                let piece = Array(buffer[start..<end])
+                start = end
+                return Line(bytes: piece, cut: true)
+            }
+            if let newline {
                 var end = newline
                 if end > start, buffer[end - 1] == 13 { end -= 1 }
                 let line = Array(buffer[start..<end])
                 start = newline + 1
                 return Line(bytes: line, cut: false)
-            }
-            if buffer.count - start >= limit {
-                let line = Array(buffer[start..<start + limit])
-                start += limit
-                return Line(bytes: line, cut: true)
             }
             if ended {
                 guard start < buffer.count else { return nil }

@@ -67,27 +67,29 @@ final class KeyboardTerminal {
         }
     }
 
-    /// The terminal's width in columns (80 when it does not say).
-    var columns: Int { size.columns }
-
-    /// The terminal's height in rows (24 when it does not say).
-    var rows: Int { size.rows }
-
-    private var size: (columns: Int, rows: Int) {
+    /// The terminal's size in columns and rows (80 × 24 when it does not say).
+    var size: Size {
         var size = winsize()
         let known = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0
-        return (known && size.ws_col > 0 ? Int(size.ws_col) : 80, known && size.ws_row > 0 ? Int(size.ws_row) : 24)
+        return Size(columns: known && size.ws_col > 0 ? Int(size.ws_col) : 80, rows: known && size.ws_row > 0 ? Int(size.ws_row) : 24)
+    }
+
+    struct Size: Equatable {
+        var columns: Int
+        var rows: Int
     }
 
     /// The next key; an escape sequence (an arrow, a function key) is read whole and returned
-    /// as `.escape`, so its bytes are never taken for letters. `.resized` when the terminal
-    /// changes size while waiting (the screen drawn for the old size would wrap or be cut):
-    /// looked at four times a second rather than on SIGWINCH, whose handler could not draw.
-    func readKey() -> Key {
-        let drawnFor = size
+    /// as `.escape`, so its bytes are never taken for letters. `.resized` when the terminal's
+    /// size is no longer the one the screen was drawn for (it would wrap or be cut), also when
+    /// it changed while the screen was being drawn: looked at four times a second rather than
+    /// on SIGWINCH, whose handler could not draw.
+    func readKey(drawnFor: Size) -> Key {
         while !waitForInput(milliseconds: 250) {
             if size != drawnFor { return .resized }
         }
+        // A key waits, but the screen under it may already be of another size.
+        if size != drawnFor { return .resized }
         guard let byte = readByte() else { return .endOfInput }
         switch byte {
         case 13, 10: return .enter

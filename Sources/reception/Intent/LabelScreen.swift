@@ -30,8 +30,9 @@ final class LabelScreen {
     func run(on terminal: KeyboardTerminal) throws {
         resetLabel()
         while session.current != nil {
-            terminal.write(render(width: terminal.columns, rows: terminal.rows))
-            let key = terminal.readKey()
+            let size = terminal.size
+            terminal.write(render(width: size.columns, rows: size.rows))
+            let key = terminal.readKey(drawnFor: size)
             // Drawn again for the new size, with what it said (an undo's notice) still on it.
             if key == .resized { continue }
             notice = ""
