@@ -257,8 +257,10 @@ enum Answerer {
     static let negations: Set<String> = ["not", "no", "never", "cannot", "can't", "doesn't", "don't", "isn't", "won't", "without", "nothing", "none"]
 
     static func bestSentence(_ match: KnowledgeBase.Match) -> String {
-        sentences(match.passage.text).max { Set(KnowledgeBase.terms($0)).intersection(match.matchedTerms).count <
+        let best = sentences(match.passage.text).max { Set(KnowledgeBase.terms($0)).intersection(match.matchedTerms).count <
             Set(KnowledgeBase.terms($1)).intersection(match.matchedTerms).count } ?? match.passage.text
+        // Quoted as any sentence is: at most `maxUnitCharacters` of it.
+        return PassageUnits.Unit(text: best, kind: .sentence, startsParagraph: false).shown
     }
 
     static func isNegated(_ sentence: String) -> Bool {

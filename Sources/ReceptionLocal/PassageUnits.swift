@@ -13,6 +13,32 @@ struct PassageUnits {
         var kind: Kind
         /// The first unit after a blank line: joined with a paragraph break.
         var startsParagraph: Bool
+
+        /// The text as an answer quotes it: a unit over `maxUnitCharacters` is cut where a word
+        /// (a block: a line) ends, and says how much more there is; a block keeps its closing
+        /// fence, or what follows it would read as code.
+        var shown: String {
+            let limit = PassageUnits.maxUnitCharacters
+            guard text.utf8.count > limit, text.count > limit else { return text }
+            if isBlock {
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+                let closing = kind == .code && lines.count > 1 ? lines.last : nil
+                var kept: [Substring] = [], used = 0
+                for line in lines.dropLast(closing == nil ? 0 : 1) {
+                    if used + line.count > limit, !kept.isEmpty { break }
+                    kept.append(line)
+                    used += line.count + 1
+                }
+                let left = lines.count - kept.count - (closing == nil ? 0 : 1)
+                guard left > 0 else { return text }
+                let note = "… (\(left) more \(left == 1 ? "line" : "lines"))"
+                return (kept + [Substring(note)] + (closing.map { [$0] } ?? [])).joined(separator: "\n")
+            }
+            var cut = text.index(text.startIndex, offsetBy: limit)
+            if let space = text[..<cut].lastIndex(where: \.isWhitespace), text.distance(from: text.startIndex, to: space) > limit / 2 { cut = space }
+            let left = text.distance(from: cut, to: text.endIndex)
+            return text[..<cut] + " … (\(left) more characters)"
+        }
     }
 
     var units: [Unit]
@@ -129,9 +155,14 @@ struct PassageUnits {
                     text += " "
                 }
             }
-            text += unit.text
+            text += unit.shown
             previous = unit
         }
         return text
     }
+
+    /// The most of one sentence, list item or block an answer quotes: a note that is one long
+    /// paragraph (a file just under the size limit, an export without full stops) or a log
+    /// pasted in a code block was quoted whole, megabytes of it to the terminal.
+    static let maxUnitCharacters = 4_000
 }

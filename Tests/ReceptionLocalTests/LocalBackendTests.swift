@@ -108,6 +108,29 @@ struct LocalBackendTests {
                 "\(knowledge.skipped)")
     }
 
+    /// A note that is one long paragraph without a full stop (just under the size limit) and a
+    /// log pasted into a code block are quoted in part, saying how much more there is: both
+    /// were quoted whole, megabytes of it to the terminal. The block keeps its closing fence.
+    @Test func aVeryLongSentenceOrBlockIsQuotedInPart() async throws {
+        let words = String(repeating: "the tidepool sync keeps every bucket mirrored ", count: 60_000)
+        let log = (1...2_000).map { "worker \($0) restarted after a tidepool timeout" }.joined(separator: "\n")
+        let kb = try Self.knowledge([
+            "dump.md": "# Tidepool sync\n" + words + "\n",
+            "log.md": "# Tidepool timeouts\n```\n" + log + "\n```\n",
+        ])
+        let backend = LocalBackend(knowledge: kb, settings: fast)
+        func ask(_ query: String) async throws -> BackendResult {
+            try #require(Self.result(try await Self.events(backend.submit(ReceptionRequest(text: query, trustLevel: 1)))))
+        }
+        let sync = try await ask("how does the tidepool sync mirror buckets?")
+        let all = ([sync.text] + sync.findings.map(\.content)).joined(separator: "\n")
+        #expect(all.count < 20_000, "\(all.count) characters")
+        #expect(sync.text.contains("more characters)"), "\(sync.text.prefix(200))…\(sync.text.suffix(200))")
+        let timeouts = try await ask("which worker restarted after a tidepool timeout?")
+        let quoted = ([timeouts.text] + timeouts.findings.map(\.content)).first { $0.contains("worker 1 restarted") } ?? ""
+        #expect(quoted.count < 6_000 && quoted.contains("more lines)\n```"), "\(quoted.suffix(300))")
+    }
+
     @Test func aFileGivenAsTheKnowledgeFolderIsNamedAsAFile() throws {
         let file = Scratch.root.appendingPathComponent("reception-kb-\(UUID().uuidString).jsonl")
         try "{}\n".write(to: file, atomically: true, encoding: .utf8)
