@@ -37,14 +37,20 @@ struct LabelTerminalTests {
         return margins
     }
 
+    /// A folder of its own for one test's files, under the run's scratch folder.
+    static func newFolder() throws -> URL {
+        let folder = Scratch.root.appendingPathComponent("reception-label-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
     static func labelLines(_ url: URL) throws -> [[String: Any]] {
         let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
         return try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
     }
 
     @Test func labelsUndoesQuitsIsKilledAndResumesWithNothingLostOrTwice() async throws {
-        let folder = Scratch.root.appendingPathComponent("reception-label-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.newFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("messages.txt"), labels = folder.appendingPathComponent("messages.labels.jsonl")
         try (Self.messages.joined(separator: "\n") + "\n").write(to: input, atomically: true, encoding: .utf8)
@@ -123,8 +129,7 @@ struct LabelTerminalTests {
     /// the ask is, with how many lines between are not shown: labelled from the screen, the ask
     /// must be on it.
     @Test func aLongMessageShowsItsBeginningAndTheAskAtItsEnd() async throws {
-        let folder = Scratch.root.appendingPathComponent("reception-label-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.newFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("pasted.jsonl")
         let context = (1...30).map { String(format: "log line %02d: worker restarted after a timeout", $0) }
@@ -172,8 +177,7 @@ struct LabelTerminalTests {
     /// `x.jsonl` and `x.tsv` share `x.labels.jsonl` by default: a labels file that holds no
     /// label of any message here is said to be most likely another file's.
     @Test func aLabelsFileOfOtherMessagesIsSaidToBeAnotherFiles() async throws {
-        let folder = Scratch.root.appendingPathComponent("reception-label-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.newFolder()
         let input = folder.appendingPathComponent("inbox.txt")
         try "where is my order\n".write(to: input, atomically: true, encoding: .utf8)
         try #"{"id": "m001", "text": "which grinder", "intent": "decision", "urgency": "planning"}"#
@@ -190,8 +194,7 @@ struct LabelTerminalTests {
     /// A message on several lines of the file is offered once, and the screen says how many
     /// lines its label stands for (one label was written for three lines, unsaid).
     @Test func aMessageOnSeveralLinesSaysItsLabelStandsForAll() async throws {
-        let folder = Scratch.root.appendingPathComponent("reception-label-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.newFolder()
         let input = folder.appendingPathComponent("inbox.txt")
         try "where is my order\nwhere is my order\nwhere is my order\n".write(to: input, atomically: true, encoding: .utf8)
         let session = try TerminalSession(arguments: ["label", input.path])
@@ -206,8 +209,7 @@ struct LabelTerminalTests {
     /// Reviewing a labelled corpus, k writes the file's own label at once: one key, one
     /// decision, as the help says.
     @Test func inAReviewKWritesTheFilesOwnLabelAtOnce() async throws {
-        let folder = Scratch.root.appendingPathComponent("reception-label-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.newFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("labelled.jsonl"), out = folder.appendingPathComponent("reviewed.jsonl")
         // Labels the model disagrees with on both heads, so the review shows the message.
@@ -225,8 +227,7 @@ struct LabelTerminalTests {
 
     /// Piped input is never taken for keys: refused in words, the labels file untouched.
     @Test func pipedInputIsRefusedInWords() async throws {
-        let folder = Scratch.root.appendingPathComponent("reception-label-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.newFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("messages.txt")
         try "why is the sky blue\n".write(to: input, atomically: true, encoding: .utf8)
