@@ -59,6 +59,8 @@ public struct KnowledgeBase: Sendable {
         let files = Self.noteFiles(under: root)
         var firstProblem: Error?
         for (file, relative) in files {
+            // A folder of many large notes takes seconds: Ctrl-C (a cancelled start) stops between files.
+            if Task.isCancelled { throw CancellationError() }
             // A FIFO, a device or a file that is not UTF-8 is named for what it is, with its path
             // (a FIFO would block; Foundation called it "permission denied").
             do {

@@ -109,7 +109,8 @@ public actor REPL {
                 }
             }
         }
-        guard await connect(to: backend) else { return 1 }
+        // Stopped by SIGTERM or SIGHUP while connecting: 128 + the signal, as everywhere else.
+        guard await connect(to: backend) else { return InterruptMonitor.shared.terminationSignal.map { 128 + $0 } ?? 1 }
         greet(notes: await configuration.startupNotes())
         if let (conversation, exchanges) = resumed { await resume(conversation, exchanges) }
         if let problem = queue?.problem { error(problem) }
@@ -658,8 +659,14 @@ public actor REPL {
 
     @discardableResult
     func connect(to name: String) async -> Bool {
+        // Connecting can take seconds (a server that is slow to answer, a large notes folder to
+        // read): Ctrl-C, SIGTERM or SIGHUP stops it, where it was not heard until it was done.
+        let catalog = self.catalog
+        let connecting = Task { try await catalog.connect(name) }
+        let listening = InterruptMonitor.shared.push { connecting.cancel() }
+        defer { InterruptMonitor.shared.restore(listening) }
         do {
-            let newSession = try await catalog.connect(name)
+            let newSession = try await connecting.value
             if let old = session { await old.shutdown() }
             session = newSession
             backendName = name
@@ -672,6 +679,9 @@ public actor REPL {
             return true
         } catch let error as BackendCatalogError {
             self.error(error.description)
+            return false
+        } catch where connecting.isCancelled {
+            self.error("Stopped connecting to \(name).")
             return false
         } catch {
             self.error("Cannot connect to \(name): \(describe(error))")

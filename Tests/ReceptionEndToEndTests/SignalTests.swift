@@ -95,4 +95,46 @@ struct SignalTests {
         #expect(process.terminationStatus == 0)
         try input.fileHandleForWriting.close()
     }
+
+    /// CPU time `pid` has used, in clock ticks (user + system, from /proc/PID/stat).
+    static func cpuTicks(_ pid: pid_t) -> Int {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the name: state is field 3; utime and stime are fields 14 and 15.
+        guard fields.count > 13 else { return 0 }
+        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+    }
+
+    /// A notes folder that takes seconds to read before the first prompt: SIGINT (Ctrl-C)
+    /// stops the start at the next file, said in words; it was not heard until all was read.
+    @Test func ctrlCWhileANotesFolderIsReadStopsTheStart() async throws {
+        let notes = Scratch.root.appendingPathComponent("reception-sig-notes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
+        let paragraph = String(repeating: "The tidepool sync mirrors every bucket to its replica. ", count: 55_000)
+        for index in 0..<8 { try ("# Note \(index)\n\n" + paragraph).write(to: notes.appendingPathComponent("n\(index).md"), atomically: true, encoding: .utf8) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Binary.reception())
+        process.arguments = ["--knowledge", notes.path]
+        let home = Scratch.root.appendingPathComponent("reception-sig-\(UUID().uuidString)")
+        process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        defer { try? input.fileHandleForWriting.close() }
+        // Reading the notes: a second of CPU time spent, long after the signal handlers are set.
+        try await eventually("reception to be reading the notes") { Self.cpuTicks(process.processIdentifier) >= 100 || !process.isRunning }
+        #expect(process.isRunning, "the notes were read before the test could stop it")
+        let signalled = ContinuousClock.now
+        kill(process.processIdentifier, SIGINT)
+        try? await eventually("reception to stop", timeout: .seconds(60)) { !process.isRunning }
+        if process.isRunning { process.stop() }
+        process.waitUntilExit()
+        let waited = ContinuousClock.now - signalled
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(said.contains("Stopped connecting to local."), "\(said)")
+        #expect(process.terminationStatus == 1 && waited < .seconds(30), "status \(process.terminationStatus) after \(waited)")
+    }
 }
