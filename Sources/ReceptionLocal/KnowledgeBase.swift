@@ -138,10 +138,18 @@ public struct KnowledgeBase: Sendable {
 
     /// Content terms of `text` as the index sees them.
     public static func terms(_ text: String) -> [String] {
-        text.lowercased()
-            .split { !($0.isLetter || $0.isNumber) }
-            .map { Stemmer.stem(String($0)) }
-            .filter { $0.count > 1 && !Stopwords.all.contains($0) }
+        var stems: [String: String] = [:]
+        return terms(text, stems: &stems)
+    }
+
+    /// `terms`, with the stems already worked out: a folder's words repeat, and stemming each
+    /// occurrence anew was a fifth of reading tens of megabytes of notes.
+    static func terms(_ text: String, stems: inout [String: String]) -> [String] {
+        Words.lowercased(text).compactMap { word in
+            let stem: String
+            if let known = stems[word] { stem = known } else { stem = Stemmer.stem(word); stems[word] = stem }
+            return stem.count > 1 && !Stopwords.all.contains(stem) ? stem : nil
+        }
     }
 
     /// The terms a query is searched by. In "how do souls work?" the closing "work" is part of
@@ -202,10 +210,24 @@ public struct KnowledgeBase: Sendable {
         return Array(matches.sorted { ($0.score, $1.passage.id) > ($1.score, $0.passage.id) }.prefix(limit))
     }
 
+    /// Whether `text` holds "<!--", searched as bytes: `contains` on a String goes through
+    /// Foundation, and the generic `firstRange(of:)` was slower still, on every file read.
+    static func hasComment(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var index = 0
+            while index + 3 < bytes.count {
+                if bytes[index] == 0x3C, bytes[index + 1] == 0x21, bytes[index + 2] == 0x2D, bytes[index + 3] == 0x2D { return true }
+                index += 1
+            }
+            return false
+        }
+    }
+
     /// The text a reader sees: without YAML front matter (`---` lines at the top) and HTML
     /// comments (`<!-- … -->`, drafts and notes to self), outside fenced code.
     static func readable(_ text: String) -> String {
-        guard text.hasPrefix("---") || text.contains("<!--") else { return text }
+        guard text.hasPrefix("---") || hasComment(text) else { return text }
         var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         if lines.first?.trimmingCharacters(in: .whitespaces) == "---",
            let close = lines.dropFirst().prefix(200).firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "---" || $0.trimmingCharacters(in: .whitespaces) == "..." }) {
@@ -263,7 +285,7 @@ public struct KnowledgeBase: Sendable {
             let body = lines.joined(separator: "\n").trimmingWhitespaceAndNewlines
             lines = []
             guard !body.isEmpty else { return }
-            let terms = Self.terms((level >= 2 ? title + " " : "") + heading + " " + body)
+            let terms = Self.terms((level >= 2 ? title + " " : "") + heading + " " + body, stems: &stems)
             let isSection = level >= 2 && heading.contains { $0.isLetter }
             passages.append(Passage(id: "\(file)#\(heading)", file: file, heading: heading, text: body,
                                     category: category, isSection: isSection,
@@ -273,6 +295,7 @@ public struct KnowledgeBase: Sendable {
         // of the local backend's start-up.
         // A "#" line inside a fenced code block is a comment of the code ("# install"), no heading.
         var fence: Substring?
+        var stems: [String: String] = [:]
         for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init) {
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
             if let open = fence {
@@ -336,6 +359,44 @@ enum Stemmer {
         func isVowel(_ c: Character) -> Bool { "aeiou".contains(c) }
         let shortSyllable = !isVowel(ending[0]) && isVowel(ending[1]) && !isVowel(ending[2]) && !"wxy".contains(ending[2])
         return shortSyllable ? word : String(word.dropLast())
+    }
+}
+
+/// A text's words, lowercased: runs of letters and digits, each letter with the combining marks
+/// that follow it ("é" written as e and an accent), as `Character.isLetter` and `isNumber`
+/// read them. By Unicode scalar, ASCII first: by `Character`, the split took a fifth of
+/// reading a large notes folder.
+enum Words {
+    static func lowercased(_ text: String) -> [String] {
+        var words: [String] = []
+        var word: [UInt8] = []
+        word.reserveCapacity(64)
+        func flush() {
+            guard !word.isEmpty else { return }
+            words.append(String(decoding: word, as: UTF8.self))
+            word.removeAll(keepingCapacity: true)
+        }
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value < 0x80 {
+                if (value >= 0x61 && value <= 0x7A) || (value >= 0x30 && value <= 0x39) { word.append(UInt8(value)) }
+                else if value >= 0x41 && value <= 0x5A { word.append(UInt8(value + 32)) }
+                else { flush() }
+                continue
+            }
+            switch scalar.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                 .decimalNumber, .letterNumber, .otherNumber:
+                word.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
+            // (A `where` on a case of several patterns would guard only the last.)
+            case .nonspacingMark, .spacingMark, .enclosingMark:
+                if word.isEmpty { flush() } else { word.append(contentsOf: String(scalar).utf8) }
+            default:
+                flush()
+            }
+        }
+        flush()
+        return words
     }
 }
 
