@@ -145,11 +145,22 @@ public struct KnowledgeBase: Sendable {
     /// `terms`, with the stems already worked out: a folder's words repeat, and stemming each
     /// occurrence anew was a fifth of reading tens of megabytes of notes.
     static func terms(_ text: String, stems: inout [String: String]) -> [String] {
-        Words.lowercased(text).compactMap { word in
+        var terms: [String] = []
+        func add(_ word: String) {
             let stem: String
             if let known = stems[word] { stem = known } else { stem = Stemmer.stem(word); stems[word] = stem }
-            return stem.count > 1 && !Stopwords.all.contains(stem) ? stem : nil
+            if stem.count > 1 && !Stopwords.all.contains(stem) { terms.append(stem) }
         }
+        for word in Words.lowercased(text) {
+            // Japanese and Chinese write no spaces between words: a run of their characters is
+            // read as its overlapping pairs ("東京タワー": 東京, 京タ, タワ, ワー), so a note is
+            // found by a word inside it, where the whole run was one word no question matched.
+            guard let pieces = Words.pairs(word) else { add(word); continue }
+            for piece in pieces {
+                if piece.unicodeScalars.first.map(Words.isUnspaced) == true { terms.append(piece) } else { add(piece) }
+            }
+        }
+        return terms
     }
 
     /// The terms a query is searched by. In "how do souls work?" the closing "work" is part of
@@ -397,6 +408,43 @@ enum Words {
         }
         flush()
         return words
+    }
+}
+
+extension Words {
+    /// Han, Hiragana and Katakana: scripts written without spaces between words.
+    static func isUnspaced(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3040...0x30FF, 0x31F0...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0xFF66...0xFF9F, 0x20000...0x2FA1F: true
+        default: false
+        }
+    }
+
+    /// A word with characters of an unspaced script, as its overlapping pairs of characters
+    /// (the other characters of the word kept in their runs: "2024年" is 2024 and 年); nil for
+    /// any other word. One character alone is itself.
+    static func pairs(_ word: String) -> [String]? {
+        guard word.unicodeScalars.contains(where: { $0.value >= 0x3040 && isUnspaced($0) }) else { return nil }
+        var pieces: [String] = []
+        var run: [Character] = []
+        var other = ""
+        func flushRun() {
+            if run.count == 1 { pieces.append(String(run)) }
+            for index in run.indices.dropLast() { pieces.append(String(run[index...index + 1])) }
+            run = []
+        }
+        for character in word {
+            if let first = character.unicodeScalars.first, isUnspaced(first) {
+                if !other.isEmpty { pieces.append(other); other = "" }
+                run.append(character)
+            } else {
+                flushRun()
+                other.append(character)
+            }
+        }
+        flushRun()
+        if !other.isEmpty { pieces.append(other) }
+        return pieces
     }
 }
 
