@@ -482,8 +482,8 @@ public actor REPL {
     /// The blocks just shown, as plain text (what the log keeps of a plan).
     private var lastDisplayText: String { BlockPrinter(styled: false).text(for: lastDisplay) }
 
-    /// "tell me more" after an answer the soul's length limit cut: the whole answer, which the
-    /// engine already sent (asked again, it had nothing more and said so). Once: asked again,
+    /// "tell me more" after an answer the soul cut short: the whole answer, which the engine
+    /// already sent (asked, the local engine had nothing more and said so). Once: asked again,
     /// the engine is asked.
     private func showInFull(_ blocks: [DisplayBlock], asked: String) {
         state.lastAnswerInFull = nil

@@ -88,9 +88,9 @@ public struct ResponseEvent: Sendable, Hashable {
     public var event: BackendEvent
     /// Filled by the personality middleware; empty means "draw the event plainly".
     public var display: [DisplayBlock]
-    /// The same event drawn without the personality's length limits, when they left part of
-    /// it out (nil otherwise): what "tell me more" shows first, since the engine already sent
-    /// it and would only be asked for something else.
+    /// The same event drawn whole, when the personality's length limits or brevity left part
+    /// of it out (nil otherwise): what "tell me more" shows first, since the engine already
+    /// sent it and would only be asked for something else.
     public var displayInFull: [DisplayBlock]?
 
     public init(_ event: BackendEvent, display: [DisplayBlock] = [], displayInFull: [DisplayBlock]? = nil) {

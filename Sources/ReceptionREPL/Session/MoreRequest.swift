@@ -1,5 +1,5 @@
 /// A message that asks for nothing but more of the last answer ("tell me more", "go on", "the
-/// rest?"). After an answer a soul's length limit cut, the REPL shows the whole of it rather
+/// rest?"). After an answer the soul cut short, the REPL shows the whole of it rather
 /// than send this: the engine already sent everything it had on the question (asked, the
 /// local engine answered "I found nothing"). Anything with a subject of its own ("tell me
 /// more about the queue") goes to the engine.

@@ -23,7 +23,7 @@ public struct SessionState: Sendable {
     public var lastFollowups: [String] = []
     /// The last answer's findings as the engine sent them, for `/raw` (a soul may leave them out).
     public var lastFindings: [Finding] = []
-    /// The last answer drawn without the soul's length limits, when they left part of it out:
+    /// The last answer drawn whole, when the soul's limits or brevity left part of it out:
     /// shown by the next "tell me more" instead of asking the engine (see `MoreRequest`).
     public var lastAnswerInFull: [DisplayBlock]?
     /// A trust-level-0 submission waiting for `/approve` or `/reject`.
