@@ -343,6 +343,9 @@ public struct SoulRenderer: Sendable {
         var inList = false
         var tookIntroduction = false
         var trailingBreaks = 0
+        // A code block the allowance cannot hold whole, kept in part as the last piece: dropped,
+        // the answer ended on "Roll it out like this:" with the command gone.
+        var shortened: String?
         for (index, sentence) in sentences.enumerated() {
             let text = sentence.trimmedWhitespace
             // A blank line between this piece and the last (its whitespace goes with either).
@@ -367,11 +370,21 @@ public struct SoulRenderer: Sendable {
             }
             // The character limit too gives way to a list or code block already begun, up to
             // four times itself: a procedure's last steps are what the reader came for.
-            if let maxCharacters, kept > 0, characters + length > (continuesList ? 4 * maxCharacters : maxCharacters) { break }
+            if let maxCharacters, kept > 0, characters + length > (continuesList ? 4 * maxCharacters : maxCharacters) {
+                if continuesList, let part = Self.shortenedCodeBlock(text, toFit: 4 * maxCharacters - characters) {
+                    shortened = part
+                    kept += 1
+                }
+                break
+            }
             kept += 1
             if text.hasSuffix("?"), !continuesList, uncounted == 0 { uncounted += 1 }
             characters += sentence.unicodeScalars.count
             if isItem { inList = true } else if afterParagraph, !isBlock { inList = false }
+        }
+        if let shortened {
+            leftOut.sentences = sentences.count - kept
+            return sentences.prefix(kept - 1).joined().trimmedWhitespace + "\n\n" + shortened
         }
         guard kept < sentences.count else { return summary }
         leftOut.sentences = sentences.count - kept
@@ -380,12 +393,39 @@ public struct SoulRenderer: Sendable {
         // the config a sentence later) keeps its first code block: the command is what the
         // sentences were about. Only when none was kept, and within the list's allowance.
         func isCode(_ piece: Substring) -> Bool { Self.opensCodeBlock(piece.trimmedWhitespace) }
-        if kept > 0, !sentences.prefix(kept).contains(where: isCode), let code = sentences.dropFirst(kept).first(where: isCode),
-           shown.unicodeScalars.count + code.unicodeScalars.count <= 4 * (maxCharacters ?? 600) {
-            leftOut.sentences -= 1
-            return shown + "\n\n" + code.trimmedWhitespace
+        if kept > 0, !sentences.prefix(kept).contains(where: isCode), let code = sentences.dropFirst(kept).first(where: isCode) {
+            let room = 4 * (maxCharacters ?? 600) - shown.unicodeScalars.count
+            if code.unicodeScalars.count <= room {
+                leftOut.sentences -= 1
+                return shown + "\n\n" + code.trimmedWhitespace
+            }
+            if let part = Self.shortenedCodeBlock(code.trimmedWhitespace, toFit: room) {
+                leftOut.sentences -= 1
+                return shown + "\n\n" + part
+            }
         }
         return shown
+    }
+
+    /// A fenced code block cut to its first lines that fit `budget` characters, with how many
+    /// lines are left out and its closing fence (without it, the rest of the answer would read
+    /// as code); nil for anything else, or when not one line of it fits.
+    static func shortenedCodeBlock(_ block: some StringProtocol, toFit budget: Int) -> String? {
+        guard opensCodeBlock(block) else { return nil }
+        let lines = String(block).split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 3, let opening = lines.first, let closing = lines.last, opensCodeBlock(closing.drop { $0 == " " }) else { return nil }
+        let body = lines.dropFirst().dropLast()
+        // Room for the fences and the line that counts what is left out.
+        var room = budget - opening.unicodeScalars.count - closing.unicodeScalars.count - 24
+        var kept: [Substring] = []
+        for line in body {
+            guard line.unicodeScalars.count + 1 <= room else { break }
+            kept.append(line)
+            room -= line.unicodeScalars.count + 1
+        }
+        guard !kept.isEmpty, kept.count < body.count else { return nil }
+        let left = body.count - kept.count
+        return ([opening] + kept + ["… (\(left) more \(left == 1 ? "line" : "lines"))", closing]).joined(separator: "\n")
     }
 }
 

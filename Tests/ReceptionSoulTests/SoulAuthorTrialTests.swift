@@ -77,6 +77,23 @@ struct SoulAuthorTrialTests {
         #expect(rendered.last?.markdown == "Left out for brevity: 1 sentence of the summary.")
     }
 
+    /// A code block too long for the allowance is kept in part, with how many lines are left
+    /// and its closing fence: dropped whole, the answer ended on "Roll it out like this:".
+    @Test func aCodeBlockTooLongForTheLimitIsKeptInPart() {
+        var soul = Soul(name: "cut")
+        soul.length = LengthLimits(maxSentences: 1, maxCharacters: 120)
+        let commands = (0..<100).map { "kubectl apply -f widget-\($0).yaml" }.joined(separator: "\n")
+        let text = "Roll it out like this:\n\n```sh\n" + commands + "\n```\n\nThen watch the logs."
+        let shown = SoulRenderer(soul: soul).render(answer(text), trustLevel: 0)[0].markdown
+        #expect(shown.hasPrefix("Roll it out like this:\n\n```sh\nkubectl apply -f widget-0.yaml\n"), "\(shown)")
+        #expect(shown.hasSuffix("more lines)\n```") && shown.unicodeScalars.count <= 4 * 120, "\(shown)")
+        #expect(!shown.contains("watch the logs"))
+        // With no code kept before the cut, the first code block is kept in part the same way.
+        let late = "Put this in the file. Then reload. Check first.\n\n```sh\n" + commands + "\n```"
+        let first = limited(1).render(answer(late), trustLevel: 0)[0].markdown
+        #expect(first.hasPrefix("Put this in the file.\n\n```sh\nkubectl") && first.hasSuffix("more lines)\n```"), "\(first)")
+    }
+
     /// Numbered steps: "2." is a step's number, not a sentence, so no cut leaves a bare "2.";
     /// and once the steps begin, they go on to the last, with their commands, past both the
     /// sentence and the character limit.
