@@ -192,11 +192,14 @@ enum Answerer {
     static func findings(_ used: some Collection<KnowledgeBase.Match>, summarised: Int) -> [Finding] {
         guard let first = used.first else { return [] }
         let passage = PassageUnits(first.passage.text)
-        let rest = passage.units.dropFirst(passage.prefix(summarised).count)
+        let quoted = passage.prefix(summarised)
+        let rest = passage.units.dropFirst(quoted.count)
         // The rest, and when a long section is cut, how much more it holds: a finding cut short
-        // without a word read as the whole passage.
+        // without a word read as the whole passage. An answer that quotes a unit in part (a
+        // paragraph of megabytes) is not the whole section either.
         let shown = rest.prefix(maxFindingSentences)
-        let content = rest.isEmpty ? wholeSectionAbove : PassageUnits.join(shown) + moreInTheSection(Array(rest.dropFirst(shown.count)), after: shown)
+        let whole = quoted.contains(where: \.isCut) ? quotedInPart : wholeSectionAbove
+        let content = rest.isEmpty ? whole : PassageUnits.join(shown) + moreInTheSection(Array(rest.dropFirst(shown.count)), after: shown)
         return [Finding(content: content, source: first.passage.id, confidence: finding(first).confidence)] + used.dropFirst().map(finding)
     }
 
@@ -205,6 +208,10 @@ enum Answerer {
 
     /// The finding of a passage the answer above quoted whole.
     static let wholeSectionAbove = Finding.answerIsWhole
+
+    /// The finding of a passage the answer above quoted all of, one part of it too long to show whole.
+    static let quotedInPart = "The answer above is all of this section, one part of it cut short where it says so; the file has the rest."
+
 
     /// Another passage's finding: its first sentences (a list or code block they lead into,
     /// whole), and how much more the section holds: cut without a word, it read as the whole.

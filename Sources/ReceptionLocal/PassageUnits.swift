@@ -14,12 +14,15 @@ struct PassageUnits {
         /// The first unit after a blank line: joined with a paragraph break.
         var startsParagraph: Bool
 
+        /// Longer than an answer quotes (`shown` cuts it).
+        var isCut: Bool { text.utf8.count > PassageUnits.maxUnitCharacters && text.count > PassageUnits.maxUnitCharacters }
+
         /// The text as an answer quotes it: a unit over `maxUnitCharacters` is cut where a word
         /// (a block: a line) ends, and says how much more there is; a block keeps its closing
         /// fence, or what follows it would read as code.
         var shown: String {
             let limit = PassageUnits.maxUnitCharacters
-            guard text.utf8.count > limit, text.count > limit else { return text }
+            guard isCut else { return text }
             if isBlock {
                 let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
                 let closing = kind == .code && lines.count > 1 ? lines.last : nil
@@ -37,7 +40,9 @@ struct PassageUnits {
             var cut = text.index(text.startIndex, offsetBy: limit)
             if let space = text[..<cut].lastIndex(where: \.isWhitespace), text.distance(from: text.startIndex, to: space) > limit / 2 { cut = space }
             let left = text.distance(from: cut, to: text.endIndex)
-            return text[..<cut] + " … (\(left) more characters)"
+            // No "…" or full stop in the note: a soul would read it as a sentence of its own,
+            // and cut it as one.
+            return text[..<cut] + " (cut here: \(left) more characters)"
         }
     }
 

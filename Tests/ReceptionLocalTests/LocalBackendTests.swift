@@ -125,7 +125,8 @@ struct LocalBackendTests {
         let sync = try await ask("how does the tidepool sync mirror buckets?")
         let all = ([sync.text] + sync.findings.map(\.content)).joined(separator: "\n")
         #expect(all.count < 20_000, "\(all.count) characters")
-        #expect(sync.text.contains("more characters)"), "\(sync.text.prefix(200))…\(sync.text.suffix(200))")
+        #expect(sync.text.contains("(cut here: ") && sync.text.contains(" more characters)"), "\(sync.text.prefix(200))…\(sync.text.suffix(200))")
+        #expect(sync.findings.first?.content == Answerer.quotedInPart, "not \"the whole of this section\": \(sync.findings.map(\.content))")
         let timeouts = try await ask("which worker restarted after a tidepool timeout?")
         let quoted = ([timeouts.text] + timeouts.findings.map(\.content)).first { $0.contains("worker 1 restarted") } ?? ""
         #expect(quoted.count < 6_000 && quoted.contains("more lines)\n```"), "\(quoted.suffix(300))")
