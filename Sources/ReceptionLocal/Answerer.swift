@@ -67,13 +67,6 @@ enum Answerer {
     static let strongCoverage = 0.5
     static let relevantCoverage = 0.25
 
-    /// "continue", "keep going" and the like, alone: a request to go on with the last answer.
-    static func asksToContinue(_ query: String) -> Bool {
-        let words = query.lowercased().split { !$0.isLetter }.joined(separator: " ")
-        return ["continue", "keep going", "go on", "carry on", "more", "go ahead", "please continue", "continue please",
-                "yes continue", "yes please continue", "yes keep going"].contains(words)
-    }
-
     /// "hello", "hi there", "good morning", "thanks!", "bye": a greeting, thanks or goodbye
     /// alone, nothing to look up. A search for it would find nothing and say so, in answer to
     /// what is often a newcomer's first message.

@@ -56,6 +56,11 @@ actor LocalEngine {
     /// question of a session finds nothing.
     func search(_ query: String) -> [KnowledgeBase.Match] {
         if let followup = Answerer.followedUp(query), let matches = knowledge.search(followingUp: followup) { return matches }
+        // "tell me more", "go on": more on the last question's topic, past what was said. The
+        // words themselves are no topic (searched, they found nothing: "I found nothing").
+        if MoreRequest.asksForMore(query), let topic = memory.lastTopic {
+            return search(topic).filter { !memory.saidPassages.contains($0.passage.id) }
+        }
         guard usesBuiltInKnowledge else { return knowledge.search(query, limit: 5) }
         // "how does it work?", "what is this?": a question with no subject but a pointer is,
         // to the built-in knowledge, about the thing being used (a search for "work" alone
@@ -79,12 +84,14 @@ actor LocalEngine {
         let composed: Answerer.Composed
         if let greeting {
             composed = Answerer.greet(greeting, builtInKnowledge: usesBuiltInKnowledge, suggestions: suggestions)
-        } else if memory.lastWasUnanswered && Answerer.asksToContinue(request.text) {
+        } else if MoreRequest.asksForMore(request.text), memory.lastWasUnanswered || (memory.lastTopic != nil && matches.isEmpty) {
             // "continue" after an answer that found nothing would search the same files again
-            // and give the same answer: say there is no more.
+            // and give the same answer; after one that said all there is on the topic, there is
+            // nothing past it: say there is no more.
             composed = Answerer.nothingMore(suggestions: suggestions)
         } else {
-            composed = Answerer.compose(query: request.text, matches: matches, alreadySaid: memory.saidPassages,
+            let continuing = MoreRequest.asksForMore(request.text) ? memory.lastTopic : nil
+            composed = Answerer.compose(query: continuing ?? request.text, matches: matches, alreadySaid: memory.saidPassages,
                                         suggestions: suggestions,
                                         sections: { file in knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading) },
                                         sharedHeadings: knowledge.sharedHeadings, unreadFiles: knowledge.skipped.count)
@@ -97,6 +104,8 @@ actor LocalEngine {
         memory.offeredFollowups.formUnion(composed.followups.map { $0.lowercased() })
         memory.saidPassages.formUnion(composed.usedPassages)
         memory.record(query: request.text, answered: composed.answered && composed.outcome != .inconclusive)
+        // The topic "tell me more" goes on with: the last question answered, not the request for more.
+        if greeting == nil, composed.answered, !MoreRequest.asksForMore(request.text) { memory.lastTopic = request.text }
         let followups = composed.followups.map(SuggestedFollowup.plain) + interventions.prefix(3).map(SuggestedFollowup.intervention)
         let sources = Array(Set(matches.map(\.passage.file))).sorted()
         return BackendResult(
@@ -144,6 +153,8 @@ struct SessionMemory {
 
     /// Whether the last answer found nothing.
     var lastWasUnanswered = false
+    /// The last question answered: what "tell me more" asks more about.
+    var lastTopic: String?
 
     mutating func record(query: String, answered: Bool) {
         if !answered { unansweredTopics.append(Set(KnowledgeBase.terms(query))) }

@@ -184,7 +184,7 @@ public actor REPL {
                     }
                 } else if let number = Int(text), !state.lastFollowups.isEmpty || backendSuggestsFollowups {
                     await sendFollowup(number)
-                } else if let whole = state.lastAnswerInFull, MoreRequest.asksForTheRest(text) {
+                } else if let whole = state.lastAnswerInFull, MoreRequest.asksForMore(text) {
                     showInFull(whole, asked: text)
                 } else {
                     await send(text)

@@ -79,6 +79,28 @@ struct LocalAnswerHonestyTests {
         #expect(!more.followups.plainFollowups.contains { $0.contains("Reception") }, "\(more.followups.plainFollowups)")
     }
 
+    /// "tell me more" goes on with the last question's topic, past what was said (searched
+    /// as words, it found nothing: "I found nothing in my knowledge"), until there is nothing
+    /// more on it, which is said.
+    @Test func tellMeMoreGoesOnWithTheLastTopic() async throws {
+        let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))
+        let first = try await Self.ask(backend, "how do trust levels work?")
+        #expect(first.text.contains("trust level"), "\(first.text)")
+        var said = [first.text]
+        for _ in 0..<8 {
+            let more = try await Self.ask(backend, "tell me more")
+            if more.text.contains("nothing more on that") { break }
+            #expect(!more.text.contains("found nothing"), "\(more.text)")
+            #expect(!said.contains(more.text), "the same answer again: \(more.text)")
+            #expect(more.text.lowercased().contains("trust") || more.text.lowercased().contains("plan"), "off the topic: \(more.text)")
+            said.append(more.text)
+        }
+        #expect(said.count >= 2, "at least one more passage on trust levels")
+        #expect(try await Self.ask(backend, "go on").text.contains("nothing more on that"))
+        // A question with a subject of its own is searched as itself.
+        #expect(try await Self.ask(backend, "tell me more about souls").text.contains("soul"))
+    }
+
     /// The built-in knowledge is about Reception: there the offer is about Reception.
     @Test func nothingFoundInTheBuiltInKnowledgeOffersWhatReceptionDoes() async throws {
         let backend = LocalBackend(knowledge: try .builtIn(), usesBuiltInKnowledge: true, settings: .init(stepDelay: .milliseconds(1)))
