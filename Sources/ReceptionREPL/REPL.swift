@@ -492,7 +492,8 @@ public actor REPL {
         let text = printer.text(for: blocks)
         state.transcript.append(TranscriptEntry(speaker: .reception, markdown: BlockPrinter(styled: false).text(for: blocks)))
         if console.mode == .json {
-            var json = EventJSON.message("output", TerminalText.clean(BlockPrinter(styled: false).text(for: blocks)))
+            // Its own type: a script that reads "result" events must not take this for a new answer.
+            var json = EventJSON.message("answer_in_full", TerminalText.clean(BlockPrinter(styled: false).text(for: blocks)))
             json.display = EventJSON.cleaned(blocks)
             console.line(json.line)
             return

@@ -153,6 +153,11 @@ struct PipedModeTests {
         #expect(first.contains("trimmed: ") && !first.contains("reception soul new"), "the cut answer: \(first)")
         #expect(whole.contains("reception soul new"), "a finding the terse soul left out: \(whole)")
         #expect(output.components(separatedBy: "· searched ").count - 1 == 2, "the second \"tell me more\" went to the engine: \(output)")
+        let (json, _) = try await PipedREPL.run(["--json", "--soul", "terse-engineer", "--local-step-ms", "1"], input: "how do souls work?\ntell me more\n")
+        let types = json.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["type"] as? String
+        }
+        #expect(types.last == "answer_in_full" && types.filter { $0 == "result" }.count == 1, "\(types)")
         let (subject, _) = try await PipedREPL.run(["--soul", "terse-engineer", "--local-step-ms", "1"],
                                                    input: "how do souls work?\ntell me more about trust levels\n")
         #expect(!subject.contains("The whole of the last answer") && subject.components(separatedBy: "· searched ").count - 1 == 2, "\(subject)")
