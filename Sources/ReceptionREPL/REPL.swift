@@ -662,12 +662,21 @@ public actor REPL {
     func connect(to name: String) async -> Bool {
         // Connecting can take seconds (a server that is slow to answer, a large notes folder to
         // read): Ctrl-C, SIGTERM or SIGHUP stops it, where it was not heard until it was done.
-        let catalog = self.catalog
+        let catalog = self.catalog, console = self.console
         let connecting = Task { try await catalog.connect(name) }
         let listening = InterruptMonitor.shared.push { connecting.cancel() }
         defer { InterruptMonitor.shared.restore(listening) }
+        // A start that takes more than a moment says it is working (the screen stayed blank
+        // for seconds); a quick one draws nothing.
+        let working = Task { () -> Task<Void, Never>? in
+            try? await Task.sleep(for: .milliseconds(400))
+            return Task.isCancelled ? nil : console.startSpinner("starting the \(name) backend…")
+        }
+        let connected = await connecting.result
+        working.cancel()
+        console.stopSpinner(await working.value)
         do {
-            let newSession = try await connecting.value
+            let newSession = try connected.get()
             if let old = session { await old.shutdown() }
             session = newSession
             backendName = name

@@ -96,6 +96,26 @@ struct SignalTests {
         try input.fileHandleForWriting.close()
     }
 
+    /// A notes folder that takes seconds to read (24 MB in eight files; a debug build reads it
+    /// in about ten).
+    static func largeNotesFolder() throws -> URL {
+        let notes = Scratch.root.appendingPathComponent("reception-large-notes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
+        let paragraph = String(repeating: "The tidepool sync mirrors every bucket to its replica. ", count: 55_000)
+        for index in 0..<8 { try ("# Note \(index)\n\n" + paragraph).write(to: notes.appendingPathComponent("n\(index).md"), atomically: true, encoding: .utf8) }
+        return notes
+    }
+
+    /// A start that takes more than a moment says so on a terminal (the screen stayed blank
+    /// for seconds), and Ctrl-C there stops it.
+    @Test func aSlowStartSaysItIsWorkingOnATerminal() async throws {
+        let notes = try Self.largeNotesFolder()
+        let terminal = try session("--knowledge '\(notes.path)'")
+        let spinning = try await terminal.waitFor("starting the local backend")
+        terminal.type("\u{03}")
+        _ = try await terminal.waitFor("Stopped connecting to local.", after: spinning)
+    }
+
     /// CPU time `pid` has used, in clock ticks (user + system, from /proc/PID/stat).
     static func cpuTicks(_ pid: pid_t) -> Int {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -109,10 +129,7 @@ struct SignalTests {
     /// A notes folder that takes seconds to read before the first prompt: SIGINT (Ctrl-C)
     /// stops the start at the next file, said in words; it was not heard until all was read.
     @Test func ctrlCWhileANotesFolderIsReadStopsTheStart() async throws {
-        let notes = Scratch.root.appendingPathComponent("reception-sig-notes-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
-        let paragraph = String(repeating: "The tidepool sync mirrors every bucket to its replica. ", count: 55_000)
-        for index in 0..<8 { try ("# Note \(index)\n\n" + paragraph).write(to: notes.appendingPathComponent("n\(index).md"), atomically: true, encoding: .utf8) }
+        let notes = try Self.largeNotesFolder()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Binary.reception())
         process.arguments = ["--knowledge", notes.path]
