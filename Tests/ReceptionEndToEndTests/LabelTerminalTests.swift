@@ -1,5 +1,6 @@
 import Foundation
 import ReceptionTestSupport
+import ReceptionCore
 import Testing
 
 /// `reception label` as a person uses it: one key per decision on a real terminal, a slip
@@ -172,6 +173,24 @@ struct LabelTerminalTests {
         #expect(redrawn.contains("more lines …") && redrawnRows <= 14, "\(redrawnRows) rows: \(redrawn)")
         small.type("q")
         #expect(try await small.exitStatus() == 0)
+    }
+
+    /// Japanese takes two columns a character and has no spaces to wrap at: the message is
+    /// wrapped by columns (a line of 47 characters took 94 columns of an 80-column terminal).
+    @Test func aJapaneseMessageIsWrappedToTheTerminalsColumns() async throws {
+        let folder = try Self.newFolder()
+        let input = folder.appendingPathComponent("ja.txt")
+        let message = String(repeating: "東京タワーに行くべきですか、それとも", count: 4)
+        try (message + "\n").write(to: input, atomically: true, encoding: .utf8)
+        let session = try TerminalSession(arguments: ["label", input.path], rows: 24, columns: 80)
+        let top = try await session.waitFor("message 1 of 1")
+        let keys = try await session.waitFor("Enter write", after: top)
+        let shown = String(session.screen[top..<keys]).split(whereSeparator: \.isNewline).map(String.init)
+        let messageLines = shown.filter { $0.contains("東京") || $0.contains("それとも") }
+        #expect(messageLines.count == 2 && messageLines.joined().contains("それとも東京タワー"), "\(shown)")
+        for line in messageLines { #expect(TerminalWidth.of(line) <= 80, "\(TerminalWidth.of(line)) columns: \(line)") }
+        session.type("q")
+        #expect(try await session.exitStatus() == 0)
     }
 
     /// `x.jsonl` and `x.tsv` share `x.labels.jsonl` by default: a labels file that holds no

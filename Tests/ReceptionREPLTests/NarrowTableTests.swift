@@ -1,4 +1,5 @@
 import Testing
+import ReceptionCore
 @testable import ReceptionREPL
 
 /// Tables as a narrow terminal shows them (found by a trial of TIMEPOINT's `/scene list`,

@@ -1,3 +1,4 @@
+import ReceptionCore
 /// Markdown tables as aligned columns: the Loop Symphony commands answer with tables, and
 /// raw `| a | b |` text with a `|---|` line is hard to read.
 enum MarkdownTable {

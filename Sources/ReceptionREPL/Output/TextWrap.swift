@@ -1,3 +1,4 @@
+import ReceptionCore
 /// Word-wraps terminal text to a width, counting only visible characters (ANSI escape
 /// sequences take no room). Continuation lines keep the indent of the list item or
 /// paragraph they belong to.

@@ -184,9 +184,11 @@ final class LabelScreen {
                 if character.isLetter { inEscape = false }
                 continue
             }
-            if visible == width - 1, line.count - output.count > 1 { return output + "…" + Self.reset }
+            // Columns, not characters: a Japanese line of 47 characters takes 94.
+            let columns = TerminalWidth.of(String(character))
+            if visible + columns > width - 1, line.count - output.count > 1 { return output + "…" + Self.reset }
             output.append(character)
-            visible += 1
+            visible += columns
         }
         return output
     }
@@ -196,14 +198,24 @@ final class LabelScreen {
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = ""
+            // By columns: a Japanese or Chinese character takes two, and such text has no spaces
+            // to wrap at, so a long run is broken where the width ends.
             for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
                 var word = Substring(word)
-                while word.count > width {
+                while TerminalWidth.of(word) > width {
                     if !line.isEmpty { lines.append(line); line = "" }
-                    lines.append(String(word.prefix(width)))
-                    word = word.dropFirst(width)
+                    var used = 0
+                    let end = word.firstIndex { character in
+                        used += TerminalWidth.of(String(character))
+                        return used > width
+                    } ?? word.endIndex
+                    let piece = end == word.startIndex ? word.index(after: end) : end
+                    lines.append(String(word[..<piece]))
+                    word = word[piece...]
                 }
-                if line.isEmpty { line = String(word) } else if line.count + 1 + word.count <= width { line += " " + word } else { lines.append(line); line = String(word) }
+                if line.isEmpty { line = String(word) }
+                else if TerminalWidth.of(line) + 1 + TerminalWidth.of(word) <= width { line += " " + word }
+                else { lines.append(line); line = String(word) }
             }
             lines.append(line)
         }
