@@ -171,6 +171,10 @@ struct LabelTerminalTests {
         let redrawn = String(small.screen[again..<redrawnKeys])
         let redrawnRows = redrawn.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).count
         #expect(redrawn.contains("more lines …") && redrawnRows <= 14, "\(redrawnRows) rows: \(redrawn)")
+        // Too small for the screen, the terminal is asked to grow, in lines that fit; q still quits.
+        small.resize(rows: 8, columns: 30)
+        let tooSmall = try await small.waitFor("least 40×14", after: redrawnKeys)
+        #expect(!small.screen[tooSmall...].contains("model "), "the screen is not drawn on 30×8")
         small.type("q")
         #expect(try await small.exitStatus() == 0)
     }

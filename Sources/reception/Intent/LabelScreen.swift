@@ -98,11 +98,21 @@ final class LabelScreen {
 
     private static let bold = "\u{1B}[1m", dim = "\u{1B}[2m", reset = "\u{1B}[0m"
 
+    /// The smallest terminal the screen is drawn on: its fixed lines and four of the message.
+    static let smallest = (columns: 40, rows: 14)
+
     /// The screen for a terminal of `width` columns and `rows` rows: every line fits its width,
     /// and a long message is shortened to the rows the rest leaves, so the header, the guess
     /// and the keys stay on screen (a long pasted line pushed the header off an 80×24 one).
     func render(width: Int, rows: Int = 50) -> String {
         guard let current = session.current else { return "" }
+        // Smaller, the header, the guess and the keys cannot all be on screen (they scrolled off,
+        // lines wrapped over each other): say so, in lines that fit, until the terminal grows.
+        // Keys still work.
+        if width < Self.smallest.columns || rows < Self.smallest.rows {
+            let words = ["reception label:", "make the", "terminal at", "least \(Self.smallest.columns)×\(Self.smallest.rows)", "(now \(width)×\(rows));", "q quits"]
+            return "\u{1B}[H\u{1B}[2J" + words.prefix(max(1, rows)).map { TerminalWidth.truncate($0, to: max(2, width)) }.joined(separator: "\r\n")
+        }
         let fullWidth = max(20, width)
         let width = max(40, min(width, 120))
         let summary = session.summary
