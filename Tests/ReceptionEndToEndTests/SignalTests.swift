@@ -66,15 +66,7 @@ struct SignalTests {
     }
 
     @Test func ctrlCEndsAScriptWaitingOnItsInput() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Binary.reception())
-        process.arguments = ["--backend", "local", "--trust", "0"]
-        let home = Scratch.root.appendingPathComponent("reception-sig-\(UUID().uuidString)")
-        process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
+        let (process, input, output) = try Self.piped(["--backend", "local", "--trust", "0"])
         let shown = Mutex(Data())
         output.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
@@ -94,6 +86,21 @@ struct SignalTests {
         output.fileHandleForReading.readabilityHandler = nil
         #expect(process.terminationStatus == 0)
         try input.fileHandleForWriting.close()
+    }
+
+    /// reception with `arguments`, in a home of its own, its input and output on pipes (not
+    /// started yet).
+    static func piped(_ arguments: [String]) throws -> (process: Process, input: Pipe, output: Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Binary.reception())
+        process.arguments = arguments
+        let home = Scratch.root.appendingPathComponent("reception-sig-\(UUID().uuidString)")
+        process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        return (process, input, output)
     }
 
     /// A notes folder that takes seconds to read (24 MB in eight files; a debug build reads it
@@ -130,15 +137,7 @@ struct SignalTests {
     /// stops the start at the next file, said in words; it was not heard until all was read.
     @Test func ctrlCWhileANotesFolderIsReadStopsTheStart() async throws {
         let notes = try Self.largeNotesFolder()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Binary.reception())
-        process.arguments = ["--knowledge", notes.path]
-        let home = Scratch.root.appendingPathComponent("reception-sig-\(UUID().uuidString)")
-        process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
+        let (process, input, output) = try Self.piped(["--knowledge", notes.path])
         try process.run()
         defer { try? input.fileHandleForWriting.close() }
         // Reading the notes: a second of CPU time spent, long after the signal handlers are set.
