@@ -156,6 +156,39 @@ public struct CorpusReader: Sendable {
             return repeats
         }
 
+        /// Messages whose text (and goal) other lines give other labels: the message, each
+        /// labelling with the first line that gives it, most lines first. One model cannot get
+        /// both right, so a score on such a corpus has a ceiling the reader should know of.
+        /// A disagreement of annotators' passes (`share`) is meant, and not counted.
+        public var conflictingLabels: [(text: String, labels: [(label: String, lines: Int, first: String)])] {
+            struct Key: Hashable { var text: String, goal: String? }
+            var byMessage: [Key: [String: (lines: Int, first: String, order: Int)]] = [:]
+            var order: [Key] = []
+            for message in messages where message.share == nil {
+                let key = Key(text: message.text, goal: message.goal)
+                let label = "\(message.intent.rawValue)/\(message.urgency.rawValue)"
+                if byMessage[key] == nil { order.append(key); byMessage[key] = [:] }
+                let count = byMessage[key]!.count
+                byMessage[key]![label, default: (0, message.location, count)].lines += 1
+            }
+            return order.compactMap { key in
+                guard let labels = byMessage[key], labels.count > 1 else { return nil }
+                let sorted = labels.sorted { ($0.value.lines, -$0.value.order) > ($1.value.lines, -$1.value.order) }
+                return (key.text, sorted.map { ($0.key, $0.value.lines, $0.value.first) })
+            }
+        }
+
+        /// Note lines for `conflictingLabels`: the first few, then how many more.
+        public var conflictingLabelNotes: [String] {
+            let conflicts = conflictingLabels
+            var lines = conflicts.prefix(5).map { conflict in
+                let labels = conflict.labels.map { "\($0.label) on \(Counted.phrase($0.lines, "line")) (first \(TerminalText.clean($0.first, singleLine: true)))" }
+                return "note: \(CorpusText.shown(String(conflict.text.prefix(80)))) is labelled \(labels.joined(separator: ", ")); one model gets at most one of them right"
+            }
+            if conflicts.count > 5 { lines.append("note: \(conflicts.count - 5) more messages are labelled differently on different lines") }
+            return lines
+        }
+
         /// Warning lines for `repeatedIDs`: the first few, then how many more.
         public var repeatedIDWarnings: [String] {
             let repeats = repeatedIDs

@@ -691,7 +691,7 @@ public actor REPL {
             self.error(error.description)
             return false
         } catch where connecting.isCancelled {
-            self.error("Stopped connecting to \(name).")
+            self.error("Stopped starting the \(name) backend.")
             return false
         } catch {
             self.error("Cannot connect to \(name): \(describe(error))")

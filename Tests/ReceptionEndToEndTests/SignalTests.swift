@@ -120,7 +120,7 @@ struct SignalTests {
         let terminal = try session("--knowledge '\(notes.path)'")
         let spinning = try await terminal.waitFor("starting the local backend")
         terminal.type("\u{03}")
-        _ = try await terminal.waitFor("Stopped connecting to local.", after: spinning)
+        _ = try await terminal.waitFor("Stopped starting the local backend.", after: spinning)
     }
 
     /// CPU time `pid` has used, in clock ticks (user + system, from /proc/PID/stat).
@@ -150,7 +150,7 @@ struct SignalTests {
         process.waitUntilExit()
         let waited = ContinuousClock.now - signalled
         let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(said.contains("Stopped connecting to local."), "\(said)")
+        #expect(said.contains("Stopped starting the local backend."), "\(said)")
         #expect(process.terminationStatus == 1 && waited < .seconds(30), "status \(process.terminationStatus) after \(waited)")
     }
 }

@@ -313,6 +313,20 @@ extension TrainingTests {
 
 @Suite("Reports", .onTheCPULane)
 struct ReportTests {
+    /// One text labelled one way on 30 lines and another on one: said, with where, since a
+    /// model can get only one of them right (the reader saw a score with a hidden ceiling).
+    @Test func aMessageLabelledDifferentlyOnDifferentLinesIsNoted() throws {
+        let csv = "text,intent,urgency\n" + String(repeating: "what is compound interest,research,exploratory\n", count: 30)
+            + "what is compound interest,action,exploratory\nbook a table,action,soon\n"
+        let corpus = try CorpusReader().read(text: csv, name: "c.csv", format: .csv)
+        #expect(corpus.conflictingLabelNotes == [
+            "note: \"what is compound interest\" is labelled research/exploratory on 30 lines (first c.csv:2), "
+                + "action/exploratory on 1 line (first c.csv:32); one model gets at most one of them right",
+        ])
+        let agreeing = try CorpusReader().read(text: "text,intent,urgency\nbook a table,action,soon\nbook a table,action,soon\n", name: "a.csv", format: .csv)
+        #expect(agreeing.conflictingLabelNotes.isEmpty)
+    }
+
     /// A message a corpus holds three times, got wrong, is one of the worst errors with where
     /// it repeats (it filled three of the ten places); the figures still count every line.
     @Test func aRepeatedMessageIsOneErrorWithWhereItRepeats() throws {

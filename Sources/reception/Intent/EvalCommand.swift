@@ -102,6 +102,7 @@ struct EvalCommand: ParsableCommand {
         }
         for issue in corpus.issues { printError("warning: \(issue) (skipped)") }
         for warning in corpus.repeatedIDWarnings { printError(warning) }
+        for note in corpus.conflictingLabelNotes { printError(note) }
         guard !corpus.messages.isEmpty else {
             if let why = TrainingSelection.whyNoneKept(read: all, splits: split) {
                 printError("error: \(why)")

@@ -196,6 +196,7 @@ struct TrainCommand: ParsableCommand {
         } catch { printError("error: \(error)"); throw ExitCode.failure }
         for issue in corpus.issues { printError("warning: \(issue) (skipped)") }
         for warning in corpus.repeatedIDWarnings { printError(warning) }
+        for note in corpus.conflictingLabelNotes { printError(note) }
         for note in corpus.notes { printError("note: \(TerminalText.clean(note, singleLine: true))") }
         if !corpus.issues.isEmpty { printError("skipped \(Counted.phrase(corpus.issues.count, "malformed line"))") }
         var splits: Set<CorpusSplit>? = nil
