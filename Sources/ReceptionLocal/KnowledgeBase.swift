@@ -242,14 +242,17 @@ public struct KnowledgeBase: Sendable {
         var heading = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         var lines: [String] = []
         var level = 0
-        // The document's title (its "# " heading) names what each section is about: "Install"
-        // under "# Tidepool" answers "how do I install tidepool?", not another tool's Install.
-        var title = ""
+        // The headings above a section name what it is about: "Install" under "# Tidepool"
+        // answers "how do I install tidepool?", not another tool's Install; "### Alice" under
+        // "## Contacts" is found by "contacts" (a heading with no text of its own was found by
+        // nothing). By level: the document's title, then each heading above this one.
+        var above: [(level: Int, heading: String)] = []
         func flush() {
             let body = lines.joined(separator: "\n").trimmingWhitespaceAndNewlines
             lines = []
             guard !body.isEmpty else { return }
-            let terms = Self.terms((level >= 2 ? title + " " : "") + heading + " " + body, stems: &stems)
+            let context = above.filter { $0.level < level }.map(\.heading).joined(separator: " ")
+            let terms = Self.terms((context.isEmpty ? "" : context + " ") + heading + " " + body, stems: &stems)
             let isSection = level >= 2 && heading.contains { $0.isLetter }
             passages.append(Passage(id: "\(file)#\(heading)", file: file, heading: heading, text: body,
                                     category: category, isSection: isSection,
@@ -271,7 +274,8 @@ public struct KnowledgeBase: Sendable {
                 flush()
                 level = line.prefix { $0 == "#" }.count
                 heading = line.drop { $0 == "#" }.trimmingHorizontalWhitespace
-                if level == 1 { title = heading }
+                above.removeAll { $0.level >= level }
+                above.append((level, heading))
             } else {
                 lines.append(line)
             }

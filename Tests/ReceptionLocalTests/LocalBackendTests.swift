@@ -132,6 +132,16 @@ struct LocalBackendTests {
         #expect(quoted.count < 6_000 && quoted.contains("more lines)\n```"), "\(quoted.suffix(300))")
     }
 
+    /// A heading with no text of its own ("## Contacts" over "### Alice") is found through
+    /// the sections under it: they are searched with every heading above them, as a section
+    /// is with its document's title.
+    @Test func aSectionIsFoundByTheHeadingsAboveIt() throws {
+        let kb = try Self.knowledge(["people.md": "# People\n\n## Contacts\n\n### Alice\n\nPhone 555 0100, mornings only.\n\n## Birthdays\n\n### Bob\n\nThe fourth of May.\n"])
+        #expect(kb.search("who is in my contacts?").first?.passage.heading == "Alice")
+        #expect(kb.search("whose birthdays do I know?").first?.passage.heading == "Bob")
+        #expect(!kb.search("contacts").contains { $0.passage.heading == "Bob" }, "a heading above one section is not another's")
+    }
+
     @Test func aFileGivenAsTheKnowledgeFolderIsNamedAsAFile() throws {
         let file = Scratch.root.appendingPathComponent("reception-kb-\(UUID().uuidString).jsonl")
         try "{}\n".write(to: file, atomically: true, encoding: .utf8)
