@@ -260,7 +260,7 @@ enum Answerer {
         let best = sentences(match.passage.text).max { Set(KnowledgeBase.terms($0)).intersection(match.matchedTerms).count <
             Set(KnowledgeBase.terms($1)).intersection(match.matchedTerms).count } ?? match.passage.text
         // Quoted as any sentence is: at most `maxUnitCharacters` of it.
-        return PassageUnits.Unit(text: best, kind: .sentence, startsParagraph: false).shown
+        return PassageUnits.cutProse(best)
     }
 
     static func isNegated(_ sentence: String) -> Bool {

@@ -21,29 +21,24 @@ struct PassageUnits {
         /// (a block: a line) ends, and says how much more there is; a block keeps its closing
         /// fence, or what follows it would read as code.
         var shown: String {
-            let limit = PassageUnits.maxUnitCharacters
             guard isCut else { return text }
             if isBlock {
-                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-                let closing = kind == .code && lines.count > 1 ? lines.last : nil
-                var kept: [Substring] = [], used = 0
-                for line in lines.dropLast(closing == nil ? 0 : 1) {
-                    if used + line.count > limit, !kept.isEmpty { break }
-                    kept.append(line)
-                    used += line.count + 1
-                }
-                let left = lines.count - kept.count - (closing == nil ? 0 : 1)
-                guard left > 0 else { return text }
-                let note = "… (\(left) more \(left == 1 ? "line" : "lines"))"
-                return (kept + [Substring(note)] + (closing.map { [$0] } ?? [])).joined(separator: "\n")
+                return MarkdownBlock.shortened(text, toFit: PassageUnits.maxUnitCharacters, keepsLastLine: kind == .code) ?? text
             }
-            var cut = text.index(text.startIndex, offsetBy: limit)
-            if let space = text[..<cut].lastIndex(where: \.isWhitespace), text.distance(from: text.startIndex, to: space) > limit / 2 { cut = space }
-            let left = text.distance(from: cut, to: text.endIndex)
-            // No "…" or full stop in the note: a soul would read it as a sentence of its own,
-            // and cut it as one.
-            return text[..<cut] + " (cut here: \(left) more characters)"
+            return PassageUnits.cutProse(text)
         }
+    }
+
+    /// Prose over `maxUnitCharacters` cut where a word ends, saying how much more there is.
+    static func cutProse(_ text: String) -> String {
+        let limit = maxUnitCharacters
+        guard text.utf8.count > limit, text.count > limit else { return text }
+        var cut = text.index(text.startIndex, offsetBy: limit)
+        if let space = text[..<cut].lastIndex(where: \.isWhitespace), text.distance(from: text.startIndex, to: space) > limit / 2 { cut = space }
+        let left = text.distance(from: cut, to: text.endIndex)
+        // No "…" or full stop in the note: a soul would read it as a sentence of its own,
+        // and cut it as one.
+        return text[..<cut] + " (cut here: \(left) more characters)"
     }
 
     var units: [Unit]

@@ -406,30 +406,17 @@ public struct SoulRenderer: Sendable {
         }
         return shown
     }
-
-    /// A fenced code block cut to its first lines that fit `budget` characters, with how many
-    /// lines are left out and its closing fence (without it, the rest of the answer would read
-    /// as code); nil for anything else, or when not one line of it fits.
-    static func shortenedCodeBlock(_ block: some StringProtocol, toFit budget: Int) -> String? {
-        guard opensCodeBlock(block) else { return nil }
-        let lines = String(block).split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.count >= 3, let opening = lines.first, let closing = lines.last, opensCodeBlock(closing.drop { $0 == " " }) else { return nil }
-        let body = lines.dropFirst().dropLast()
-        // Room for the fences and the line that counts what is left out.
-        var room = budget - opening.unicodeScalars.count - closing.unicodeScalars.count - 24
-        var kept: [Substring] = []
-        for line in body {
-            guard line.unicodeScalars.count + 1 <= room else { break }
-            kept.append(line)
-            room -= line.unicodeScalars.count + 1
-        }
-        guard !kept.isEmpty, kept.count < body.count else { return nil }
-        let left = body.count - kept.count
-        return ([opening] + kept + ["… (\(left) more \(left == 1 ? "line" : "lines"))", closing]).joined(separator: "\n")
-    }
 }
 
 extension SoulRenderer {
+    /// A fenced code block cut to the lines that fit `budget` characters, with its closing fence
+    /// (`MarkdownBlock.shortened`); nil for anything else.
+    static func shortenedCodeBlock(_ block: some StringProtocol, toFit budget: Int) -> String? {
+        guard opensCodeBlock(block) else { return nil }
+        let closed = block.split(separator: "\n").last.map { opensCodeBlock($0.drop { $0 == " " }) } ?? false
+        return MarkdownBlock.shortened(block, toFit: budget, keepsLastLine: closed)
+    }
+
     /// A Markdown list item: "- ", "* ", "+ " or "1. " / "1) " first.
     static func isListItem(_ text: String) -> Bool {
         let scalars = Array(text.unicodeScalars.prefix(6))
