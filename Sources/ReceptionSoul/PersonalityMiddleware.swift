@@ -40,7 +40,8 @@ public struct PersonalityMiddleware: Middleware {
         let renderer = SoulRenderer(soul: soul)
         // The whole answer too, kept only when the soul's limits or verbosity left part of it
         // out: the person who asks for more is shown what the engine already sent first.
-        let whole = SoulRenderer(soul: soul, whole: true)
+        // (Drawn only for a soul that can leave something out: for the others it is the same answer.)
+        let whole = renderer.mayLeaveOut ? SoulRenderer(soul: soul, whole: true) : nil
         let trustLevel = exchange.request.trustLevel
         let stream = SharedTextStream(renderer.makeTextStream())
         @Sendable func textEvents(_ output: SoulTextStream.Output?) -> [ResponseEvent] {
@@ -51,7 +52,7 @@ public struct PersonalityMiddleware: Middleware {
             if case .textDelta(let text) = event.event { return textEvents(stream.feed(text)) }
             var event = event
             event.display = renderer.render(event.event, trustLevel: trustLevel)
-            if case .result = event.event, case let full = whole.render(event.event, trustLevel: trustLevel), full != event.display {
+            if case .result = event.event, let full = whole?.render(event.event, trustLevel: trustLevel), full != event.display {
                 event.displayInFull = full
             }
             return textEvents(stream.finish()) + [event]

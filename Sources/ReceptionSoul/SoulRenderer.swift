@@ -24,6 +24,14 @@ public struct SoulRenderer: Sendable {
     let styler: ProseStyler
     let ownStyler: ProseStyler
 
+    /// Whether this soul can leave part of an answer out: a length limit, or a brevity that
+    /// hides findings. When it cannot, an answer drawn `whole` is the answer drawn.
+    public var mayLeaveOut: Bool {
+        let limits = soul.length
+        return limits.maxSentences != nil || limits.maxCharacters != nil || limits.maxFindings != nil || limits.maxFollowups != nil
+            || soul.verbosity == .terse || soul.verbosity == .concise
+    }
+
     /// `soul` as given; the renderer fills what it leaves unset with the wording for its
     /// language and register and applies its derived habits (`VoiceDefaults.effective`).
     public init(soul: Soul, whole: Bool = false) {
