@@ -45,6 +45,13 @@ struct LabelTerminalTests {
         return folder
     }
 
+    /// A file of messages to label, in a folder of its own (where the labels file goes too).
+    static func messagesFile(_ name: String, _ text: String) throws -> URL {
+        let input = try newFolder().appendingPathComponent(name)
+        try text.write(to: input, atomically: true, encoding: .utf8)
+        return input
+    }
+
     static func labelLines(_ url: URL) throws -> [[String: Any]] {
         let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
         return try text.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
@@ -200,9 +207,8 @@ struct LabelTerminalTests {
     /// `x.jsonl` and `x.tsv` share `x.labels.jsonl` by default: a labels file that holds no
     /// label of any message here is said to be most likely another file's.
     @Test func aLabelsFileOfOtherMessagesIsSaidToBeAnotherFiles() async throws {
-        let folder = try Self.newFolder()
-        let input = folder.appendingPathComponent("inbox.txt")
-        try "where is my order\n".write(to: input, atomically: true, encoding: .utf8)
+        let input = try Self.messagesFile("inbox.txt", "where is my order\n")
+        let folder = input.deletingLastPathComponent()
         try #"{"id": "m001", "text": "which grinder", "intent": "decision", "urgency": "planning"}"#
             .appending("\n").write(to: folder.appendingPathComponent("inbox.labels.jsonl"), atomically: true, encoding: .utf8)
         let session = try TerminalSession(arguments: ["label", input.path])
@@ -217,9 +223,8 @@ struct LabelTerminalTests {
     /// A message on several lines of the file is offered once, and the screen says how many
     /// lines its label stands for (one label was written for three lines, unsaid).
     @Test func aMessageOnSeveralLinesSaysItsLabelStandsForAll() async throws {
-        let folder = try Self.newFolder()
-        let input = folder.appendingPathComponent("inbox.txt")
-        try "where is my order\nwhere is my order\nwhere is my order\n".write(to: input, atomically: true, encoding: .utf8)
+        let input = try Self.messagesFile("inbox.txt", "where is my order\nwhere is my order\nwhere is my order\n")
+        let folder = input.deletingLastPathComponent()
         let session = try TerminalSession(arguments: ["label", input.path])
         let at = try await session.waitFor("on 3 lines of the file: one label stands for all of them")
         session.type("\r")
