@@ -149,7 +149,7 @@ public struct KnowledgeBase: Sendable {
     }
 
     public func search(_ query: String, limit: Int = 5) -> [Match] {
-        let queryTerms = Self.queryTerms(query)
+        let queryTerms = Self.queryTerms(query).union(joinedTerms(query))
         guard !queryTerms.isEmpty else { return [] }
         let count = Double(passages.count)
         let idf = Dictionary(uniqueKeysWithValues: queryTerms.map { term in
@@ -172,6 +172,18 @@ public struct KnowledgeBase: Sendable {
             matches.append(Match(passage: passage, score: score, coverage: coverage, matchedTerms: matched))
         }
         return Array(matches.sorted { ($0.score, $1.passage.id) > ($1.score, $0.passage.id) }.prefix(limit))
+    }
+
+    /// Two words of a query written as one in the notes: "log out" finds "Logout", "set up"
+    /// "Setup" (and "out" and "up", stopwords, found nothing alone).
+    func joinedTerms(_ query: String) -> Set<String> {
+        let words = Words.lowercased(query)
+        var joined: Set<String> = []
+        for (first, second) in zip(words, words.dropFirst()) {
+            let term = Stemmer.stem(first + second)
+            if documentFrequency[term] != nil { joined.insert(term) }
+        }
+        return joined
     }
 
     /// Whether `text` holds "<!--", searched as bytes: `contains` on a String goes through
@@ -247,12 +259,19 @@ public struct KnowledgeBase: Sendable {
         // "## Contacts" is found by "contacts" (a heading with no text of its own was found by
         // nothing). By level: the document's title, then each heading above this one.
         var above: [(level: Int, heading: String)] = []
+        // So does the file's name, and its folder's: notes under a generic title ("iOS
+        // Integration Guide") are about what the file is called (timepoint.md, work/standups.md).
+        let fileName = (file as NSString).deletingPathExtension
         func flush() {
             let body = lines.joined(separator: "\n").trimmingWhitespaceAndNewlines
             lines = []
             guard !body.isEmpty else { return }
-            let context = above.filter { $0.level < level }.map(\.heading).joined(separator: " ")
-            let terms = Self.terms((context.isEmpty ? "" : context + " ") + heading + " " + body, stems: &stems)
+            let context = ([fileName] + above.filter { $0.level < level }.map(\.heading)).joined(separator: " ")
+            // A section's own heading counts twice: it says what the section is about, where a
+            // word of its body may be a passing mention ("Cancel a Task" over a line of JSON lost
+            // to a longer list that named "cancel" once).
+            let headingTerms = Self.terms(heading, stems: &stems)
+            let terms = Self.terms(context + " " + body, stems: &stems) + headingTerms + headingTerms
             let isSection = level >= 2 && heading.contains { $0.isLetter }
             passages.append(Passage(id: "\(file)#\(heading)", file: file, heading: heading, text: body,
                                     category: category, isSection: isSection,
@@ -263,19 +282,37 @@ public struct KnowledgeBase: Sendable {
         // A "#" line inside a fenced code block is a comment of the code ("# install"), no heading.
         var fence: Substring?
         var stems: [String: String] = [:]
+        func begin(_ newLevel: Int, _ text: String) {
+            flush()
+            level = newLevel
+            heading = Self.headingText(text)
+            above.removeAll { $0.level >= level }
+            above.append((level, heading))
+        }
         for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init) {
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            let wasInFence = fence != nil
             if let open = fence {
                 if PassageUnits.closes(trimmed, open) { fence = nil }
             } else if let marker = PassageUnits.fenceMarker(trimmed) {
                 fence = marker
             }
-            if fence == nil, line.hasPrefix("#") {
-                flush()
-                level = line.prefix { $0 == "#" }.count
-                heading = line.drop { $0 == "#" }.trimmingHorizontalWhitespace
-                above.removeAll { $0.level >= level }
-                above.append((level, heading))
+            guard !wasInFence, fence == nil else { lines.append(line); continue }
+            let indent = line.prefix { $0 == " " }.count
+            if indent < 4, let atx = Self.atxHeading(line.dropFirst(indent)) {
+                begin(atx.level, atx.text)
+            } else if let underline = Self.setextUnderline(trimmed), let text = lines.last, Self.canBeSetextText(text),
+                      lines.count == 1 || lines[lines.count - 2].allSatisfy(\.isWhitespace)
+                        || Self.setextUnderline(Substring(lines[lines.count - 2])) == 1 {
+                // One line of text over the underline, after a blank line (or a row of `=` above
+                // it, as a banner): a paragraph's last line over a row of `-` is more often a
+                // rule than a heading of several lines.
+                lines.removeLast()
+                if let banner = lines.last, Self.setextUnderline(Substring(banner)) == 1 { lines.removeLast() }
+                begin(underline, text)
+            } else if Self.setextUnderline(trimmed) == 1, trimmed.count >= 3 {
+                // A row of `=` that underlines nothing frames a banner: decoration, not text to quote.
+                continue
             } else {
                 lines.append(line)
             }
@@ -311,7 +348,15 @@ enum Stemmer {
             // "-es" is a suffix of its own only after a hissing sound ("boxes", "wishes",
             // "classes"); elsewhere the e is the word's ("notes" → note, not the stopword "not").
             if suffix == "es", !["s", "x", "z", "ch", "sh"].contains(where: word.dropLast(2).hasSuffix) { continue }
-            return withoutFinalE(String(word.dropLast(suffix.count)) + replacement)
+            var base = String(word.dropLast(suffix.count))
+            // "running" is "run" and "stopped" "stop": a consonant doubled before -ing or -ed is
+            // one. Not in a word that ends doubled of its own ("added", "falling", "missed",
+            // "stuffed"), short or with such a consonant.
+            if suffix == "ing" || suffix == "ed", base.count >= 4, let last = base.last, base.dropLast().last == last,
+               "bdgmnprt".contains(last) {
+                base.removeLast()
+            }
+            return withoutFinalE(base + replacement)
         }
         return withoutFinalE(word)
     }

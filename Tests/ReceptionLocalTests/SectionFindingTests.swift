@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+@testable import ReceptionLocal
+
+/// Which section a question finds in notes people wrote: guides with underlined headings and
+/// generic titles, sections named for what they hold, words spelled apart or inflected.
+@Suite("A question finds the section about it")
+struct SectionFindingTests {
+    static func best(_ question: String, in files: [String: String]) throws -> String? {
+        try LocalBackendTests.knowledge(files).search(question).first?.passage.id
+    }
+
+    /// A plain-text guide: a banner of `=` rows around each part, each topic underlined with `-`.
+    static let guide = """
+        ================================================================================
+        RECIPE AGENT - INTEGRATION GUIDE
+        ================================================================================
+
+        OVERVIEW
+        ========
+        The agent answers in two steps: a fast decision, then the full recipes.
+
+        ================================================================================
+        CACHING STRATEGY
+        ================================================================================
+
+        AGENT DECISION CACHING:
+        -----------------------
+        Keep a decision for ten minutes per session and query.
+
+        RECIPE DATA CACHING:
+        --------------------
+        Keep recipe data for a day; it rarely changes.
+
+        A paragraph of two lines
+        over a rule is a paragraph.
+        ---
+        """
+
+    @Test func underlinedHeadingsSplitANoteIntoSections() throws {
+        let knowledge = try LocalBackendTests.knowledge(["agent.md": Self.guide])
+        #expect(knowledge.passages.map(\.heading) == ["OVERVIEW", "AGENT DECISION CACHING", "RECIPE DATA CACHING"])
+        let best = try #require(knowledge.search("how long should recipe data be cached?").first)
+        #expect(best.passage.id == "agent.md#RECIPE DATA CACHING")
+        #expect(best.passage.text.hasPrefix("Keep recipe data for a day"), "\(best.passage.text)")
+        // The banner rows are decoration, the rule under a paragraph of two lines a rule.
+        #expect(!knowledge.passages.contains { $0.text.contains("===") })
+        #expect(best.passage.text.hasSuffix("over a rule is a paragraph.\n---"), "\(best.passage.text)")
+    }
+
+    @Test func aLineOfTagsIsNoHeadingAndClosingHashesAreNotTheHeadings() throws {
+        let knowledge = try LocalBackendTests.knowledge(["log.md": "# Standup ##\n\n#meeting #team\nShip the parser on Friday.\n"])
+        #expect(knowledge.passages.map(\.heading) == ["Standup"])
+        #expect(knowledge.passages.first?.text == "#meeting #team\nShip the parser on Friday.")
+    }
+
+    /// Two sections of the same words, "pause" in one's heading and in the other's text: the
+    /// one named for it is about it, the other mentions it.
+    @Test func aWordInAHeadingOutweighsTheSameWordInText() throws {
+        let notes = """
+            # Queue
+
+            ## Hold
+
+            Pause the queue; nothing new starts until you resume it.
+
+            ## Pause
+
+            Hold the queue; nothing new starts until you resume it.
+            """
+        #expect(try Self.best("how do I pause?", in: ["queue.md": notes]) == "queue.md#Pause")
+    }
+
+    /// Two guides under the same generic title: the file's name says which product each is about.
+    @Test func theFilesNameSaysWhatItsSectionsAreAbout() throws {
+        let files = [
+            "timepoint.md": "# iOS Integration Guide\n\n## Costs\n\nA scene costs 5 credits, an image 2 more.\n",
+            "friday.md": "# iOS Integration Guide\n\n## Costs\n\nEvery query costs what the model charges for its tokens.\n",
+        ]
+        #expect(try Self.best("what does a timepoint scene cost?", in: files) == "timepoint.md#Costs")
+        #expect(try Self.best("how much does friday cost?", in: files) == "friday.md#Costs")
+    }
+
+    @Test func wordsWrittenApartFindTheWordWrittenAsOne() throws {
+        let files = ["auth.md": "# Auth\n\n## Logout\n\nDelete both tokens from the keychain.\n\n## Setup\n\nCreate a test user with the admin token.\n"]
+        #expect(try Self.best("how do I log out?", in: files) == "auth.md#Logout")
+        #expect(try Self.best("how do I set up auth?", in: files) == "auth.md#Setup")
+    }
+
+    @Test func aDoubledConsonantBeforeAnEndingIsOne() {
+        #expect(Stemmer.stem("running") == Stemmer.stem("run"))
+        #expect(Stemmer.stem("stopped") == Stemmer.stem("stop"))
+        #expect(Stemmer.stem("planning") == Stemmer.stem("plans"))
+        // A word that ends doubled keeps it.
+        #expect(Stemmer.stem("added") == Stemmer.stem("add"))
+        #expect(Stemmer.stem("stuffed") == Stemmer.stem("stuff"))
+        #expect(Stemmer.stem("falling") == Stemmer.stem("fall"))
+    }
+}
