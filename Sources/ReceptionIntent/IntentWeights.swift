@@ -88,6 +88,11 @@ public struct IntentWeights: Sendable, Hashable {
 
     static func rounded(_ value: Double) -> Double { Double(number(value))! }
 
+    /// The largest weight a file may hold. Trained weights are a few units at most; one of
+    /// 1e308 is finite, but a message's features summed it to infinity and the confidences to
+    /// NaN, which crashed the REPL where it turned them into percentages.
+    static let largestWeight = 1_000.0
+
     public init(json: String, source: String = "weights") throws {
         var json = json
         let value: MiniJSON.Value = try json.withUTF8 { bytes in
@@ -116,8 +121,13 @@ public struct IntentWeights: Sendable, Hashable {
             guard case .array(let array)? = value, array.count == Self.width else { throw fail("\(what): expected \(Self.width) numbers", at: key) }
             return try array.map { item in
                 guard case .number(let number) = item, number.isFinite else { throw fail("\(what): expected \(Self.width) numbers", at: key) }
+                guard abs(number) <= Self.largestWeight else { throw fail(outOfRange(what, number), at: key) }
                 return number
             }
+        }
+        func outOfRange(_ what: String, _ number: Double) -> String {
+            "\(what): \(number) is out of range (weights `reception train` writes are within ±\(Int(Self.largestWeight))); "
+                + "the file was edited or damaged, so train it again"
         }
         bias = try numbers(object["bias"], "bias", key: "bias")
         guard case .object(let table)? = object["features"] else { throw fail("missing \"features\"") }
@@ -125,7 +135,12 @@ public struct IntentWeights: Sendable, Hashable {
         features.reserveCapacity(table.count)
         for (name, row) in table { features[name] = try numbers(row, "feature \(CorpusText.shown(name))", key: name) }
         self.features = features
-        if case .number(let weight)? = object["previous_turn_weight"] { previousTurnWeight = weight } else { previousTurnWeight = 0 }
+        if case .number(let weight)? = object["previous_turn_weight"] {
+            guard weight.isFinite, abs(weight) <= Self.largestWeight else { throw fail(outOfRange("previous_turn_weight", weight), at: "previous_turn_weight") }
+            previousTurnWeight = weight
+        } else {
+            previousTurnWeight = 0
+        }
         var training: [String: String] = [:]
         if case .object(let info)? = object["training"] {
             for (key, value) in info { if case .string(let text) = value { training[key] = text } }

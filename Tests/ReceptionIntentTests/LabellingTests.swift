@@ -273,4 +273,32 @@ struct IntentSettingsTests {
         let corpusRefusal = IntentClassifier.choosing(weights: corpus.path, lexicon: nil).refusal
         #expect(corpusRefusal?.hasPrefix("\(corpus.path):2:1: a second JSON object after the first: JSON lines are a corpus") == true, "\(corpusRefusal ?? "")")
     }
+
+    /// A weight of 1e308 is a finite number, but summed with a message's other features it was
+    /// infinity, the confidences NaN, and the REPL died turning them into percentages. Such a
+    /// file (edited by hand, damaged) is refused at its feature's line; the built-in model
+    /// classifies instead.
+    @Test func aWeightFarOutsideWhatTrainingWritesIsRefused() throws {
+        let folder = Scratch.root.appendingPathComponent("weights-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let feature = "cue:action-howto"
+        let huge = folder.appendingPathComponent("huge.json")
+        let row = "    \"\(feature)\": [" + Array(repeating: "1e308", count: IntentWeights.width).joined(separator: ", ") + "],"
+        let text = IntentWeights.shipped.serialized().split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("    \"\(feature)\":") ? row : String($0) }.joined(separator: "\n")
+        #expect(text.contains(row))
+        try text.write(to: huge, atomically: true, encoding: .utf8)
+        let line = IntentWeights.line(of: feature, in: text)
+        let (classifier, refusal) = IntentClassifier.choosing(weights: huge.path, lexicon: nil)
+        #expect(classifier.modelName == IntentClassifier.builtInName)
+        #expect(refusal?.hasPrefix("\(huge.path):\(line): feature \"\(feature)\": 1e+308 is out of range") == true, "\(refusal ?? "")")
+        let classified = classifier.classify("how do I fix my printer")
+        #expect(classified.intentConfidence.isFinite && classified.urgencyConfidence.isFinite)
+
+        var carried = IntentWeights.shipped.serialized()
+        carried = carried.replacingOccurrences(of: "\"previous_turn_weight\": 3", with: "\"previous_turn_weight\": -1e300")
+        #expect(carried.contains("-1e300"))
+        #expect(throws: LexiconError.self) { _ = try IntentWeights(json: carried) }
+    }
 }
