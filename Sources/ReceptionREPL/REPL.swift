@@ -266,12 +266,11 @@ public actor REPL {
             error("A number alone picks a follow-up question, and the last answer offered none: nothing was sent. /send \(number) sends it as a message.")
             return
         }
-        guard state.lastFollowups.indices.contains(number - 1) else {
+        guard let question = state.lastFollowups.element(numbered: number) else {
             error("There is no follow-up \(number); /followups lists \(state.lastFollowups.count).")
             return
         }
         state.commandsUsed.insert("followup-number")
-        let question = state.lastFollowups[number - 1]
         if console.mode != .json { console.line(style(dim: "→ \(TerminalText.line(question, limit: 500))")) }
         await send(question)
     }

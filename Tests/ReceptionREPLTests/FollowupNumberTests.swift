@@ -26,6 +26,19 @@ struct FollowupNumberTests {
         #expect(backend.received.map(\.text) == ["hello", "What else?"])
     }
 
+    /// Typed numbers are untrusted: the smallest Int used to trap where 1 was subtracted from
+    /// it, and the REPL died. Each is refused in words, and the session goes on.
+    @Test func aNumberOutOfRangeIsRefusedWhateverItsSize() async throws {
+        let backend = ScriptedBackend(capabilities: [.interventions]) { request in
+            [.event(.result(BackendResult(text: "answered \(request.text)", followups: [.plain("What else?")])))]
+        }
+        let smallest = String(Int.min)
+        let (output, _, _) = await runREPL(["hello", smallest, "/followups \(smallest)", "0", "2", "still here"], backend: backend)
+        #expect(output.contains("There is no follow-up \(smallest); /followups lists 1."), "\(output)")
+        #expect(output.contains("There is no follow-up 0;") && output.contains("There is no follow-up 2;"), "\(output)")
+        #expect(backend.received.map(\.text) == ["hello", "still here"])
+    }
+
     /// To a language model ("how many guests?"), "4" is an answer.
     @Test func toAConversationalBackendItIsAnOrdinaryReply() async throws {
         let backend = ScriptedBackend(capabilities: [.textStreaming]) { request in

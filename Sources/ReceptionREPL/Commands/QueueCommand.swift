@@ -217,7 +217,7 @@ extension REPL {
                     if text.hasPrefix("/") && !CommandRunner.waitsForDelivery(text) {
                         _ = await runCommand(text)
                     } else if !text.hasPrefix("/") && deliveringOthers {
-                        let message = Int(text).flatMap { state.lastFollowups.indices.contains($0 - 1) ? state.lastFollowups[$0 - 1] : nil } ?? text
+                        let message = Int(text).flatMap(state.lastFollowups.element(numbered:)) ?? text
                         await queueBehindDelivery(message)
                     } else {
                         // After the delivery, in the main loop, as any line.
@@ -318,10 +318,9 @@ extension REPL {
             }
             await flushQueue()
         case "resend":
-            guard let which = arguments.dropFirst().first, let number = Int(which), items.indices.contains(number - 1) else {
+            guard let which = arguments.dropFirst().first, let item = Int(which).flatMap(items.element(numbered:)) else {
                 return error("Usage: /queue resend N (/queue lists \(items.count))")
             }
-            let item = items[number - 1]
             guard item.backend == current else { return error("That message belongs to \(item.backend); switch with /backend \(item.backend) first.") }
             if let descriptor, item.isForAnotherServer(of: descriptor) {
                 return error("That message was written for \(QueueListing.server(item.destination)), and \(item.backend) now points at \(QueueListing.server(descriptor.endpoint)); it is only sent to the server it was written for. /queue drop \(which) forgets it.")

@@ -43,8 +43,8 @@ public enum QueueListing {
     /// The entries `which` names: a number from the listing, or `all`. Nil when it names none.
     public static func choose(_ which: String, in items: [QueuedItem]) -> [QueuedItem]? {
         if which.lowercased() == "all" { return items }
-        guard let number = Int(which), items.indices.contains(number - 1) else { return nil }
-        return [items[number - 1]]
+        guard let item = Int(which).flatMap(items.element(numbered:)) else { return nil }
+        return [item]
     }
 
     public static func dropped(_ count: Int, of total: Int) -> String {
