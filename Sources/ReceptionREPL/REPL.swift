@@ -465,9 +465,7 @@ public actor REPL {
         let followups = result.followups.gated(forTrustLevel: request.trustLevel)
         state.lastFollowups = followups.plainFollowups
         state.lastFindings = result.findings
-        state.turns.append(ConversationTurn(query: request.text, intent: request.classification?.intent,
-                                            urgency: request.classification?.urgency, outcome: result.outcome,
-                                            summary: result.text))
+        state.turns.append(ConversationTurn(asked: request, outcome: result.outcome, summary: result.text))
         var shown = streamed
         let blocks = lastDisplay.isEmpty && !result.textWasStreamed ? [DisplayBlock(role: .summary, markdown: result.text)] : lastDisplay
         if !blocks.isEmpty { shown += (shown.isEmpty ? "" : "\n\n") + BlockPrinter(styled: false).text(for: blocks) }

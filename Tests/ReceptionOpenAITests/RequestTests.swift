@@ -65,7 +65,7 @@ struct OpenAIRequestTests {
             for try await event in try await pipeline.send(first, context: context(backend)).events {
                 if case .textDelta(let text) = event.event { answer += text }
             }
-            let second = ReceptionRequest(text: "why is the sky blue?", conversation: [ConversationTurn(query: first.text, summary: answer)],
+            let second = ReceptionRequest(text: "why is the sky blue?", conversation: [ConversationTurn(asked: first, outcome: .complete, summary: answer)],
                                           classification: IntentClassification(intent: .curiosity, urgency: .exploratory, intentConfidence: 0.7, urgencyConfidence: 0.6),
                                           trustLevel: 1)
             for try await _ in try await pipeline.send(second, context: context(backend)).events {}
@@ -80,9 +80,13 @@ struct OpenAIRequestTests {
             for perMessage in ["choosing", "curious", "Kyoto", "Note for this message"] {
                 #expect(!system.contains(perMessage), "\(perMessage) in the system prompt")
             }
-            // The earlier turn is sent as it was asked; the guidance follows only the new message.
+            // The earlier turn is sent again as it was first sent, note and all: the first
+            // request's messages are the start of the second's, byte for byte, so a server's
+            // prompt cache reads only the new message (without its note, the earlier message
+            // broke the cached prefix, and the whole answer after it was read again).
             #expect(two.map { $0["role"]?.stringValue ?? "" } == ["system", "user", "assistant", "user"])
-            #expect(two[1]["content"]?.stringValue == "should I take the train or fly?")
+            #expect(Array(two.prefix(one.count)) == one)
+            #expect(two[2]["content"]?.stringValue == answer)
             #expect(one[1]["content"]?.stringValue == "should I take the train or fly?\n\n[Note for this message: "
                     + "the person is choosing between options: lead with a recommendation and the one factor that decides it. "
                     + "They need this now: answer first, details after. The conversation's goal: plan a week in Kyoto.]")
@@ -91,6 +95,19 @@ struct OpenAIRequestTests {
             // The reference model answers the person's words, not the guidance after them.
             #expect(answer.contains("You said: should I take the train or fly?. "), "\(answer)")
         }
+    }
+
+    /// A conversation carried on from the log (`reception -c`) is sent as the session that
+    /// wrote it sent it: each earlier message with the note it first had.
+    @Test func aTurnReadBackFromTheLogIsSentAsItWasFirstSent() {
+        let asked = ReceptionRequest(text: "should I take the train or fly?",
+                                     classification: IntentClassification(intent: .decision, urgency: .immediate, intentConfidence: 0.9, urgencyConfidence: 0.8),
+                                     trustLevel: 1, goal: "plan a week in Kyoto.")
+        let kept = ExchangeRecord(id: "e1", conversationID: "c1", backend: "oai", message: asked.text, goal: asked.goal,
+                                  intent: .decision, urgency: .immediate, engineText: "Take the train.", ending: .answered, engineOutcome: .complete)
+        let live = ConversationTurn(asked: asked, outcome: .complete, summary: "Take the train.")
+        #expect(kept.turn == live)
+        #expect(live.queryAsSent.hasPrefix("should I take the train or fly?\n\n[Note for this message: the person is choosing"))
     }
 
     /// Every token of the note is paid for on every message: a classification that asks

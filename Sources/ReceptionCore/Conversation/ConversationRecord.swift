@@ -180,7 +180,8 @@ public struct ExchangeRecord: Sendable, Hashable, Codable {
     /// same turns the REPL keeps while it runs.
     public var turn: ConversationTurn? {
         guard let engineText, ending != .queued, ending != .planWaiting, ending != .planNotRun else { return nil }
-        return ConversationTurn(query: message, intent: intent, urgency: urgency, outcome: engineOutcome, summary: engineText)
+        return ConversationTurn(query: message, intent: intent, urgency: urgency, outcome: engineOutcome, summary: engineText,
+                                guidance: ReceptionRequest.answerGuidance(intent: intent, urgency: urgency, goal: goal))
     }
 
     /// How it ended, in `/history`'s words.

@@ -25,14 +25,29 @@ public struct ConversationTurn: Sendable, Hashable, Codable {
     public var outcome: Outcome?
     /// The answer's text as the engine gave it (before the soul styled it).
     public var summary: String?
+    /// The note sent after the person's words (`ReceptionRequest.answerGuidance`), as it was
+    /// first sent: a language model is sent the turn again byte for byte, so that a server's
+    /// prompt cache still holds it and only the new message is read.
+    public var guidance: String?
 
-    public init(query: String, intent: IntentType? = nil, urgency: UrgencyLevel? = nil, outcome: Outcome? = nil, summary: String? = nil) {
+    public init(query: String, intent: IntentType? = nil, urgency: UrgencyLevel? = nil, outcome: Outcome? = nil, summary: String? = nil,
+                guidance: String? = nil) {
         self.query = query
         self.intent = intent
         self.urgency = urgency
         self.outcome = outcome
         self.summary = summary
+        self.guidance = guidance
     }
+
+    /// The turn `request` became, with what came back.
+    public init(asked request: ReceptionRequest, outcome: Outcome?, summary: String?) {
+        self.init(query: request.text, intent: request.classification?.intent, urgency: request.classification?.urgency,
+                  outcome: outcome, summary: summary, guidance: request.answerGuidance)
+    }
+
+    /// The message as a language model was sent it: the person's words, then the note.
+    public var queryAsSent: String { guidance.map { query + "\n\n" + $0 } ?? query }
 }
 
 /// Labels the person chose by hand; either may be left to the classifier.

@@ -16,9 +16,15 @@ extension ReceptionRequest {
     /// answer should do differently is said, not the labels: every token is paid for again on
     /// every message.
     public var answerGuidance: String? {
+        Self.answerGuidance(intent: classification?.intent, urgency: classification?.urgency, goal: goal)
+    }
+
+    /// The note for a message of this intent, urgency and goal: the same text whenever it is
+    /// worked out again (a conversation carried on from the log is sent as it was first sent).
+    public static func answerGuidance(intent: IntentType?, urgency: UrgencyLevel?, goal: String?) -> String? {
         var parts: [String] = []
-        if let classification {
-            switch classification.intent {
+        if let intent {
+            switch intent {
             case .decision: parts.append("The person is choosing between options: lead with a recommendation and the one factor that decides it.")
             case .research: parts.append("The person wants to understand a topic: give the key points.")
             case .action: parts.append("The person wants something done: give the steps, in order.")
@@ -26,8 +32,8 @@ extension ReceptionRequest {
             case .validation: parts.append("The person wants a claim checked: say whether it holds, then why.")
             case .unknown: break
             }
-            if classification.urgency == .immediate { parts.append("They need this now: answer first, details after.") }
         }
+        if urgency == .immediate { parts.append("They need this now: answer first, details after.") }
         if var goal = goal?.trimmingCharacters(in: .whitespacesAndNewlines), !goal.isEmpty {
             while let last = goal.last, ".!;:".contains(last) { goal.removeLast() }
             parts.append("The conversation's goal: \(goal).")

@@ -11,14 +11,16 @@ enum OpenAIMapping {
     /// The system prompt (the soul), the last `historyTurns` turns as user/assistant messages,
     /// then the new message with what its classification and goal ask of the answer.
     ///
-    /// The per-message guidance comes last, after the person's words: the system prompt and
-    /// the earlier turns are then the same text as in the previous request, and a server that
-    /// keeps its last prompt's cache (llama.cpp) evaluates only what is new.
+    /// The per-message guidance comes last, after the person's words, and an earlier turn is
+    /// sent with its own, as first sent: the system prompt and the earlier turns are then the
+    /// same bytes as in the previous request, and a server that keeps its last prompt's cache
+    /// (llama.cpp) evaluates only the new message. Sent without its note, an earlier message
+    /// broke the cached prefix there, and the whole previous answer was read again.
     static func messages(for request: ReceptionRequest, historyTurns: Int) -> [ChatMessage] {
         var messages: [ChatMessage] = []
         if let system = request.systemPrompt { messages.append(.system(system)) }
         for turn in request.conversation.suffix(max(0, historyTurns)) {
-            messages.append(.user(turn.query))
+            messages.append(.user(turn.queryAsSent))
             // A turn that failed has no answer; the model still sees what was asked.
             if let answer = turn.summary, !answer.isEmpty { messages.append(.assistant(answer)) }
         }
