@@ -105,11 +105,20 @@ struct SceneContextTests {
             #expect(backend.scene?.id != id, "the target became the context")
             let timeline = try await run("/timeline")
             #expect(timeline.contains(id) && timeline.contains("← here"))
+            // Two scenes before this one: the server lists them nearest first; the timeline
+            // reads in time order.
+            _ = try await run("/jump next 2 years")
+            let here = try #require(backend.scene?.id)
+            let sequence = try await rig.client.sequence(of: here)
+            #expect(sequence.prior.map(\.year) == [1845, 1843], "as the real server lists them: the parent first")
+            let longer = try await run("/timeline").split(separator: "\n")
+            #expect(longer.map { $0.dropFirst(2).prefix(4) } == ["1843", "1845", "1847"], "\(longer)")
+            #expect(longer.last?.hasSuffix("← here") == true)
             let credits = try await run("/credits")
-            #expect(credits.contains("You have **42 credits**"))
+            #expect(credits.contains("You have **40 credits**"))
             #expect(credits.contains("| a jump in time | 2 |"))
             let history = try await run("/credits history")
-            #expect(history.contains("| -2 | 42 | temporal |"))
+            #expect(history.contains("| -2 | 40 | temporal |"))
             let missing = await timepointError { _ = try await run("/scene 00000000-0000-0000-0000-000000000000") }
             #expect(missing == .notFound("Timepoint not found"))
             // The first characters of an id open it, as /tasks takes short ids.

@@ -142,10 +142,12 @@ extension TimepointReferenceState {
         return target
     }
 
+    /// Both chains walked from the scene outwards, nearest first, as the real server's
+    /// `GET /temporal/{id}/sequence` lists them (`prior` is the parent, then its parent, …).
     func sequence(around id: String, limit: Int) -> (prior: [Scene], next: [Scene]) {
         var prior: [Scene] = [], next: [Scene] = []
         var cursor = links[id]?.prior
-        while let current = cursor, prior.count < limit, let scene = scenes[current] { prior.insert(scene, at: 0); cursor = links[current]?.prior }
+        while let current = cursor, prior.count < limit, let scene = scenes[current] { prior.append(scene); cursor = links[current]?.prior }
         cursor = links[id]?.next
         while let current = cursor, next.count < limit, let scene = scenes[current] { next.append(scene); cursor = links[current]?.next }
         return (prior, next)

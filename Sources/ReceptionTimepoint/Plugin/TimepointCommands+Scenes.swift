@@ -86,7 +86,9 @@ extension TimepointCommands {
         func line(_ entry: TimelineSequence.Entry) -> String {
             "- \(entry.year.map(SceneText.year) ?? "?") · \(entry.slug ?? "") (\(entry.id))\(entry.id == scene.id ? " ← here" : "")"
         }
-        let entries = sequence.prior + (sequence.center.map { [$0] } ?? []) + sequence.next
+        // The server lists both chains from this scene outwards: the earlier ones nearest
+        // first, so they are turned round to read in time order.
+        let entries = sequence.prior.reversed() + (sequence.center.map { [$0] } ?? []) + sequence.next
         guard entries.count > 1 else { return "This scene has no linked scenes yet; /jump next or /jump prior makes one." }
         return entries.map(line).joined(separator: "\n")
     }
