@@ -73,6 +73,15 @@ struct IntentCommandsEndToEndTests {
         // The weights hold the labels' words as features: the owner's only, as the labels are.
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: weights.path)[.posixPermissions] as? Int)
         #expect(mode & 0o777 == 0o600, "mode \(String(mode, radix: 8))")
+        // --force replaces an output, never what training reads: the corpus itself, by its
+        // name or through a link, is refused and left as it was.
+        let link = folder.appendingPathComponent("link.jsonl")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: corpus)
+        for out in [corpus.path, link.path] {
+            let (_, refused, code) = try await PipedREPL.run(["train", corpus.path, "--folds", "0", "--out", out, "--force"], input: "", separateErrors: true)
+            #expect(code == 64 && refused.contains("--out \(out) is ") && refused.contains("one of the files training reads; write to a file of its own."), "\(refused)")
+        }
+        #expect(try String(contentsOf: corpus, encoding: .utf8) == Self.smallCorpus)
     }
 
     /// Two annotators' passes over the same messages, as the human-written batches come: the

@@ -125,6 +125,14 @@ struct TrainCommand: ParsableCommand {
                 throw ValidationError("\(other.0) and \(name) both name \(path); each writes a different file.")
             }
         }
+        // --force replaces an output; it must not replace what training reads (a corpus named
+        // as --out lost its labels to the weights).
+        let inputs = corpora.filter { $0 != "-" } + labels + [texts, lexicon].compactMap { $0 }
+        for (name, path) in outputs {
+            if let input = inputs.first(where: { FileIdentity.same($0, path) }) {
+                throw ValidationError("\(name) \(path) is \(input == path ? "" : "\(input), ")one of the files training reads; write to a file of its own.")
+            }
+        }
         try Self.checkWritable(out, option: "--out", force: force)
         if let swift { try Self.checkWritable(swift, option: "--swift", force: force) }
         if let exportLexicon { try Self.checkWritable(exportLexicon, option: "--export-lexicon", force: force) }
