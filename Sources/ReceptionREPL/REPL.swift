@@ -685,15 +685,21 @@ public actor REPL {
             if let disagreement = newSession.trustLevelDisagreement?(state.trustLevel, state.trustChosenByPerson) { note(disagreement) }
             return true
         } catch let error as BackendCatalogError {
-            self.error(error.description)
+            self.error(error.description + stillOn)
             return false
         } catch where connecting.isCancelled {
-            self.error("Stopped starting the \(name) backend.")
+            self.error("Stopped starting the \(name) backend." + stillOn)
             return false
         } catch {
-            self.error("Cannot connect to \(name): \(describe(error))")
+            self.error("Cannot connect to \(name): \(describe(error))" + stillOn)
             return false
         }
+    }
+
+    /// After a switch that failed, which backend the next message goes to: said, or a person
+    /// who scrolled past the error took the old backend's answer for the new one's.
+    private var stillOn: String {
+        session == nil ? "" : " Still on the \(backendName) backend."
     }
 
     func leave() async {

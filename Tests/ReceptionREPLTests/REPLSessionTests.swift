@@ -194,6 +194,14 @@ struct REPLSessionTests {
         let (output, _, _) = await runREPL(["/backend scriptd"], backend: backend)
         #expect(output.contains("Unknown backend \"scriptd\". Did you mean scripted?"), "\(output)")
     }
+
+    /// A switch that fails says where the next message goes: the old backend still answers,
+    /// and its answer was taken for the new one's.
+    @Test func aFailedSwitchSaysWhichBackendStillAnswers() async throws {
+        let backend = ScriptedBackend { _ in [] }
+        let (output, _, _) = await runREPL(["/backend scriptd"], backend: backend)
+        #expect(output.contains("Known: scripted. Still on the scripted backend."), "\(output)")
+    }
 }
 
 /// How typed lines become messages, and `/help` as a script reads it.
