@@ -5,13 +5,14 @@ import ReceptionCore
 /// - pushback: a short request with a broad cue ("everything", "tell me about"), or matches
 ///   spread evenly over many passages;
 /// - scoping: several questions in one message;
-/// - education: a REPL feature this session has not used yet (one tip per task, each once);
+/// - education: a REPL feature this session has not used yet (one tip per task, each once,
+///   at trust level 0, the only level that shows them);
 /// - proactive: a topic that went unanswered before comes back unanswered again.
 enum InterventionRules {
     static let broadCues = ["everything", "anything", "all about", "tell me about", "overview", "in general", "whatever"]
 
     static func evaluate(query: String, matches: [KnowledgeBase.Match], answered: Bool,
-                         memory: inout SessionMemory, usesBuiltInKnowledge: Bool) -> [Intervention] {
+                         memory: inout SessionMemory, usesBuiltInKnowledge: Bool, trustLevel: Int = 1) -> [Intervention] {
         var result: [Intervention] = []
         let lowered = query.lowercased()
         let terms = Set(KnowledgeBase.terms(query))
@@ -40,13 +41,16 @@ enum InterventionRules {
             }
         }
 
+        // A tip is shown at trust level 0 only (Loop Symphony's gating), so it is given, and
+        // used up, only there: one given at level 1 was never seen. Plans need no tip there:
+        // the person meets them on the next question ("/trust 0 shows the backend's plan"
+        // came just after they typed /trust 0).
         let tips: [(String, Bool, String)] = [
-            ("plan", !memory.sawPlan, "/trust 0 shows the backend's plan before anything runs; /approve runs it."),
             ("followups", !memory.usedFollowup && !memory.offeredFollowups.isEmpty,
              "/followups lists suggested questions; type a number to send one."),
             ("knowledge", usesBuiltInKnowledge, "Point the local backend at your own notes with reception --knowledge DIR."),
         ]
-        if let tip = tips.first(where: { $0.1 && !memory.tipsGiven.contains($0.0) }) {
+        if trustLevel <= 0, let tip = tips.first(where: { $0.1 && !memory.tipsGiven.contains($0.0) }) {
             memory.tipsGiven.insert(tip.0)
             result.append(Intervention(type: .education, message: tip.2))
         }

@@ -20,7 +20,6 @@ actor LocalEngine {
 
     func plan(for request: ReceptionRequest) -> Plan {
         plans[request.id] = request
-        memory.sawPlan = true
         let intent = request.classification?.intent ?? .curiosity
         let iterations = 2
         let description = "Search \(usesBuiltInKnowledge ? "Reception's built-in knowledge" : "the knowledge folder") " +
@@ -98,7 +97,7 @@ actor LocalEngine {
         }
         let interventions = InterventionRules.evaluate(
             query: request.text, matches: matches, answered: composed.answered, memory: &memory,
-            usesBuiltInKnowledge: usesBuiltInKnowledge
+            usesBuiltInKnowledge: usesBuiltInKnowledge, trustLevel: request.trustLevel
         ).filter { $0.isVisible(atTrustLevel: request.trustLevel) }
         if memory.offeredFollowups.contains(request.text.lowercased()) { memory.usedFollowup = true }
         memory.offeredFollowups.formUnion(composed.followups.map { $0.lowercased() })
@@ -147,7 +146,6 @@ struct SessionMemory {
     var unansweredTopics: [Set<String>] = []
     var offeredFollowups: Set<String> = []
     var usedFollowup = false
-    var sawPlan = false
     var tipsGiven: Set<String> = []
     var proactiveTopics: [Set<String>] = []
 

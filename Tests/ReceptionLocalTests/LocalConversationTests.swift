@@ -25,6 +25,21 @@ struct LocalConversationTests {
         #expect(again.outcome == .complete && again.text.contains("six hours of sun"))
     }
 
+    /// Tips are shown at trust level 0 only: one given at level 1 was used up unseen, and the
+    /// one about plans came just after the person typed /trust 0 (a greeting gets no plan).
+    @Test func aTipIsGivenWhereItIsSeenAndNeverAboutWhatWasJustTyped() async throws {
+        let kb = try LocalBackendTests.knowledge(["garden.md": "# Roses\nRoses need six hours of sun.\n"])
+        let backend = LocalBackend(knowledge: kb, usesBuiltInKnowledge: true, settings: fast)
+        func tips(_ text: String, atTrustLevel level: Int) async throws -> [String] {
+            let events = try await LocalBackendTests.events(backend.submit(ReceptionRequest(text: text, trustLevel: level)))
+            let result = try #require(LocalBackendTests.result(events))
+            return result.followups.compactMap { if case .intervention(let card) = $0, card.type == .education { card.message } else { nil } }
+        }
+        #expect(try await tips("how much sun do roses need?", atTrustLevel: 1).isEmpty)
+        let atZero = try await tips("hello", atTrustLevel: 0)
+        #expect(atZero == ["Point the local backend at your own notes with reception --knowledge DIR."], "\(atZero)")
+    }
+
     /// A file's introduction lists what the file covers, also when it was given before: the
     /// introduction alone answers nothing.
     @Test func anIntroductionGivenAgainKeepsItsList() async throws {
