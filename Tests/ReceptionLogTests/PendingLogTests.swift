@@ -181,6 +181,31 @@ struct PendingLogTests {
         #expect(read.map(\.status) == ["dropped from the offline queue, never sent", "complete"], "\(read.map(\.status))")
     }
 
+    /// A message queued by one session and delivered by a later one: the delivered answer
+    /// stays, whichever session's file is moved in first (the queuing session's file sorts
+    /// after the delivering one's after a pid wrap, or across a digit: "100123" < "99876").
+    @Test func aDeliveredAnswerIsNotOverwrittenByTheOlderQueuedLineOfAnotherSession() throws {
+        let path = temporaryLogPath()
+        let conversation = ConversationRecord(backend: "oai", title: "please remember the ferry")
+        let queuing = ConversationLog(path: path)
+        try queuing.enqueue(conversation)
+        try queuing.enqueue(exchange("x", in: conversation, message: "please remember the ferry", ending: .open))
+        try queuing.enqueue(exchange("x", in: conversation, message: "please remember the ferry", ending: .queued))
+        let queuingFile = try #require(Self.pendingFiles(path).first)
+        try FileManager.default.moveItem(atPath: path + "-pending/" + queuingFile, toPath: path + "-pending/99876-a.jsonl")
+
+        let delivering = ConversationLog(path: path)
+        try delivering.enqueue(exchange("x", in: conversation, message: "please remember the ferry", ending: .open))
+        try delivering.enqueueShown(exchangeID: "x", shown: "Noted: ", engineText: "Noted: ")
+        try delivering.enqueue(exchange("x", in: conversation, message: "please remember the ferry", shown: "Noted: the ferry."))
+        let deliveringFile = try #require(Self.pendingFiles(path).first { $0 != "99876-a.jsonl" })
+        try FileManager.default.moveItem(atPath: path + "-pending/" + deliveringFile, toPath: path + "-pending/100123-b.jsonl")
+
+        let read = try ConversationLog(path: path).exchanges(of: conversation.id)
+        #expect(read.map(\.ending) == [.answered] && read.map(\.shown) == ["Noted: the ferry."], "\(read)")
+        #expect(try ConversationLog(path: path).search("ferry").map(\.exchange.shown) == ["Noted: the ferry."])
+    }
+
     @Test func secretsNeverReachThePendingFile() throws {
         let path = temporaryLogPath()
         let secret = "sk-pending-7Hq2Lx9Pz4Vb"
