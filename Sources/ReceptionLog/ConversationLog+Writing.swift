@@ -37,6 +37,9 @@ extension ConversationLog {
     /// closed as interrupted once that process is gone.
     func upsert(_ exchange: ExchangeRecord, writerPID: Int32, in db: Database) throws -> Int64 {
         let e = scrubbed(exchange)
+        if try sentBeforeRemoval(e, in: db) {
+            throw ConversationLogError("the exchange \(e.id) was sent before its conversation was removed")
+        }
         do {
             try writeExchange(e, writerPID: writerPID, in: db)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
@@ -58,17 +61,27 @@ extension ConversationLog {
         return seq
     }
 
+    /// True for an exchange of a removed conversation that was sent before the removal (`reception
+    /// logs rm` while a session carried it on): it stays removed, whatever comes later. Asked
+    /// of every line, not only of those whose conversation is gone: once something said after
+    /// the removal has started the conversation again, a plan that was waiting at the removal
+    /// and closed afterwards would otherwise bring its text back.
+    private func sentBeforeRemoval(_ e: ExchangeRecord, in db: Database) throws -> Bool {
+        guard let removedAt = try Double.fetchOne(db, sql: "SELECT removed_at FROM removed_conversations WHERE id = ?",
+                                                  arguments: [e.conversationID]) else { return false }
+        return e.sentAt.timeIntervalSince1970 <= removedAt
+    }
+
     /// An exchange sent after its conversation was removed (by `reception logs rm`, while the
     /// session carrying it on ran) starts that conversation again, as a shell's history keeps
     /// what is typed after it was cleared: the removal took what was there, not what was yet to
-    /// be said. One sent before the removal stays removed (false: it is dropped).
+    /// be said (one sent before it never gets here: `sentBeforeRemoval`). The removal stays
+    /// recorded, so that it goes on refusing what was sent before it.
     private func restartRemovedConversation(of e: ExchangeRecord, in db: Database) throws -> Bool {
-        guard let removedAt = try Double.fetchOne(db, sql: "SELECT removed_at FROM removed_conversations WHERE id = ?",
-                                                  arguments: [e.conversationID]),
-              e.sentAt.timeIntervalSince1970 > removedAt else { return false }
+        guard try Double.fetchOne(db, sql: "SELECT removed_at FROM removed_conversations WHERE id = ?",
+                                  arguments: [e.conversationID]) != nil else { return false }
         try insert(ConversationRecord(id: e.conversationID, startedAt: e.sentAt, backend: e.backend, endpoint: e.endpoint,
                                       soul: e.soul, model: e.model), in: db)
-        try db.execute(sql: "DELETE FROM removed_conversations WHERE id = ?", arguments: [e.conversationID])
         return true
     }
 

@@ -167,6 +167,32 @@ struct PendingLogTests {
         #expect(try reader.conversations().isEmpty)
     }
 
+    /// A plan waiting when its conversation was removed, and closed after something said since
+    /// started the conversation again: the plan was sent before the removal, and its text stays
+    /// removed (it came back, and was found by a search).
+    @Test func aPlanSentBeforeTheRemovalStaysRemovedOnceTheConversationStartsAgain() throws {
+        let path = temporaryLogPath()
+        let session = ConversationLog(path: path)
+        let conversation = ConversationRecord(backend: "local", title: "zebra")
+        try session.enqueue(conversation)
+        let plan = exchange("plan", in: conversation, message: "secret plan about the zebra migration", ending: .planWaiting,
+                            at: Date().addingTimeInterval(-1))
+        try session.enqueue(plan)
+        let reader = ConversationLog(path: path)
+        #expect(try reader.removeAll().conversations == 1)
+        try session.enqueue(exchange("hello", in: conversation, message: "hello there"))
+        var closed = plan
+        closed.ending = .planNotRun
+        closed.plan = .unanswered
+        try session.enqueue(closed)
+        #expect(try reader.exchanges(of: conversation.id).map(\.message) == ["hello there"])
+        #expect(try reader.search("zebra").isEmpty)
+        #expect(!contains(fileBytes(path), "zebra migration"))
+        // Moved in apart, the same: the plan's closing comes after the restart was committed.
+        try session.enqueue(closed)
+        #expect(try reader.exchanges(of: conversation.id).map(\.message) == ["hello there"])
+    }
+
     /// A queued message dropped from the offline queue reads so, not "queued" for ever; one
     /// already sent since is left as it ended.
     @Test func aQueuedMessageDroppedFromTheQueueSaysSo() throws {
