@@ -68,8 +68,11 @@ public enum ConversationExport {
         return parts
     }
 
+    /// A duration as people read it. Whatever the log holds (a pending line can carry any
+    /// number), never a crash: `Int(_:)` traps on a value out of its range.
     static func milliseconds(_ value: Double) -> String {
-        value < 1000 ? "\(Int(value.rounded())) ms" : String(format: "%.1f s", value / 1000)
+        guard value.isFinite, value > -1e15, value < 1e15 else { return "?" }
+        return abs(value) < 1000 ? "\(Int(value.rounded())) ms" : String(format: "%.1f s", value / 1000)
     }
 
     /// Local time, to the second: `2026-12-06 10:47:03`.

@@ -169,10 +169,13 @@ extension ConversationLog {
         let open = try database.read { db in
             try Row.fetchAll(db, sql: "SELECT seq, writer_pid FROM exchanges WHERE ending = 'open'")
         }
+        // Read as stored values: a value of another type (an edited file) must not stop every
+        // reader of the log; such an exchange is closed, as one whose writer is unknown.
         let orphans: [Int64] = open.compactMap { row in
-            let pid: Int64? = row["writer_pid"]
+            guard let seq = (row["seq"] as DatabaseValue?).flatMap(Int64.fromDatabaseValue) else { return nil }
+            let pid = (row["writer_pid"] as DatabaseValue?).flatMap(Int64.fromDatabaseValue)
             guard let pid, pid != Int64(getpid()), isAlive(Int32(truncatingIfNeeded: pid)) else {
-                return pid == Int64(getpid()) ? nil : row["seq"]
+                return pid == Int64(getpid()) ? nil : seq
             }
             return nil
         }
@@ -181,8 +184,8 @@ extension ConversationLog {
             for seq in orphans {
                 let pieces = try Row.fetchAll(db, sql: "SELECT shown, engine_text FROM shown_pieces WHERE exchange_seq = ? ORDER BY n",
                                               arguments: [seq])
-                let shown = pieces.map { $0["shown"] as String }.joined()
-                let engineText = pieces.map { $0["engine_text"] as String }.joined()
+                let shown = pieces.compactMap { ($0["shown"] as DatabaseValue?).flatMap(String.fromDatabaseValue) }.joined()
+                let engineText = pieces.compactMap { ($0["engine_text"] as DatabaseValue?).flatMap(String.fromDatabaseValue) }.joined()
                 try db.execute(sql: """
                     UPDATE exchanges SET ending = 'interrupted', shown = shown || ?,
                         engine_text = CASE WHEN ? = '' THEN engine_text ELSE COALESCE(engine_text, '') || ? END,

@@ -366,4 +366,25 @@ struct ConversationLogEndToEndTests {
         #expect(status == 0, "\(carried)")
         #expect(carried.contains(#""conversation_summary" : "Asked: what is a ferry?"#), "\(carried)")
     }
+
+    /// A value another program wrote into the log that Reception cannot read is said with
+    /// where it is, by every command that reads it, without a crash and without the row's text.
+    @Test func aLogEditedByAnotherProgramIsALocatedErrorNotACrash() async throws {
+        let home = Scratch.root.appendingPathComponent("reception-log-odd-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "tell me about quokkas\n", home: home)
+        _ = try await Self.reception(["logs"], home: home)
+        try await DatabaseQueue(path: Self.logPath(home)).write { try $0.execute(sql: "UPDATE exchanges SET first_character_ms = -1e19") }
+        let (odd, oddStatus) = try await Self.reception(["logs", "show", "last"], home: home)
+        #expect(oddStatus == 0 && odd.contains("first character after ?"), "a duration out of range is shown: \(odd)")
+        try await DatabaseQueue(path: Self.logPath(home)).write { try $0.execute(sql: "UPDATE exchanges SET sent_at = 'abc'") }
+        for arguments in [["logs", "show", "last"], ["logs", "-q", "quokkas"], ["logs", "export", "--all", "--jsonl"]] {
+            let (output, status) = try await Self.reception(arguments, home: home)
+            #expect(status == 1, "\(arguments): \(output)")
+            #expect(output.contains("table exchanges") && output.contains("column sent_at"), "\(arguments): \(output)")
+            #expect(!output.contains("quokkas"), "no text of the row: \(output)")
+        }
+        let (carried, status) = try await PipedREPL.run(["-c", "--local-step-ms", "1"], input: "", home: home)
+        #expect(status == 0 && carried.contains("column sent_at") && carried.contains("this one is new"), "\(carried)")
+    }
 }
