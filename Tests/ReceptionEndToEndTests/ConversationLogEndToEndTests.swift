@@ -387,4 +387,20 @@ struct ConversationLogEndToEndTests {
         let (carried, status) = try await PipedREPL.run(["-c", "--local-step-ms", "1"], input: "", home: home)
         #expect(status == 0 && carried.contains("column sent_at") && carried.contains("this one is new"), "\(carried)")
     }
+
+    /// `-o` naming the log's own database, however spelt, is refused even with --force, and
+    /// the log is left as it was.
+    @Test func anExportIsNeverWrittenOverTheLogItself() async throws {
+        let home = Scratch.root.appendingPathComponent("reception-log-own-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "tell me about quokkas\n", home: home)
+        _ = try await Self.reception(["logs"], home: home)
+        let folder = URL(fileURLWithPath: Self.logPath(home)).deletingLastPathComponent().path
+        for output in [Self.logPath(home), folder + "/../reception/conversations.sqlite", Self.logPath(home) + "-wal"] {
+            let (refused, status) = try await Self.reception(["logs", "export", "--all", "-o", output, "--force"], home: home)
+            #expect(status == 1 && refused.contains("is one of the conversation log's own files"), "\(output): \(refused)")
+        }
+        let (listed, status) = try await Self.reception(["logs"], home: home)
+        #expect(status == 0 && listed.contains("tell me about quokkas"), "the log is intact: \(listed)")
+    }
 }

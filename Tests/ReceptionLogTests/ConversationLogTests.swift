@@ -313,4 +313,27 @@ struct ConversationLogTests {
         record.totalMilliseconds = 1500
         #expect(ConversationExport.details(record) == ["complete", "first character after 42 ms", "1.5 s in all"])
     }
+
+    /// The log's own files, however the path is spelt, are never an export's output.
+    @Test func theLogsOwnFilesAreKnownHoweverTheirPathIsSpelt() throws {
+        let path = temporaryLogPath()
+        let log = ConversationLog(path: path)
+        let conversation = ConversationRecord(backend: "oai")
+        try log.save(conversation)
+        let session = ConversationLog(path: path)
+        try session.enqueue(exchange(in: conversation, message: "pending"))
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let pending = try #require(try FileManager.default.contentsOfDirectory(atPath: path + "-pending").first { $0.hasSuffix(".jsonl") })
+        let linkedFolder = folder.deletingLastPathComponent().appendingPathComponent("linked")
+        try FileManager.default.createSymbolicLink(at: linkedFolder, withDestinationURL: folder)
+        let hardLink = folder.deletingLastPathComponent().appendingPathComponent("copy.sqlite").path
+        #expect(link(path, hardLink) == 0)
+        for own in [path, path + "-wal", path + "-shm", path + "-journal", path + "-pending/" + pending,
+                    folder.path + "/../reception/conversations.sqlite", linkedFolder.path + "/conversations.sqlite", hardLink] {
+            #expect(log.isOwnFile(own), "\(own)")
+        }
+        for other in [folder.path + "/export.md", path + ".md", folder.deletingLastPathComponent().path + "/conversations.sqlite"] {
+            #expect(!log.isOwnFile(other), "\(other)")
+        }
+    }
 }

@@ -77,6 +77,10 @@ struct LogsExportCommand: ParsableCommand {
         }
         guard let output else { return StandardStreams.write(text) }
         let url = URL(fileURLWithPath: UserPath.expand(output))
+        // Whatever --force says: replacing the log with its own export destroyed it.
+        if log.isOwnFile(url.path) {
+            throw LogsCommand.fail("\(url.path) is one of the conversation log's own files (\(log.path), its journal or its pending lines); export to a file of its own.")
+        }
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) {
             // --force replaces a file, never a folder: say so first, not after --force.
