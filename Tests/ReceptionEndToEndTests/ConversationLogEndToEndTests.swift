@@ -403,4 +403,46 @@ struct ConversationLogEndToEndTests {
         let (listed, status) = try await Self.reception(["logs"], home: home)
         #expect(status == 0 && listed.contains("tell me about quokkas"), "the log is intact: \(listed)")
     }
+
+    /// Without --force, a file made at the -o name while the export is being written is
+    /// refused, not replaced: the export waits for the database (held by another process),
+    /// the file appears meanwhile, and it keeps what it held.
+    @Test func anExportDoesNotReplaceAFileMadeWhileItWrote() async throws {
+        let home = Scratch.root.appendingPathComponent("reception-log-race-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "tell me about quokkas\n", home: home)
+        _ = try await Self.reception(["logs"], home: home)
+        // Pending lines, so the export must take the database's lock to move them in.
+        _ = try await PipedREPL.run(["-c", "--local-step-ms", "1"], input: "and wombats\n", home: home)
+        let output = home.appendingPathComponent("mine.md")
+        let executable = try Binary.reception()
+        let holder = try DatabaseQueue(path: Self.logPath(home))
+        let (said, status) = try await offThePool {
+            try holder.inDatabase { db -> (String, Int32) in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: executable)
+                process.arguments = ["logs", "export", "--all", "-o", output.path]
+                process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                process.standardError = pipe
+                try process.run()
+                // Its file is begun (a temporary one beside the name) and it waits for the lock.
+                let deadline = Date().addingTimeInterval(60)
+                while ((try? FileManager.default.contentsOfDirectory(atPath: home.path)) ?? []).allSatisfy({ !$0.hasSuffix(".tmp") }),
+                      Date() < deadline, process.isRunning {
+                    usleep(10_000)
+                }
+                try "made meanwhile\n".write(to: output, atomically: false, encoding: .utf8)
+                try db.execute(sql: "ROLLBACK")
+                let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return (said, process.terminationStatus)
+            }
+        }
+        #expect(status == 1 && said.contains("already exists"), "\(said)")
+        #expect(try String(contentsOf: output, encoding: .utf8) == "made meanwhile\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).allSatisfy { !$0.hasSuffix(".tmp") }, "nothing left beside it")
+    }
 }
