@@ -367,6 +367,31 @@ struct ConversationLogEndToEndTests {
         #expect(carried.contains(#""conversation_summary" : "Asked: what is a ferry?"#), "\(carried)")
     }
 
+    /// A message queued by one session and delivered by the next is logged in the
+    /// conversation it was typed in: no empty conversation is started for the delivery, and
+    /// `-c` carries on the one that holds the message and its answer.
+    @Test func aQueuedMessageDeliveredLaterIsLoggedInItsOwnConversation() async throws {
+        let port = try OfflineQueueEndToEndTests().unusedPort()
+        let url = "http://127.0.0.1:\(port)/v1"
+        let home = try OpenAITerminalTests.home(for: url)
+        // With its model named, the profile needs no answer from the server to start, and the
+        // message is queued.
+        try #"{"profiles":[{"name":"oai","kind":"openai","url":"\#(url)","model":"m1"}]}"#
+            .write(to: home.appendingPathComponent("config/reception/backends.json"), atomically: true, encoding: .utf8)
+        let (queued, _) = try await PipedREPL.run(["--backend", "oai"], input: "please remember the ferry\n", home: home)
+        #expect(queued.contains("queued"), "\(queued)")
+        let (server, _) = try await ReferenceServerProcess.start(["openai", "--chunk-ms", "1"], url: #"http://127\.0\.0\.1:\d+/v1"#, port: port)
+        defer { server.stop() }
+        let (delivered, status) = try await PipedREPL.run(["--backend", "oai"], input: "", home: home)
+        #expect(status == 0 && delivered.contains("You said: please remember the ferry"), "\(delivered)")
+        let (listed, _) = try await Self.reception(["logs"], home: home)
+        #expect(listed.contains("1 exchange  please remember the ferry") && !listed.contains("0 exchanges"), "one conversation: \(listed)")
+        let (carried, _) = try await PipedREPL.run(["-c"], input: "/history\n", home: home)
+        #expect(carried.contains("Continuing conversation") && carried.contains("1. please remember the ferry"), "\(carried)")
+        let (shown, _) = try await Self.reception(["logs", "show", "last"], home: home)
+        #expect(shown.contains("You said: please remember the ferry"), "the delivered answer: \(shown)")
+    }
+
     /// A value another program wrote into the log that Reception cannot read is said with
     /// where it is, by every command that reads it, without a crash and without the row's text.
     @Test func aLogEditedByAnotherProgramIsALocatedErrorNotACrash() async throws {

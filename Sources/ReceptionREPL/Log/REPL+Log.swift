@@ -96,7 +96,7 @@ extension REPL {
         let classification = sent.classification ?? request.classification
         let engineState = session?.continuity?.state() ?? [:]
         return ExchangeRecord(
-            id: request.id, conversationID: log.conversation?.id ?? "", backend: backendName,
+            id: request.id, conversationID: log.otherConversation(of: request) ?? log.conversation?.id ?? "", backend: backendName,
             endpoint: session?.backend.descriptor.endpoint, soul: soulForLog, model: engineState["model"],
             message: request.text, goal: sent.goal, trustLevel: sent.trustLevel,
             intent: classification?.intent, intentConfidence: classification?.intentConfidence,
@@ -111,15 +111,33 @@ extension REPL {
     /// found another file of that name, or none.
     var soulForLog: String? { souls.flatMap { $0.currentReference } }
 
+    /// `request` naming the conversation it is sent in, for the log: a message the offline
+    /// queue keeps carries it to the session that delivers it (`otherConversation`).
+    func stampedForLog(_ request: ReceptionRequest) -> ReceptionRequest {
+        guard log.writable != nil else { return request }
+        var request = request
+        request.extensions[LogSession.conversationKey] = .string(log.currentConversationID)
+        return request
+    }
+
     /// Writes the exchange, and its conversation first when it is the conversation's first.
+    /// An exchange of another conversation (a queued message from an earlier session, being
+    /// delivered) is written in that one, and starts none here: an empty conversation, newest
+    /// of all, was what `reception -c` then carried on.
     private func persist(_ record: ExchangeRecord) {
         write { control in
             var record = record
+            if !record.conversationID.isEmpty, record.conversationID != log.currentConversationID {
+                try control.save(record)
+                return
+            }
             if log.conversation == nil {
-                let conversation = ConversationRecord(backend: backendName, endpoint: session?.backend.descriptor.endpoint,
+                let conversation = ConversationRecord(id: log.nextConversationID, backend: backendName,
+                                                      endpoint: session?.backend.descriptor.endpoint,
                                                       soul: soulForLog, model: record.model, title: record.message)
                 try control.save(conversation)
                 log.conversation = conversation
+                log.nextConversationID = UUID().uuidString.lowercased()
             }
             record.conversationID = log.conversation!.id
             if var open = log.open[record.id] {
