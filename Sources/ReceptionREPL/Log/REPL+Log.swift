@@ -3,8 +3,9 @@ import ReceptionCore
 
 /// The conversation log, from the REPL's side: what is written when, resuming a conversation,
 /// `/new` and `/history`. Writing never stands between a person and their message: the
-/// message has gone out before its exchange is written, and a log that fails is said once and
-/// left alone for the rest of the conversation.
+/// message has gone out before its exchange is written, and a log that fails to be written is
+/// said once and left alone for the rest of the conversation (a read that fails is said, and
+/// stops nothing).
 extension REPL {
     // MARK: writing
 
@@ -195,10 +196,12 @@ extension REPL {
             }
             return .success(found)
         } catch {
-            // The log cannot be read: the session goes on without it (and without logging).
+            // The log cannot be read now (locked by another process for longer than the wait,
+            // damaged): this conversation is new, and it is still logged. A read needs the
+            // database; a write only appends to this session's pending file, which the
+            // database being locked does not stop.
             if case .id = start { return .failure(ResumeFailure(message: "Cannot continue that conversation: \(describe(error)).")) }
-            logFailed(describe(error))
-            note("The last conversation cannot be read from the log, so this one is new.")
+            warning("The last conversation cannot be read from the log (\(describe(error))), so this one is new; it is logged as usual.")
             return .success(nil)
         }
     }
@@ -296,7 +299,9 @@ extension REPL {
                     if !lines.isEmpty { return verbatim((header + lines).joined(separator: "\n")) }
                 }
             } catch {
-                logFailed(describe(error))
+                // Only this read failed (the database locked for longer than the wait): the
+                // session's own messages are listed, and logging goes on.
+                warning("The log cannot be read just now (\(describe(error))); these are this session's messages. Logging goes on.")
             }
         }
         guard !state.messages.isEmpty else { return note("No messages yet in this conversation.") }
