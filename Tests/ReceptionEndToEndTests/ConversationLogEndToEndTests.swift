@@ -470,4 +470,13 @@ struct ConversationLogEndToEndTests {
         #expect(try String(contentsOf: output, encoding: .utf8) == "made meanwhile\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).allSatisfy { !$0.hasSuffix(".tmp") }, "nothing left beside it")
     }
+
+    /// A word to find that starts with "-" is a word, not an option.
+    @Test func aSearchForAWordStartingWithADashFindsIt() async throws {
+        let home = Scratch.root.appendingPathComponent("reception-log-dash-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "what does the -x flag do?\n", home: home)
+        let (found, status) = try await Self.reception(["logs", "-q", "-x"], home: home)
+        #expect(status == 0 && found.contains("› what does the -x flag do?"), "\(found)")
+    }
 }
