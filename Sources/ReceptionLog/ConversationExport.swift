@@ -30,6 +30,13 @@ public enum ConversationExport {
     /// A conversation as Markdown: a header, then each message and its answer as shown, with
     /// how each ended. Text from the log is cleaned of escape sequences (the file may be printed).
     public static func markdown(_ conversation: ConversationRecord, _ exchanges: [ExchangeRecord]) -> String {
+        ([markdownHeader(conversation)] + exchanges.map(markdown)).joined(separator: "\n") + "\n"
+    }
+
+    /// The header of a conversation's Markdown (`markdown`); each exchange follows, as
+    /// `markdown(_:)` writes it, each part on lines of its own, so an export is written a part
+    /// at a time.
+    public static func markdownHeader(_ conversation: ConversationRecord) -> String {
         var lines = ["# \(MarkdownLiteral.plain(TerminalText.line(conversation.title.isEmpty ? "Conversation" : conversation.title, limit: 200)))", ""]
         lines.append("- conversation: \(conversation.id)")
         lines.append("- started: \(timestamp(conversation.startedAt))")
@@ -37,14 +44,17 @@ public enum ConversationExport {
                      + (conversation.endpoint.map { " (\(TerminalText.line($0, limit: 200)))" } ?? ""))
         if let soul = conversation.soul { lines.append("- soul: \(TerminalText.line(soul, limit: 80))") }
         if let model = conversation.model { lines.append("- model: \(TerminalText.line(model, limit: 120))") }
-        lines.append("")
-        for exchange in exchanges {
-            lines += ["## You · \(timestamp(exchange.sentAt))" + (labels(exchange).map { " · \($0)" } ?? ""), "",
-                      MarkdownLiteral.plain(TerminalText.clean(exchange.message)), ""]
-            lines += ["## Reception · " + details(exchange).joined(separator: " · "), ""]
-            if !exchange.shown.isEmpty { lines += [MarkdownLiteral.nested(TerminalText.clean(exchange.shown)), ""] }
-            if let detail = exchange.detail, detail != exchange.status { lines += ["> \(TerminalText.line(detail, limit: 2000))", ""] }
-        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One exchange of a conversation's Markdown: the message, then how it was answered.
+    public static func markdown(_ exchange: ExchangeRecord) -> String {
+        var lines = ["", "## You · \(timestamp(exchange.sentAt))" + (labels(exchange).map { " · \($0)" } ?? ""), "",
+                     MarkdownLiteral.plain(TerminalText.clean(exchange.message)), ""]
+        lines += ["## Reception · " + details(exchange).joined(separator: " · "), ""]
+        if !exchange.shown.isEmpty { lines += [MarkdownLiteral.nested(TerminalText.clean(exchange.shown)), ""] }
+        if let detail = exchange.detail, detail != exchange.status { lines += ["> \(TerminalText.line(detail, limit: 2000))", ""] }
+        lines.removeLast()
         return lines.joined(separator: "\n")
     }
 
@@ -68,8 +78,11 @@ public enum ConversationExport {
         return parts
     }
 
+    /// A duration as people read it. Whatever the log holds (a pending line can carry any
+    /// number), never a crash: `Int(_:)` traps on a value out of its range.
     static func milliseconds(_ value: Double) -> String {
-        value < 1000 ? "\(Int(value.rounded())) ms" : String(format: "%.1f s", value / 1000)
+        guard value.isFinite, value > -1e15, value < 1e15 else { return "?" }
+        return abs(value) < 1000 ? "\(Int(value.rounded())) ms" : String(format: "%.1f s", value / 1000)
     }
 
     /// Local time, to the second: `2026-12-06 10:47:03`.

@@ -14,6 +14,16 @@ import ReceptionCore
 /// (`folded_files`), so a reader killed between the commit and the removal leaves files the
 /// next one removes without applying them again (the pieces of an answer would be doubled);
 /// a name is dropped from the record once its file is gone.
+///
+/// Files are applied one after the other, in the order of their names, which is not the order
+/// their lines were written across sessions: a message queued by one session and delivered by
+/// a later one has lines in both files, and the queuing session's file may come second. Each
+/// line carries when it was written, and a line about an exchange that is older than one
+/// already applied for it in this move is stale and skipped (its answer would be overwritten
+/// with "queued"). Every file's conversations are inserted before any exchange is applied,
+/// since the delivering session's exchange refers to a conversation begun in the queuing
+/// session's file. Lines of earlier moves are all older than those of this one: a file is
+/// taken whole, under the folder's lock, and a session's next line starts a new file.
 extension ConversationLog {
     /// True when sessions left lines that are not in the database yet.
     var hasPending: Bool {
@@ -33,8 +43,15 @@ extension ConversationLog {
                 taken = try Self.takePendingFiles(in: folder, timeout: options.busyTimeout)
                 let done = try Set(String.fetchAll(db, sql: "SELECT name FROM folded_files"))
                 var dropped: [String] = []
+                var latest: [String: Double] = [:]
+                // Every conversation first: an exchange line refers to one that may be begun in
+                // another session's file (a queued message delivered by a later session), and
+                // one applied before its conversation is there would be refused.
                 for name in taken where !done.contains(name) {
-                    applied += try applyPendingFile(folder + "/" + name, in: db, dropped: &dropped)
+                    try insertConversations(from: folder + "/" + name, in: db)
+                }
+                for name in taken where !done.contains(name) {
+                    applied += try applyPendingFile(folder + "/" + name, in: db, dropped: &dropped, latest: &latest)
                     try db.execute(sql: "INSERT INTO folded_files (name) VALUES (?)", arguments: [name])
                 }
                 // After every file: files are applied session by session, and the session (or
@@ -76,8 +93,9 @@ extension ConversationLog {
     /// Applies one file's lines. A line that is not a whole entry (cut by a full disk or a
     /// crash) is skipped, and so is an entry the database refuses (an exchange of a
     /// conversation removed meanwhile); any other failure stops the move, which is retried by
-    /// the next reader with nothing lost.
-    private func applyPendingFile(_ path: String, in db: Database, dropped: inout [String]) throws -> Int {
+    /// the next reader with nothing lost. `latest`: when the newest line applied so far for each
+    /// exchange was written; an older line for it (an exchange line or a piece) is stale.
+    private func applyPendingFile(_ path: String, in db: Database, dropped: inout [String], latest: inout [String: Double]) throws -> Int {
         // The session that wrote the file: its exchanges stay open while it lives.
         let name = URL(fileURLWithPath: path).lastPathComponent
         let writer = Int32(name.prefix { $0.isNumber }) ?? 0
@@ -85,9 +103,16 @@ extension ConversationLog {
         var applied = 0
         try Self.forEachLine(in: path, limit: Self.longestPendingLine) { line in
             guard let entry = try? decoder.decode(PendingEntry.self, from: line) else { return }
+            if let about = entry.exchange?.id ?? entry.shown?.exchangeID, let written = entry.writtenAt,
+               let newer = latest[about], newer > written {
+                return
+            }
             do {
                 if let conversation = entry.conversation { try insert(conversation, in: db) }
-                if let exchange = entry.exchange { _ = try upsert(exchange, writerPID: writer, in: db) }
+                if let exchange = entry.exchange {
+                    _ = try upsert(exchange, writerPID: writer, in: db)
+                    if let written = entry.writtenAt { latest[exchange.id] = written }
+                }
                 if let piece = entry.shown {
                     try insertShown(exchangeID: piece.exchangeID, shown: piece.shown, engineText: piece.engineText, in: db)
                 }
@@ -101,6 +126,18 @@ extension ConversationLog {
             }
         }
         return applied
+    }
+
+    /// The conversations begun in one file. Only lines that hold one are decoded: the key
+    /// `"conversation":` cannot occur inside a JSON string (its quotes would be escaped), and
+    /// an exchange's own key is `"conversationID"`.
+    private func insertConversations(from path: String, in db: Database) throws {
+        let key = Data(#""conversation":"#.utf8)
+        let decoder = JSONDecoder()
+        try Self.forEachLine(in: path, limit: Self.longestPendingLine) { line in
+            guard line.range(of: key) != nil, let conversation = try? decoder.decode(PendingEntry.self, from: line).conversation else { return }
+            try insert(conversation, in: db)
+        }
     }
 
     /// Queued exchanges dropped from the offline queue: never sent, and said so.

@@ -18,13 +18,17 @@ import ReceptionStorage
 ///
 /// The pending files are 0600 in a 0700 folder, and hold text already scrubbed of secrets.
 extension ConversationLog {
-    /// One line of a pending file: exactly one of them is set.
+    /// One line of a pending file: exactly one of the first four is set.
     struct PendingEntry: Codable {
         var conversation: ConversationRecord?
         var exchange: ExchangeRecord?
         var shown: Piece?
         /// Exchanges kept in the offline queue and dropped from it: never sent.
         var dropped: [String]?
+        /// When the line was written (seconds since 1970): the files of several sessions are
+        /// applied one after the other, and a line older than one already applied for the same
+        /// exchange is stale (`+Folding`). Nil in lines written before it was added.
+        var writtenAt: Double?
 
         struct Piece: Codable {
             var exchangeID: String
@@ -62,6 +66,8 @@ extension ConversationLog {
     /// One line, written whole or not at all: a write cut short (a full disk) is taken back,
     /// so the next line does not run into it.
     private func append(_ entry: PendingEntry) throws {
+        var entry = entry
+        entry.writtenAt = Date().timeIntervalSince1970
         var line = try JSONEncoder().encode(entry)
         line.append(0x0A)
         try lock.withLock {

@@ -74,7 +74,7 @@ extension ConversationLog {
             return try Row.fetchAll(db, sql: """
                 SELECT c.*, (SELECT COUNT(*) FROM exchanges x WHERE x.conversation_id = c.id) AS exchange_count\(matching)
                 FROM conversations c \(conditions) ORDER BY c.last_at DESC LIMIT ?
-                """, arguments: arguments).map(Self.conversation)
+                """, arguments: arguments).map { try conversation($0) }
         }
     }
 
@@ -92,7 +92,7 @@ extension ConversationLog {
                     throw ConversationLogError("an empty id names no conversation (reception logs lists them)")
                 }
                 let typed = id.lowercased()
-                if let exact = try Row.fetchOne(db, sql: "\(select) WHERE c.id = ?", arguments: [typed]) { return Self.conversation(exact) }
+                if let exact = try Row.fetchOne(db, sql: "\(select) WHERE c.id = ?", arguments: [typed]) { return try conversation(exact) }
                 // A prefix: LIKE's wildcards in what was typed are taken literally.
                 let escaped = typed.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                     .replacingOccurrences(of: "_", with: "\\_")
@@ -104,7 +104,7 @@ extension ConversationLog {
             } else {
                 rows = try Row.fetchAll(db, sql: "\(select) ORDER BY c.last_at DESC LIMIT 1")
             }
-            return rows.first.map(Self.conversation)
+            return try rows.first.map { try conversation($0) }
         }
     }
 
@@ -120,7 +120,7 @@ extension ConversationLog {
             } else {
                 rows = try Row.fetchAll(db, sql: "SELECT * FROM exchanges WHERE conversation_id = ? ORDER BY seq", arguments: [conversationID])
             }
-            return try rows.map { try Self.exchange($0, in: db) }
+            return try rows.map { try exchange($0, in: db) }
         }
     }
 
@@ -137,7 +137,7 @@ extension ConversationLog {
                 arguments = [after] + arguments
                 if let conversation { sql.append("e.conversation_id = ?"); arguments += [conversation] }
                 return try Row.fetchAll(db, sql: "SELECT e.* FROM exchanges e WHERE \(sql.joined(separator: " AND ")) ORDER BY e.seq LIMIT 500",
-                                        arguments: arguments).map { (($0["seq"] as Int64), try Self.exchange($0, in: db)) }
+                                        arguments: arguments).map { (try storedExchange($0).required("seq", as: Int64.self), try exchange($0, in: db)) }
             }
             guard let last = batch.last else { return }
             for (_, exchange) in batch { try body(exchange) }
@@ -155,54 +155,60 @@ extension ConversationLog {
                 SELECT (SELECT COUNT(*) FROM conversations) AS conversations, (SELECT COUNT(*) FROM exchanges) AS exchanges,
                        (SELECT MIN(started_at) FROM conversations) AS first, (SELECT MAX(last_at) FROM conversations) AS last
                 """)!
-            return LogStatistics(conversations: row["conversations"], exchanges: row["exchanges"],
-                                 first: (row["first"] as Double?).map(Date.init(timeIntervalSince1970:)),
-                                 last: (row["last"] as Double?).map(Date.init(timeIntervalSince1970:)), bytes: bytes)
+            let r = StoredRow(row, path: path, table: "conversations", key: "their first and last dates")
+            return LogStatistics(conversations: try r.required("conversations"), exchanges: try r.required("exchanges"),
+                                 first: try r.optionalDate("first"), last: try r.optionalDate("last"), bytes: bytes)
         }
     }
 
     // MARK: rows
 
-    static func conversation(_ row: Row) -> ConversationRecord {
-        var record = ConversationRecord(id: row["id"], startedAt: Date(timeIntervalSince1970: row["started_at"]),
-                                        lastAt: Date(timeIntervalSince1970: row["last_at"]), backend: row["backend"],
-                                        soul: row["soul"], model: row["model"], title: row["title"],
-                                        exchangeCount: row["exchange_count"] ?? 0)
+    /// A conversation row (`StoredRow`: a value it cannot read is an error naming where it is).
+    func conversation(_ row: Row) throws -> ConversationRecord {
+        let r = storedConversation(row)
+        var record = ConversationRecord(id: try r.required("id"), startedAt: try r.date("started_at"), lastAt: try r.date("last_at"),
+                                        backend: try r.required("backend"), soul: try r.optional("soul"), model: try r.optional("model"),
+                                        title: try r.optional("title") ?? "", exchangeCount: try r.optional("exchange_count") ?? 0)
         // Stored already in the log's spelling.
-        record.endpoint = row["endpoint"]
-        if let count = row["matching_count"] as Int? {
-            record.matching = .init(exchanges: count, backend: row["matching_backend"] ?? record.backend, soul: row["matching_soul"])
+        record.endpoint = try r.optional("endpoint")
+        if let count = try r.optional("matching_count", as: Int.self) {
+            record.matching = .init(exchanges: count, backend: try r.optional("matching_backend") ?? record.backend,
+                                    soul: try r.optional("matching_soul"))
         }
         return record
     }
 
     /// An exchange row; one still being answered (or whose writer was killed and nobody
-    /// has closed it yet) shows the pieces shown so far.
-    static func exchange(_ row: Row, in db: Database) throws -> ExchangeRecord {
-        let ending = ExchangeRecord.Ending(rawValue: row["ending"]) ?? .open
-        var shown: String = row["shown"]
-        var engineText: String? = row["engine_text"]
+    /// has closed it yet) shows the pieces shown so far. A value it cannot read is an error
+    /// naming where it is (`StoredRow`).
+    func exchange(_ row: Row, in db: Database) throws -> ExchangeRecord {
+        let r = storedExchange(row)
+        let ending = ExchangeRecord.Ending(rawValue: try r.required("ending")) ?? .open
+        var shown: String = try r.optional("shown") ?? ""
+        var engineText: String? = try r.optional("engine_text")
         if ending == .open {
             let pieces = try Row.fetchAll(db, sql: "SELECT shown, engine_text FROM shown_pieces WHERE exchange_seq = ? ORDER BY n",
-                                          arguments: [row["seq"] as Int64])
-            shown += pieces.map { $0["shown"] as String }.joined()
-            let raw = pieces.map { $0["engine_text"] as String }.joined()
+                                          arguments: [try r.required("seq", as: Int64.self)])
+            let stored = pieces.map { StoredRow($0, path: path, table: "shown_pieces", key: r.key) }
+            shown += try stored.map { try $0.optional("shown", as: String.self) ?? "" }.joined()
+            let raw = try stored.map { try $0.optional("engine_text", as: String.self) ?? "" }.joined()
             if !raw.isEmpty { engineText = (engineText ?? "") + raw }
         }
-        let stateJSON: String? = row["engine_state"]
+        let stateJSON: String? = try r.optional("engine_state")
         let state = stateJSON.flatMap { try? Wire.decode([String: String].self, from: Data($0.utf8)) } ?? [:]
         var record = ExchangeRecord(
-            id: row["id"], conversationID: row["conversation_id"], sentAt: Date(timeIntervalSince1970: row["sent_at"]),
-            endedAt: (row["ended_at"] as Double?).map(Date.init(timeIntervalSince1970:)), backend: row["backend"],
-            soul: row["soul"], model: row["model"], message: row["message"], goal: row["goal"], trustLevel: row["trust_level"],
-            intent: (row["intent"] as String?).map(IntentType.init(wire:)), intentConfidence: row["intent_confidence"],
-            intentByHand: row["intent_by_hand"], urgency: (row["urgency"] as String?).map(UrgencyLevel.init(wire:)),
-            urgencyConfidence: row["urgency_confidence"], urgencyByHand: row["urgency_by_hand"], shown: shown,
-            engineText: engineText, ending: ending, engineOutcome: (row["engine_outcome"] as String?).map(Outcome.init(wire:)),
-            plan: (row["plan"] as String?).flatMap(ExchangeRecord.PlanDecision.init(rawValue:)), detail: row["detail"],
-            taskID: row["task_id"], engineState: state, firstCharacterMilliseconds: row["first_character_ms"],
-            totalMilliseconds: row["total_ms"], inputTokens: row["input_tokens"], outputTokens: row["output_tokens"])
-        record.endpoint = row["endpoint"]
+            id: try r.required("id"), conversationID: try r.required("conversation_id"), sentAt: try r.date("sent_at"),
+            endedAt: try r.optionalDate("ended_at"), backend: try r.required("backend"),
+            soul: try r.optional("soul"), model: try r.optional("model"), message: try r.required("message"), goal: try r.optional("goal"),
+            trustLevel: try r.optional("trust_level"),
+            intent: (try r.optional("intent", as: String.self)).map(IntentType.init(wire:)), intentConfidence: try r.optional("intent_confidence"),
+            intentByHand: try r.flag("intent_by_hand"), urgency: (try r.optional("urgency", as: String.self)).map(UrgencyLevel.init(wire:)),
+            urgencyConfidence: try r.optional("urgency_confidence"), urgencyByHand: try r.flag("urgency_by_hand"), shown: shown,
+            engineText: engineText, ending: ending, engineOutcome: (try r.optional("engine_outcome", as: String.self)).map(Outcome.init(wire:)),
+            plan: (try r.optional("plan", as: String.self)).flatMap(ExchangeRecord.PlanDecision.init(rawValue:)), detail: try r.optional("detail"),
+            taskID: try r.optional("task_id"), engineState: state, firstCharacterMilliseconds: try r.optional("first_character_ms"),
+            totalMilliseconds: try r.optional("total_ms"), inputTokens: try r.optional("input_tokens"), outputTokens: try r.optional("output_tokens"))
+        record.endpoint = try r.optional("endpoint")
         return record
     }
 }

@@ -84,8 +84,8 @@ extension ConversationLog {
                 ORDER BY exchanges_search.rowid DESC LIMIT ?
                 """, arguments: arguments)
             return try rows.map { row in
-                SearchHit(exchange: try Self.exchange(row, in: db), messageSnippet: row["message_snippet"] ?? "",
-                          shownSnippet: row["shown_snippet"] ?? "")
+                SearchHit(exchange: try exchange(row, in: db), messageSnippet: try storedExchange(row).optional("message_snippet") ?? "",
+                          shownSnippet: try storedExchange(row).optional("shown_snippet") ?? "")
             }
         }
     }

@@ -37,6 +37,9 @@ extension ConversationLog {
     /// closed as interrupted once that process is gone.
     func upsert(_ exchange: ExchangeRecord, writerPID: Int32, in db: Database) throws -> Int64 {
         let e = scrubbed(exchange)
+        if try sentBeforeRemoval(e, in: db) {
+            throw ConversationLogError("the exchange \(e.id) was sent before its conversation was removed")
+        }
         do {
             try writeExchange(e, writerPID: writerPID, in: db)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
@@ -58,17 +61,27 @@ extension ConversationLog {
         return seq
     }
 
+    /// True for an exchange of a removed conversation that was sent before the removal (`reception
+    /// logs rm` while a session carried it on): it stays removed, whatever comes later. Asked
+    /// of every line, not only of those whose conversation is gone: once something said after
+    /// the removal has started the conversation again, a plan that was waiting at the removal
+    /// and closed afterwards would otherwise bring its text back.
+    private func sentBeforeRemoval(_ e: ExchangeRecord, in db: Database) throws -> Bool {
+        guard let removedAt = try Double.fetchOne(db, sql: "SELECT removed_at FROM removed_conversations WHERE id = ?",
+                                                  arguments: [e.conversationID]) else { return false }
+        return e.sentAt.timeIntervalSince1970 <= removedAt
+    }
+
     /// An exchange sent after its conversation was removed (by `reception logs rm`, while the
     /// session carrying it on ran) starts that conversation again, as a shell's history keeps
     /// what is typed after it was cleared: the removal took what was there, not what was yet to
-    /// be said. One sent before the removal stays removed (false: it is dropped).
+    /// be said (one sent before it never gets here: `sentBeforeRemoval`). The removal stays
+    /// recorded, so that it goes on refusing what was sent before it.
     private func restartRemovedConversation(of e: ExchangeRecord, in db: Database) throws -> Bool {
-        guard let removedAt = try Double.fetchOne(db, sql: "SELECT removed_at FROM removed_conversations WHERE id = ?",
-                                                  arguments: [e.conversationID]),
-              e.sentAt.timeIntervalSince1970 > removedAt else { return false }
+        guard try Double.fetchOne(db, sql: "SELECT removed_at FROM removed_conversations WHERE id = ?",
+                                  arguments: [e.conversationID]) != nil else { return false }
         try insert(ConversationRecord(id: e.conversationID, startedAt: e.sentAt, backend: e.backend, endpoint: e.endpoint,
                                       soul: e.soul, model: e.model), in: db)
-        try db.execute(sql: "DELETE FROM removed_conversations WHERE id = ?", arguments: [e.conversationID])
         return true
     }
 
@@ -156,10 +169,13 @@ extension ConversationLog {
         let open = try database.read { db in
             try Row.fetchAll(db, sql: "SELECT seq, writer_pid FROM exchanges WHERE ending = 'open'")
         }
+        // Read as stored values: a value of another type (an edited file) must not stop every
+        // reader of the log; such an exchange is closed, as one whose writer is unknown.
         let orphans: [Int64] = open.compactMap { row in
-            let pid: Int64? = row["writer_pid"]
+            guard let seq = (row["seq"] as DatabaseValue?).flatMap(Int64.fromDatabaseValue) else { return nil }
+            let pid = (row["writer_pid"] as DatabaseValue?).flatMap(Int64.fromDatabaseValue)
             guard let pid, pid != Int64(getpid()), isAlive(Int32(truncatingIfNeeded: pid)) else {
-                return pid == Int64(getpid()) ? nil : row["seq"]
+                return pid == Int64(getpid()) ? nil : seq
             }
             return nil
         }
@@ -168,8 +184,8 @@ extension ConversationLog {
             for seq in orphans {
                 let pieces = try Row.fetchAll(db, sql: "SELECT shown, engine_text FROM shown_pieces WHERE exchange_seq = ? ORDER BY n",
                                               arguments: [seq])
-                let shown = pieces.map { $0["shown"] as String }.joined()
-                let engineText = pieces.map { $0["engine_text"] as String }.joined()
+                let shown = pieces.compactMap { ($0["shown"] as DatabaseValue?).flatMap(String.fromDatabaseValue) }.joined()
+                let engineText = pieces.compactMap { ($0["engine_text"] as DatabaseValue?).flatMap(String.fromDatabaseValue) }.joined()
                 try db.execute(sql: """
                     UPDATE exchanges SET ending = 'interrupted', shown = shown || ?,
                         engine_text = CASE WHEN ? = '' THEN engine_text ELSE COALESCE(engine_text, '') || ? END,

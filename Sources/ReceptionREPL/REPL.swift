@@ -238,8 +238,8 @@ public actor REPL {
         // Quiet: a backend still down says nothing more here than the new message's own
         // "queued" line (it joins the older ones without another word).
         let hold = await flushQueue(quiet: true)
-        let request = ReceptionRequest(text: text, conversation: state.turns, trustLevel: state.trustLevel, goal: state.goal,
-                                       sessionID: state.sessionID)
+        let request = stampedForLog(ReceptionRequest(text: text, conversation: state.turns, trustLevel: state.trustLevel, goal: state.goal,
+                                                     sessionID: state.sessionID))
         var context = ReceptionContext(intentOverride: state.pendingOverride)
         if hold, let queue { context = queue.holding(context, behindDelivery: false) }
         state.pendingOverride = nil

@@ -366,4 +366,117 @@ struct ConversationLogEndToEndTests {
         #expect(status == 0, "\(carried)")
         #expect(carried.contains(#""conversation_summary" : "Asked: what is a ferry?"#), "\(carried)")
     }
+
+    /// A message queued by one session and delivered by the next is logged in the
+    /// conversation it was typed in: no empty conversation is started for the delivery, and
+    /// `-c` carries on the one that holds the message and its answer.
+    @Test func aQueuedMessageDeliveredLaterIsLoggedInItsOwnConversation() async throws {
+        let port = try OfflineQueueEndToEndTests().unusedPort()
+        let url = "http://127.0.0.1:\(port)/v1"
+        let home = try OpenAITerminalTests.home(for: url)
+        // With its model named, the profile needs no answer from the server to start, and the
+        // message is queued.
+        try #"{"profiles":[{"name":"oai","kind":"openai","url":"\#(url)","model":"m1"}]}"#
+            .write(to: home.appendingPathComponent("config/reception/backends.json"), atomically: true, encoding: .utf8)
+        let (queued, _) = try await PipedREPL.run(["--backend", "oai"], input: "please remember the ferry\n", home: home)
+        #expect(queued.contains("queued"), "\(queued)")
+        let (server, _) = try await ReferenceServerProcess.start(["openai", "--chunk-ms", "1"], url: #"http://127\.0\.0\.1:\d+/v1"#, port: port)
+        defer { server.stop() }
+        let (delivered, status) = try await PipedREPL.run(["--backend", "oai"], input: "", home: home)
+        #expect(status == 0 && delivered.contains("You said: please remember the ferry"), "\(delivered)")
+        let (listed, _) = try await Self.reception(["logs"], home: home)
+        #expect(listed.contains("1 exchange  please remember the ferry") && !listed.contains("0 exchanges"), "one conversation: \(listed)")
+        let (carried, _) = try await PipedREPL.run(["-c"], input: "/history\n", home: home)
+        #expect(carried.contains("Continuing conversation") && carried.contains("1. please remember the ferry"), "\(carried)")
+        let (shown, _) = try await Self.reception(["logs", "show", "last"], home: home)
+        #expect(shown.contains("You said: please remember the ferry"), "the delivered answer: \(shown)")
+    }
+
+    /// A value another program wrote into the log that Reception cannot read is said with
+    /// where it is, by every command that reads it, without a crash and without the row's text.
+    @Test func aLogEditedByAnotherProgramIsALocatedErrorNotACrash() async throws {
+        let home = Scratch.root.appendingPathComponent("reception-log-odd-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "tell me about quokkas\n", home: home)
+        _ = try await Self.reception(["logs"], home: home)
+        try await DatabaseQueue(path: Self.logPath(home)).write { try $0.execute(sql: "UPDATE exchanges SET first_character_ms = -1e19") }
+        let (odd, oddStatus) = try await Self.reception(["logs", "show", "last"], home: home)
+        #expect(oddStatus == 0 && odd.contains("first character after ?"), "a duration out of range is shown: \(odd)")
+        try await DatabaseQueue(path: Self.logPath(home)).write { try $0.execute(sql: "UPDATE exchanges SET sent_at = 'abc'") }
+        for arguments in [["logs", "show", "last"], ["logs", "-q", "quokkas"], ["logs", "export", "--all", "--jsonl"]] {
+            let (output, status) = try await Self.reception(arguments, home: home)
+            #expect(status == 1, "\(arguments): \(output)")
+            #expect(output.contains("table exchanges") && output.contains("column sent_at"), "\(arguments): \(output)")
+            #expect(!output.contains("quokkas"), "no text of the row: \(output)")
+        }
+        let (carried, status) = try await PipedREPL.run(["-c", "--local-step-ms", "1"], input: "", home: home)
+        #expect(status == 0 && carried.contains("column sent_at") && carried.contains("this one is new"), "\(carried)")
+    }
+
+    /// `-o` naming the log's own database, however spelt, is refused even with --force, and
+    /// the log is left as it was.
+    @Test func anExportIsNeverWrittenOverTheLogItself() async throws {
+        let home = Scratch.root.appendingPathComponent("reception-log-own-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "tell me about quokkas\n", home: home)
+        _ = try await Self.reception(["logs"], home: home)
+        let folder = URL(fileURLWithPath: Self.logPath(home)).deletingLastPathComponent().path
+        for output in [Self.logPath(home), folder + "/../reception/conversations.sqlite", Self.logPath(home) + "-wal"] {
+            let (refused, status) = try await Self.reception(["logs", "export", "--all", "-o", output, "--force"], home: home)
+            #expect(status == 1 && refused.contains("is one of the conversation log's own files"), "\(output): \(refused)")
+        }
+        let (listed, status) = try await Self.reception(["logs"], home: home)
+        #expect(status == 0 && listed.contains("tell me about quokkas"), "the log is intact: \(listed)")
+    }
+
+    /// Without --force, a file made at the -o name while the export is being written is
+    /// refused, not replaced: the export waits for the database (held by another process),
+    /// the file appears meanwhile, and it keeps what it held.
+    @Test func anExportDoesNotReplaceAFileMadeWhileItWrote() async throws {
+        let home = Scratch.root.appendingPathComponent("reception-log-race-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "tell me about quokkas\n", home: home)
+        _ = try await Self.reception(["logs"], home: home)
+        // Pending lines, so the export must take the database's lock to move them in.
+        _ = try await PipedREPL.run(["-c", "--local-step-ms", "1"], input: "and wombats\n", home: home)
+        let output = home.appendingPathComponent("mine.md")
+        let executable = try Binary.reception()
+        let holder = try DatabaseQueue(path: Self.logPath(home))
+        let (said, status) = try await offThePool {
+            try holder.inDatabase { db -> (String, Int32) in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: executable)
+                process.arguments = ["logs", "export", "--all", "-o", output.path]
+                process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                process.standardError = pipe
+                try process.run()
+                // Its file is begun (a temporary one beside the name) and it waits for the lock.
+                let deadline = Date().addingTimeInterval(60)
+                while ((try? FileManager.default.contentsOfDirectory(atPath: home.path)) ?? []).allSatisfy({ !$0.hasSuffix(".tmp") }),
+                      Date() < deadline, process.isRunning {
+                    usleep(10_000)
+                }
+                try "made meanwhile\n".write(to: output, atomically: false, encoding: .utf8)
+                try db.execute(sql: "ROLLBACK")
+                let said = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return (said, process.terminationStatus)
+            }
+        }
+        #expect(status == 1 && said.contains("already exists"), "\(said)")
+        #expect(try String(contentsOf: output, encoding: .utf8) == "made meanwhile\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).allSatisfy { !$0.hasSuffix(".tmp") }, "nothing left beside it")
+    }
+
+    /// A word to find that starts with "-" is a word, not an option.
+    @Test func aSearchForAWordStartingWithADashFindsIt() async throws {
+        let home = Scratch.root.appendingPathComponent("reception-log-dash-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        _ = try await PipedREPL.run(["--local-step-ms", "1"], input: "what does the -x flag do?\n", home: home)
+        let (found, status) = try await Self.reception(["logs", "-q", "-x"], home: home)
+        #expect(status == 0 && found.contains("› what does the -x flag do?"), "\(found)")
+    }
 }

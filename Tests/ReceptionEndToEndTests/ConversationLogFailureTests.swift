@@ -71,6 +71,34 @@ struct ConversationLogFailureTests {
         #expect(listed.contains("first message") && listed.contains("second message"), "\(listed)")
     }
 
+    /// Reading the log (`-c`, `/history`) while another process keeps the database locked
+    /// longer than the wait fails that read, says so, and stops nothing else: every message
+    /// of the session is logged once the lock is let go.
+    @Test func aReadThatFailsOnALockedDatabaseDoesNotStopTheLog() async throws {
+        let (server, url) = try await OpenAITerminalTests.startServer()
+        defer { server.stop() }
+        let home = try await Self.homeWithLog(url)
+        // Lines not moved in yet: reading the log must move them in, which needs the lock.
+        _ = try await PipedREPL.run(["--backend", "oai"], input: "a session not read yet\n", home: home)
+        let holder = try DatabaseQueue(path: ConversationLogEndToEndTests.logPath(home))
+        let executable = try Binary.reception()
+        let (output, status) = try await offThePool {
+            try holder.inDatabase { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                defer { try? db.execute(sql: "ROLLBACK") }
+                let (output, _, status) = try PipedREPL.runBlocking(["-c", "--backend", "oai"], input: "first message\n/history\nsecond message\n", home: home,
+                                                                     executable: executable)
+                return (output, status)
+            }
+        }
+        #expect(status == 0 && output.contains("This is message 2 of our conversation."), "\(output)")
+        #expect(output.contains("cannot be read from the log") && output.contains("The log cannot be read just now"), "\(output)")
+        #expect(output.contains("1. first message"), "/history lists the session's messages: \(output)")
+        #expect(!output.contains("not being logged"), "\(output)")
+        let (shown, _) = try await ConversationLogEndToEndTests.reception(["logs", "show", "last"], home: home)
+        #expect(shown.contains("first message") && shown.contains("second message"), "\(shown)")
+    }
+
     @Test func aDamagedLogIsSkippedAndLeftAsItIs() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.stop() }

@@ -272,4 +272,68 @@ struct ConversationLogTests {
         conversation.title = "## Reception · complete"
         #expect(ConversationExport.markdown(conversation, [forged]).hasPrefix("# \\## Reception · complete\n"), "\(ConversationExport.markdown(conversation, [forged]).prefix(60))")
     }
+
+    /// A value another program wrote into the log (a date as text, a count as a word, an
+    /// infinite duration) is an error that says where it is, and holds no text of the
+    /// conversation: GRDB stopped the process, and printed the whole row as it did.
+    @Test(arguments: [("exchanges", "sent_at", "'abc'"), ("exchanges", "intent_by_hand", "'maybe'"), ("exchanges", "total_ms", "1e999"),
+                      ("exchanges", "shown", "x'00ff'"), ("conversations", "last_at", "'yesterday'"), ("conversations", "backend", "x'00ff'")])
+    func aValueOfTheWrongKindIsALocatedErrorWithoutText(_ table: String, _ column: String, _ value: String) throws {
+        let path = temporaryLogPath()
+        let log = ConversationLog(path: path)
+        let conversation = ConversationRecord(backend: "oai", title: "the zebra migration")
+        try log.save(conversation)
+        try log.save(exchange(in: conversation, message: "the zebra migration", shown: "Zebras cross the river."))
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE \(table) SET \(column) = \(value)") }
+        let reader = ConversationLog(path: path)
+        let reads: [() throws -> Void] = [
+            { _ = try reader.conversation(nil) }, { _ = try reader.conversations() },
+            { _ = try reader.exchanges(of: conversation.id) }, { _ = try reader.search("zebra") },
+            { try reader.forEachExchange { _ in } },
+        ]
+        var failed = 0
+        for read in reads {
+            do { try read() } catch let error as ConversationLogError {
+                failed += 1
+                #expect(error.description.contains("table \(table)") && error.description.contains("column \(column)"), "\(error)")
+                #expect(error.description.contains(path), "\(error)")
+                #expect(!error.description.contains("zebra") && !error.description.contains("Zebra"), "\(error)")
+            }
+        }
+        #expect(failed == (table == "exchanges" ? 3 : 2), "every read of that row says so")
+    }
+
+    /// Durations out of any range (a pending line can carry any number) are shown, never a crash.
+    @Test func aDurationOutOfRangeIsShownWithoutACrash() {
+        var record = exchange(in: ConversationRecord(backend: "oai"), message: "hello")
+        record.firstCharacterMilliseconds = -1e19
+        record.totalMilliseconds = .infinity
+        #expect(ConversationExport.details(record) == ["complete", "first character after ?", "? in all"])
+        record.firstCharacterMilliseconds = 42.4
+        record.totalMilliseconds = 1500
+        #expect(ConversationExport.details(record) == ["complete", "first character after 42 ms", "1.5 s in all"])
+    }
+
+    /// The log's own files, however the path is spelt, are never an export's output.
+    @Test func theLogsOwnFilesAreKnownHoweverTheirPathIsSpelt() throws {
+        let path = temporaryLogPath()
+        let log = ConversationLog(path: path)
+        let conversation = ConversationRecord(backend: "oai")
+        try log.save(conversation)
+        let session = ConversationLog(path: path)
+        try session.enqueue(exchange(in: conversation, message: "pending"))
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let pending = try #require(try FileManager.default.contentsOfDirectory(atPath: path + "-pending").first { $0.hasSuffix(".jsonl") })
+        let linkedFolder = folder.deletingLastPathComponent().appendingPathComponent("linked")
+        try FileManager.default.createSymbolicLink(at: linkedFolder, withDestinationURL: folder)
+        let hardLink = folder.deletingLastPathComponent().appendingPathComponent("copy.sqlite").path
+        #expect(link(path, hardLink) == 0)
+        for own in [path, path + "-wal", path + "-shm", path + "-journal", path + "-pending/" + pending,
+                    folder.path + "/../reception/conversations.sqlite", linkedFolder.path + "/conversations.sqlite", hardLink] {
+            #expect(log.isOwnFile(own), "\(own)")
+        }
+        for other in [folder.path + "/export.md", path + ".md", folder.deletingLastPathComponent().path + "/conversations.sqlite"] {
+            #expect(!log.isOwnFile(other), "\(other)")
+        }
+    }
 }

@@ -167,6 +167,32 @@ struct PendingLogTests {
         #expect(try reader.conversations().isEmpty)
     }
 
+    /// A plan waiting when its conversation was removed, and closed after something said since
+    /// started the conversation again: the plan was sent before the removal, and its text stays
+    /// removed (it came back, and was found by a search).
+    @Test func aPlanSentBeforeTheRemovalStaysRemovedOnceTheConversationStartsAgain() throws {
+        let path = temporaryLogPath()
+        let session = ConversationLog(path: path)
+        let conversation = ConversationRecord(backend: "local", title: "zebra")
+        try session.enqueue(conversation)
+        let plan = exchange("plan", in: conversation, message: "secret plan about the zebra migration", ending: .planWaiting,
+                            at: Date().addingTimeInterval(-1))
+        try session.enqueue(plan)
+        let reader = ConversationLog(path: path)
+        #expect(try reader.removeAll().conversations == 1)
+        try session.enqueue(exchange("hello", in: conversation, message: "hello there"))
+        var closed = plan
+        closed.ending = .planNotRun
+        closed.plan = .unanswered
+        try session.enqueue(closed)
+        #expect(try reader.exchanges(of: conversation.id).map(\.message) == ["hello there"])
+        #expect(try reader.search("zebra").isEmpty)
+        #expect(!contains(fileBytes(path), "zebra migration"))
+        // Moved in apart, the same: the plan's closing comes after the restart was committed.
+        try session.enqueue(closed)
+        #expect(try reader.exchanges(of: conversation.id).map(\.message) == ["hello there"])
+    }
+
     /// A queued message dropped from the offline queue reads so, not "queued" for ever; one
     /// already sent since is left as it ended.
     @Test func aQueuedMessageDroppedFromTheQueueSaysSo() throws {
@@ -179,6 +205,31 @@ struct PendingLogTests {
         try ConversationLog(path: path).enqueueDropped(["q1", "q2"])
         let read = try ConversationLog(path: path).exchanges(of: conversation.id)
         #expect(read.map(\.status) == ["dropped from the offline queue, never sent", "complete"], "\(read.map(\.status))")
+    }
+
+    /// A message queued by one session and delivered by a later one: the delivered answer
+    /// stays, whichever session's file is moved in first (the queuing session's file sorts
+    /// after the delivering one's after a pid wrap, or across a digit: "100123" < "99876").
+    @Test func aDeliveredAnswerIsNotOverwrittenByTheOlderQueuedLineOfAnotherSession() throws {
+        let path = temporaryLogPath()
+        let conversation = ConversationRecord(backend: "oai", title: "please remember the ferry")
+        let queuing = ConversationLog(path: path)
+        try queuing.enqueue(conversation)
+        try queuing.enqueue(exchange("x", in: conversation, message: "please remember the ferry", ending: .open))
+        try queuing.enqueue(exchange("x", in: conversation, message: "please remember the ferry", ending: .queued))
+        let queuingFile = try #require(Self.pendingFiles(path).first)
+        try FileManager.default.moveItem(atPath: path + "-pending/" + queuingFile, toPath: path + "-pending/99876-a.jsonl")
+
+        let delivering = ConversationLog(path: path)
+        try delivering.enqueue(exchange("x", in: conversation, message: "please remember the ferry", ending: .open))
+        try delivering.enqueueShown(exchangeID: "x", shown: "Noted: ", engineText: "Noted: ")
+        try delivering.enqueue(exchange("x", in: conversation, message: "please remember the ferry", shown: "Noted: the ferry."))
+        let deliveringFile = try #require(Self.pendingFiles(path).first { $0 != "99876-a.jsonl" })
+        try FileManager.default.moveItem(atPath: path + "-pending/" + deliveringFile, toPath: path + "-pending/100123-b.jsonl")
+
+        let read = try ConversationLog(path: path).exchanges(of: conversation.id)
+        #expect(read.map(\.ending) == [.answered] && read.map(\.shown) == ["Noted: the ferry."], "\(read)")
+        #expect(try ConversationLog(path: path).search("ferry").map(\.exchange.shown) == ["Noted: the ferry."])
     }
 
     @Test func secretsNeverReachThePendingFile() throws {

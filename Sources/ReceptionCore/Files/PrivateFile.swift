@@ -27,6 +27,15 @@ public enum PrivateFile {
     /// never written through; one placed there in the instant between that look and the
     /// rename is replaced by the file, never written through either.
     public static func write(_ data: Data, to url: URL, existing: Existing = .replaceRegularFile) throws {
+        try write(to: url, existing: existing) { append in try append(data) }
+    }
+
+    /// As `write(_:to:existing:)`, with the bytes produced as they are written (an export of
+    /// the whole conversation log is never held in memory at once): `produce` is given a
+    /// function that appends bytes to the new file. The file takes its name only once
+    /// `produce` returns; when it or a write throws, nothing is left at the name or beside it.
+    public static func write(to url: URL, existing: Existing = .replaceRegularFile,
+                             _ produce: (_ append: (Data) throws -> Void) throws -> Void) throws {
         let directory = url.deletingLastPathComponent()
         let name = url.lastPathComponent
         let folder = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -44,13 +53,20 @@ public enum PrivateFile {
         // the bytes into a 0666-less-umask file first and tightened it only afterwards.
         let descriptor = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw creationFailure(in: directory, errno: errno) }
-        let complete = writeAll(data, to: descriptor) && fsync(descriptor) == 0
-        let writeError = errno
-        close(descriptor)
-        guard complete else {
-            unlinkat(folder, temporary, 0)
-            throw Failure(description: "cannot write a file in \(directory.path) (\(String(cString: strerror(writeError)).lowercased()))")
+        let writeFailure = { (code: Int32) in
+            Failure(description: "cannot write a file in \(directory.path) (\(String(cString: strerror(code)).lowercased()))")
         }
+        do {
+            try produce { data in
+                guard writeAll(data, to: descriptor) else { throw writeFailure(errno) }
+            }
+            guard fsync(descriptor) == 0 else { throw writeFailure(errno) }
+        } catch {
+            close(descriptor)
+            unlinkat(folder, temporary, 0)
+            throw error
+        }
+        close(descriptor)
         switch existing {
         case .refuse:
             let linked = linkat(folder, temporary, folder, name, 0) == 0

@@ -248,8 +248,8 @@ extension REPL {
     /// them, saying so, and the delivery sends it after them.
     func queueBehindDelivery(_ text: String) async {
         guard let queue else { return }
-        let request = ReceptionRequest(text: text, conversation: state.turns, trustLevel: state.trustLevel, goal: state.goal,
-                                       sessionID: state.sessionID)
+        let request = stampedForLog(ReceptionRequest(text: text, conversation: state.turns, trustLevel: state.trustLevel, goal: state.goal,
+                                                     sessionID: state.sessionID))
         let context = queue.holding(ReceptionContext(intentOverride: state.pendingOverride), behindDelivery: true)
         state.pendingOverride = nil
         state.transcript.append(TranscriptEntry(speaker: .person, markdown: text))

@@ -3,8 +3,10 @@ import ReceptionCore
 /// The conversation log as the REPL sees it. The executable wires `ReceptionLog`'s SQLite
 /// store in; the REPL knows only these calls, so it does not depend on SQLite.
 ///
-/// Any call may throw: the REPL then stops logging this conversation, says once why, and goes
-/// on (the message is sent whatever the log does).
+/// Any call may throw. A write that throws stops the log for this conversation: the REPL says
+/// once why, and goes on (the message is sent whatever the log does). A read that throws
+/// (`conversation`: the database locked longer than the wait) fails that read only: writes
+/// append to a pending file, which a locked database does not stop.
 public protocol LogControl: Sendable {
     /// False when the person turned the log off for good (`reception logs off`). Asked
     /// before the first write; answered without opening the database.

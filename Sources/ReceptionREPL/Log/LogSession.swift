@@ -10,6 +10,12 @@ struct LogSession {
     let writing: Bool
     /// The conversation being written, once its first exchange was (or once it was resumed).
     var conversation: ConversationRecord?
+    /// The id the next conversation takes, chosen before its first message goes out: every
+    /// request carries its conversation's id (`conversationKey`), so that a message queued
+    /// offline is logged in its own conversation when a later session delivers it.
+    var nextConversationID = UUID().uuidString.lowercased()
+    /// The request extension that names the conversation a message belongs to in the log.
+    static let conversationKey = "reception.log.conversation"
     /// Why the log is not written, once it failed: said once, then nothing more is tried.
     var unavailable: String?
     /// Exchanges this session began and has not closed for good (answers streaming, plans waiting).
@@ -29,6 +35,19 @@ struct LogSession {
     var writable: (any LogControl)? {
         guard writing, unavailable == nil, let control, control.isOn else { return nil }
         return control
+    }
+
+    /// The id of the conversation a message sent now belongs to (the next one's, before its
+    /// first exchange is written).
+    var currentConversationID: String { conversation?.id ?? nextConversationID }
+
+    /// The conversation `request` was sent in, when that is not this session's: a queued
+    /// message from an earlier session (or from before `/new`) being delivered now.
+    func otherConversation(of request: ReceptionRequest) -> String? {
+        guard case .string(let id)? = request.extensions[Self.conversationKey], !id.isEmpty, id != currentConversationID else {
+            return nil
+        }
+        return id
     }
 }
 

@@ -3,8 +3,9 @@ import ReceptionCore
 
 /// The conversation log, from the REPL's side: what is written when, resuming a conversation,
 /// `/new` and `/history`. Writing never stands between a person and their message: the
-/// message has gone out before its exchange is written, and a log that fails is said once and
-/// left alone for the rest of the conversation.
+/// message has gone out before its exchange is written, and a log that fails to be written is
+/// said once and left alone for the rest of the conversation (a read that fails is said, and
+/// stops nothing).
 extension REPL {
     // MARK: writing
 
@@ -96,7 +97,7 @@ extension REPL {
         let classification = sent.classification ?? request.classification
         let engineState = session?.continuity?.state() ?? [:]
         return ExchangeRecord(
-            id: request.id, conversationID: log.conversation?.id ?? "", backend: backendName,
+            id: request.id, conversationID: log.otherConversation(of: request) ?? log.conversation?.id ?? "", backend: backendName,
             endpoint: session?.backend.descriptor.endpoint, soul: soulForLog, model: engineState["model"],
             message: request.text, goal: sent.goal, trustLevel: sent.trustLevel,
             intent: classification?.intent, intentConfidence: classification?.intentConfidence,
@@ -111,15 +112,33 @@ extension REPL {
     /// found another file of that name, or none.
     var soulForLog: String? { souls.flatMap { $0.currentReference } }
 
+    /// `request` naming the conversation it is sent in, for the log: a message the offline
+    /// queue keeps carries it to the session that delivers it (`otherConversation`).
+    func stampedForLog(_ request: ReceptionRequest) -> ReceptionRequest {
+        guard log.writable != nil else { return request }
+        var request = request
+        request.extensions[LogSession.conversationKey] = .string(log.currentConversationID)
+        return request
+    }
+
     /// Writes the exchange, and its conversation first when it is the conversation's first.
+    /// An exchange of another conversation (a queued message from an earlier session, being
+    /// delivered) is written in that one, and starts none here: an empty conversation, newest
+    /// of all, was what `reception -c` then carried on.
     private func persist(_ record: ExchangeRecord) {
         write { control in
             var record = record
+            if !record.conversationID.isEmpty, record.conversationID != log.currentConversationID {
+                try control.save(record)
+                return
+            }
             if log.conversation == nil {
-                let conversation = ConversationRecord(backend: backendName, endpoint: session?.backend.descriptor.endpoint,
+                let conversation = ConversationRecord(id: log.nextConversationID, backend: backendName,
+                                                      endpoint: session?.backend.descriptor.endpoint,
                                                       soul: soulForLog, model: record.model, title: record.message)
                 try control.save(conversation)
                 log.conversation = conversation
+                log.nextConversationID = UUID().uuidString.lowercased()
             }
             record.conversationID = log.conversation!.id
             if var open = log.open[record.id] {
@@ -177,10 +196,12 @@ extension REPL {
             }
             return .success(found)
         } catch {
-            // The log cannot be read: the session goes on without it (and without logging).
+            // The log cannot be read now (locked by another process for longer than the wait,
+            // damaged): this conversation is new, and it is still logged. A read needs the
+            // database; a write only appends to this session's pending file, which the
+            // database being locked does not stop.
             if case .id = start { return .failure(ResumeFailure(message: "Cannot continue that conversation: \(describe(error)).")) }
-            logFailed(describe(error))
-            note("The last conversation cannot be read from the log, so this one is new.")
+            warning("The last conversation cannot be read from the log (\(describe(error))), so this one is new; it is logged as usual.")
             return .success(nil)
         }
     }
@@ -278,7 +299,9 @@ extension REPL {
                     if !lines.isEmpty { return verbatim((header + lines).joined(separator: "\n")) }
                 }
             } catch {
-                logFailed(describe(error))
+                // Only this read failed (the database locked for longer than the wait): the
+                // session's own messages are listed, and logging goes on.
+                warning("The log cannot be read just now (\(describe(error))); these are this session's messages. Logging goes on.")
             }
         }
         guard !state.messages.isEmpty else { return note("No messages yet in this conversation.") }

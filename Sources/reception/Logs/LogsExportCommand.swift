@@ -51,32 +51,15 @@ struct LogsExportCommand: ParsableCommand {
 
     func run() throws {
         let log = LogsCommand.log()
-        var text = ""
-        try LogsCommand.using(log) {
-            var conversationID: String?
-            if let id {
-                guard let conversation = try log.conversation(id == "last" ? nil : id) else {
-                    throw LogsCommand.fail("There is no conversation “\(TerminalText.line(id, limit: 40))” in the log (reception logs lists them).")
-                }
-                conversationID = conversation.id
-            }
-            if jsonl {
-                try log.forEachExchange(matching: filters.filter, conversation: conversationID) { exchange in
-                    if labelled, !ConversationExport.isLabelled(exchange) { return }
-                    text += ConversationExport.corpusLine(exchange) + "\n"
-                }
-            } else {
-                let conversations = try conversationID.flatMap { try log.conversation($0) }.map { [$0] }
-                    ?? log.conversations(matching: filters.filter, limit: Int.max).reversed()
-                for conversation in conversations {
-                    var exchanges: [ExchangeRecord] = []
-                    try log.forEachExchange(matching: filters.filter, conversation: conversation.id) { exchanges.append($0) }
-                    text += ConversationExport.markdown(conversation, exchanges) + "\n"
-                }
-            }
+        guard let output else {
+            // Bytes as they are: a piece can end in the middle of a character.
+            return try LogsCommand.using(log) { try export(from: log) { _ = PrivateFile.writeAll($0, to: STDOUT_FILENO) } }
         }
-        guard let output else { return StandardStreams.write(text) }
         let url = URL(fileURLWithPath: UserPath.expand(output))
+        // Whatever --force says: replacing the log with its own export destroyed it.
+        if log.isOwnFile(url.path) {
+            throw LogsCommand.fail("\(url.path) is one of the conversation log's own files (\(log.path), its journal or its pending lines); export to a file of its own.")
+        }
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) {
             // --force replaces a file, never a folder: say so first, not after --force.
@@ -84,10 +67,52 @@ struct LogsExportCommand: ParsableCommand {
             if !force { throw LogsCommand.fail("\(url.path) already exists; add --force to replace it.") }
         }
         do {
-            try PrivateFile.write(Data(text.utf8), to: url)
+            // Without --force, a file made at the name after the look above is refused too.
+            try PrivateFile.write(to: url, existing: force ? .replaceRegularFile : .refuse) { append in
+                try LogsCommand.using(log) { try export(from: log, to: append) }
+            }
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             throw LogsCommand.fail("Cannot write \(url.path): \(PlainFile.reason(of: error))")
         }
         StandardStreams.writeError("Wrote \(url.path).\n")
+    }
+
+    /// Writes the export a part at a time (`forEachExchange` reads the log in batches), in
+    /// pieces of about 64 KB: an export of the whole log is never held in memory at once.
+    private func export(from log: ConversationLog, to write: (Data) throws -> Void) throws {
+        var buffer = Data()
+        func emit(_ text: String) throws {
+            buffer.append(contentsOf: text.utf8)
+            if buffer.count >= 65_536 {
+                try write(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        var conversationID: String?
+        if let id {
+            guard let conversation = try log.conversation(id == "last" ? nil : id) else {
+                throw LogsCommand.fail("There is no conversation “\(TerminalText.line(id, limit: 40))” in the log (reception logs lists them).")
+            }
+            conversationID = conversation.id
+        }
+        if jsonl {
+            try log.forEachExchange(matching: filters.filter, conversation: conversationID) { exchange in
+                if labelled, !ConversationExport.isLabelled(exchange) { return }
+                try emit(ConversationExport.corpusLine(exchange) + "\n")
+            }
+        } else {
+            let conversations = try conversationID.flatMap { try log.conversation($0) }.map { [$0] }
+                ?? log.conversations(matching: filters.filter, limit: Int.max).reversed()
+            for conversation in conversations {
+                try emit(ConversationExport.markdownHeader(conversation))
+                try log.forEachExchange(matching: filters.filter, conversation: conversation.id) { exchange in
+                    try emit("\n" + ConversationExport.markdown(exchange))
+                }
+                try emit("\n\n")
+            }
+        }
+        if !buffer.isEmpty { try write(buffer) }
     }
 }

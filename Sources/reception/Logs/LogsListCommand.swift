@@ -15,7 +15,9 @@ struct LogsListCommand: ParsableCommand {
         are highlighted on a terminal.
         """)
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Search every message and answer for these words.", valueName: "text"))
+    /// Taken whatever it starts with, as `--since` is: a word to find can start with "-"
+    /// (`-q -x`), which would otherwise be read as an option and the value said to be missing.
+    @Option(name: .shortAndLong, parsing: .unconditional, help: ArgumentHelp("Search every message and answer for these words.", valueName: "text"))
     var query: String?
 
     @OptionGroup var filters: LogFilterOptions
