@@ -49,6 +49,10 @@ static inline void reception_rl_discard_line(void) {
     rl_mark = 0;
 }
 
+/// The C library's standard input stream (a global Swift 6 will not read directly): piped
+/// lines are read from it, bounded (`BoundedLine`).
+static inline FILE *reception_stdin(void) { return stdin; }
+
 /// Width of the terminal on `fd` in columns, or 0 when it is not a terminal.
 static inline int reception_terminal_columns(int fd) {
     struct winsize size;

@@ -123,6 +123,7 @@ public actor REPL {
             return exitStatus
         }
         var pending = ""
+        var overlong = false
         while true {
             if let message = souls?.reloadIfChanged() { note(message) }
             let retry = pending.isEmpty ? retryQueueWhileIdle() : nil
@@ -169,6 +170,14 @@ public actor REPL {
                 // from a script alike: how a script sends a message of several lines); a doubled
                 // one is a backslash that ends the line ("C:\\temp\\").
                 let (line, continues) = Self.continuation(raw)
+                // A message continued line after line is bounded as one line is: past the
+                // limit, it is dropped to its last line and said, not sent in part.
+                if overlong || pending.utf8.count + line.utf8.count > BoundedLine.limit {
+                    if !overlong { error("A message of several lines over \(BoundedLine.limit >> 20) MB was not sent.") }
+                    overlong = continues
+                    pending = ""
+                    continue
+                }
                 if continues {
                     pending += line + "\n"
                     continue

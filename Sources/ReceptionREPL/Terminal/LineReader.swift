@@ -62,7 +62,15 @@ public struct PlainLineReader: LineReader {
             // Blocking read on its own thread so the cooperative pool stays free. After an
             // interruption the thread may still read one line; the session is over by then.
             Thread.detachNewThread {
-                deliver(Swift.readLine(strippingNewline: true).map(LineInput.line) ?? .endOfInput)
+                while true {
+                    switch BoundedLine.read() {
+                    case .line(let line): return deliver(.line(line))
+                    case .end: return deliver(.endOfInput)
+                    case .tooLong(let bytes):
+                        // Said and skipped: the lines after it are the script's next messages.
+                        StandardStreams.writeError("error: a line of \(bytes) bytes was not sent: a message is at most \(BoundedLine.limit >> 20) MB.\n")
+                    }
+                }
             }
         }
     }
@@ -71,4 +79,5 @@ public struct PlainLineReader: LineReader {
 }
 
 import Foundation
+import ReceptionCore
 import Synchronization
