@@ -40,3 +40,7 @@ pid_t reception_spawn_on_pty(const char *path, char *const argv[], char *const e
     *master_fd = master;
     return pid;
 }
+
+int reception_pty_slave_name(int master_fd, char *name, unsigned long length) {
+    return ptsname_r(master_fd, name, length);
+}

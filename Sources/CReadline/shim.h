@@ -53,6 +53,15 @@ static inline void reception_rl_discard_line(void) {
 /// lines are read from it, bounded (`BoundedLine`).
 static inline FILE *reception_stdin(void) { return stdin; }
 
+/// After Ctrl-Z and `fg`: the shell gave the terminal its own settings while the process was
+/// stopped, and readline still believes it has its own in place (it prepares them only when
+/// they are not). Put back and prepared again, then the prompt and the line redrawn.
+static inline void reception_rl_resume_terminal(void) {
+    if (rl_deprep_term_function) (*rl_deprep_term_function)();
+    if (rl_prep_term_function) (*rl_prep_term_function)(1);
+    rl_forced_update_display();
+}
+
 /// Width of the terminal on `fd` in columns, or 0 when it is not a terminal.
 static inline int reception_terminal_columns(int fd) {
     struct winsize size;

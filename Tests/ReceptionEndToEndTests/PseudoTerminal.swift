@@ -122,6 +122,34 @@ final class TerminalSession: Sendable {
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
     }
 
+    /// The terminal's line settings as the program sees them (its local modes: ICANON, ECHO).
+    var localModes: tcflag_t? {
+        withSlave { fd in
+            var settings = termios()
+            return tcgetattr(fd, &settings) == 0 ? settings.c_lflag : nil
+        } ?? nil
+    }
+
+    /// Line editing and echo by the terminal itself, as a shell sets them when it takes the
+    /// terminal back from a stopped job.
+    func setCooked() {
+        _ = withSlave { fd in
+            var settings = termios()
+            guard tcgetattr(fd, &settings) == 0 else { return }
+            settings.c_lflag |= tcflag_t(ICANON | ECHO)
+            tcsetattr(fd, TCSANOW, &settings)
+        }
+    }
+
+    private func withSlave<T>(_ body: (Int32) -> T) -> T? {
+        var name = [CChar](repeating: 0, count: 64)
+        guard reception_pty_slave_name(master, &name, UInt(name.count)) == 0 else { return nil }
+        let fd = open(name, O_RDWR | O_NOCTTY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return body(fd)
+    }
+
     /// Types a line and presses Enter.
     func enter(_ line: String) { type(line + "\r") }
 

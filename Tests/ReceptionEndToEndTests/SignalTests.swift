@@ -65,6 +65,30 @@ struct SignalTests {
         #expect(terminal.screen[after...].contains(" icanon"))
     }
 
+    /// Ctrl-Z, then `fg`: while the REPL was stopped, the shell gave the terminal its own
+    /// settings (line editing and echo by the terminal), and readline went on believing its
+    /// own were in place: every key was echoed twice and editing keys did not work until the
+    /// next prompt. On SIGCONT the reader sets the terminal up again.
+    @Test func afterCtrlZAndFgTheLineIsEditedAsBefore() async throws {
+        let terminal = try TerminalSession(arguments: ["--backend", "local", "--no-log", "--local-step-ms", "0"])
+        var at = try await terminal.waitFor("› ")
+        try await eventually("readline's settings") { (terminal.localModes ?? 0) & tcflag_t(ICANON) == 0 }
+        kill(terminal.pid, SIGSTOP)
+        try await eventually("the REPL to stop") {
+            ((try? String(contentsOfFile: "/proc/\(terminal.pid)/stat", encoding: .utf8)) ?? "").contains(") T ")
+        }
+        terminal.setCooked()
+        kill(terminal.pid, SIGCONT)
+        try await eventually("readline's settings again", timeout: .seconds(20)) { (terminal.localModes ?? 0) & tcflag_t(ICANON | ECHO) == 0 }
+        terminal.type("helo\u{7F}\u{7F}llo there")
+        terminal.enter("")
+        at = try await terminal.waitFor("Hello.", after: at)
+        let typed = terminal.screen.components(separatedBy: "hello there").count - 1
+        #expect(typed == 1, "the line shown once: \(terminal.screen)")
+        terminal.enter("/quit")
+        #expect(try await terminal.exitStatus() == 0)
+    }
+
     @Test func ctrlCEndsAScriptWaitingOnItsInput() async throws {
         let (process, input, output) = try Self.piped(["--backend", "local", "--trust", "0"])
         let shown = Mutex(Data())

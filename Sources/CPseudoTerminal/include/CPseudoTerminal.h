@@ -8,4 +8,8 @@
 pid_t reception_spawn_on_pty(const char *path, char *const argv[], char *const envp[],
                              unsigned short rows, unsigned short cols, int *master_fd);
 
+/// The path of the terminal's other end (the program's side, /dev/pts/N) into `name`:
+/// 0, or an error number.
+int reception_pty_slave_name(int master_fd, char *name, unsigned long length);
+
 #endif

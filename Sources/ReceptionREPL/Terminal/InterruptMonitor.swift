@@ -21,6 +21,7 @@ public final class InterruptMonitor: Sendable {
     /// delivered) can each leave without putting back a listener that already left.
     private let listeners = Mutex<(next: UInt64, stack: [(id: UInt64, handler: Handler)])>((0, []))
     private let resizeHandler = Mutex<(@Sendable () -> Void)?>(nil)
+    private let continueHandler = Mutex<(@Sendable () -> Void)?>(nil)
     private let sources = Mutex<[DispatchSourceSignal]>([])
     private let termination = Mutex<Int32?>(nil)
     /// The terminal's settings when the REPL started, for a hard exit on a second signal.
@@ -46,7 +47,14 @@ public final class InterruptMonitor: Sendable {
             let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
             resize.setEventHandler { [weak self] in self?.resizeHandler.withLock { $0 }?() }
             resize.resume()
-            sources = [interrupt, resize]
+            // Ctrl-Z stops the process as it always does; `fg` sends SIGCONT, after the shell
+            // has put the terminal back to its own settings: the line reader sets up its own
+            // again and redraws the prompt (readline went on believing the terminal raw, and
+            // every key was echoed twice).
+            let resumed = DispatchSource.makeSignalSource(signal: SIGCONT, queue: .global())
+            resumed.setEventHandler { [weak self] in self?.continueHandler.withLock { $0 }?() }
+            resumed.resume()
+            sources = [interrupt, resize, resumed]
             for number in [SIGTERM, SIGHUP] {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -96,5 +104,9 @@ public final class InterruptMonitor: Sendable {
 
     func setResizeHandler(_ handler: (@Sendable () -> Void)?) {
         resizeHandler.withLock { $0 = handler }
+    }
+
+    func setContinueHandler(_ handler: (@Sendable () -> Void)?) {
+        continueHandler.withLock { $0 = handler }
     }
 }

@@ -43,6 +43,7 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
         for line in file?.lines().suffix(2000) ?? [] { add_history(line) }
         history = Mutex(file?.trimmed(to: 2000))
         InterruptMonitor.shared.setResizeHandler { [weak self] in self?.wake(with: SIGWINCH) }
+        InterruptMonitor.shared.setContinueHandler { [weak self] in self?.wake(with: SIGCONT) }
     }
 
     public func remember(_ line: String) {
@@ -100,6 +101,7 @@ public final class ReadlineLineReader: LineReader, @unchecked Sendable {
                 var buffer = [UInt8](repeating: 0, count: 64)
                 _ = read(wakePipe.read, &buffer, buffer.count)
                 let signals = lock.withLock { defer { pendingSignals = [] }; return pendingSignals }
+                if signals.contains(SIGCONT) { reception_rl_resume_terminal() }
                 if signals.contains(SIGWINCH) { rl_resize_terminal() }
                 if signals.contains(SIGINT), InterruptMonitor.shared.terminationSignal != nil {
                     // SIGTERM/SIGHUP: leave as on Ctrl-D; the deferred handler removal gives
