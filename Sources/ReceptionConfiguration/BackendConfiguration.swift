@@ -48,15 +48,51 @@ public struct BackendConfiguration: Sendable {
         return try parse(text)
     }
 
+    /// What of the file can be used when part of it is wrong: the profiles that are right, the
+    /// problems, and the names of the profiles they are in. One mistake in a profile nobody
+    /// asked for (a typo in a kind) used to stop the REPL even on `--backend local`.
+    public struct Usable: Sendable {
+        public var profiles: [BackendProfile]
+        /// Nil when the file is right.
+        public var problems: ConfigurationErrors?
+        /// Profiles left out for their problems.
+        public var brokenNames: Set<String>
+        /// True when the file could not be read as profiles at all (not JSON, no "profiles" list).
+        public var isUnreadable: Bool
+    }
+
+    /// The file's right profiles and its problems, located; `load()` is the same, refusing any problem.
+    public func loadUsable() -> Usable {
+        do {
+            return Usable(profiles: try load(), problems: nil, brokenNames: [], isUnreadable: false)
+        } catch let errors as ConfigurationErrors {
+            guard let text = try? PlainFile.readText(path, limit: 4 << 20), let collected = try? collect(text) else {
+                return Usable(profiles: [], problems: errors, brokenNames: [], isUnreadable: true)
+            }
+            return Usable(profiles: collected.profiles, problems: errors, brokenNames: collected.brokenNames, isUnreadable: false)
+        } catch {
+            return Usable(profiles: [], problems: ConfigurationErrors([ConfigurationIssue(file: path, "\(error)")]), brokenNames: [], isUnreadable: true)
+        }
+    }
+
     /// Parses and validates configuration text (the file's name is only used in messages).
     public func parse(_ text: String) throws -> [BackendProfile] {
+        let collected = try collect(text)
+        guard collected.issues.isEmpty else { throw ConfigurationErrors(collected.issues) }
+        return collected.profiles
+    }
+
+    /// The right profiles and every problem, with the names of the profiles the problems are
+    /// in; throws only when the text holds no list of profiles to read.
+    private func collect(_ text: String) throws -> (profiles: [BackendProfile], issues: [ConfigurationIssue], brokenNames: Set<String>) {
+        var brokenNames: Set<String> = []
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
         } catch let error as YamlError {
             throw ConfigurationErrors([Self.issue(for: error, file: path)])
         }
-        guard let root else { return [] }
+        guard let root else { return ([], [], []) }
         guard case .mapping(let top) = root else {
             throw ConfigurationErrors([issue(at: root, "the file must hold an object with a \"profiles\" list.")])
         }
@@ -82,6 +118,7 @@ public struct BackendConfiguration: Sendable {
         var profiles: [BackendProfile] = []
         var seen: [String: Int] = [:]
         for item in list {
+            let issuesBefore = issues.count
             guard case .mapping(let fields) = item else {
                 issues.append(issue(at: item, "each profile must be an object with a name and a kind."))
                 continue
@@ -114,6 +151,8 @@ public struct BackendConfiguration: Sendable {
             if let first = seen[name] {
                 issues.append(ConfigurationIssue(file: path, line: line, column: item.mark?.column,
                                                  "a second profile is named \"\(name)\" (the first is on line \(first)); names must be unique."))
+                // Which of the two was meant is not known: neither is used.
+                brokenNames.insert(name)
                 continue
             }
             seen[name] = line ?? 0
@@ -121,15 +160,17 @@ public struct BackendConfiguration: Sendable {
                 let hint = closest(kind, among: plugins.map(\.kind)).map { " Did you mean \"\($0)\"?" } ?? ""
                 issues.append(ConfigurationIssue(file: path, line: line, column: item.mark?.column,
                                                  "profile \"\(name)\": unknown kind \"\(kind)\".\(hint) Kinds: \(plugins.map(\.kind).joined(separator: ", "))."))
+                brokenNames.insert(name)
                 continue
             }
             switch plugin.validate(RawProfile(name: name, kind: kind, entries: entries, file: path, line: line)) {
             case .success(let profile): profiles.append(profile)
             case .failure(let errors): issues += errors.issues
             }
+            // Any problem in it (a field given twice, a bad value) leaves the profile out.
+            if issues.count > issuesBefore { brokenNames.insert(name) }
         }
-        guard issues.isEmpty else { throw ConfigurationErrors(issues) }
-        return profiles
+        return (profiles.filter { !brokenNames.contains($0.name) }, issues, brokenNames)
     }
 
     private func issue(at node: Node, _ message: String) -> ConfigurationIssue {

@@ -3,7 +3,8 @@ import ReceptionTestSupport
 import Testing
 
 /// The configuration file as a person meets it: `reception backends`, and the REPL refusing
-/// to start on a broken file instead of quietly using part of it.
+/// to start on a broken profile, and saying every problem of the file when it starts on
+/// a backend they do not touch.
 @Suite("Backend configuration, end to end")
 struct BackendConfigurationEndToEndTests {
     func home(config: String?) throws -> URL {
@@ -33,12 +34,30 @@ struct BackendConfigurationEndToEndTests {
         ]}
         """)
         defer { try? FileManager.default.removeItem(at: home) }
-        let (output, status) = try await PipedREPL.run(["--local-step-ms", "1"], input: "what can reception do?\n", home: home)
+        let (output, status) = try await PipedREPL.run(["--backend", "prod", "--local-step-ms", "1"], input: "what can reception do?\n", home: home)
         #expect(status == 1)
+        #expect(output.contains("error: the backend configuration has problems"), "\(output)")
         #expect(output.contains("backends.json:2:"), "\(output)")
         #expect(output.contains("Did you mean \"api_key_env\"?"), "\(output)")
         #expect(output.contains("backends.json:3:") && output.contains("trust_level must be an integer from 0 to 2; got 5"), "\(output)")
         #expect(!output.contains("curiosity"), "no message is sent on a configuration the person did not mean")
+
+        // On a backend the problems do not touch (the embedded one), the session starts: a
+        // typo in a profile nobody asked for stopped even `reception` on its own. Every
+        // problem is said first, and the broken profiles are left out.
+        let (local, localErrors, localStatus) = try await PipedREPL.run(["--local-step-ms", "1"], input: "what can reception do?\n/backend odd\n",
+                                                                         home: home, separateErrors: true)
+        #expect(localStatus == 0, "\(local)\(localErrors)")
+        #expect(localErrors.contains("warning: the backend configuration has problems (left out this session: odd, prod):"), "\(localErrors)")
+        #expect(localErrors.contains("backends.json:2:") && localErrors.contains("backends.json:3:"), "\(localErrors)")
+        #expect(local.contains("curiosity"), "\(local)")
+        #expect((local + localErrors).contains("Unknown backend \"odd\""), "a left-out profile is not used: \(local)\(localErrors)")
+
+        // A file that cannot be read as profiles at all still stops it.
+        let unreadable = try self.home(config: "{\"profiles\": [")
+        defer { try? FileManager.default.removeItem(at: unreadable) }
+        let (_, stopped) = try await PipedREPL.run(["--local-step-ms", "1"], input: "what can reception do?\n", home: unreadable)
+        #expect(stopped == 1)
     }
 
     @Test func aProfileOfTheLocalKindIsUsedByName() async throws {

@@ -12,7 +12,22 @@ enum BackendSetup {
     static func catalog(environment: PluginEnvironment = .standard(), localKnowledge: String? = nil,
                         localStepMilliseconds: Int? = nil) throws -> BackendCatalog {
         let configuration = BackendConfiguration(path: BackendConfiguration.standardPath(environment), plugins: BackendPlugins.all)
-        var profiles = try configuration.load()
+        return catalog(profiles: try configuration.load(), environment: environment, localKnowledge: localKnowledge,
+                       localStepMilliseconds: localStepMilliseconds)
+    }
+
+    /// The catalog of the file's right profiles, with its problems: the REPL starts on a
+    /// backend the problems do not touch, and says them.
+    static func usableCatalog(environment: PluginEnvironment = .standard(), localKnowledge: String? = nil,
+                              localStepMilliseconds: Int? = nil) -> (catalog: BackendCatalog, usable: BackendConfiguration.Usable) {
+        let usable = BackendConfiguration(path: BackendConfiguration.standardPath(environment), plugins: BackendPlugins.all).loadUsable()
+        return (catalog(profiles: usable.profiles, environment: environment, localKnowledge: localKnowledge,
+                        localStepMilliseconds: localStepMilliseconds), usable)
+    }
+
+    private static func catalog(profiles: [BackendProfile], environment: PluginEnvironment, localKnowledge: String?,
+                                localStepMilliseconds: Int?) -> BackendCatalog {
+        var profiles = profiles
         // Listed after the kinds' own; a profile of the same name in the file wins.
         let localServers = LocalModelServers.profiles(environment)
         guard localKnowledge != nil || localStepMilliseconds != nil else {

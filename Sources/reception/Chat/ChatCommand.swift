@@ -137,14 +137,21 @@ struct ChatCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
 
-        var catalog: BackendCatalog
-        do {
-            catalog = try BackendSetup.catalog(environment: environment, localKnowledge: knowledge, localStepMilliseconds: localStepMs)
-        } catch {
-            // A broken configuration is shown where it is, never skipped silently.
-            StandardStreams.writeError("error: the backend configuration has problems:\n\(error)\n")
-            throw ExitCode(1)
+        let (usableProfiles, usable) = BackendSetup.usableCatalog(environment: environment, localKnowledge: knowledge, localStepMilliseconds: localStepMs)
+        if let problems = usable.problems {
+            // A broken configuration is shown where it is, never skipped silently. It stops the
+            // REPL when the backend it starts on is touched (or nothing of the file can be read);
+            // a mistake in a profile nobody asked for is said, and that profile left out.
+            let starting = modelBackend(environment: environment)
+            let touched = usable.brokenNames.contains(starting)
+            guard !usable.isUnreadable, !touched else {
+                StandardStreams.writeError("error: the backend configuration has problems:\n\(problems)\n")
+                throw ExitCode(1)
+            }
+            let names = usable.brokenNames.sorted().joined(separator: ", ")
+            StandardStreams.writeError("warning: the backend configuration has problems\(names.isEmpty ? "" : " (left out this session: \(names))"):\n\(problems)\n")
         }
+        var catalog = usableProfiles
         for notice in catalog.replacedBuiltIns { console.errorLine("note: \(TerminalText.clean(notice, singleLine: true))") }
         if let model {
             do {
