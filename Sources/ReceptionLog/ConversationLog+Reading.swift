@@ -115,10 +115,13 @@ extension ConversationLog {
             let rows: [Row]
             if let last {
                 rows = try Row.fetchAll(db, sql: """
-                    SELECT * FROM (SELECT * FROM exchanges WHERE conversation_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq
+                    SELECT * FROM (SELECT * FROM exchanges WHERE conversation_id = ? ORDER BY sent_at DESC, seq DESC LIMIT ?)
+                    ORDER BY sent_at, seq
                     """, arguments: [conversationID, last])
             } else {
-                rows = try Row.fetchAll(db, sql: "SELECT * FROM exchanges WHERE conversation_id = ? ORDER BY seq", arguments: [conversationID])
+                // In the order they were sent: two sessions that carried one conversation on are
+                // moved in file by file, not line by line in time.
+                rows = try Row.fetchAll(db, sql: "SELECT * FROM exchanges WHERE conversation_id = ? ORDER BY sent_at, seq", arguments: [conversationID])
             }
             return try rows.map { try exchange($0, in: db) }
         }

@@ -27,6 +27,24 @@ struct ConversationLogEndToEndTests {
         try await PipedREPL.run(arguments, input: "", home: home, environment: environment)
     }
 
+    /// Two terminals carrying the last conversation on: both add to it, and each backend sees
+    /// only its own session's turns. The second is told, where it used to merge unsaid; once
+    /// the first has left, carrying it on says nothing of the kind.
+    @Test func aConversationOpenInAnotherSessionIsSaidWhenCarriedOn() async throws {
+        let home = Scratch.root.appendingPathComponent("reception-hold-\(UUID().uuidString)")
+        let (_, started) = try await PipedREPL.run(["--local-step-ms", "0"], input: "what is a soul?\n", home: home)
+        #expect(started == 0)
+        let first = try TerminalSession(arguments: ["-c", "--local-step-ms", "0"], home: home)
+        try await first.waitFor("Continuing conversation")
+        try await first.waitFor(Self.prompt)
+        let (second, _) = try await PipedREPL.run(["-c", "--local-step-ms", "0"], input: "what is trust?\n", home: home)
+        #expect(second.contains("is open in another session too: both add to it"), "\(second)")
+        first.enter("/quit")
+        #expect(try await first.exitStatus() == 0)
+        let (third, _) = try await PipedREPL.run(["-c", "--local-step-ms", "0"], input: "", home: home)
+        #expect(third.contains("Continuing conversation") && !third.contains("another session"), "\(third)")
+    }
+
     @Test func aSessionIsFoundByAWordOfItsThirdAnswerAndCarriedOnWithItsTurns() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.stop() }

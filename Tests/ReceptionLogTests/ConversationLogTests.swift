@@ -83,6 +83,35 @@ struct ConversationLogTests {
         #expect(pieces == 0)
     }
 
+    /// Two sessions that carried one conversation on are moved into the database file by
+    /// file: the conversation is still read in the order its messages were sent.
+    @Test func aConversationIsReadInTheOrderItsMessagesWereSent() throws {
+        let log = ConversationLog(path: temporaryLogPath())
+        let conversation = ConversationRecord(backend: "local")
+        try log.save(conversation)
+        let start = Date()
+        try log.save(exchange(in: conversation, message: "first", at: start))
+        try log.save(exchange(in: conversation, message: "third", at: start.addingTimeInterval(20)))
+        try log.save(exchange(in: conversation, message: "second", at: start.addingTimeInterval(10)))
+        #expect(try log.exchanges(of: conversation.id).map(\.message) == ["first", "second", "third"])
+        #expect(try log.exchanges(of: conversation.id, last: 2).map(\.message) == ["second", "third"])
+    }
+
+    /// A second session on one conversation is told; another conversation is free.
+    @Test func aHoldSaysWhetherAnotherSessionHasTheConversation() throws {
+        let log = ConversationLog(path: temporaryLogPath())
+        var first: ConversationLog.Hold? = try #require(log.hold("c-1"))
+        #expect(first?.isHeldElsewhere == false)
+        let second = try #require(log.hold("c-1"))
+        #expect(second.isHeldElsewhere)
+        #expect(log.hold("c-2")?.isHeldElsewhere == false, "another conversation is free")
+        first = nil
+        _ = first
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: log.holdFolder)[.posixPermissions] as? Int)
+        #expect(mode & 0o777 == 0o700)
+        #expect(log.hold("../escape") == nil)
+    }
+
     @Test func searchFindsEveryWordNewestFirstAndMarksThem() throws {
         let log = ConversationLog(path: temporaryLogPath())
         let first = ConversationRecord(backend: "oai", soul: "default")

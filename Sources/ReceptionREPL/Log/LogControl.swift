@@ -24,8 +24,18 @@ public protocol LogControl: Sendable {
     func conversation(_ id: String?, lastExchanges limit: Int) throws -> (ConversationRecord, [ExchangeRecord])?
     /// Records that queued messages (by their exchanges' ids) were dropped from the offline queue.
     func dropped(exchangeIDs: [String]) throws
+    /// Takes a hold on a conversation for as long as the returned value lives, saying whether
+    /// another session holds it too; nil where holds cannot be taken.
+    func hold(_ conversationID: String) -> (any ConversationHold)?
+}
+
+/// A session's hold on a conversation of the log (`LogControl.hold`).
+public protocol ConversationHold: Sendable {
+    /// True when another session held the conversation when this one took it up.
+    var isHeldElsewhere: Bool { get }
 }
 
 extension LogControl {
     public func dropped(exchangeIDs: [String]) throws {}
+    public func hold(_ conversationID: String) -> (any ConversationHold)? { nil }
 }

@@ -10,6 +10,8 @@ struct LogSession {
     let writing: Bool
     /// The conversation being written, once its first exchange was (or once it was resumed).
     var conversation: ConversationRecord?
+    /// This session's hold on `conversation`, so that another session taking it up is told.
+    var hold: (any ConversationHold)?
     /// The id the next conversation takes, chosen before its first message goes out: every
     /// request carries its conversation's id (`conversationKey`), so that a message queued
     /// offline is logged in its own conversation when a later session delivers it.

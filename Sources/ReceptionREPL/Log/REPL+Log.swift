@@ -138,6 +138,8 @@ extension REPL {
                                                       soul: soulForLog, model: record.model, title: record.message)
                 try control.save(conversation)
                 log.conversation = conversation
+                log.hold = nil
+                log.hold = control.hold(conversation.id)
                 log.nextConversationID = UUID().uuidString.lowercased()
             }
             record.conversationID = log.conversation!.id
@@ -230,9 +232,16 @@ extension REPL {
             if !exchange.shown.isEmpty { state.transcript.append(TranscriptEntry(speaker: .reception, markdown: exchange.shown)) }
         }
         log.conversation = conversation
+        log.hold = nil
+        log.hold = log.writable?.hold(conversation.id)
         let moved = conversation.backend == backendName ? "" : " (held with \(conversation.backend); its turns now go to \(backendName))"
         let earlier = conversation.exchangeCount > exchanges.count ? " (the last \(exchanges.count) of \(conversation.exchangeCount))" : ""
         note("Continuing conversation \(short)\(moved): \(Counted.phrase(exchanges.count, "earlier exchange"))\(earlier), the last on \(Self.dateText(conversation.lastAt)). /history lists them; /new starts afresh.")
+        if log.hold?.isHeldElsewhere == true {
+            // Both sessions add to it, each engine seeing only its own session's turns; the log
+            // lists the exchanges in the order they were sent.
+            warning("Conversation \(short) is open in another session too: both add to it, and each backend sees only what its own session sent. /new starts a conversation of this session's own.")
+        }
         let engineState = exchanges.last { !$0.engineState.isEmpty }?.engineState ?? [:]
         if let continuity = session?.continuity, !engineState.isEmpty {
             do {
@@ -269,6 +278,7 @@ extension REPL {
         state.lastFollowups = []
         state.lastAnswerInFull = nil
         log.conversation = nil
+        log.hold = nil
         log.open = [:]
         if let continuity = session?.continuity {
             do {

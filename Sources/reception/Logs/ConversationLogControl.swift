@@ -43,6 +43,8 @@ struct ConversationLogControl: LogControl {
 
     var isOn: Bool { !logSwitch.isOff }
 
+    func hold(_ conversationID: String) -> (any ConversationHold)? { log.hold(conversationID) }
+
     // A session appends to a pending file of its own; the next reader moves it into the
     // database, so SQLite is loaded only by sessions that read the log (`-c`, `/history`).
     func save(_ conversation: ConversationRecord) throws {
@@ -76,3 +78,5 @@ struct ConversationLogControl: LogControl {
         }
     }
 }
+
+extension ConversationLog.Hold: ConversationHold {}
