@@ -97,10 +97,10 @@ public struct LocalBackend: Backend {
             try await pause(taskID, engine: engine)
             // The passage the answer will quote (the line named one section and the answer quoted another).
             let best = Answerer.quoted(in: matches).map { quoted in
-                quoted.strong ? "best match: \(quoted.match.passage.file) § \(quoted.match.passage.heading)"
-                    : "only weak matches (closest: \(quoted.match.passage.file) § \(quoted.match.passage.heading))"
-            } ?? "no relevant passage"
-            continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 2, phase: "ranking", message: best)))
+                (quoted.strong ? "best match:" : "only weak matches, the closest:", "\(quoted.match.passage.file) § \(quoted.match.passage.heading)")
+            }
+            continuation.yield(.progress(TaskProgress(taskID: taskID, iteration: 2, phase: "ranking", message: best?.0 ?? "no relevant passage",
+                                                      source: best?.1)))
         }
         try await pause(taskID, engine: engine)
         let elapsed = start.duration(to: .now)

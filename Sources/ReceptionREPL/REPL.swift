@@ -402,8 +402,8 @@ public actor REPL {
                     console.line(style(dim: "Type /approve to run this plan, or /reject to drop it."))
                 }
             case .progress(let progress):
-                show(event, fallback: [DisplayBlock(role: .progress, markdown: progress.message)])
-                console.updateSpinner(progress.message)
+                show(event, fallback: [DisplayBlock(role: .progress, markdown: progress.line)])
+                console.updateSpinner(progress.line)
             case .textDelta(let text):
                 console.stopSpinner(running.spinner)
                 let rendered = TerminalText.clean(event.display.first?.markdown ?? text)

@@ -33,6 +33,16 @@ struct RendererBehaviourTests {
                 == "A rather long first sentence here.")
     }
 
+    /// A progress line's source names a file's section: a soul's word replacements restyle the
+    /// message, never the section's name ("Writing your own soul" became "… figurehead").
+    @Test func aProgressLinesSourceIsShownAsSent() throws {
+        let soul = try SoulParser.parse("---\nname: Captain\nvocabulary:\n  replace:\n    soul: figurehead\n---\n\n# Captain\n")
+        let progress = TaskProgress(taskID: "t", message: "best match for your soul:", source: "capabilities.md § Writing your own soul")
+        let blocks = SoulRenderer(soul: soul).render(.progress(progress), trustLevel: 1)
+        #expect(blocks.first?.markdown == "best match for your figurehead: capabilities.md § Writing your own soul", "\(blocks)")
+        #expect(progress.line == "best match for your soul: capabilities.md § Writing your own soul")
+    }
+
     @Test func outcomesAreFramedDifferently() {
         let renderer = SoulRenderer(soul: Soul(name: "d"))
         let complete = renderer.render(response(.complete), trustLevel: 0)

@@ -39,18 +39,27 @@ public struct TaskProgress: Sendable, Hashable, Codable {
     public var phase: String?
     /// A short line for people, e.g. "searched 3 knowledge files".
     public var message: String
+    /// A source the line names after its message ("capabilities.md § Writing your own soul"):
+    /// shown as sent, where a soul restyles the message (a soul that replaces "soul" with
+    /// "figurehead" renamed the section it pointed to).
+    public var source: String?
     public var durationMS: Int?
     /// The backend's own detail, as sent.
     public var data: JSONValue?
 
-    public init(taskID: String, iteration: Int? = nil, phase: String? = nil, message: String, durationMS: Int? = nil, data: JSONValue? = nil) {
+    public init(taskID: String, iteration: Int? = nil, phase: String? = nil, message: String, source: String? = nil,
+                durationMS: Int? = nil, data: JSONValue? = nil) {
         self.taskID = taskID
         self.iteration = iteration
         self.phase = phase
         self.message = message
+        self.source = source
         self.durationMS = durationMS
         self.data = data
     }
+
+    /// The message with its source: the line as shown without a soul.
+    public var line: String { source.map { message + " " + $0 } ?? message }
 }
 
 public struct ToolUse: Sendable, Hashable, Codable {
