@@ -26,6 +26,8 @@ extension KnowledgeBase {
     /// The level a setext underline gives the line above it: a row of `=` (two or more) is 1,
     /// of `-` (three or more, so that a lone "-" stays an empty list item) 2.
     static func setextUnderline(_ line: Substring) -> Int? {
+        // Every line of every note passes here: most are ruled out by their first character.
+        guard let first = line.first(where: { $0 != " " && $0 != "\t" }), first == "=" || first == "-" else { return nil }
         let body = line.trimmingHorizontalWhitespace
         if body.count >= 2, body.allSatisfy({ $0 == "=" }) { return 1 }
         if body.count >= 3, body.allSatisfy({ $0 == "-" }) { return 2 }

@@ -270,12 +270,16 @@ public struct KnowledgeBase: Sendable {
             // A section's own heading counts twice: it says what the section is about, where a
             // word of its body may be a passing mention ("Cancel a Task" over a line of JSON lost
             // to a longer list that named "cancel" once).
-            let headingTerms = Self.terms(heading, stems: &stems)
-            let terms = Self.terms(context + " " + body, stems: &stems) + headingTerms + headingTerms
+            // Counted in place: joining the lists copied every section's words once more.
+            var counts: [String: Int] = [:]
+            var length = 0
+            for (terms, times) in [(Self.terms(context + " " + body, stems: &stems), 1), (Self.terms(heading, stems: &stems), 2)] {
+                for term in terms { counts[term, default: 0] += times }
+                length += terms.count * times
+            }
             let isSection = level >= 2 && heading.contains { $0.isLetter }
             passages.append(Passage(id: "\(file)#\(heading)", file: file, heading: heading, text: body,
-                                    category: category, isSection: isSection,
-                                    termCounts: terms.reduce(into: [:]) { $0[$1, default: 0] += 1 }, length: terms.count))
+                                    category: category, isSection: isSection, termCounts: counts, length: length))
         }
         // Split in Swift: `components(separatedBy:)` goes through NSString on Linux and was most
         // of the local backend's start-up.
@@ -298,8 +302,9 @@ public struct KnowledgeBase: Sendable {
                 fence = marker
             }
             guard !wasInFence, fence == nil else { lines.append(line); continue }
-            let indent = line.prefix { $0 == " " }.count
-            if indent < 4, let atx = Self.atxHeading(line.dropFirst(indent)) {
+            // By bytes: every line of every note passes here, and few start with "#".
+            let indent = line.utf8.prefix { $0 == 0x20 }.count
+            if indent < 4, line.utf8.dropFirst(indent).first == UInt8(ascii: "#"), let atx = Self.atxHeading(line.dropFirst(indent)) {
                 begin(atx.level, atx.text)
             } else if let underline = Self.setextUnderline(trimmed), let text = lines.last, Self.canBeSetextText(text),
                       lines.count == 1 || lines[lines.count - 2].allSatisfy(\.isWhitespace)
