@@ -700,7 +700,7 @@ public actor REPL {
             self.error("Stopped starting the \(name) backend." + stillOn)
             return false
         } catch {
-            self.error("Cannot connect to \(name): \(describe(error))" + stillOn)
+            self.error("Cannot start the \(name) backend: \(describe(error))" + stillOn)
             return false
         }
     }

@@ -148,6 +148,14 @@ struct REPLSessionTests {
         #expect(state.messages.count == 5)
     }
 
+    /// A message of several lines is listed as one item: its later lines under its first,
+    /// not at the margin where they read as items of their own.
+    @Test func historyIndentsTheLaterLinesOfAMessage() async throws {
+        let backend = ScriptedBackend { _ in [.event(.result(BackendResult(outcome: .complete, text: "ok")))] }
+        let (output, _, _) = await runREPL(["how do I write \\", "a soul file?", "/history"], backend: backend)
+        #expect(output.contains("1. how do I write \n   a soul file? → complete"), "\(output)")
+    }
+
     /// One plan waits at a time: a second replaces the first, which is said, and /history
     /// does not go on calling the first one waiting.
     @Test func aSecondPlanReplacesTheFirstAndSaysSo() async throws {

@@ -21,5 +21,10 @@ public enum StandardStreams {
         bytes.removeAll()
     }
 
-    public static func writeError(_ text: String) { write(text, to: STDERR_FILENO) }
+    /// Writes to standard error after what `print` has buffered for standard output: in a
+    /// file or a CI log, a summary on standard error came before the lines it summed up.
+    public static func writeError(_ text: String) {
+        fflush(nil)
+        write(text, to: STDERR_FILENO)
+    }
 }

@@ -326,8 +326,11 @@ extension REPL {
     static func historyLine(_ number: Int, text: String, intent: IntentType?, urgency: UrgencyLevel?, status: String) -> String {
         let labels = [intent?.rawValue, urgency?.rawValue].compactMap { $0 }.joined(separator: "/")
         let query = TerminalText.clean(text)
-        let shown = query.count > 300 ? String(query.prefix(299)) + "…" : query
-        return "\(number). \(shown)" + (labels.isEmpty ? "" : "  [\(labels)]") + " → \(status)"
+        let clipped = query.count > 300 ? String(query.prefix(299)) + "…" : query
+        // Its later lines under its first, not at the margin where they read as items of their own.
+        let marker = "\(number). "
+        let shown = clipped.replacingOccurrences(of: "\n", with: "\n" + String(repeating: " ", count: marker.count))
+        return marker + shown + (labels.isEmpty ? "" : "  [\(labels)]") + " → \(status)"
     }
 }
 

@@ -40,7 +40,8 @@ struct LogsRemoveCommand: ParsableCommand {
         // One cut-off for the question and the removal: "--before 7d" read twice would move
         // while the question waits, and remove what was never counted.
         let cutoff = before.flatMap { LogDate.parse($0) }
-        let noneRemoved = "No conversation was removed: none \(before.map { "ended before \($0)" } ?? "is in the log")."
+        // The cut-off as a moment ("--before 30d" is "before 2026-11-07 18:02"), not as typed.
+        let noneRemoved = "No conversation was removed: none \(cutoff.map { "ended before \(LogDate.shown($0))" } ?? "is in the log")."
         // `last` is the newest conversation's id, looked up once.
         var target = id
         if id == "last" {
