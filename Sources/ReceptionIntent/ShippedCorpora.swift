@@ -44,4 +44,31 @@ public enum ShippedCorpora {
         }
         return result
     }
+
+    /// The messages the shipped model was never trained on: the project's test split and the
+    /// `test` parts of the human-written batches, where `eval --split test` measures it.
+    public static func heldOutMessages(root: String) throws -> [LabelledMessage] {
+        let reader = CorpusReader(strict: false)
+        func path(_ relative: String) -> String { (root as NSString).appendingPathComponent(relative) }
+        var messages = try reader.read(paths: [path("Tests/Corpora/test.jsonl")]).messages
+        for batch in humanWritten {
+            let folder = path(batch)
+            let human = try reader.read(passes: humanPasses.map { (folder as NSString).appendingPathComponent($0) },
+                                        texts: (folder as NSString).appendingPathComponent(humanTexts))
+            messages += TrainingSelection(splits: [.test]).apply(human.messages)
+        }
+        return messages
+    }
+
+    /// How many of `own` (a person's labels) are messages of the shipped corpora too, by their
+    /// words (case and spacing aside): in the ones the shipped model trains on, and in the ones
+    /// held out from it. Labels taken from a public corpus repeat its messages; trained beside
+    /// the shipped corpora, such a model is then scored on the held-out parts with messages it
+    /// learned, and `eval --against` the built-in model says it is better when it only remembers.
+    public static func overlap(of own: [LabelledMessage], training: [LabelledMessage], heldOut: [LabelledMessage]) -> (training: Int, heldOut: Int) {
+        func key(_ text: String) -> String { text.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        let trained = Set(training.map { key($0.text) }), held = Set(heldOut.map { key($0.text) })
+        let keys = own.map { key($0.text) }
+        return (keys.filter(trained.contains).count, keys.filter(held.contains).count)
+    }
 }

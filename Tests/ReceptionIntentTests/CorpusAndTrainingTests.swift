@@ -211,6 +211,22 @@ struct TrainingTests {
         #expect(first.contains("\"examples\": \"300\""))
     }
 
+    /// Labels taken from a public corpus repeat its messages: trained beside the shipped
+    /// corpora, such a model is scored on the held-out parts with messages it learned. Counted
+    /// by their words, case and spacing aside, so that `train` can say so.
+    @Test(.needsShared(humanCorpusFolder)) func ownLabelsThatRepeatTheShippedCorporaAreCounted() throws {
+        let root = SharedData.repository.path
+        let shipped = try ShippedCorpora.messages(root: root).messages
+        let heldOut = try ShippedCorpora.heldOutMessages(root: root)
+        #expect(heldOut.count > 1_900, "the project's test split and the human test parts: \(heldOut.count)")
+        func own(_ text: String) -> LabelledMessage {
+            LabelledMessage(id: nil, text: text, intent: .curiosity, urgency: .exploratory, location: "mine.jsonl:1")
+        }
+        let mine = [own("  " + heldOut[0].text.uppercased() + " "), own(heldOut[1].text), own(shipped[0].text), own("a message of my own nobody wrote before 7f3a")]
+        let shared = ShippedCorpora.overlap(of: mine, training: shipped, heldOut: heldOut)
+        #expect(shared.heldOut == 2 && shared.training == 1, "\(shared)")
+    }
+
     /// `reception train --with-shipped-corpora` on the training split (`shippedTrainingMessages`:
     /// every part but the test parts) gives the shipped weights byte for byte. In a debug build this
     /// is minutes of one core: it runs on a thread of its own (`offThePool`), beside the other

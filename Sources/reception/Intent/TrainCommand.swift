@@ -190,6 +190,15 @@ struct TrainCommand: ParsableCommand {
                 // the model: they count `ownWeight` times.
                 for index in corpus.messages.indices { corpus.messages[index].weight = ownWeight ?? 2 }
                 let shipped = try ShippedCorpora.messages(root: corporaRoot, strict: strict)
+                let shared = ShippedCorpora.overlap(of: corpus.messages, training: shipped.messages,
+                                                    heldOut: (try? ShippedCorpora.heldOutMessages(root: corporaRoot)) ?? [])
+                if shared.heldOut > 0 {
+                    printError("note: \(shared.heldOut) of your messages \(shared.heldOut == 1 ? "is" : "are") also in the shipped corpora's held-out test parts: "
+                               + "`eval --split test` on them now scores this model on messages it was trained on, and the built-in model on ones it never saw")
+                }
+                if shared.training > 0 {
+                    printError("note: \(shared.training) of your messages \(shared.training == 1 ? "is" : "are") also in the shipped corpora, which train on them as well")
+                }
                 corpus.messages += shipped.messages
                 corpus.issues += shipped.issues
                 corpus.notes += shipped.notes
