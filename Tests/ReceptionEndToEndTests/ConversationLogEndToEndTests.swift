@@ -165,6 +165,7 @@ struct ConversationLogEndToEndTests {
         let corpus = home.appendingPathComponent("mine.jsonl").path
         let (exported, exportStatus) = try await Self.reception(["logs", "export", "last", "--jsonl", "-o", corpus], home: home)
         #expect(exportStatus == 0, "\(exported)")
+        #expect(exported.contains("Wrote 21 messages to \(corpus)."), "how much is said: \(exported)")
         let lines = try String(contentsOfFile: corpus, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 21)
         #expect(lines[0].contains(#""text": "should I take the ferry or the bridge next month? (0)", "intent": "decision", "urgency": "planning""#), "\(lines[0])")
@@ -179,7 +180,13 @@ struct ConversationLogEndToEndTests {
         #expect(evaluated.contains("\(corpus):21: missing \"intent\" (skipped)"), "the unlabelled line is said, not guessed: \(evaluated)")
 
         let labelledOnly = home.appendingPathComponent("labelled.jsonl").path
-        _ = try await Self.reception(["logs", "export", "--all", "--jsonl", "--labelled", "-o", labelledOnly], home: home)
+        let (wrote, _) = try await Self.reception(["logs", "export", "--all", "--jsonl", "--labelled", "-o", labelledOnly], home: home)
+        #expect(wrote.contains("Wrote 20 messages to \(labelledOnly)."), "\(wrote)")
+        // A conversation with nothing labelled by hand: said, not "Wrote FILE." over an empty file.
+        let (_, _) = try await PipedREPL.run(["--backend", "oai"], input: "nothing labelled here\n", home: home)
+        let empty = home.appendingPathComponent("empty.jsonl").path
+        let (none, _) = try await Self.reception(["logs", "export", "last", "--jsonl", "--labelled", "-o", empty], home: home)
+        #expect(none.contains("Wrote 0 messages to \(empty).") && none.contains("No exchange there is labelled by hand"), "\(none)")
         let (strict, strictStatus) = try await Self.reception(["eval", labelledOnly, "--strict"], home: home)
         #expect(strictStatus == 0 && strict.contains("Evaluated 20 messages") && !strict.contains("skipped"), "\(strict)")
         let weights = home.appendingPathComponent("weights.json").path

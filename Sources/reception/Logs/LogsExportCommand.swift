@@ -53,7 +53,9 @@ struct LogsExportCommand: ParsableCommand {
         let log = LogsCommand.log()
         guard let output else {
             // Bytes as they are: a piece can end in the middle of a character.
-            return try LogsCommand.using(log) { try export(from: log) { _ = PrivateFile.writeAll($0, to: STDOUT_FILENO) } }
+            let count = try LogsCommand.using(log) { try export(from: log) { _ = PrivateFile.writeAll($0, to: STDOUT_FILENO) } }
+            if count == 0, let none = nothingExported { StandardStreams.writeError(none + "\n") }
+            return
         }
         let url = URL(fileURLWithPath: UserPath.expand(output))
         // Whatever --force says: replacing the log with its own export destroyed it.
@@ -66,23 +68,34 @@ struct LogsExportCommand: ParsableCommand {
             if isFolder.boolValue { throw LogsCommand.fail("\(url.path) is a folder; -o takes a file name, such as \(url.appendingPathComponent("conversation.md").path).") }
             if !force { throw LogsCommand.fail("\(url.path) already exists; add --force to replace it.") }
         }
+        var count = 0
         do {
             // Without --force, a file made at the name after the look above is refused too.
             try PrivateFile.write(to: url, existing: force ? .replaceRegularFile : .refuse) { append in
-                try LogsCommand.using(log) { try export(from: log, to: append) }
+                count = try LogsCommand.using(log) { try export(from: log, to: append) }
             }
         } catch let exit as ExitCode {
             throw exit
         } catch {
             throw LogsCommand.fail("Cannot write \(url.path): \(PlainFile.reason(of: error))")
         }
-        StandardStreams.writeError("Wrote \(url.path).\n")
+        // How much: an export that holds nothing ("Wrote lab.jsonl.") looked like one that worked.
+        StandardStreams.writeError("Wrote \(Counted.phrase(count, jsonl ? "message" : "exchange")) to \(url.path).\n")
+        if count == 0, let none = nothingExported { StandardStreams.writeError(none + "\n") }
+    }
+
+    /// Why an export came out empty, when the reason is one the person may not expect.
+    private var nothingExported: String? {
+        labelled ? "No exchange there is labelled by hand: /intent set labels the last message, and --labelled exports only those." : nil
     }
 
     /// Writes the export a part at a time (`forEachExchange` reads the log in batches), in
     /// pieces of about 64 KB: an export of the whole log is never held in memory at once.
-    private func export(from log: ConversationLog, to write: (Data) throws -> Void) throws {
+    /// Returns how many exchanges it wrote.
+    @discardableResult
+    private func export(from log: ConversationLog, to write: (Data) throws -> Void) throws -> Int {
         var buffer = Data()
+        var count = 0
         func emit(_ text: String) throws {
             buffer.append(contentsOf: text.utf8)
             if buffer.count >= 65_536 {
@@ -101,6 +114,7 @@ struct LogsExportCommand: ParsableCommand {
             try log.forEachExchange(matching: filters.filter, conversation: conversationID) { exchange in
                 if labelled, !ConversationExport.isLabelled(exchange) { return }
                 try emit(ConversationExport.corpusLine(exchange) + "\n")
+                count += 1
             }
         } else {
             let conversations = try conversationID.flatMap { try log.conversation($0) }.map { [$0] }
@@ -109,10 +123,12 @@ struct LogsExportCommand: ParsableCommand {
                 try emit(ConversationExport.markdownHeader(conversation))
                 try log.forEachExchange(matching: filters.filter, conversation: conversation.id) { exchange in
                     try emit("\n" + ConversationExport.markdown(exchange))
+                    count += 1
                 }
                 try emit("\n\n")
             }
         }
         if !buffer.isEmpty { try write(buffer) }
+        return count
     }
 }
