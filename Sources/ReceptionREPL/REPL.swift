@@ -110,7 +110,13 @@ public actor REPL {
             }
         }
         // Stopped by SIGTERM or SIGHUP while connecting: 128 + the signal, as everywhere else.
-        guard await connect(to: backend) else { return InterruptMonitor.shared.terminationSignal.map { 128 + $0 } ?? 1 }
+        guard await connect(to: backend) else {
+            if resumed != nil, !configuration.backendChosenByPerson, InterruptMonitor.shared.terminationSignal == nil {
+                // The profile the conversation was held with may be gone or renamed: another carries it on.
+                note("The conversation was held with \(backend); --backend NAME carries it on with another (reception backends lists them).")
+            }
+            return InterruptMonitor.shared.terminationSignal.map { 128 + $0 } ?? 1
+        }
         greet(notes: await configuration.startupNotes())
         if let (conversation, exchanges) = resumed { await resume(conversation, exchanges) }
         if let problem = queue?.problem { error(problem) }

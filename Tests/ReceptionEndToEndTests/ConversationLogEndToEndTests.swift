@@ -45,6 +45,22 @@ struct ConversationLogEndToEndTests {
         #expect(third.contains("Continuing conversation") && !third.contains("another session"), "\(third)")
     }
 
+    /// The profile a conversation was held with is gone: carrying it on says so and how to
+    /// carry it on with another backend, where it said only "Unknown backend".
+    @Test func aConversationWhoseProfileIsGoneSaysHowToCarryItOn() async throws {
+        let home = try OpenAITerminalTests.home(for: "http://127.0.0.1:9")
+        let config = home.appendingPathComponent("config/reception/backends.json")
+        try #"{"profiles":[{"name":"garden","kind":"local","step_ms":0}]}"#.write(to: config, atomically: true, encoding: .utf8)
+        let (_, started) = try await PipedREPL.run(["--backend", "garden"], input: "what is a soul?\n", home: home)
+        #expect(started == 0)
+        try FileManager.default.removeItem(at: config)
+        let (carried, status) = try await PipedREPL.run(["-c"], input: "", home: home)
+        #expect(status == 1)
+        #expect(carried.contains("Unknown backend \"garden\"") && carried.contains("The conversation was held with garden; --backend NAME carries it on with another"), "\(carried)")
+        let (other, otherStatus) = try await PipedREPL.run(["-c", "--backend", "local", "--local-step-ms", "0"], input: "", home: home)
+        #expect(otherStatus == 0 && other.contains("Continuing conversation"), "\(other)")
+    }
+
     @Test func aSessionIsFoundByAWordOfItsThirdAnswerAndCarriedOnWithItsTurns() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.stop() }

@@ -111,6 +111,9 @@ struct ConversationLogFailureTests {
         #expect(status == 0)
         Self.expectSentAndSaidOnce(output, reason: "is not a database SQLite can read")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage, "never replaced or deleted")
+        // `logs status` says what to do next, not only what is wrong.
+        let (status2, code) = try await ConversationLogEndToEndTests.reception(["logs", "status"], home: home)
+        #expect(code == 1 && status2.contains("Move it aside (mv \(path) \(path).damaged)"), "\(status2)")
     }
 
     @Test func aLogOfANewerSchemaIsSkippedAndLeftAsItIs() async throws {

@@ -74,6 +74,10 @@ struct LogsStatusCommand: ParsableCommand {
         print("Log: \(log.path)" + (log.exists ? "" : " (not created yet)"))
         if let problem {
             print("Problem: \(problem)")
+            if problem.contains(PrivateDatabase.Reason.notADatabase) {
+                // What to do next: the REPL goes on without a log until the file is moved.
+                print("Move it aside (mv \(log.path) \(log.path).damaged) and the next session starts a new log; sqlite3's .recover may read what is left of the old one.")
+            }
             throw ExitCode(1)
         }
         guard statistics.conversations > 0 else { return print("It holds no conversation.") }
