@@ -120,8 +120,9 @@ public struct IntentWeights: Sendable, Hashable {
         func numbers(_ value: MiniJSON.Value?, _ what: String, key: String) throws -> [Double] {
             guard case .array(let array)? = value, array.count == Self.width else { throw fail("\(what): expected \(Self.width) numbers", at: key) }
             return try array.map { item in
-                guard case .number(let number) = item, number.isFinite else { throw fail("\(what): expected \(Self.width) numbers", at: key) }
-                guard abs(number) <= Self.largestWeight else { throw fail(outOfRange(what, number), at: key) }
+                guard case .number(let number) = item else { throw fail("\(what): expected \(Self.width) numbers", at: key) }
+                // 1e309 reads as infinity: out of range as 1e308 is.
+                guard number.isFinite, abs(number) <= Self.largestWeight else { throw fail(outOfRange(what, number), at: key) }
                 return number
             }
         }

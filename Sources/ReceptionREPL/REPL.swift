@@ -29,6 +29,9 @@ public actor REPL {
         /// machine), asked for once the backend is connected, just before the greeting: work
         /// started earlier has had all of start-up to finish.
         public var startupNotes: @Sendable () async -> [String]
+        /// Profiles of the configuration file left out of this session for their problems
+        /// (said at start-up): `/backend NAME` says so rather than "Unknown backend".
+        public var leftOutBackends: Set<String> = []
 
         public init(mode: OutputMode, trustLevel: Int? = nil, initialBackend: String = "local",
                     queueRetryInterval: Duration = .seconds(30), conversation: ConversationStart = .new, logging: Bool = true,
@@ -197,7 +200,7 @@ public actor REPL {
                         await leave()
                         return exitStatus
                     }
-                } else if let number = Int(text), !state.lastFollowups.isEmpty || backendSuggestsFollowups {
+                } else if let number = Self.typedNumber(text), !state.lastFollowups.isEmpty || backendSuggestsFollowups {
                     await sendFollowup(number)
                 } else if let whole = state.lastAnswerInFull, MoreRequest.asksForMore(text) {
                     showInFull(whole, asked: text)
@@ -276,13 +279,22 @@ public actor REPL {
         return await EndpointProbe.accepts(endpoint, within: .seconds(5))
     }
 
+    /// A number typed alone, of any size: "99999999999999999999" is no Int, and was sent as a
+    /// message where every other number picks a follow-up (it picks none: there are not that many).
+    static func typedNumber(_ text: String) -> Int? {
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(text) ?? (text.hasPrefix("-") ? Int.min : Int.max)
+    }
+
     func sendFollowup(_ number: Int) async {
         guard !state.lastFollowups.isEmpty else {
             error("A number alone picks a follow-up question, and the last answer offered none: nothing was sent. /send \(number) sends it as a message.")
             return
         }
         guard let question = state.lastFollowups.element(numbered: number) else {
-            error("There is no follow-up \(number); /followups lists \(state.lastFollowups.count).")
+            let shown = number == Int.max ? "that large" : number == Int.min ? "that small" : "\(number)"
+            error("There is no follow-up \(shown); /followups lists \(state.lastFollowups.count).")
             return
         }
         state.commandsUsed.insert("followup-number")
@@ -672,6 +684,10 @@ public actor REPL {
 
     @discardableResult
     func connect(to name: String) async -> Bool {
+        if configuration.leftOutBackends.contains(name) {
+            error(Self.sentence("The profile \(name) has problems in the backend configuration (said when Reception started), so it is left out of this session; fix them and start again", then: stillOn))
+            return false
+        }
         // Connecting can take seconds (a server that is slow to answer, a large notes folder to
         // read): Ctrl-C, SIGTERM or SIGHUP stops it, where it was not heard until it was done.
         let catalog = self.catalog, console = self.console
@@ -700,13 +716,13 @@ public actor REPL {
             if let disagreement = newSession.trustLevelDisagreement?(state.trustLevel, state.trustChosenByPerson) { note(disagreement) }
             return true
         } catch let error as BackendCatalogError {
-            self.error(error.description + stillOn)
+            self.error(Self.sentence(error.description, then: stillOn))
             return false
         } catch where connecting.isCancelled {
             self.error("Stopped starting the \(name) backend." + stillOn)
             return false
         } catch {
-            self.error("Cannot start the \(name) backend: \(describe(error))" + stillOn)
+            self.error(Self.sentence("Cannot start the \(name) backend: \(describe(error))", then: stillOn))
             return false
         }
     }
@@ -715,6 +731,14 @@ public actor REPL {
     /// who scrolled past the error took the old backend's answer for the new one's.
     private var stillOn: String {
         session == nil ? "" : " Still on the \(backendName) backend."
+    }
+
+    /// `message`, ended as a sentence, then what follows it ("… refused (nothing listens there)"
+    /// ran into "Still on the local backend.").
+    static func sentence(_ message: String, then next: String) -> String {
+        guard !next.isEmpty else { return message }
+        let trimmed = message.trimmingCharacters(in: .whitespaces)
+        return trimmed + (trimmed.last.map { ".!?".contains($0) } == true ? "" : ".") + next
     }
 
     func leave() async {

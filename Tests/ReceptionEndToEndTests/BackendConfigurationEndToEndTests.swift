@@ -51,7 +51,8 @@ struct BackendConfigurationEndToEndTests {
         #expect(localErrors.contains("warning: the backend configuration has problems (left out this session: odd, prod):"), "\(localErrors)")
         #expect(localErrors.contains("backends.json:2:") && localErrors.contains("backends.json:3:"), "\(localErrors)")
         #expect(local.contains("curiosity"), "\(local)")
-        #expect((local + localErrors).contains("Unknown backend \"odd\""), "a left-out profile is not used: \(local)\(localErrors)")
+        #expect((local + localErrors).contains("The profile odd has problems in the backend configuration (said when Reception started), so it is left out of this session; fix them and start again. Still on the local backend."),
+                "a left-out profile is not used, and /backend says why: \(local)\(localErrors)")
 
         // A file that cannot be read as profiles at all still stops it.
         let unreadable = try self.home(config: "{\"profiles\": [")

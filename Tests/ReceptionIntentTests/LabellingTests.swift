@@ -295,6 +295,11 @@ struct IntentSettingsTests {
         #expect(refusal?.hasPrefix("\(huge.path):\(line): feature \"\(feature)\": 1e+308 is out of range") == true, "\(refusal ?? "")")
         let classified = classifier.classify("how do I fix my printer")
         #expect(classified.intentConfidence.isFinite && classified.urgencyConfidence.isFinite)
+        // 1e309 reads as infinity: out of range too, not "expected 9 numbers".
+        let infinite = folder.appendingPathComponent("infinite.json")
+        try text.replacingOccurrences(of: "1e308", with: "1e309").write(to: infinite, atomically: true, encoding: .utf8)
+        let infiniteRefusal = IntentClassifier.choosing(weights: infinite.path, lexicon: nil).refusal
+        #expect(infiniteRefusal?.contains("feature \"\(feature)\": inf is out of range") == true, "\(infiniteRefusal ?? "")")
 
         var carried = IntentWeights.shipped.serialized()
         carried = carried.replacingOccurrences(of: "\"previous_turn_weight\": 3", with: "\"previous_turn_weight\": -1e300")

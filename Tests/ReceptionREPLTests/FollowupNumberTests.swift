@@ -33,8 +33,11 @@ struct FollowupNumberTests {
             [.event(.result(BackendResult(text: "answered \(request.text)", followups: [.plain("What else?")])))]
         }
         let smallest = String(Int.min)
-        let (output, _, _) = await runREPL(["hello", smallest, "/followups \(smallest)", "0", "2", "still here"], backend: backend)
-        #expect(output.contains("There is no follow-up \(smallest); /followups lists 1."), "\(output)")
+        let (output, _, _) = await runREPL(["hello", smallest, "/followups \(smallest)", "0", "2", "99999999999999999999",
+                                            "/followups 99999999999999999999", "still here"], backend: backend)
+        #expect(output.components(separatedBy: "There is no follow-up that small; /followups lists 1.").count == 3, "\(output)")
+        // Past Int's range it is still a number typed alone, not a message.
+        #expect(output.components(separatedBy: "There is no follow-up that large; /followups lists 1.").count == 3, "\(output)")
         #expect(output.contains("There is no follow-up 0;") && output.contains("There is no follow-up 2;"), "\(output)")
         #expect(backend.received.map(\.text) == ["hello", "still here"])
     }

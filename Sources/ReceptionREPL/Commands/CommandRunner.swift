@@ -359,7 +359,7 @@ extension REPL {
         }
         if let first = arguments.first {
             // `/followups 2` does what typing 2 does, rather than ignoring the number.
-            guard arguments.count == 1, let number = Int(first) else { return error("Usage: /followups [N]") }
+            guard arguments.count == 1, let number = REPL.typedNumber(first) else { return error("Usage: /followups [N]") }
             return await sendFollowup(number)
         }
         let lines = state.lastFollowups.enumerated().map { "  \($0.offset + 1). \($0.element)" }

@@ -211,11 +211,13 @@ struct ChatCommand: AsyncParsableCommand {
         // The conversation log: nothing is opened here (the first message opens it), so the
         // prompt comes as fast as without one.
         let log = ConversationLogControl.standard(environment: environment, catalog: catalog)
+        var configuration = REPL.Configuration(mode: mode, trustLevel: trust, initialBackend: backend ?? "local", queueRetryInterval: .seconds(queueRetry),
+                                               conversation: conversationStart, logging: !noLog,
+                                               backendChosenByPerson: backend != nil, soulChosenByPerson: soul != nil,
+                                               startupNotes: { await localServers?.lines() ?? [] })
+        configuration.leftOutBackends = usable.brokenNames
         let repl = REPL(
-            configuration: .init(mode: mode, trustLevel: trust, initialBackend: backend ?? "local", queueRetryInterval: .seconds(queueRetry),
-                                 conversation: conversationStart, logging: !noLog,
-                                 backendChosenByPerson: backend != nil, soulChosenByPerson: soul != nil,
-                                 startupNotes: { await localServers?.lines() ?? [] }),
+            configuration: configuration,
             reader: reader, console: console,
             middleware: middleware,
             catalog: catalog, souls: library, completionWords: completionWords, queue: queueControl, log: log)
