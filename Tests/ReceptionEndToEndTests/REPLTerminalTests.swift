@@ -166,7 +166,7 @@ struct REPLTerminalTests {
         at = try await terminal.waitFor("curiosity", after: at)
         at = try await terminal.waitFor(Self.prompt, after: at)
         terminal.enter("/history")
-        try await terminal.waitFor("1. what can\nreception do?", after: at)
+        try await terminal.waitFor("1. what can\n   reception do?", after: at)
     }
 
     @Test func slashCommandsExplainThemselvesAndUnknownOnesSuggest() async throws {
