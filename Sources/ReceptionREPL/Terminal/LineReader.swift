@@ -47,32 +47,13 @@ public struct PlainLineReader: LineReader {
     /// or SIGHUP arrives while waiting for it: a script that waits on a pipe nobody writes to
     /// must still be stoppable.
     public func readLine(prompt: String) async -> LineInput {
-        let once = Mutex<CheckedContinuation<LineInput, Never>?>(nil)
-        @Sendable func deliver(_ input: LineInput) {
-            once.withLock { waiting in
-                waiting?.resume(returning: input)
-                waiting = nil
-            }
-        }
-        let previous = InterruptMonitor.shared.push { deliver(.endOfInput) }
-        defer { InterruptMonitor.shared.restore(previous) }
         if InterruptMonitor.shared.terminationSignal != nil { return .endOfInput }
-        return await withCheckedContinuation { continuation in
-            once.withLock { $0 = continuation }
-            // Blocking read on its own thread so the cooperative pool stays free. After an
-            // interruption the thread may still read one line; the session is over by then.
-            Thread.detachNewThread {
-                while true {
-                    switch BoundedLine.read() {
-                    case .line(let line): return deliver(.line(line))
-                    case .end: return deliver(.endOfInput)
-                    case .tooLong(let bytes):
-                        // Said and skipped: the lines after it are the script's next messages.
-                        StandardStreams.writeError("error: a line of \(bytes) bytes was not sent: a message is at most \(BoundedLine.limit >> 20) MB.\n")
-                    }
-                }
-            }
-        }
+        // Read on a thread of its own so the cooperative pool stays free; an interruption
+        // ends the wait, and the line read meanwhile is the next call's.
+        let stop = Mutex<(@Sendable () -> Void)?>(nil)
+        let previous = InterruptMonitor.shared.push { stop.withLock { $0 }?() }
+        defer { InterruptMonitor.shared.restore(previous) }
+        return await StandardInputLines.shared.next { stopWaiting in stop.withLock { $0 = stopWaiting } }
     }
 
     public func remember(_ line: String) {}
