@@ -102,7 +102,8 @@ public struct KnowledgeBase: Sendable {
         func add(_ word: String) {
             let stem: String
             if let known = stems[word] { stem = known } else { stem = Stemmer.stem(word); stems[word] = stem }
-            if stem.count > 1 && !Stopwords.all.contains(stem) { terms.append(stem) }
+            // One letter says nothing; one digit does ("phase 3", "step 2").
+            if (stem.count > 1 || stem.first?.isNumber == true) && !Stopwords.all.contains(stem) { terms.append(stem) }
         }
         for word in Words.lowercased(text) {
             // Japanese and Chinese write no spaces between words: a run of their characters is

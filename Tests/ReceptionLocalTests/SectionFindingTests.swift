@@ -87,6 +87,12 @@ struct SectionFindingTests {
         #expect(try Self.best("how do I set up auth?", in: files) == "auth.md#Setup")
     }
 
+    /// A number of one digit is a word of the question: "phase 3" is not any phase.
+    @Test func aOneDigitNumberIsSearchedFor() throws {
+        let roadmap = (1...5).map { "## Phase \($0)\n\nWork planned for this phase of the roadmap.\n" }.joined(separator: "\n")
+        #expect(try Self.best("what is phase 3?", in: ["roadmap.md": "# Roadmap\n\n" + roadmap]) == "roadmap.md#Phase 3")
+    }
+
     @Test func aDoubledConsonantBeforeAnEndingIsOne() {
         #expect(Stemmer.stem("running") == Stemmer.stem("run"))
         #expect(Stemmer.stem("stopped") == Stemmer.stem("stop"))
