@@ -48,23 +48,27 @@ struct ConversationLogFailureTests {
 
     /// The database locked by another process for as long as the session lasts does not stop
     /// the log: the session never waits for it, and its exchanges are read once it is let go.
+    /// A whole session run while another process holds the log's write lock: on a thread of
+    /// its own, so the wait does not hold one of the cooperative pool's few threads from the
+    /// other tests.
+    static func runWhileLocked(_ arguments: [String], input: String, home: URL) async throws -> (output: String, status: Int32) {
+        let holder = try DatabaseQueue(path: ConversationLogEndToEndTests.logPath(home))
+        let executable = try Binary.reception()
+        return try await offThePool {
+            try holder.inDatabase { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                defer { try? db.execute(sql: "ROLLBACK") }
+                let (output, _, status) = try PipedREPL.runBlocking(arguments, input: input, home: home, executable: executable)
+                return (output, status)
+            }
+        }
+    }
+
     @Test func aDatabaseLockedForTheWholeSessionStillLogsIt() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.stop() }
         let home = try await Self.homeWithLog(url)
-        let holder = try DatabaseQueue(path: ConversationLogEndToEndTests.logPath(home))
-        // The whole session runs while the lock is held: on a thread of its own, so the wait
-        // does not hold one of the cooperative pool's few threads from the other tests.
-        let executable = try Binary.reception()
-        let (output, status) = try await offThePool {
-            try holder.inDatabase { db in
-                try db.execute(sql: "BEGIN IMMEDIATE")
-                defer { try? db.execute(sql: "ROLLBACK") }
-                let (output, _, status) = try PipedREPL.runBlocking(["--backend", "oai"], input: Self.messages, home: home,
-                                                                     executable: executable)
-                return (output, status)
-            }
-        }
+        let (output, status) = try await Self.runWhileLocked(["--backend", "oai"], input: Self.messages, home: home)
         #expect(status == 0 && output.contains("This is message 2 of our conversation."), "\(output)")
         #expect(!output.contains("not being logged"), "\(output)")
         let (listed, _) = try await ConversationLogEndToEndTests.reception(["logs", "show", "last"], home: home)
@@ -80,17 +84,7 @@ struct ConversationLogFailureTests {
         let home = try await Self.homeWithLog(url)
         // Lines not moved in yet: reading the log must move them in, which needs the lock.
         _ = try await PipedREPL.run(["--backend", "oai"], input: "a session not read yet\n", home: home)
-        let holder = try DatabaseQueue(path: ConversationLogEndToEndTests.logPath(home))
-        let executable = try Binary.reception()
-        let (output, status) = try await offThePool {
-            try holder.inDatabase { db in
-                try db.execute(sql: "BEGIN IMMEDIATE")
-                defer { try? db.execute(sql: "ROLLBACK") }
-                let (output, _, status) = try PipedREPL.runBlocking(["-c", "--backend", "oai"], input: "first message\n/history\nsecond message\n", home: home,
-                                                                     executable: executable)
-                return (output, status)
-            }
-        }
+        let (output, status) = try await Self.runWhileLocked(["-c", "--backend", "oai"], input: "first message\n/history\nsecond message\n", home: home)
         #expect(status == 0 && output.contains("This is message 2 of our conversation."), "\(output)")
         #expect(output.contains("cannot be read from the log") && output.contains("The log cannot be read just now"), "\(output)")
         #expect(output.contains("1. first message"), "/history lists the session's messages: \(output)")
