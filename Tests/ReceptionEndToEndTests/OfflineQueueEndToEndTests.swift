@@ -257,8 +257,11 @@ struct OfflineQueueEndToEndTests {
         let (orphaned, _) = try await PipedREPL.run(["queue"], input: "", home: home)
         #expect(orphaned.contains("· no profile is called ls-queue now, so no session sends it"), "\(orphaned)")
         try pointed.write(to: profiles, atomically: true, encoding: .utf8)
-        let (elsewhere, status) = try await PipedREPL.run(arguments, input: "/queue\n/tasks recent\n", home: home)
+        let (elsewhere, status) = try await PipedREPL.run(arguments, input: "/queue\n/tasks recent\n/queue resend 1 2\n/queue drop 1 2\n/queue resend 5\n", home: home)
         #expect(status == 0, "\(elsewhere)")
+        // One entry at a time: a second number is no silent no-op, and a number past the list says so.
+        #expect(elsewhere.contains("Usage: /queue resend N (/queue lists 1)") && elsewhere.contains("Usage: /queue drop N|all"), "\(elsewhere)")
+        #expect(elsewhere.contains("There is no queued message 5; /queue lists 1."), "\(elsewhere)")
         #expect(elsewhere.contains("1 queued message for ls-queue was written for \(first); ls-queue now points at \(otherURL), so it is not sent here."),
                 "\(elsewhere)")
         #expect(elsewhere.contains("written for \(first), not sent to \(otherURL)"), "/queue says why it waits: \(elsewhere)")

@@ -300,7 +300,8 @@ extension REPL {
             verbatim(QueueListing.render(items, current: descriptor)
                      + "\n/queue drop N|all forgets entries; /queue flush sends this backend's now.")
         case "drop":
-            guard let which = arguments.dropFirst().first else { return error("Usage: /queue drop N|all") }
+            // One entry at a time, as resend: "/queue drop 1 2" dropped the first and said nothing of 2.
+            guard arguments.count == 2, let which = arguments.dropFirst().first else { return error("Usage: /queue drop N|all") }
             guard let chosen = QueueListing.choose(which, in: items) else {
                 return error("There is no queued message \(which); /queue lists \(items.count).")
             }
@@ -318,8 +319,11 @@ extension REPL {
             }
             await flushQueue()
         case "resend":
-            guard let which = arguments.dropFirst().first, let item = Int(which).flatMap(items.element(numbered:)) else {
+            guard arguments.count == 2, let which = arguments.dropFirst().first else {
                 return error("Usage: /queue resend N (/queue lists \(items.count))")
+            }
+            guard let item = Int(which).flatMap(items.element(numbered:)) else {
+                return error("There is no queued message \(which); /queue lists \(items.count).")
             }
             guard item.backend == current else { return error("That message belongs to \(item.backend); switch with /backend \(item.backend) first.") }
             if let descriptor, item.isForAnotherServer(of: descriptor) {
