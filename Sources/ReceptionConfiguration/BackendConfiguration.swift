@@ -36,16 +36,20 @@ public struct BackendConfiguration: Sendable {
 
     /// The validated profiles; an absent file is an empty list.
     public func load() throws -> [BackendProfile] {
+        guard let text = try text() else { return [] }
+        return try parse(text)
+    }
+
+    /// The file's text; nil when there is no file.
+    private func text() throws -> String? {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
-        let text: String
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
         do {
             // A configuration is small; a FIFO, a device or a huge file is refused unread.
-            text = try PlainFile.readText(path, limit: 4 << 20)
+            return try PlainFile.readText(path, limit: 4 << 20)
         } catch let problem as PlainFile.Problem {
             throw ConfigurationErrors([ConfigurationIssue(file: path, problem.reason + ".")])
         }
-        return try parse(text)
     }
 
     /// What of the file can be used when part of it is wrong: the profiles that are right, the
@@ -63,15 +67,17 @@ public struct BackendConfiguration: Sendable {
 
     /// The file's right profiles and its problems, located; `load()` is the same, refusing any problem.
     public func loadUsable() -> Usable {
+        func unreadable(_ errors: ConfigurationErrors) -> Usable { Usable(profiles: [], problems: errors, brokenNames: [], isUnreadable: true) }
         do {
-            return Usable(profiles: try load(), problems: nil, brokenNames: [], isUnreadable: false)
+            // Read and parsed once: the right profiles and every problem together.
+            guard let text = try text() else { return Usable(profiles: [], problems: nil, brokenNames: [], isUnreadable: false) }
+            let collected = try collect(text)
+            return Usable(profiles: collected.profiles, problems: collected.issues.isEmpty ? nil : ConfigurationErrors(collected.issues),
+                          brokenNames: collected.brokenNames, isUnreadable: false)
         } catch let errors as ConfigurationErrors {
-            guard let text = try? PlainFile.readText(path, limit: 4 << 20), let collected = try? collect(text) else {
-                return Usable(profiles: [], problems: errors, brokenNames: [], isUnreadable: true)
-            }
-            return Usable(profiles: collected.profiles, problems: errors, brokenNames: collected.brokenNames, isUnreadable: false)
+            return unreadable(errors)
         } catch {
-            return Usable(profiles: [], problems: ConfigurationErrors([ConfigurationIssue(file: path, "\(error)")]), brokenNames: [], isUnreadable: true)
+            return unreadable(ConfigurationErrors([ConfigurationIssue(file: path, "\(error)")]))
         }
     }
 
