@@ -27,6 +27,13 @@ public enum ShippedCorpora {
     /// The messages, read from the checkout at `root`; any corpus missing is an error that says
     /// which and where it was looked for.
     public static func messages(root: String, strict: Bool = false) throws -> CorpusReader.Result {
+        try read(root: root, strict: strict).training
+    }
+
+    /// The messages the shipped model trains on, and those it never was: the project's test
+    /// split and the `test` parts of the human-written batches, where `eval --split test`
+    /// measures it. One read of each batch serves both.
+    public static func read(root: String, strict: Bool = false) throws -> (training: CorpusReader.Result, heldOut: [LabelledMessage]) {
         let reader = CorpusReader(strict: strict)
         func path(_ relative: String) -> String { (root as NSString).appendingPathComponent(relative) }
         let humanFiles = humanWritten.flatMap { batch in ([humanTexts] + humanPasses).map { (batch as NSString).appendingPathComponent($0) } }
@@ -34,30 +41,17 @@ public enum ShippedCorpora {
             throw CorpusIssue(file: path(file), line: 0, message: "not found: the shipped corpora are read from a checkout of Reception (Tests/Corpora) with the shared corpora beside it (../shared); give the checkout with --corpora-root")
         }
         var result = try reader.read(paths: modelWritten.map(path))
+        var heldOut = (try? CorpusReader(strict: false).read(paths: [path("Tests/Corpora/test.jsonl")]).messages) ?? []
         for batch in humanWritten {
             let folder = path(batch)
             let human = try reader.read(passes: humanPasses.map { (folder as NSString).appendingPathComponent($0) },
                                         texts: (folder as NSString).appendingPathComponent(humanTexts))
             result.messages += TrainingSelection(splits: humanParts).apply(human.messages)
+            heldOut += TrainingSelection(splits: [.test]).apply(human.messages)
             result.issues += human.issues
             result.notes += human.notes
         }
-        return result
-    }
-
-    /// The messages the shipped model was never trained on: the project's test split and the
-    /// `test` parts of the human-written batches, where `eval --split test` measures it.
-    public static func heldOutMessages(root: String) throws -> [LabelledMessage] {
-        let reader = CorpusReader(strict: false)
-        func path(_ relative: String) -> String { (root as NSString).appendingPathComponent(relative) }
-        var messages = try reader.read(paths: [path("Tests/Corpora/test.jsonl")]).messages
-        for batch in humanWritten {
-            let folder = path(batch)
-            let human = try reader.read(passes: humanPasses.map { (folder as NSString).appendingPathComponent($0) },
-                                        texts: (folder as NSString).appendingPathComponent(humanTexts))
-            messages += TrainingSelection(splits: [.test]).apply(human.messages)
-        }
-        return messages
+        return (result, heldOut)
     }
 
     /// How many of `own` (a person's labels) are messages of the shipped corpora too, by their

@@ -216,8 +216,8 @@ struct TrainingTests {
     /// by their words, case and spacing aside, so that `train` can say so.
     @Test(.needsShared(humanCorpusFolder)) func ownLabelsThatRepeatTheShippedCorporaAreCounted() throws {
         let root = SharedData.repository.path
-        let shipped = try ShippedCorpora.messages(root: root).messages
-        let heldOut = try ShippedCorpora.heldOutMessages(root: root)
+        let (training, heldOut) = try ShippedCorpora.read(root: root)
+        let shipped = training.messages
         #expect(heldOut.count > 1_900, "the project's test split and the human test parts: \(heldOut.count)")
         func own(_ text: String) -> LabelledMessage {
             LabelledMessage(id: nil, text: text, intent: .curiosity, urgency: .exploratory, location: "mine.jsonl:1")

@@ -189,9 +189,8 @@ struct TrainCommand: ParsableCommand {
                 // Beside thousands of shipped messages, a person's few hundred would hardly move
                 // the model: they count `ownWeight` times.
                 for index in corpus.messages.indices { corpus.messages[index].weight = ownWeight ?? 2 }
-                let shipped = try ShippedCorpora.messages(root: corporaRoot, strict: strict)
-                let shared = ShippedCorpora.overlap(of: corpus.messages, training: shipped.messages,
-                                                    heldOut: (try? ShippedCorpora.heldOutMessages(root: corporaRoot)) ?? [])
+                let (shipped, heldOut) = try ShippedCorpora.read(root: corporaRoot, strict: strict)
+                let shared = ShippedCorpora.overlap(of: corpus.messages, training: shipped.messages, heldOut: heldOut)
                 if shared.heldOut > 0 {
                     printError("note: \(shared.heldOut) of your messages \(shared.heldOut == 1 ? "is" : "are") also in the shipped corpora's held-out test parts: "
                                + "`eval --split test` on them now scores this model on messages it was trained on, and the built-in model on ones it never saw")
