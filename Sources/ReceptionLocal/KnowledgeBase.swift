@@ -305,9 +305,10 @@ public struct KnowledgeBase: Sendable {
             guard !wasInFence, fence == nil else { lines.append(line); continue }
             // By bytes: every line of every note passes here, and few start with "#".
             let indent = line.utf8.prefix { $0 == 0x20 }.count
+            let underline = Self.setextUnderline(trimmed)
             if indent < 4, line.utf8.dropFirst(indent).first == UInt8(ascii: "#"), let atx = Self.atxHeading(line.dropFirst(indent)) {
                 begin(atx.level, atx.text)
-            } else if let underline = Self.setextUnderline(trimmed), let text = lines.last, Self.canBeSetextText(text),
+            } else if let underline, let text = lines.last, Self.canBeSetextText(text),
                       lines.count == 1 || lines[lines.count - 2].allSatisfy(\.isWhitespace)
                         || Self.setextUnderline(Substring(lines[lines.count - 2])) == 1 {
                 // One line of text over the underline, after a blank line (or a row of `=` above
@@ -316,7 +317,7 @@ public struct KnowledgeBase: Sendable {
                 lines.removeLast()
                 if let banner = lines.last, Self.setextUnderline(Substring(banner)) == 1 { lines.removeLast() }
                 begin(underline, text)
-            } else if Self.setextUnderline(trimmed) == 1, trimmed.count >= 3 {
+            } else if underline == 1, trimmed.count >= 3 {
                 // A row of `=` that underlines nothing frames a banner: decoration, not text to quote.
                 continue
             } else {

@@ -18,7 +18,8 @@ enum BoundedLine {
     static func read(from stream: UnsafeMutablePointer<FILE> = reception_stdin(), limit: Int = limit) -> Read {
         var bytes: [UInt8] = []
         var length = 0
-        var chunk = [CChar](repeating: 0, count: 64 * 1024)
+        // Small: it is made and zeroed for every line, and a longer line is read in turns.
+        var chunk = [CChar](repeating: 0, count: 4 * 1024)
         var sawAnything = false
         while true {
             let got = chunk.withUnsafeMutableBufferPointer { buffer -> Int in
