@@ -12,7 +12,7 @@ enum InterventionRules {
     static let broadCues = ["everything", "anything", "all about", "tell me about", "overview", "in general", "whatever"]
 
     static func evaluate(query: String, matches: [KnowledgeBase.Match], answered: Bool,
-                         memory: inout SessionMemory, usesBuiltInKnowledge: Bool, trustLevel: Int = 1) -> [Intervention] {
+                         memory: inout SessionMemory, usesBuiltInKnowledge: Bool, trustLevel: Int) -> [Intervention] {
         var result: [Intervention] = []
         let lowered = query.lowercased()
         let terms = Set(KnowledgeBase.terms(query))

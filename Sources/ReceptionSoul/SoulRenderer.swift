@@ -55,7 +55,7 @@ public struct SoulRenderer: Sendable {
                                      + (plan.estimatedIterations.map { ["about \(Counted.phrase($0, "iteration"))"] } ?? [])
                                      + ["/approve to run it, /reject to drop it"])]
         case .progress(let progress):
-            return [DisplayBlock(role: .progress, markdown: style(progress.message) + (progress.source.map { " " + $0 } ?? ""))]
+            return [DisplayBlock(role: .progress, markdown: progress.line(styling: style))]
         case .failure(let failure):
             if failure.cancelled {
                 return [DisplayBlock(role: .error, markdown: style(DefaultVoice.cancelled))]

@@ -59,7 +59,12 @@ public struct TaskProgress: Sendable, Hashable, Codable {
     }
 
     /// The message with its source: the line as shown without a soul.
-    public var line: String { source.map { message + " " + $0 } ?? message }
+    public var line: String { line(styling: { $0 }) }
+
+    /// The line with the message restyled (by a soul) and the source as sent.
+    public func line(styling style: (String) -> String) -> String {
+        source.map { style(message) + " " + $0 } ?? style(message)
+    }
 }
 
 public struct ToolUse: Sendable, Hashable, Codable {

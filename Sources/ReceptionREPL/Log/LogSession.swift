@@ -33,6 +33,13 @@ struct LogSession {
         self.writing = writing
     }
 
+    /// Holds `conversationID` (`LogControl.hold`) in place of the conversation held before:
+    /// that hold goes first, or this process would find its own and call it another session's.
+    mutating func hold(_ conversationID: String, with control: (any LogControl)?) {
+        hold = nil
+        hold = control?.hold(conversationID)
+    }
+
     /// The log to write to now, if any (not off, not failed, not `--no-log`).
     var writable: (any LogControl)? {
         guard writing, unavailable == nil, let control, control.isOn else { return nil }

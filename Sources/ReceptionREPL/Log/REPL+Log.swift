@@ -138,8 +138,7 @@ extension REPL {
                                                       soul: soulForLog, model: record.model, title: record.message)
                 try control.save(conversation)
                 log.conversation = conversation
-                log.hold = nil
-                log.hold = control.hold(conversation.id)
+                log.hold(conversation.id, with: control)
                 log.nextConversationID = UUID().uuidString.lowercased()
             }
             record.conversationID = log.conversation!.id
@@ -232,8 +231,7 @@ extension REPL {
             if !exchange.shown.isEmpty { state.transcript.append(TranscriptEntry(speaker: .reception, markdown: exchange.shown)) }
         }
         log.conversation = conversation
-        log.hold = nil
-        log.hold = log.writable?.hold(conversation.id)
+        log.hold(conversation.id, with: log.writable)
         let moved = conversation.backend == backendName ? "" : " (held with \(conversation.backend); its turns now go to \(backendName))"
         let earlier = conversation.exchangeCount > exchanges.count ? " (the last \(exchanges.count) of \(conversation.exchangeCount))" : ""
         note("Continuing conversation \(short)\(moved): \(Counted.phrase(exchanges.count, "earlier exchange"))\(earlier), the last on \(Self.dateText(conversation.lastAt)). /history lists them; /new starts afresh.")

@@ -118,14 +118,6 @@ enum LogDate {
         return ISO8601DateFormatter().date(from: trimmed)
     }
 
-    /// A moment as the listings show one (local time, to the minute).
-    static func shown(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date)
-    }
-
     static func usage(_ text: String, option: String) -> String {
         "\(option) \(TerminalText.line(text, limit: 40)) is not a date: use 2026-12-01, 2026-12-01T09:30, today, yesterday, or an age such as 30m (minutes), 12h, 7d, 4w."
     }

@@ -41,7 +41,7 @@ struct LogsRemoveCommand: ParsableCommand {
         // while the question waits, and remove what was never counted.
         let cutoff = before.flatMap { LogDate.parse($0) }
         // The cut-off as a moment ("--before 30d" is "before 2026-11-07 18:02"), not as typed.
-        let noneRemoved = "No conversation was removed: none \(cutoff.map { "ended before \(LogDate.shown($0))" } ?? "is in the log")."
+        let noneRemoved = "No conversation was removed: none \(cutoff.map { "ended before \(ConversationExport.timestamp($0).prefix(16))" } ?? "is in the log")."
         // `last` is the newest conversation's id, looked up once.
         var target = id
         if id == "last" {
