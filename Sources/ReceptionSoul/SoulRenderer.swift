@@ -133,8 +133,11 @@ public struct SoulRenderer: Sendable {
 
         // Findings. Those a terse or concise voice leaves out are named in the note, as the
         // ones a length limit cuts are: they may hold what the summary does not.
-        if !showsFindings(response), !response.findings.isEmpty, soul.verbosity == .terse || soul.verbosity == .concise {
-            leftOut.findings += response.findings.count
+        // A finding that only repeats the answer leaves nothing out (an engine that sends its
+        // answer as its one finding was "trimmed: 1 finding", and "tell me more" showed the same).
+        let unsaid = response.findings.filter { $0.content != response.text }
+        if !showsFindings(response), !unsaid.isEmpty, soul.verbosity == .terse || soul.verbosity == .concise {
+            leftOut.findings += unsaid.count
         }
         if showsFindings(response) {
             var findings = response.findings

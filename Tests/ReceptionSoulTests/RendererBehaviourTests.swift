@@ -43,6 +43,20 @@ struct RendererBehaviourTests {
         #expect(progress.line == "best match for your soul: capabilities.md § Writing your own soul")
     }
 
+    /// Loop Symphony's server sends its answer as its one finding too: a terse voice that hides
+    /// findings leaves nothing out then, and says nothing was (it said "trimmed: 1 finding",
+    /// and "tell me more" showed the same answer again).
+    @Test func aFindingThatRepeatsTheAnswerIsNotCountedAsLeftOut() {
+        var soul = Soul(name: "terse")
+        soul.verbosity = .terse
+        let same = response(.complete, summary: "Paris is the capital.", findings: [Finding(content: "Paris is the capital.")])
+        let markdown = SoulRenderer(soul: soul).render(same, trustLevel: 1).map(\.markdown).joined(separator: "\n")
+        #expect(!markdown.contains("1 finding"), "\(markdown)")
+        #expect(!SoulRenderer(soul: soul).mayLeaveOut || SoulRenderer(soul: soul, whole: true).render(same, trustLevel: 1).map(\.markdown).joined(separator: "\n") == markdown)
+        let other = response(.complete, summary: "Paris is the capital.", findings: [Finding(content: "It has been since 987.")])
+        #expect(SoulRenderer(soul: soul).render(other, trustLevel: 1).map(\.markdown).joined(separator: "\n").contains("1 finding"))
+    }
+
     @Test func outcomesAreFramedDifferently() {
         let renderer = SoulRenderer(soul: Soul(name: "d"))
         let complete = renderer.render(response(.complete), trustLevel: 0)
