@@ -24,6 +24,10 @@ extension ConversationLog {
             // Removed only while this session is its only holder: a file another session holds
             // (or is about to) stays.
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { unlink(file) }
+            // Unlocked, not only closed: a copy of the descriptor in a child forked meanwhile
+            // would keep the hold (and tell the next session it is held elsewhere). A failed
+            // upgrade above drops it too, but only as a side effect of how flock converts.
+            flock(descriptor, LOCK_UN)
             close(descriptor)
         }
     }

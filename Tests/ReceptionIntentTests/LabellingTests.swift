@@ -149,6 +149,21 @@ struct LabellingTests {
         _ = try LabelFile(path: path)
     }
 
+    /// A child process forked while a session has the file open keeps a copy of its
+    /// descriptor until the child's exec (a test that starts a terminal session, or the REPL
+    /// starting an engine). The session's end still frees the file: copied here with `dup`.
+    @Test func aCopyOfTheDescriptorHeldElsewhereDoesNotKeepTheFileLocked() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("labels.jsonl").path
+        var first: LabelFile? = try LabelFile(path: path)
+        let copy = try #require(copyOfOpenDescriptor(on: path))
+        defer { close(copy) }
+        first = nil
+        #expect(first == nil)
+        _ = try LabelFile(path: path)
+    }
+
     /// A label edited by hand into none of the five ("acton") is named with its line, and its
     /// message comes again; a line that is no JSON says why.
     @Test func anUnknownLabelInTheFileIsNamedAndItsMessageComesAgain() throws {

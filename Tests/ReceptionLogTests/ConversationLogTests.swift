@@ -112,6 +112,21 @@ struct ConversationLogTests {
         #expect(log.hold("../escape") == nil)
     }
 
+    /// A child forked while the session held the conversation keeps a copy of the hold's
+    /// descriptor until its exec; the session's end still frees the conversation.
+    @Test func aHoldEndsEvenWhileACopyOfItsDescriptorLives() throws {
+        let log = ConversationLog(path: temporaryLogPath())
+        var first: ConversationLog.Hold? = try #require(log.hold("c-1"))
+        let copy = try #require(copyOfOpenDescriptor(on: log.holdFolder + "/c-1"))
+        defer { close(copy) }
+        // A second session as well, so that the first's end cannot simply remove the file.
+        var second: ConversationLog.Hold? = try #require(log.hold("c-1"))
+        first = nil
+        second = nil
+        #expect(first == nil && second == nil)
+        #expect(log.hold("c-1")?.isHeldElsewhere == false)
+    }
+
     @Test func searchFindsEveryWordNewestFirstAndMarksThem() throws {
         let log = ConversationLog(path: temporaryLogPath())
         let first = ConversationRecord(backend: "oai", soul: "default")

@@ -169,7 +169,13 @@ public final class LabelFile {
         fchmod(fd, 0o600)
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        // Unlocked before it is closed: a child process forked meanwhile (between its fork
+        // and its exec) holds a copy of the descriptor, and with it the lock, which would
+        // refuse the next session on this file for no reason.
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
 
     /// Ids already labelled or skipped, in this session or before it.
     public var done: Set<String> { Set(earlier.map(\.id) + appended.map(\.entry.id)) }
