@@ -2,6 +2,7 @@
 #include "CPseudoTerminal.h"
 #include <pty.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <string.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -37,6 +38,9 @@ pid_t reception_spawn_on_pty(const char *path, char *const argv[], char *const e
         execve(path, argv, envp);
         _exit(127);
     }
+    // Not inherited by processes other threads start later (a test's server, an engine):
+    // a copy in one of them would keep the terminal open after the session hangs up.
+    fcntl(master, F_SETFD, FD_CLOEXEC);
     *master_fd = master;
     return pid;
 }

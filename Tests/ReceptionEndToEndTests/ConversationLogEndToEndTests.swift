@@ -414,7 +414,7 @@ struct ConversationLogEndToEndTests {
     /// conversation it was typed in: no empty conversation is started for the delivery, and
     /// `-c` carries on the one that holds the message and its answer.
     @Test func aQueuedMessageDeliveredLaterIsLoggedInItsOwnConversation() async throws {
-        let port = try OfflineQueueEndToEndTests().unusedPort()
+        let port = try unusedLoopbackPort()
         let url = "http://127.0.0.1:\(port)/v1"
         let home = try OpenAITerminalTests.home(for: url)
         // With its model named, the profile needs no answer from the server to start, and the

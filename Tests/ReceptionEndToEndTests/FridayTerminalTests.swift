@@ -47,8 +47,8 @@ struct FridayTerminalTests {
     /// Friday down at start: the REPL starts offline, queues the question, and a later start
     /// with the server up delivers it once, before anything new.
     @Test func aQuestionAskedWhileFridayIsDownIsDeliveredWhenItIsUp() async throws {
-        let (probe, probeURL) = try await startServer()
-        probe.stop()
+        let port = try unusedLoopbackPort()
+        let probeURL = "ws://127.0.0.1:\(port)/ws"
         let home = Scratch.root.appendingPathComponent("reception-friday-e2e-\(UUID().uuidString)")
         let environment = ["FRIDAY_URL": probeURL]
         let (offline, offlineStatus) = try await PipedREPL.run(["--backend", "friday"], input: "hello while you sleep\n", home: home, environment: environment)
@@ -56,7 +56,6 @@ struct FridayTerminalTests {
         #expect(offline.contains("Friday at \(probeURL) cannot be reached"), "\(offline)")
         #expect(offline.contains("your message is queued (1 waiting)"), "\(offline)")
 
-        let port = Int(probeURL.split(separator: ":").last!.split(separator: "/").first!)!
         let (server, _) = try await ReferenceServerProcess.start(["friday", "--step-ms", "10"], url: #"ws://127\.0\.0\.1:\d+/ws"#, port: port)
         defer { server.stop() }
         let (online, status) = try await PipedREPL.run(["--backend", "friday"], input: "/queue\n", home: home, environment: environment)
@@ -69,14 +68,13 @@ struct FridayTerminalTests {
     /// A "y" typed ahead, while a queued question is sent, never grants the tool permission
     /// the answer then asks for: it is discarded, said, and the question waits for its answer.
     @Test func keysTypedAheadNeverAnswerAPermissionQuestion() async throws {
-        let (probe, url) = try await startServer()
-        probe.stop()
+        let port = try unusedLoopbackPort()
+        let url = "ws://127.0.0.1:\(port)/ws"
         let home = try Self.home(withProfileFor: url)
         let terminal = try TerminalSession(arguments: ["--backend", "fri", "--queue-retry", "1"], home: home)
         var at = try await terminal.waitFor(Self.prompt)
         terminal.enter("slow write notes please")
         at = try await terminal.waitFor("queued (1 waiting)", after: at)
-        let port = Int(url.split(separator: ":").last!.split(separator: "/").first!)!
         // A second between frames: the permission question comes several seconds after the send.
         let (server, _) = try await ReferenceServerProcess.start(["friday", "--step-ms", "10", "--slow-ms", "1000"], url: #"ws://127\.0\.0\.1:\d+/ws"#, port: port)
         defer { server.stop() }

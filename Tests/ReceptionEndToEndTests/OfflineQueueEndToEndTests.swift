@@ -10,37 +10,6 @@ import Testing
 struct OfflineQueueEndToEndTests {
     static let messages = ["alpha queued note", "bravo queued note", "charlie queued note"]
 
-    /// The next port `unusedPort` tries: below the kernel's ephemeral range, from a random start.
-    static let nextPort: Atomic<Int> = {
-        // The range's first port, where the kernel starts picking ports for `bind` to port 0 and
-        // for outgoing connections ("32768\t60999" by default).
-        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
-        let ephemeral = range.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) } ?? 32768
-        let low = max(1024, ephemeral - 12_000)
-        return Atomic(Int.random(in: low..<max(low + 1, ephemeral - 2_000)))
-    }()
-
-    /// A port on 127.0.0.1 that nothing listens on, for a server the test starts later. It lies
-    /// below the kernel's ephemeral range, so no server bound to port 0 and no outgoing
-    /// connection of another test can be given it in the meantime (a port taken from port 0 and
-    /// released could be); each call takes a new one, so tests running at once never share one.
-    func unusedPort() throws -> Int {
-        for _ in 0..<200 {
-            let port = Self.nextPort.add(1, ordering: .relaxed).oldValue
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = UInt16(port).bigEndian
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            if bound { return port }
-        }
-        throw HarnessError("cannot find a free port below the ephemeral range")
-    }
-
     func home(url: String) throws -> URL {
         let home = Scratch.root.appendingPathComponent("reception-queue-e2e-\(UUID().uuidString)")
         try point(home, at: url)
@@ -58,7 +27,7 @@ struct OfflineQueueEndToEndTests {
     /// A session at a terminal, retrying every second, whose server is not there yet: `message`
     /// is typed and queued, and the prompt is back. Returns where the screen stands.
     func queuedAtAPrompt(_ message: String) async throws -> (TerminalSession, port: Int, at: String.Index) {
-        let port = try unusedPort()
+        let port = try unusedLoopbackPort()
         let home = try home(url: "http://127.0.0.1:\(port)")
         let terminal = try TerminalSession(arguments: ["--backend", "ls-queue", "--trust", "1", "--queue-retry", "1"], home: home)
         var at = try await terminal.waitFor("› ")
@@ -137,7 +106,7 @@ struct OfflineQueueEndToEndTests {
     /// While the server stays down, each new message joins the queue without the older ones
     /// being tried again aloud; `/queue` in JSON mode is JSON like every other line.
     @Test func offlineMessagesQueueQuietlyAndJSONModeStaysJSON() async throws {
-        let home = try home(url: "http://127.0.0.1:\(try unusedPort())")
+        let home = try home(url: "http://127.0.0.1:\(try unusedLoopbackPort())")
         let (output, status) = try await PipedREPL.run(["--backend", "ls-queue", "--trust", "1"],
                                                   input: "first offline note\nsecond offline note\nthird offline note\n", home: home)
         #expect(status == 0, "\(output)")
@@ -157,7 +126,7 @@ struct OfflineQueueEndToEndTests {
     /// Ctrl-C on a queued message being sent is "not this one": it leaves the queue, and the
     /// person hears how many still wait.
     @Test func aQueuedMessageCancelledWhileSentLeavesTheQueue() async throws {
-        let port = try unusedPort()
+        let port = try unusedLoopbackPort()
         let home = try home(url: "http://127.0.0.1:\(port)")
         _ = try await PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: "slow research of rivers\nwhat is two plus two\n", home: home)
         let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "2000"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
@@ -179,7 +148,7 @@ struct OfflineQueueEndToEndTests {
     /// Dropping, from the shell, a message a running session is sending: allowed, with a warning
     /// that it may already be with the engine.
     @Test func droppingAMessageARunningSessionSendsWarns() async throws {
-        let port = try unusedPort()
+        let port = try unusedLoopbackPort()
         let home = try home(url: "http://127.0.0.1:\(port)")
         _ = try await PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: "slow research of tides\n", home: home)
         let (server, _) = try await ReferenceServerProcess.start(["loop-symphony", "--step-ms", "2000"], url: #"http://127\.0\.0\.1:\d+"#, port: port)
@@ -199,7 +168,7 @@ struct OfflineQueueEndToEndTests {
     /// A session sends queued messages as it starts, before anything can be typed:
     /// `reception queue` shows and drops them first, without a session and without sending.
     @Test func theQueueIsReadAndDroppedWithoutStartingASession() async throws {
-        let url = "http://127.0.0.1:\(try unusedPort())"
+        let url = "http://127.0.0.1:\(try unusedLoopbackPort())"
         let home = try home(url: url)
         let arguments = ["--backend", "ls-queue", "--trust", "1"]
         _ = try await PipedREPL.run(arguments, input: "keep this one\nregret this one\n", home: home)
@@ -239,7 +208,7 @@ struct OfflineQueueEndToEndTests {
     /// another server before it was sent, the profile does not deliver it there, says so, and
     /// delivers it once pointed back.
     @Test func aQueuedMessageIsNeverSentToAServerTheProfileNamesLater() async throws {
-        let first = "http://127.0.0.1:\(try unusedPort())"
+        let first = "http://127.0.0.1:\(try unusedLoopbackPort())"
         let home = try home(url: first)
         let arguments = ["--backend", "ls-queue", "--trust", "1"]
         let (queued, _) = try await PipedREPL.run(arguments, input: "private note for the first server\n", home: home)
@@ -289,7 +258,7 @@ struct OfflineQueueEndToEndTests {
     /// While the engine stays unreachable, each new message first tries the older ones again;
     /// the transcript holds each message once, as typed, not once per attempt.
     @Test func theTranscriptHoldsEachQueuedMessageOnce() async throws {
-        let home = try home(url: "http://127.0.0.1:\(try unusedPort())")
+        let home = try home(url: "http://127.0.0.1:\(try unusedLoopbackPort())")
         let file = home.appendingPathComponent("session.md")
         let input = Self.messages.joined(separator: "\n") + "\n/save \(file.path)\n"
         let (output, status) = try await PipedREPL.run(["--backend", "ls-queue", "--trust", "1"], input: input, home: home)
@@ -301,7 +270,7 @@ struct OfflineQueueEndToEndTests {
     }
 
     @Test func tasksQueuedWhenTheREPLIsKilledAreDeliveredExactlyOnceAfterRestart() async throws {
-        let port = try unusedPort()
+        let port = try unusedLoopbackPort()
         let url = "http://127.0.0.1:\(port)"
         let home = try home(url: url)
         let arguments = ["--backend", "ls-queue", "--trust", "1"]

@@ -64,7 +64,7 @@ struct QueueSceneEndToEndTests {
     }
 
     @Test func fiveSessionsThatStartTogetherAreNotToldAnAnsweringServerIsUnreachable() async throws {
-        let port = try queueTests.unusedPort()
+        let port = try unusedLoopbackPort()
         let home = try queueTests.home(url: "http://127.0.0.1:\(port)")
         let arguments = ["--backend", "ls-queue", "--trust", "1"]
         // 1. The server is down: the message is queued.
@@ -115,7 +115,7 @@ struct QueueSceneEndToEndTests {
     /// A script's own commands run while older queued messages are delivered, and `/quit`
     /// leaves at once: the message being delivered stays queued, and the session says so.
     @Test func aScriptsCommandsAreNotHeldBehindTheDeliveryOfOlderMessages() async throws {
-        let port = try queueTests.unusedPort()
+        let port = try unusedLoopbackPort()
         let home = try queueTests.home(url: "http://127.0.0.1:\(port)")
         let arguments = ["--backend", "ls-queue", "--trust", "1"]
         let older = (1...3).map { "slow research number \($0) queued while the server was down" }

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionLoopSymphony
 import NIOHTTP1
@@ -435,9 +436,7 @@ struct OfflineRoomPresenceTests {
     /// A session that started while the server could not be reached joins as a room once it
     /// answers (before, the room loop gave up at the first failed registration).
     @Test func theRoomRegistersOnceTheServerAnswers() async throws {
-        let probe = try await RunningLoopSymphonyServer.start(.fast())
-        let port = probe.port
-        await probe.stop()
+        let port = try unusedLoopbackPort()
         let client = LoopSymphonyClient(configuration: LoopSymphonyConfiguration(baseURL: "http://127.0.0.1:\(port)", apiKey: "dev-key", userID: "tester"))
         let events = Mutex<[RoomPresence.Event]>([])
         let presence = RoomPresence(client: client, registration: RoomPresence.defaultRegistration(), cache: nil,

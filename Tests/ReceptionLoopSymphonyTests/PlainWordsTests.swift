@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import ReceptionCore
 @testable import ReceptionLoopSymphony
 import ReceptionReferenceServers
@@ -132,8 +133,12 @@ struct PlainWordsTests {
     /// first answer is everything the server has, so the cache ends up as empty as the server.
     @Test func afterARestartWithAnEmptyStoreTheCacheAgreesWithTheServer() async throws {
         let cache = try KnowledgeCache(path: ":memory:")
-        let first = try await RunningLoopSymphonyServer.start(.fast())
-        let port = first.port
+        // A port of the test's own, below the kernel's ephemeral range: no server bound to
+        // port 0 elsewhere can be given it while the server is down.
+        let port = try unusedLoopbackPort()
+        var firstOptions = LoopSymphonyReferenceOptions.fast()
+        firstOptions.port = port
+        let first = try await RunningLoopSymphonyServer.start(firstOptions)
         let client = LoopSymphonyClient(configuration: LoopSymphonyConfiguration(baseURL: first.baseURL, apiKey: "dev-key", userID: "tester",
                                                                                  requestTimeout: .seconds(10)))
         var restarted: RunningLoopSymphonyServer?

@@ -1,0 +1,39 @@
+import Foundation
+import Synchronization
+
+/// The next port `unusedLoopbackPort` tries: below the kernel's ephemeral range, from a random
+/// start.
+private let nextPort: Atomic<Int> = {
+    // The range's first port, where the kernel starts picking ports for `bind` to port 0 and
+    // for outgoing connections ("32768\t60999" by default).
+    let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+    let ephemeral = range.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) } ?? 32768
+    let low = max(1024, ephemeral - 12_000)
+    return Atomic(Int.random(in: low..<max(low + 1, ephemeral - 2_000)))
+}()
+
+public struct NoFreePort: Error, CustomStringConvertible {
+    public var description: String { "cannot find a free port below the ephemeral range" }
+}
+
+/// A port on 127.0.0.1 that nothing listens on, for a server a test starts later (or stops
+/// and starts again). It lies below the kernel's ephemeral range, so no server bound to port 0
+/// and no outgoing connection of another test can be given it in the meantime (a port taken
+/// from port 0 and released could be); each call takes a new one, so tests running at once
+/// never share one.
+public func unusedLoopbackPort() throws -> Int {
+    for _ in 0..<200 {
+        let port = nextPort.add(1, ordering: .relaxed).oldValue
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        if bound { return port }
+    }
+    throw NoFreePort()
+}
