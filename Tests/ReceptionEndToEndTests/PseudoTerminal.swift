@@ -73,6 +73,9 @@ final class TerminalSession: Sendable {
                 }
                 arrivals.withLock { $0.append((total, .now)) }
             }
+            // The reader closes what it reads: closed under it by `hangUp`, the number could be
+            // another test's descriptor by its next poll, and it would read that test's bytes.
+            closeMaster()
             closed.withLock { $0 = true }
         }
     }
@@ -112,7 +115,10 @@ final class TerminalSession: Sendable {
 
     func type(_ text: String) {
         let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, bytes.count) }
+        masterOpen.withLock { open in
+            guard open else { return }
+            _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, bytes.count) }
+        }
     }
 
     /// Gives the terminal a new size, as a person dragging its window does (the program gets
@@ -211,8 +217,13 @@ final class TerminalSession: Sendable {
     /// write to the terminal fails from then on.
     func hangUp() {
         hangingUp.withLock { $0 = true }
-        // The reader stops within one poll interval; only then is the terminal really closed.
-        for _ in 0..<100 where !closed.withLock({ $0 }) { usleep(10_000) }
+        // The reader stops within one poll interval and closes the terminal; a machine too
+        // loaded to run it for half a minute gets it closed here.
+        for _ in 0..<3_000 where !closed.withLock({ $0 }) { usleep(10_000) }
+        closeMaster()
+    }
+
+    private func closeMaster() {
         masterOpen.withLock { open in
             if open { close(master) }
             open = false
