@@ -492,7 +492,7 @@ struct ConversationLogEndToEndTests {
                 process.executableURL = URL(fileURLWithPath: executable)
                 process.arguments = ["logs", "export", "--all", "-o", output.path]
                 process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
-                let pipe = Pipe()
+                let pipe = Pipe.forChild()
                 process.standardOutput = pipe
                 process.standardError = pipe
                 try process.run()

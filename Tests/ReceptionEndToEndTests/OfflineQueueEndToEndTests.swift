@@ -282,7 +282,7 @@ struct OfflineQueueEndToEndTests {
         first.arguments = arguments
         first.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config", "TERM": "xterm"]
         first.currentDirectoryURL = Binary.repositoryRoot
-        let stdin = Pipe(), stdout = Pipe()
+        let stdin = Pipe.forChild(), stdout = Pipe.forChild()
         first.standardInput = stdin
         first.standardOutput = stdout
         first.standardError = stdout

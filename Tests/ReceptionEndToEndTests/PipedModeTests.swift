@@ -254,7 +254,7 @@ struct SubcommandsOutsideTheRepositoryTests {
         process.executableURL = URL(fileURLWithPath: try Binary.reception())
         process.arguments = ["bench", "--rounds", "1"]
         process.currentDirectoryURL = Scratch.root
-        let output = Pipe()
+        let output = Pipe.forChild()
         process.standardOutput = output
         process.standardError = output
         try process.run()

@@ -42,7 +42,7 @@ enum PipedREPL {
         process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config", "TERM": "xterm"]
             .merging(extra) { _, new in new }
         process.currentDirectoryURL = Binary.repositoryRoot
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe.forChild(), stdout = Pipe.forChild(), stderr = Pipe.forChild()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = separateErrors ? stderr : stdout

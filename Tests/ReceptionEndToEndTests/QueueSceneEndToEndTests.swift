@@ -26,7 +26,7 @@ struct QueueSceneEndToEndTests {
             process.arguments = arguments
             process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config", "TERM": "xterm"]
             process.currentDirectoryURL = Binary.repositoryRoot
-            let stdin = Pipe(), stdout = Pipe()
+            let stdin = Pipe.forChild(), stdout = Pipe.forChild()
             process.standardInput = stdin
             process.standardOutput = stdout
             process.standardError = stdout

@@ -15,7 +15,7 @@ enum ReferenceServerProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Binary.reception())
         process.arguments = ["serve", arguments[0], "--port", String(port)] + arguments.dropFirst()
-        let output = Pipe()
+        let output = Pipe.forChild()
         process.standardOutput = output
         process.standardError = output
         try process.run()

@@ -120,7 +120,7 @@ struct SignalTests {
         process.arguments = arguments
         let home = Scratch.root.appendingPathComponent("reception-sig-\(UUID().uuidString)")
         process.environment = ["HOME": home.path, "XDG_STATE_HOME": home.path + "/state", "XDG_CONFIG_HOME": home.path + "/config"]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe.forChild(), output = Pipe.forChild()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output

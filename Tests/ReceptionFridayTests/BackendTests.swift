@@ -68,35 +68,35 @@ struct BackendTests {
 
     @Test func silenceAfterTheLastFrameIsAFailureThatSaysSo() async throws {
         try await withFridayServer { server in
-            let backend = FridayBackend(configuration: FridayConfiguration(url: server.url, idleTimeout: .seconds(5)))
+            let backend = FridayBackend(configuration: FridayConfiguration(url: server.url, idleTimeout: .seconds(10)))
             let started = ContinuousClock.now
             let run = try await events(of: backend.submit(ReceptionRequest(text: "maxturns please")))
-            // The server would stay silent for ever; 5 s (not less) so that a loaded machine's
+            // The server would stay silent for ever; 10 s (not less) so that a loaded machine's
             // slow first frame is not mistaken for the silence after it.
             #expect(started.duration(to: .now) < .seconds(60))
             #expect(streamedText(run) == "Let me keep looking.")
             guard case .failure(let failure)? = run.last else { Issue.record("\(run)"); return }
-            #expect(failure.message.contains("sent nothing for 5 s"), "\(failure.message)")
+            #expect(failure.message.contains("sent nothing for 10 s"), "\(failure.message)")
             await backend.close()
         }
     }
 
     /// A slow drip: every 0.5 s an empty chunk and the same thinking label, for ever, with the
-    /// idle timeout at 5 s (ten drips; 1.5 s left a loaded machine too little room to show the
-    /// first text and label). Each frame used to reset the idle clock, so the turn never
+    /// idle timeout at 10 s (twenty drips; 1.5 s, and at times 5 s, left a loaded machine too
+    /// little room to show the first text and label). Each frame used to reset the idle clock, so the turn never
     /// ended; frames that show nothing new no longer count as news.
     @Test func framesThatShowNothingNewDoNotKeepATurnOpenForEver() async throws {
         try await withFridayServer { server in
-            let backend = FridayBackend(configuration: FridayConfiguration(url: server.url, idleTimeout: .seconds(5)))
-            // The drip never stops, so ending at all is the point (about 5.5 s on a quiet
+            let backend = FridayBackend(configuration: FridayConfiguration(url: server.url, idleTimeout: .seconds(10)))
+            // The drip never stops, so ending at all is the point (about 10.5 s on a quiet
             // machine: the first "Still working" is news, its repeats and the empty chunks are not).
             let run = try await events(of: backend.submit(ReceptionRequest(text: "drip please")), within: .seconds(30))
             #expect(streamedText(run) == "Let me look into that.")
             #expect(run.contains(.thinking("Still working")), "the first label is shown: \(run)")
             guard case .failure(let failure)? = run.last else { Issue.record("\(run)"); return }
-            // "nothing new … (only 9 empty or repeated frames)"; on a loaded machine the frames
+            // "nothing new … (only 19 empty or repeated frames)"; on a loaded machine the frames
             // may come late, and then it is plain silence.
-            #expect(failure.message.hasPrefix("Friday sent nothing new for 5 s (only ") || failure.message.hasPrefix("Friday sent nothing for 5 s"),
+            #expect(failure.message.hasPrefix("Friday sent nothing new for 10 s (only ") || failure.message.hasPrefix("Friday sent nothing for 10 s"),
                     "\(failure.message)")
             #expect(failure.message.contains("so Reception stopped waiting"), "\(failure.message)")
             // The dripping socket is closed; the next question gets a fresh one and its answer.

@@ -27,7 +27,7 @@ struct CrashDuringRefreshTests {
         process.executableURL = URL(fileURLWithPath: try probe())
         process.arguments = ["--url", url, "--token-file", tokenFile] + arguments
         process.environment = ["TIMEPOINT_ADMIN_KEY": "dev-admin-key", "PATH": "/usr/bin:/bin"]
-        let output = Pipe()
+        let output = Pipe.forChild()
         process.standardOutput = output
         process.standardError = output
         try process.run()
