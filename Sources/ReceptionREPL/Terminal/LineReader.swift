@@ -50,10 +50,25 @@ public struct PlainLineReader: LineReader {
         if InterruptMonitor.shared.terminationSignal != nil { return .endOfInput }
         // Read on a thread of its own so the cooperative pool stays free; an interruption
         // ends the wait, and the line read meanwhile is the next call's.
-        let stop = Mutex<(@Sendable () -> Void)?>(nil)
-        let previous = InterruptMonitor.shared.push { stop.withLock { $0 }?() }
+        // A signal can come after the handler is pushed and before the wait can be stopped
+        // (the reader thread may already be in its read): it is remembered, and the wait
+        // stops as soon as it can, where it used to be lost and the script went on waiting.
+        let stop = Mutex<(stopWaiting: (@Sendable () -> Void)?, interrupted: Bool)>((nil, false))
+        let previous = InterruptMonitor.shared.push {
+            let stopWaiting = stop.withLock { state in
+                state.interrupted = true
+                return state.stopWaiting
+            }
+            stopWaiting?()
+        }
         defer { InterruptMonitor.shared.restore(previous) }
-        return await StandardInputLines.shared.next { stopWaiting in stop.withLock { $0 = stopWaiting } }
+        return await StandardInputLines.shared.next { stopWaiting in
+            let interrupted = stop.withLock { state in
+                state.stopWaiting = stopWaiting
+                return state.interrupted
+            }
+            if interrupted { stopWaiting() }
+        }
     }
 
     public func remember(_ line: String) {}
