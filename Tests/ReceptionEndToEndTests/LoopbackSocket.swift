@@ -8,7 +8,7 @@ import Glibc
 enum LoopbackSocket {
     /// A listening socket on 127.0.0.1:`port` (0: a free one) and the port it has.
     static func listen(port: Int) throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -29,7 +29,7 @@ enum LoopbackSocket {
 
     /// A connected socket to 127.0.0.1:`port`, or nil when nothing accepts there.
     static func connect(port: Int) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
         var address = Self.address(port: port)
         let connected = withUnsafePointer(to: &address) {

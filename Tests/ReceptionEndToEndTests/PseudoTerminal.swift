@@ -150,7 +150,7 @@ final class TerminalSession: Sendable {
     private func withSlave<T>(_ body: (Int32) -> T) -> T? {
         var name = [CChar](repeating: 0, count: 64)
         guard reception_pty_slave_name(master, &name, UInt(name.count)) == 0 else { return nil }
-        let fd = open(name, O_RDWR | O_NOCTTY)
+        let fd = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         return body(fd)

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +33,7 @@ final class RequestRelay: Sendable {
         self.port = bound
         Thread.detachNewThread { [self] in
             while true {
-                let client = accept(listener, nil, nil)
+                let client = acceptNotInherited(listener)
                 if client < 0 {
                     if errno == EINTR || errno == ECONNABORTED { continue }
                     return  // stopped

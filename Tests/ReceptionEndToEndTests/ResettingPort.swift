@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -29,7 +30,7 @@ final class ResettingPort: Sendable {
         self.port = bound
         Thread.detachNewThread { [self] in
             while true {
-                let connection = accept(listener, nil, nil)
+                let connection = acceptNotInherited(listener)
                 if connection < 0 {
                     if errno == EINTR || errno == ECONNABORTED { continue }
                     return  // stopped

@@ -82,7 +82,7 @@ struct LocalModelServersTests {
 
     /// A socket listening on 127.0.0.1 that never accepts or answers (or only bound).
     static func silentListener(listening: Bool = true) throws -> (Int32, Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)

@@ -11,7 +11,7 @@ struct EndpointProbeTests {
     /// refused, and no other test's server can take the port meanwhile (one closed and probed
     /// afterwards could be taken by a server of a test running beside this one).
     func listener(listening: Bool = true) throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +22,7 @@ final class SpeakingFirstServer: Sendable {
     init(greetings: [String], thenClose: Bool = false) throws {
         self.greetings = greetings
         self.thenClose = thenClose
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
@@ -39,7 +40,7 @@ final class SpeakingFirstServer: Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
         Thread.detachNewThread { [self] in
             while true {
-                let connection = accept(fd, nil, nil)
+                let connection = acceptNotInherited(fd)
                 guard connection >= 0 else { return }  // closed: the server stops
                 let number = accepted.withLock { $0 += 1; return $0 }
                 let greetings = self.greetings.map { "\($0) #\(number)" }

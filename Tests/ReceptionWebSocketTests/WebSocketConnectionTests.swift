@@ -346,7 +346,7 @@ private struct SilentListener {
     let port: Int
 
     init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

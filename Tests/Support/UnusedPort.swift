@@ -24,7 +24,7 @@ public struct NoFreePort: Error, CustomStringConvertible {
 public func unusedLoopbackPort() throws -> Int {
     for _ in 0..<200 {
         let port = nextPort.add(1, ordering: .relaxed).oldValue
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -36,4 +36,13 @@ public func unusedLoopbackPort() throws -> Int {
         if bound { return port }
     }
     throw NoFreePort()
+}
+
+/// `accept` whose connection is not inherited by processes other tests start (Glibc's module
+/// does not offer `accept4`): a copy in a child would keep the connection open after the test
+/// closes it, where the test means the peer to see it reset or ended.
+public func acceptNotInherited(_ listener: Int32) -> Int32 {
+    let connection = accept(listener, nil, nil)
+    if connection >= 0 { _ = fcntl(connection, F_SETFD, FD_CLOEXEC) }
+    return connection
 }
