@@ -47,6 +47,17 @@ extension KnowledgeBase {
         return PassageUnits.fenceMarker(Substring(text)) == nil
     }
 
+    /// A plain-text note's label heading: a line of capitals that ends in a colon and holds
+    /// nothing after it ("PAGING RULES:", "ESCALATION:"), as text files without Markdown name
+    /// their parts. Not "Note:" or "Steps:" in prose (lowercase), and not a list item.
+    static func isLabelHeading(_ line: Substring) -> Bool {
+        guard line.count <= 60, line.last == ":" else { return false }
+        let text = line.dropLast().trimmingHorizontalWhitespace
+        guard text.count >= 2, let first = text.first, first.isLetter, first.isUppercase else { return false }
+        return text.allSatisfy { !$0.isLowercase } && text.filter(\.isLetter).count >= 2
+            && !text.contains(":") && !["- ", "* ", "+ "].contains(where: text.hasPrefix)
+    }
+
     /// A heading's text as a follow-up names it: "SESSION LIFECYCLE:" is "SESSION LIFECYCLE".
     static func headingText(_ text: String) -> String {
         var text = text.trimmingHorizontalWhitespace

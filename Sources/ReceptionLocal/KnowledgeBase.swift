@@ -271,7 +271,7 @@ public struct KnowledgeBase: Sendable {
         // answers "how do I install tidepool?", not another tool's Install; "### Alice" under
         // "## Contacts" is found by "contacts" (a heading with no text of its own was found by
         // nothing). By level: the document's title, then each heading above this one.
-        var above: [(level: Int, heading: String)] = []
+        var above: [(level: Int, heading: String, isLabel: Bool)] = []
         // So does the file's name, and its folder's: notes under a generic title ("iOS
         // Integration Guide") are about what the file is called (timepoint.md, work/standups.md).
         let fileName = (file as NSString).deletingPathExtension
@@ -299,15 +299,23 @@ public struct KnowledgeBase: Sendable {
         // A "#" line inside a fenced code block is a comment of the code ("# install"), no heading.
         var fence: Substring?
         var stems: [String: String] = [:]
-        func begin(_ newLevel: Int, _ text: String) {
+        /// The last line read may be a label heading ("PAGING RULES:"), told by the next line.
+        var pendingLabel = false
+        func begin(_ newLevel: Int, _ text: String, isLabel: Bool = false) {
             flush()
             level = newLevel
             heading = Self.headingText(text)
             above.removeAll { $0.level >= level }
-            above.append((level, heading))
+            above.append((level, heading, isLabel))
         }
         for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init) {
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if pendingLabel {
+                pendingLabel = false
+                if Self.setextUnderline(trimmed) == nil, let label = lines.popLast() {
+                    begin(min(6, (above.last { !$0.isLabel }?.level ?? 0) + 1), label.trimmingHorizontalWhitespace, isLabel: true)
+                }
+            }
             let wasInFence = fence != nil
             if let open = fence {
                 if PassageUnits.closes(trimmed, open) { fence = nil }
@@ -332,6 +340,12 @@ public struct KnowledgeBase: Sendable {
             } else if underline == 1, trimmed.count >= 3 {
                 // A row of `=` that underlines nothing frames a banner: decoration, not text to quote.
                 continue
+            } else if line.utf8.last == UInt8(ascii: ":"), indent < 4, lines.last?.allSatisfy(\.isWhitespace) ?? true, Self.isLabelHeading(trimmed) {
+                // "PAGING RULES:" on a line of its own after a blank line, in a plain-text note:
+                // a section under the heading above it (the on-call handbook's paging rules
+                // were the whole handbook's text), unless the next line underlines it.
+                lines.append(line)
+                pendingLabel = true
             } else {
                 lines.append(line)
             }

@@ -48,6 +48,33 @@ struct SectionFindingTests {
         #expect(best.passage.text.hasSuffix("over a rule is a paragraph.\n---"), "\(best.passage.text)")
     }
 
+    /// A plain-text handbook names its parts with a line of capitals ending in a colon, not
+    /// underlined: each is a section under the title, where the whole handbook was one. A line
+    /// of prose ending in a colon ("Steps:") or with text after the colon stays text.
+    @Test func aLineOfCapitalsEndingInAColonIsASectionOfItsOwn() throws {
+        let handbook = """
+            ON-CALL HANDBOOK
+            ================
+
+            PAGING RULES:
+            A page at severity 1 is acknowledged within five minutes; severity 2 within thirty.
+
+            ESCALATION:
+            If the primary does not acknowledge, the secondary is paged after ten minutes.
+
+            Steps:
+            NOTE: write it down.
+            HANDOVER:
+            Mondays at 10:00, with the open incidents in the handover doc.
+            """
+        let knowledge = try LocalBackendTests.knowledge(["oncall.md": handbook])
+        #expect(knowledge.passages.map(\.heading) == ["PAGING RULES", "ESCALATION"])
+        #expect(knowledge.passages.last?.text.hasSuffix("Steps:\nNOTE: write it down.\nHANDOVER:\nMondays at 10:00, with the open incidents in the handover doc.") == true)
+        #expect(try Self.best("what are the paging rules?", in: ["oncall.md": handbook]) == "oncall.md#PAGING RULES")
+        // The title above still says what each part is about.
+        #expect(try Self.best("on-call escalation", in: ["oncall.md": handbook, "other.md": "# Escalation\n\nAsk the customer first.\n"]) == "oncall.md#ESCALATION")
+    }
+
     @Test func aLineOfTagsIsNoHeadingAndClosingHashesAreNotTheHeadings() throws {
         let knowledge = try LocalBackendTests.knowledge(["log.md": "# Standup ##\n\n#meeting #team\nShip the parser on Friday.\n"])
         #expect(knowledge.passages.map(\.heading) == ["Standup"])
