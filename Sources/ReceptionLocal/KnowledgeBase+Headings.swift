@@ -58,6 +58,14 @@ extension KnowledgeBase {
             && !text.contains(":") && !["- ", "* ", "+ "].contains(where: text.hasPrefix)
     }
 
+    /// Whether a note's first line reads as its title: a few words, not a sentence (no closing
+    /// full stop, question mark or colon), not a list item, a quote or a tag line.
+    static func isTitleLine(_ line: String) -> Bool {
+        let text = line.trimmingHorizontalWhitespace
+        guard (2...60).contains(text.count), canBeSetextText(line), let last = text.last, !".?!:;,".contains(last) else { return false }
+        return text.split(separator: " ").count <= 8
+    }
+
     /// A heading's text as a follow-up names it: "SESSION LIFECYCLE:" is "SESSION LIFECYCLE".
     static func headingText(_ text: String) -> String {
         var text = text.trimmingHorizontalWhitespace

@@ -302,6 +302,15 @@ public struct KnowledgeBase: Sendable {
         /// The last line read may be a label heading ("PAGING RULES:"), told by the next line.
         var pendingLabel = false
         func begin(_ newLevel: Int, _ text: String, isLabel: Bool = false) {
+            // A plain note's first line, over its first heading of a lower rank, is the note's
+            // title ("Weekly sync" over "Agenda" underlined with `-`): it names the sections
+            // below it, as a `#` title would, where it was only the text of the note's opening.
+            if above.isEmpty, newLevel >= 2, let first = lines.firstIndex(where: { !$0.allSatisfy(\.isWhitespace) }),
+               Self.isTitleLine(lines[first]) {
+                level = 1
+                heading = Self.headingText(lines.remove(at: first))
+                above = [(1, heading, false)]
+            }
             flush()
             level = newLevel
             heading = Self.headingText(text)
@@ -313,7 +322,7 @@ public struct KnowledgeBase: Sendable {
             if pendingLabel {
                 pendingLabel = false
                 if Self.setextUnderline(trimmed) == nil, let label = lines.popLast() {
-                    begin(min(6, (above.last { !$0.isLabel }?.level ?? 0) + 1), label.trimmingHorizontalWhitespace, isLabel: true)
+                    begin(min(6, (above.last { !$0.isLabel }?.level ?? 1) + 1), label.trimmingHorizontalWhitespace, isLabel: true)
                 }
             }
             let wasInFence = fence != nil

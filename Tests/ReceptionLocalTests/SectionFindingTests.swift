@@ -75,6 +75,18 @@ struct SectionFindingTests {
         #expect(try Self.best("on-call escalation", in: ["oncall.md": handbook, "other.md": "# Escalation\n\nAsk the customer first.\n"]) == "oncall.md#ESCALATION")
     }
 
+    /// A plain note's first line over its underlined sections is its title, and names them:
+    /// "weekly sync agenda" finds the agenda, not the note's opening (title and tags). A first
+    /// line that is a sentence stays the opening's text.
+    @Test func aPlainNotesFirstLineIsTheTitleOfItsSections() throws {
+        let meetings = "Weekly sync\n#meetings #team\n\nAgenda\n------\n1. Incidents from last week\n2. Roadmap status\n\nAction items\n------------\n- Alice: renew the certificate.\n"
+        let knowledge = try LocalBackendTests.knowledge(["meetings.md": meetings])
+        #expect(knowledge.passages.map(\.heading) == ["Weekly sync", "Agenda", "Action items"])
+        #expect(try Self.best("what's on the weekly sync agenda?", in: ["meetings.md": meetings]) == "meetings.md#Agenda")
+        let sentence = "Appointments are every six months.\n\nPhone\n-----\n555-0142\n"
+        #expect(try LocalBackendTests.knowledge(["dentist.md": sentence]).passages.map(\.heading) == ["dentist", "Phone"])
+    }
+
     @Test func aLineOfTagsIsNoHeadingAndClosingHashesAreNotTheHeadings() throws {
         let knowledge = try LocalBackendTests.knowledge(["log.md": "# Standup ##\n\n#meeting #team\nShip the parser on Friday.\n"])
         #expect(knowledge.passages.map(\.heading) == ["Standup"])
