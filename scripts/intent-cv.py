@@ -8,6 +8,7 @@ A development tool, not part of the package. Needs only Python 3 and a release b
     scripts/intent-cv.py --options="--l2 0.0001"              # against the default options
     scripts/intent-cv.py --options="--source-weight 3" --against="--source-weight 2"
     scripts/intent-cv.py --leave-source-out --options="--balance 0.5"   # each source left out instead
+    scripts/intent-cv.py --options="--lexicon my-lexicon.txt"  # an edited lexicon (classified with it too)
 
 Why: the human dev parts hold 560 agreed messages, so two option sets a few messages apart
 cannot be told apart on them. Here every agreed message of the `train` and `dev` parts (3,167)
@@ -72,9 +73,15 @@ def write_fold_root(workdir, k, folds):
     return root
 
 
-def classify(binary, weights, rows):
+def lexicon_of(options):
+    """`--lexicon PATH` when the options train with a lexicon of their own: the weights are
+    read with it, or its cues would be the shipped lexicon's."""
+    return options[options.index("--lexicon"):options.index("--lexicon") + 2] if "--lexicon" in options else []
+
+
+def classify(binary, weights, rows, extra=()):
     payload = "".join(json.dumps({"text": r["text"], "goal": r.get("goal")}, ensure_ascii=False) + "\n" for r in rows)
-    out = subprocess.run([binary, "classify", "--jsonl-input", "--weights", weights], input=payload,
+    out = subprocess.run([binary, "classify", "--jsonl-input", "--weights", weights, *extra], input=payload,
                          capture_output=True, text=True, check=True).stdout.splitlines()
     assert len(out) == len(rows), "reception classify skipped lines"
     return [json.loads(line)["classification"] for line in out]
@@ -86,7 +93,7 @@ def train(binary, args, out):
         sys.exit(f"reception train {' '.join(args)} failed:\n{result.stderr}")
 
 
-def predict_held_out(binary, parts, held, workdir, name, train_args, part_of):
+def predict_held_out(binary, parts, held, workdir, name, train_args, part_of, extra=()):
     """Predictions for every held message, each by the model trained without its part:
     `train_args(part)` are the `reception train` arguments leaving `part` out, `part_of(row)`
     the part a message is in."""
@@ -94,7 +101,7 @@ def predict_held_out(binary, parts, held, workdir, name, train_args, part_of):
         weights = os.path.join(workdir, f"{name}-{part}.json")
         train(binary, train_args(part), weights)
         rows = [r for r in held if part_of(r) == part]
-        return list(zip(rows, classify(binary, weights, rows)))
+        return list(zip(rows, classify(binary, weights, rows, extra)))
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         pairs = [pair for chunk in pool.map(run, parts) for pair in chunk]
     return {row["id"]: (row, prediction) for row, prediction in pairs}
@@ -104,7 +111,7 @@ def cross_validate(binary, options, folds, held, workdir, label):
     """Each message predicted by the model trained without its fold."""
     return predict_held_out(binary, range(folds), held, workdir, label,
                             lambda k: ["--with-shipped-corpora", "--corpora-root", os.path.join(workdir, f"fold-{k}", "root"), *options],
-                            lambda row: fold(row["id"], folds))
+                            lambda row: fold(row["id"], folds), lexicon_of(options))
 
 
 def leave_source_out(binary, options, held, workdir, label):
@@ -112,7 +119,7 @@ def leave_source_out(binary, options, held, workdir, label):
     options carry to a kind of writer never seen."""
     return predict_held_out(binary, sorted({source_of(r) for r in held}), held, workdir, f"{label}-without",
                             lambda source: ["--with-shipped-corpora", "--corpora-root", ROOT, "--exclude-source", source, *options],
-                            source_of)
+                            source_of, lexicon_of(options))
 
 
 def source_of(row):
@@ -123,7 +130,7 @@ def model_written(binary, options, workdir, label):
     weights = os.path.join(workdir, f"{label}-project.json")
     train(binary, ["--with-shipped-corpora", "--corpora-root", ROOT, "--split", "train", *options], weights)
     rows = baselines.read([os.path.join(ROOT, "Tests", "Corpora", "dev.jsonl")])
-    return list(zip(rows, classify(binary, weights, rows)))
+    return list(zip(rows, classify(binary, weights, rows, lexicon_of(options))))
 
 
 def summary(pairs):

@@ -289,8 +289,8 @@ extension TrainingTests {
 
     /// The bar on all seven model-written unseen batches (k, l, m, n, r, s, t; 2,320 messages by
     /// writers who read only the guidelines, never trained or tuned on): intent at least 0.94,
-    /// urgency at least 0.93, both heads calibrated. The shipped model: 0.944 / 0.931, ECE 0.041
-    /// / 0.012.
+    /// urgency at least 0.93, both heads calibrated. The shipped model: 0.944 / 0.931, ECE 0.040
+    /// / 0.013.
     @Test func allSevenUnseenBatchesMeetTheBar() throws {
         let folder = corpora.appendingPathComponent("unseen")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".jsonl") }.sorted()
