@@ -49,13 +49,13 @@ extension KnowledgeBase {
 
     /// A plain-text note's label heading: a line of capitals that ends in a colon and holds
     /// nothing after it ("PAGING RULES:", "ESCALATION:"), as text files without Markdown name
-    /// their parts. Not "Note:" or "Steps:" in prose (lowercase), and not a list item.
+    /// their parts. Not "Note:" or "Steps:" in prose (lowercase), and not a list item (it
+    /// starts with a capital letter).
     static func isLabelHeading(_ line: Substring) -> Bool {
         guard line.count <= 60, line.last == ":" else { return false }
         let text = line.dropLast().trimmingHorizontalWhitespace
-        guard text.count >= 2, let first = text.first, first.isLetter, first.isUppercase else { return false }
-        return text.allSatisfy { !$0.isLowercase } && text.filter(\.isLetter).count >= 2
-            && !text.contains(":") && !["- ", "* ", "+ "].contains(where: text.hasPrefix)
+        guard let first = text.first, first.isLetter, first.isUppercase else { return false }
+        return text.allSatisfy { !$0.isLowercase } && text.filter(\.isLetter).count >= 2 && !text.contains(":")
     }
 
     /// Whether a note's first line reads as its title: a few words, not a sentence (no closing

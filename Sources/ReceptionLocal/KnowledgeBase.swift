@@ -123,7 +123,10 @@ public struct KnowledgeBase: Sendable {
     /// out after "how do/does …" or "how X work(s)" ("explain how trust works"), but not when it
     /// is all there is ("how do I get to work"), means more ("how does work-life balance work")
     /// or ends another question ("how long does it take to get to work").
-    static func queryTerms(_ query: String) -> Set<String> {
+    static func queryTerms(_ query: String) -> Set<String> { Set(orderedQueryTerms(query)) }
+
+    /// `queryTerms` in the question's order, for the words that stand side by side.
+    static func orderedQueryTerms(_ query: String) -> [String] {
         var terms = Self.terms(query)
         let words = query.lowercased().split { !($0.isLetter || $0.isNumber) }
         let auxiliaries: Set<Substring> = ["do", "does", "did", "will", "would", "should", "can", "could"]
@@ -133,7 +136,7 @@ public struct KnowledgeBase: Sendable {
             let isFrame = rest.first.map(auxiliaries.contains) == true || (!rest.isEmpty && !rest.contains(where: auxiliaries.contains))
             if isFrame { terms.removeLast() }
         }
-        return Set(terms)
+        return terms
     }
 
     /// Passages ranked by BM25 (k1 1.2, b 0.75), best first, at most `limit`.
@@ -150,7 +153,8 @@ public struct KnowledgeBase: Sendable {
     }
 
     public func search(_ query: String, limit: Int = 5) -> [Match] {
-        let queryTerms = Self.queryTerms(query).union(joinedTerms(query))
+        let ordered = Self.orderedQueryTerms(query)
+        let queryTerms = Set(ordered).union(joinedTerms(query))
         guard !queryTerms.isEmpty else { return [] }
         let count = Double(passages.count)
         let idf = Dictionary(uniqueKeysWithValues: queryTerms.map { term in
@@ -163,7 +167,6 @@ public struct KnowledgeBase: Sendable {
         // says what comes in phase 2): the pair counts as one more word, of the pair's weight.
         // Worked out only for a section that has both words: kept for every section, the pairs
         // took 8 % more memory on a large notes folder.
-        let ordered = Self.terms(query)
         let queryPairs = zip(ordered, ordered.dropFirst()).filter { $0 != $1 }.map { (first: $0, second: $1, weight: ((idf[$0] ?? 0) + (idf[$1] ?? 0)) / 2) }
         var matches: [Match] = []
         for passage in passages {
