@@ -1,5 +1,8 @@
 import Foundation
 
+// Descriptors a test makes that processes other tests start must not inherit: a copy in a
+// child keeps a pipe, a connection or a lock alive after the test lets it go.
+
 extension Pipe {
     /// A pipe for a child process's standard stream whose own descriptors are not inherited
     /// by processes other tests start meanwhile. Foundation closes, in a child, only the
@@ -14,4 +17,13 @@ extension Pipe {
         }
         return pipe
     }
+}
+
+/// `accept` whose connection is not inherited by processes other tests start (Glibc's module
+/// does not offer `accept4`): a copy in a child would keep the connection open after the test
+/// closes it, where the test means the peer to see it reset or ended.
+public func acceptNotInherited(_ listener: Int32) -> Int32 {
+    let connection = accept(listener, nil, nil)
+    if connection >= 0 { _ = fcntl(connection, F_SETFD, FD_CLOEXEC) }
+    return connection
 }

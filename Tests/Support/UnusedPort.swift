@@ -37,12 +37,3 @@ public func unusedLoopbackPort() throws -> Int {
     }
     throw NoFreePort()
 }
-
-/// `accept` whose connection is not inherited by processes other tests start (Glibc's module
-/// does not offer `accept4`): a copy in a child would keep the connection open after the test
-/// closes it, where the test means the peer to see it reset or ended.
-public func acceptNotInherited(_ listener: Int32) -> Int32 {
-    let connection = accept(listener, nil, nil)
-    if connection >= 0 { _ = fcntl(connection, F_SETFD, FD_CLOEXEC) }
-    return connection
-}
