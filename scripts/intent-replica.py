@@ -6,7 +6,8 @@ A development tool, not part of the package. Needs scikit-learn and a release bu
 
     swift build -c release --product reception
     scripts/intent-replica.py                       # the replica alone, on the dev parts
-    scripts/intent-replica.py --family char-grams --family ask-split
+    scripts/intent-replica.py --family char-grams --family ask-split   # both families added together
+    scripts/intent-replica.py --family stems --folds 5
     scripts/intent-replica.py --domains             # a weight copy per kind of text
     scripts/intent-replica.py --domains --folds 5   # the same, over folds of the train and dev parts
 
@@ -70,6 +71,41 @@ def char_grams(row):
     return {b: 1 / math.sqrt(len(buckets)) for b in buckets}
 
 
+def stem(word):
+    """A light suffix-stripping stem ("applying", "applied", "applies" -> "appl"), so that a word
+    seen in training in one form counts for its other forms."""
+    for suffix in ("ations", "ation", "ments", "ment", "ingly", "ings", "ing", "edly", "ied", "ies", "ers", "er",
+                   "ed", "es", "ly", "s", "y", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def stems(row):
+    """Each word's stem, as a feature of its own beside the word ("stem:appl")."""
+    return {"stem:" + stem(w): math.sqrt(L2 / L2_WORDS) for w in words(row["text"]) if len(w) > 2}
+
+
+NEGATIONS = set("not no never cant cannot wont doesnt isnt arent didnt hasnt havent wasnt werent couldnt "
+                "can't won't doesn't isn't aren't didn't hasn't haven't wasn't weren't couldn't".split())
+OWN = {"my", "mine", "i", "me", "i'm", "im", "i've", "ive"}
+
+
+def own_trouble(row):
+    """Conjunctions a bag of words cannot express: the writer's own thing with a negation ("my card
+    isn't working"), the writer's own thing asked why, the writer's own thing and "yet"."""
+    w = words(row["text"])
+    present = set(w)
+    features = {}
+    if present & OWN and present & NEGATIONS:
+        features["own+negation"] = 1.0
+    if present & OWN and w and w[0] in ("why", "how"):
+        features["own+" + w[0] + "-first"] = 1.0
+    if present & OWN and "yet" in present:
+        features["own+yet"] = 1.0
+    return features
+
+
 def ask_split(row, vocabulary):
     """For a message of several sentences: its last sentence's words apart ("ask:word"), the
     number of sentences, and whether a time word stands only in the context before the ask
@@ -96,6 +132,10 @@ def matrix(rows, families, columns, vocabulary, fit, domain=None):
             values.update(char_grams(row))
         if "ask-split" in families:
             values.update(ask_split(row, vocabulary))
+        if "own-trouble" in families:
+            values.update(own_trouble(row))
+        if "stems" in families:
+            values.update(stems(row))
         if domain is not None:
             # Every feature again under the message's domain: weights shared by both kinds of
             # text plus a correction for each (Daumé III, "Frustratingly easy domain adaptation").
@@ -195,7 +235,7 @@ def cross_validated(args, project, held, vocabulary):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--family", action="append", default=[], choices=["char-grams", "ask-split"],
+    parser.add_argument("--family", action="append", default=[], choices=["char-grams", "ask-split", "stems", "own-trouble"],
                         help="a feature family to add to the replica (repeatable)")
     parser.add_argument("--domains", action="store_true",
                         help="also: every feature copied per kind of text (human-written or model-written), told at "
