@@ -2,6 +2,7 @@ import Foundation
 import ReceptionCodex
 import ReceptionCore
 import ReceptionReferenceServers
+import ReceptionTestSupport
 import Testing
 
 /// 401/403/404/409/410/422 become plain states, each with the x-request-id the call carried.
@@ -69,7 +70,7 @@ struct ErrorMappingTests {
     }
 
     @Test func anUnreachableServerIsAPlainStateWithTheRequestID() async throws {
-        let client = CodexClient(configuration: CodexConfiguration(baseURL: "http://127.0.0.1:1", token: "t"))
+        let client = CodexClient(configuration: CodexConfiguration(baseURL: refusingLoopbackURL(), token: "t"))
         let error = try #require(await codexError { _ = try await client.list() })
         #expect(error.state == .unreachable && error.isTransient)
         #expect(error.description.contains("x-request-id"))

@@ -3,6 +3,7 @@ import ReceptionCore
 import ReceptionFriday
 import ReceptionReferenceServers
 import ReceptionTesting
+import ReceptionTestSupport
 import Testing
 
 @Suite("Friday backend against the reference server", .serialized)
@@ -137,10 +138,10 @@ struct BackendTests {
     /// is what the queue keeps.
     @Test func aServerThatIsNotThereStartsOfflineAndSaysSo() async throws {
         let catalog = BackendCatalog(plugins: [FridayPlugin.plugin],
-                                     environment: .standard(["HOME": "/nonexistent", "FRIDAY_URL": "ws://127.0.0.1:9/ws"]))
+                                     environment: .standard(["HOME": "/nonexistent", "FRIDAY_URL": refusingLoopbackURL(scheme: "ws") + "/ws"]))
         let connection = try await catalog.connect("friday")
         let notice = try #require(connection.notice)
-        #expect(notice.hasPrefix("Friday at ws://127.0.0.1:9/ws cannot be reached (connection refused"), "\(notice)")
+        #expect(notice.hasPrefix("Friday at \(refusingLoopbackURL(scheme: "ws"))/ws cannot be reached (connection refused"), "\(notice)")
         #expect(notice.contains("Messages you send now are queued"))
         var sawEvent = false
         await #expect { for try await _ in connection.backend.submit(ReceptionRequest(text: "hello")) { sawEvent = true } } throws: { error in

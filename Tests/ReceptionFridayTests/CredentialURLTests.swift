@@ -2,6 +2,7 @@ import Foundation
 import ReceptionCore
 import ReceptionFriday
 import ReceptionWebSocket
+import ReceptionTestSupport
 import Testing
 
 /// The WebSocket client reads "ws://user:pass@host" as the host "user": messages went to a
@@ -17,7 +18,7 @@ struct CredentialURLTests {
         }
         // The transport refuses it too, for any caller, and not as "unreachable" (which queues).
         do {
-            _ = try await WebSocketConnection.open(url: "ws://alice:secret@127.0.0.1:9/ws", connectTimeout: .seconds(2))
+            _ = try await WebSocketConnection.open(url: "ws://alice:secret@127.0.0.1:\(refusingLoopbackPort)/ws", connectTimeout: .seconds(2))
             Issue.record("a URL with credentials was opened")
         } catch let error as BackendError {
             guard case .untrusted = error else { Issue.record("\(error)"); return }

@@ -4,6 +4,7 @@ import ReceptionCore
 import ReceptionLoomi
 import ReceptionReferenceServers
 import ReceptionTesting
+import ReceptionTestSupport
 import Testing
 
 @Suite("Loomi: decision and recipe caches")
@@ -65,7 +66,7 @@ struct CacheTests {
             let document = directory + "/doc.txt", path = directory + "/cache.sqlite"
             try "someone's document".write(toFile: document, atomically: false, encoding: .utf8)
             #expect(chmod(document, 0o644) == 0 && symlink(document, path) == 0)
-            let connection = try LoomiPlugin.connect(testConfiguration("http://127.0.0.1:9"), name: "loomi", cachePath: path)
+            let connection = try LoomiPlugin.connect(testConfiguration(refusingLoopbackURL()), name: "loomi", cachePath: path)
             #expect(connection.notice == "The recipe cache \(path) could not be opened (it is a symbolic link, which is not followed for private data (the file it points to would be changed); remove the link); this session works without it.")
             await connection.shutdown()
             #expect(try FileManager.default.attributesOfItem(atPath: document)[.posixPermissions] as? Int == 0o644)
@@ -104,7 +105,7 @@ struct CacheTests {
         try await withScratchDirectory { directory in
             let path = directory + "/loomi.sqlite"
             try Data("this is not a database, it is a shopping list\n".utf8).write(to: URL(fileURLWithPath: path))
-            let connection = try LoomiPlugin.connect(LoomiConfiguration(baseURL: "http://127.0.0.1:9"), name: "loomi", cachePath: path)
+            let connection = try LoomiPlugin.connect(LoomiConfiguration(baseURL: refusingLoopbackURL()), name: "loomi", cachePath: path)
             let notice = try #require(connection.notice)
             #expect(notice.hasPrefix("The recipe cache \(path) could not be read (file is not a database)"), "\(notice)")
             #expect(notice.contains("kept as \(path).corrupt-"))

@@ -3,6 +3,7 @@ import ReceptionCore
 import ReceptionLoomi
 import ReceptionReferenceServers
 import ReceptionTesting
+import ReceptionTestSupport
 import Testing
 
 @Suite("Loomi: phase two failing, retry, keys")
@@ -162,14 +163,14 @@ struct FailureTests {
 
     @Test func anUnreachableServerIsSaidPlainlyAndNothingIsInvented() async throws {
         let connection = try await withScratchDirectory { directory in
-            try LoomiPlugin.connect(testConfiguration("http://127.0.0.1:9"), name: "loomi", cachePath: directory + "/c.sqlite")
+            try LoomiPlugin.connect(testConfiguration(refusingLoopbackURL()), name: "loomi", cachePath: directory + "/c.sqlite")
         }
         do {
             _ = try await collect(connection.backend.submit(search("vegan cheesecake")))
             Issue.record("an unreachable agent answered")
         } catch let error as BackendError {
             guard case .unreachable = error else { Issue.record("\(error)"); return }
-            #expect(error.description.hasPrefix("Cannot reach http://127.0.0.1:9/agent/find-recipes"), "\(error)")
+            #expect(error.description.hasPrefix("Cannot reach \(refusingLoopbackURL())/agent/find-recipes"), "\(error)")
         }
         await connection.shutdown()
     }

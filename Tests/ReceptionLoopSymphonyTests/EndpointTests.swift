@@ -400,7 +400,7 @@ struct PendingLearningTests {
 
     @Test func aLearningMadeOfflineIsKeptAndReportedAtTheNextHeartbeat() async throws {
         let cache = try KnowledgeCache(path: ":memory:")
-        let nowhere = LoopSymphonyClient(configuration: LoopSymphonyConfiguration(baseURL: "http://127.0.0.1:9", apiKey: "dev-key", userID: "tester"))
+        let nowhere = LoopSymphonyClient(configuration: LoopSymphonyConfiguration(baseURL: refusingLoopbackURL(), apiKey: "dev-key", userID: "tester"))
         let offline = commands(nowhere, cache: cache, presence: RoomPresence(client: nowhere, registration: RoomPresence.defaultRegistration(), cache: cache))
         let kept = try await offline.knowledge(["learn", "Prefers", "tables", "--", "Likes", "answers", "as", "tables"])
         #expect(kept.hasPrefix("Loop Symphony cannot be reached (connection refused"), "\(kept)")

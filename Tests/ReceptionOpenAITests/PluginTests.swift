@@ -2,6 +2,7 @@ import Foundation
 import ReceptionCore
 import ReceptionOpenAI
 import ReceptionReferenceServers
+import ReceptionTestSupport
 import Testing
 
 @Suite("OpenAI-compatible plugin and /model")
@@ -57,12 +58,12 @@ struct OpenAIPluginTests {
     /// An unreachable server with a model named opens the session offline (the offline queue
     /// keeps what is sent); without a model there is nothing to ask, so it is an error.
     @Test func anUnreachableServerConnectsOfflineWhenAModelIsNamed() async throws {
-        let connection = try await OpenAIPlugin.connect(OpenAIConfiguration(baseURL: "http://127.0.0.1:9/v1", model: "m"), name: "openai")
-        #expect(connection.notice?.hasPrefix("The server at http://127.0.0.1:9/v1 cannot be reached") == true, "\(String(describing: connection.notice))")
+        let connection = try await OpenAIPlugin.connect(OpenAIConfiguration(baseURL: refusingLoopbackURL() + "/v1", model: "m"), name: "openai")
+        #expect(connection.notice?.hasPrefix("The server at \(refusingLoopbackURL())/v1 cannot be reached") == true, "\(String(describing: connection.notice))")
         #expect(connection.notice?.contains("queued") == true)
         await connection.shutdown()
-        let refused = await httpErrorOrDescription { _ = try await OpenAIPlugin.connect(OpenAIConfiguration(baseURL: "http://127.0.0.1:9/v1"), name: "openai") }
-        #expect(refused.hasPrefix("Cannot reach http://127.0.0.1:9/v1/models"), "\(refused)")
+        let refused = await httpErrorOrDescription { _ = try await OpenAIPlugin.connect(OpenAIConfiguration(baseURL: refusingLoopbackURL() + "/v1"), name: "openai") }
+        #expect(refused.hasPrefix("Cannot reach \(refusingLoopbackURL())/v1/models"), "\(refused)")
     }
 
     @Test func modelListsSwitchesAndRefusesNamesTheServerDoesNotOffer() async throws {

@@ -4,6 +4,7 @@ import ReceptionOpenAI
 import ReceptionReferenceServers
 import ReceptionSoul
 import ReceptionTesting
+import ReceptionTestSupport
 import Testing
 
 @Suite("OpenAI-compatible requests and errors")
@@ -188,7 +189,7 @@ struct OpenAIRequestTests {
 
     @Test func aTracebackAfterTheMessageIsLeftOut() async throws {
         // llama-cpp-python puts a Python traceback after the validation message.
-        let client = OpenAIClient(configuration: OpenAIConfiguration(baseURL: "http://127.0.0.1:1/v1"))
+        let client = OpenAIClient(configuration: OpenAIConfiguration(baseURL: refusingLoopbackURL() + "/v1"))
         let detail = "1 validation error:\n  {'type': 'list_type'}\n\n  File \"/x/app.py\", line 376, in f\n    raise"
         let explained = client.explain(BackendError.http(status: 500, detail: detail))
         #expect("\(explained)" == "HTTP 500: 1 validation error:   {'type': 'list_type'}")

@@ -3,6 +3,7 @@ import ReceptionCore
 import ReceptionOpenAI
 import ReceptionReferenceServers
 import ReceptionTesting
+import ReceptionTestSupport
 import Testing
 
 @Suite("OpenAI-compatible streaming")
@@ -56,7 +57,7 @@ struct OpenAIStreamingTests {
     /// The offline queue keeps a message only when nothing reached the engine: an unreachable
     /// server must throw before any event, not after an `.accepted` of our own making.
     @Test func anUnreachableServerThrowsBeforeAnyEvent() async throws {
-        let client = OpenAIClient(configuration: OpenAIConfiguration(baseURL: "http://127.0.0.1:9/v1", model: "m"))
+        let client = OpenAIClient(configuration: OpenAIConfiguration(baseURL: refusingLoopbackURL() + "/v1", model: "m"))
         var events: [BackendEvent] = []
         do {
             for try await event in OpenAIBackend(client: client, model: "m").submit(ReceptionRequest(text: "hi", trustLevel: 1)) {

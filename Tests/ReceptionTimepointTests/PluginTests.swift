@@ -2,6 +2,7 @@ import Foundation
 import ReceptionCore
 import ReceptionReferenceServers
 import ReceptionTimepoint
+import ReceptionTestSupport
 import Testing
 
 @Suite("TIMEPOINT plugin: profile options and connecting")
@@ -41,7 +42,7 @@ struct PluginTests {
             let second = try await TimepointPlugin.connect(configuration, name: "tp")
             #expect(second.notice?.hasPrefix("Signed in as ada@example.com (saved sign-in).") == true, "\(second.notice ?? "")")
             await second.shutdown()
-            configuration.baseURL = "http://127.0.0.1:1"
+            configuration.baseURL = refusingLoopbackURL()
             await #expect(throws: BackendError.self) { _ = try await TimepointPlugin.connect(configuration, name: "tp") }
         }
     }

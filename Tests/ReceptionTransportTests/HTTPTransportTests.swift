@@ -4,6 +4,7 @@ import Hummingbird
 import ReceptionCore
 import ReceptionTransport
 import Synchronization
+import ReceptionTestSupport
 import Testing
 
 /// A small server on loopback for what every adapter's transport must get right: credentials,
@@ -222,7 +223,7 @@ struct HTTPTransportTests {
         }
         // A 120 s first retry delay: a retried refusal would take at least that long, so the
         // bound can be wide enough for a loaded machine and still tell the two apart.
-        var nowhereConfiguration = HTTPTransportConfiguration(baseURL: "http://127.0.0.1:1")
+        var nowhereConfiguration = HTTPTransportConfiguration(baseURL: refusingLoopbackURL())
         nowhereConfiguration.retry.baseDelay = .seconds(120)
         nowhereConfiguration.retry.maxDelay = .seconds(120)
         let nowhere = keptTransport(nowhereConfiguration)
@@ -289,13 +290,13 @@ struct HTTPTransportTests {
     }
 
     @Test func anUnreachableServerSaysWhere() async throws {
-        let transport = keptTransport(HTTPTransportConfiguration(baseURL: "http://127.0.0.1:9", connectTimeout: .seconds(2)))
+        let transport = keptTransport(HTTPTransportConfiguration(baseURL: refusingLoopbackURL(), connectTimeout: .seconds(2)))
         do {
             _ = try await transport.send(.GET, "/anything", auth: .none)
-            Issue.record("nothing listens on port 9")
+            Issue.record("nothing listens on port \(refusingLoopbackPort)")
         } catch let error as BackendError {
             guard case .unreachable(let url, let reason) = error else { Issue.record("\(error)"); return }
-            #expect(url == "http://127.0.0.1:9/anything")
+            #expect(url == refusingLoopbackURL() + "/anything")
             #expect(reason == "connection refused (nothing listens there)", "plain words, not NIO's: \(reason)")
         }
         await transport.shutdown()

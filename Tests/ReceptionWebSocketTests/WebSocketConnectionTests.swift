@@ -204,11 +204,11 @@ struct WebSocketConnectionTests {
 
     @Test func nothingListeningIsUnreachableWithTheURL() async throws {
         do {
-            _ = try await WebSocketConnection.open(url: "ws://127.0.0.1:9/ws", connectTimeout: .seconds(5))
+            _ = try await WebSocketConnection.open(url: refusingLoopbackURL(scheme: "ws") + "/ws", connectTimeout: .seconds(5))
             Issue.record("nothing listens on port 9")
         } catch let error as BackendError {
             guard case .unreachable(let url, let reason) = error else { Issue.record("\(error)"); return }
-            #expect(url == "ws://127.0.0.1:9/ws")
+            #expect(url == refusingLoopbackURL(scheme: "ws") + "/ws")
             // In the words the HTTP engines use, not NIO's SingleConnectionFailure dump.
             #expect(reason == "connection refused (nothing listens there)", "\(reason)")
         }

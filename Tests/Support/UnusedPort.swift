@@ -37,3 +37,28 @@ public func unusedLoopbackPort() throws -> Int {
     }
     throw NoFreePort()
 }
+
+/// A port on 127.0.0.1 where every connection is refused, for tests of an unreachable server.
+/// Ports 1 and 9 are closed on most machines, but not on every one (an inetd "discard"
+/// service listens on 9); this port is bound by this process and never listened on, so the
+/// kernel refuses each connection to it, and no other process can take it while the tests run.
+/// The socket stays open for the life of the test process.
+public let refusingLoopbackPort: Int = {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    precondition(fd >= 0, "cannot make a socket: errno \(errno)")
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    precondition(bound, "cannot bind a loopback socket: errno \(errno)")
+    return Int(UInt16(bigEndian: address.sin_port))
+}()
+
+/// `http://127.0.0.1:PORT` (or another scheme) on `refusingLoopbackPort`.
+public func refusingLoopbackURL(scheme: String = "http") -> String {
+    "\(scheme)://127.0.0.1:\(refusingLoopbackPort)"
+}
