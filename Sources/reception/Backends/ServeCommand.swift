@@ -15,7 +15,8 @@ struct ServeCommand: ParsableCommand {
         discussion: """
         Servers: \(servers.joined(separator: ", ")). `reception serve NAME --help` lists its \
         options. This runs \
-        the \(program) program built beside reception (swift build --product \(program)).
+        the \(program) program built beside reception (swift build --product \(program), \
+        with -c release for a release reception; scripts/install.sh installs both).
         """)
 
     @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The server and its options.", valueName: "server"))
@@ -35,10 +36,10 @@ struct ServeCommand: ParsableCommand {
             // Help still lists the servers (and says what is missing), with no error.
             if arguments.isEmpty || ["--help", "-h", "help"].contains(arguments[0]) {
                 print(Reception.helpMessage(for: Self.self))
-                print("\nNote: \(sibling) is missing. Build it with: swift build --product \(Self.program)")
+                print("\nNote: \(sibling) is missing. \(Self.howToBuild(besides: executable))")
                 return
             }
-            throw ValidationError("The reference servers are a program of their own, and \(sibling) is missing. Build it with: swift build --product \(Self.program)")
+            throw ValidationError("The reference servers are a program of their own, and \(sibling) is missing. \(Self.howToBuild(besides: executable))")
         }
         // Usage and mistakes are said here, as `reception serve`: the program's own name is
         // not one the person typed.
@@ -50,5 +51,16 @@ struct ServeCommand: ParsableCommand {
         var cArguments = argv.map { strdup($0) } + [nil]
         execv(sibling, &cArguments)
         throw ValidationError("Cannot run \(sibling): \(String(cString: strerror(errno)))")
+    }
+
+    /// The command that puts the program where this executable looks for it: a build in the
+    /// same configuration as this one (a debug build lands in `.build/debug`, which a release
+    /// `reception` never looks in), or the install script for an installed `reception`.
+    static func howToBuild(besides executable: URL) -> String {
+        switch executable.deletingLastPathComponent().lastPathComponent {
+        case "release": "Build it with: swift build -c release --product \(program)"
+        case "debug": "Build it with: swift build --product \(program)"
+        default: "scripts/install.sh installs it beside reception."
+        }
     }
 }
