@@ -241,7 +241,7 @@ struct ConversationLogEndToEndTests {
         let home = try OpenAITerminalTests.home(for: url)
         _ = try await PipedREPL.run(["--backend", "oai"], input: "tell me about quokkas\nand wombats\n", home: home)
         #expect(Self.logBytes(home).range(of: Data("quokkas".utf8)) != nil)
-        let (removed, status) = try await Self.reception(["logs", "rm", "--all"], home: home)
+        let (removed, status) = try await Self.reception(["logs", "rm", "--all", "--yes"], home: home)
         #expect(status == 0 && removed.contains("Removed 1 conversation (2 exchanges)"), "\(removed)")
         let bytes = Self.logBytes(home)
         for word in ["quokkas", "wombats", "You said"] { #expect(bytes.range(of: Data(word.utf8)) == nil, "\(word) is left") }
@@ -250,7 +250,9 @@ struct ConversationLogEndToEndTests {
     }
 
     /// Removing many at a terminal first says how many and asks (anything but "y" keeps
-    /// them); a script is never asked; `last` names the newest conversation, as in `show`.
+    /// them); a script is never asked, and removes many only with --yes (run from cron or over
+    /// ssh, an unconfirmed --all would empty the log unseen); `last` names the newest
+    /// conversation, as in `show`.
     @Test func removingManyAtATerminalAsksFirstAndLastNamesTheNewest() async throws {
         let home = Scratch.root.appendingPathComponent("reception-rm-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
@@ -267,7 +269,13 @@ struct ConversationLogEndToEndTests {
         #expect(status == 0 && removed.contains("Removed 1 conversation (1 exchange)"), "\(removed)")
         let (left, _) = try await Self.reception(["logs"], home: home)
         #expect(left.contains("quokkas") && !left.contains("wombats"), "the newest went: \(left)")
-        let (scripted, _) = try await Self.reception(["logs", "rm", "--all"], home: home)
+        let (refused, refusedStatus) = try await Self.reception(["logs", "rm", "--all"], home: home)
+        #expect(refusedStatus == 1 && !refused.contains("[y/N]"), "a script is not asked: \(refused)")
+        #expect(refused.contains("nothing was removed: this would remove 1 conversation (1 exchange)") && refused.contains("Add --yes"),
+                "\(refused)")
+        let (stillThere, _) = try await Self.reception(["logs"], home: home)
+        #expect(stillThere.contains("quokkas"), "\(stillThere)")
+        let (scripted, _) = try await Self.reception(["logs", "rm", "--all", "--yes"], home: home)
         #expect(scripted.contains("Removed 1 conversation") && !scripted.contains("[y/N]"), "a script is not asked: \(scripted)")
     }
 

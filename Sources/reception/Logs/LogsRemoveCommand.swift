@@ -23,7 +23,7 @@ struct LogsRemoveCommand: ParsableCommand {
     @Flag(name: .long, help: "Remove every conversation.")
     var all = false
 
-    @Flag(name: [.short, .long], help: "Do not ask before removing with --before or --all at a terminal (without a terminal nothing is asked).")
+    @Flag(name: [.short, .long], help: "Remove with --before or --all without asking; without a terminal to ask at, they remove nothing unless given this.")
     var yes = false
 
     func validate() throws {
@@ -52,14 +52,20 @@ struct LogsRemoveCommand: ParsableCommand {
         }
         // Removing many cannot be undone and one typo ("--before 2099-01-01") takes them all:
         // when a person types the answer, say how many and ask, on the terminal itself (standard
-        // error may be a file). A script (standard input not a terminal) is never asked.
-        if id == nil, !yes, isatty(STDIN_FILENO) == 1 {
+        // error may be a file). A script (standard input not a terminal) is never asked, and
+        // removes many only when it says so with --yes: run from cron, over ssh without a
+        // terminal or from an editor, an unconfirmed --all would empty the log unseen.
+        if id == nil, !yes {
             let count = try LogsCommand.using(log) { try log.countRemovable(before: cutoff) }
             guard count.conversations > 0 else { return print(noneRemoved) }
+            let what = "\(Counted.phrase(count.conversations, "conversation")) (\(Counted.phrase(count.exchanges, "exchange")))"
+            guard isatty(STDIN_FILENO) == 1 else {
+                throw LogsCommand.fail("nothing was removed: this would remove \(what), which cannot be brought back, " +
+                                       "and without a terminal there is no one to ask. Add --yes to remove them.")
+            }
             // A "y" typed before the question appeared is no answer to it.
             let discarded = TypedAhead.discard() ? "(What was typed before this question was discarded.)\n" : ""
-            let question = discarded + "Remove \(Counted.phrase(count.conversations, "conversation")) (\(Counted.phrase(count.exchanges, "exchange")))? " +
-                "They cannot be brought back. [y/N] "
+            let question = discarded + "Remove \(what)? They cannot be brought back. [y/N] "
             if let terminal = FileHandle(forWritingAtPath: "/dev/tty") {
                 terminal.write(Data(question.utf8))
                 try? terminal.close()
