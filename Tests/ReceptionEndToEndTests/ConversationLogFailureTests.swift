@@ -110,6 +110,31 @@ struct ConversationLogFailureTests {
         #expect(code == 1 && status2.contains("Move it aside (mv \(path) \(path).damaged)"), "\(status2)")
     }
 
+    /// A file cut short past its header (a full disk, a copy interrupted) is damaged where a
+    /// session's check of the header cannot see it: sessions go on writing their lines, and
+    /// `logs` says what to do, where it said only "the database is damaged". Following its
+    /// advice starts a new log that holds what the sessions said meanwhile.
+    @Test func aLogCutShortSaysHowToGoOnAndNothingSaidMeanwhileIsLost() async throws {
+        let home = Scratch.root.appendingPathComponent("reception-cut-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        for message in ["tell me about quokkas", "and wombats", "and numbats"] {
+            _ = try await PipedREPL.run(["--local-step-ms", "0"], input: message + "\n", home: home)
+            _ = try await ConversationLogEndToEndTests.reception(["logs"], home: home)  // moves the lines in
+        }
+        let path = ConversationLogEndToEndTests.logPath(home)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(truncate(path, off_t(size / 2)) == 0)
+        let (said, status) = try await PipedREPL.run(["--local-step-ms", "0"], input: "and quolls\n", home: home)
+        #expect(status == 0 && !said.contains("not being logged"), "the session sees only the header, which is whole: \(said)")
+
+        let (listed, code) = try await ConversationLogEndToEndTests.reception(["logs"], home: home)
+        #expect(code == 1 && listed.contains("the database is damaged"), "\(listed)")
+        #expect(listed.contains("Move it aside (mv \(path) \(path).damaged)") && listed.contains("\(path)-pending"), "\(listed)")
+        #expect(rename(path, path + ".damaged") == 0)
+        let (fresh, freshCode) = try await ConversationLogEndToEndTests.reception(["logs"], home: home)
+        #expect(freshCode == 0 && fresh.contains("and quolls") && !fresh.contains("wombats"), "\(fresh)")
+    }
+
     @Test func aLogOfANewerSchemaIsSkippedAndLeftAsItIs() async throws {
         let (server, url) = try await OpenAITerminalTests.startServer()
         defer { server.stop() }

@@ -51,9 +51,18 @@ struct LogsCommand: ParsableCommand {
     }
 
     /// Runs `body` on the log; its errors become one located line and exit status 1.
+    /// What to do about a damaged file: Reception never changes one, so the way on is the
+    /// person's to take, and they should know that what sessions logged meanwhile is not lost.
+    static func nextStep(after error: any Error, log: ConversationLog) -> String? {
+        guard PrivateDatabase.isDamaged(error) else { return nil }
+        return "Move it aside (mv \(log.path) \(log.path).damaged) and the next session starts a new log; what sessions logged " +
+            "since waits in \(log.pendingFolder) and moves into the new one (but for what they added to conversations begun in " +
+            "the damaged file). sqlite3's .recover may read what is left of the old one."
+    }
+
     static func using<T>(_ log: ConversationLog, _ body: () throws -> T) throws -> T {
         do { return try body() } catch let exit as ExitCode { throw exit } catch {
-            throw fail(problem(error, log: log))
+            throw fail(problem(error, log: log) + (nextStep(after: error, log: log).map { "\n" + $0 } ?? ""))
         }
     }
 }

@@ -49,8 +49,12 @@ struct LogsStatusCommand: ParsableCommand {
         let logSwitch = LogSwitch(path: LogSwitch.path(in: environment))
         let log = LogsCommand.log(environment: environment)
         var problem: String?
+        var nextStep: String?
         var statistics = LogStatistics(conversations: 0, exchanges: 0, bytes: 0)
-        do { statistics = try log.statistics() } catch { problem = LogsCommand.problem(error, log: log) }
+        do { statistics = try log.statistics() } catch {
+            problem = LogsCommand.problem(error, log: log)
+            nextStep = LogsCommand.nextStep(after: error, log: log)
+        }
         if json {
             struct Status: Encodable {
                 var logging: Bool
@@ -74,10 +78,7 @@ struct LogsStatusCommand: ParsableCommand {
         print("Log: \(log.path)" + (log.exists ? "" : " (not created yet)"))
         if let problem {
             print("Problem: \(problem)")
-            if problem.contains(PrivateDatabase.Reason.notADatabase) {
-                // What to do next: the REPL goes on without a log until the file is moved.
-                print("Move it aside (mv \(log.path) \(log.path).damaged) and the next session starts a new log; sqlite3's .recover may read what is left of the old one.")
-            }
+            if let nextStep { print(nextStep) }
             throw ExitCode(1)
         }
         guard statistics.conversations > 0 else { return print("It holds no conversation.") }
