@@ -202,11 +202,11 @@ public struct CorpusReader: Sendable {
     /// hold (a pipe is refused otherwise: a FIFO nobody writes would block).
     public func read(path: String, format: CorpusFormat? = nil) throws -> Result {
         if let format, path == "-" {
-            return try read(data: FileHandle.standardInput.readData(ofLength: 256 << 20), name: "standard input", format: format)
+            return try read(data: Self.stream(FileHandle.standardInput, name: "standard input"), name: "standard input", format: format)
         }
         var info = stat()
         if let format, stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFIFO, let handle = FileHandle(forReadingAtPath: path) {
-            return try read(data: handle.readData(ofLength: 256 << 20), name: path, format: format)
+            return try read(data: Self.stream(handle, name: path), name: path, format: format)
         }
         guard let format = format ?? CorpusFormat(path: path) else {
             // A folder or a missing file is that, whatever its name says.
@@ -222,6 +222,39 @@ public struct CorpusReader: Sendable {
             throw CorpusIssue(file: path, line: 0, message: problem.reason)
         }
         return try read(data: data, name: path, format: format)
+    }
+
+    /// Standard input or a named pipe, read to its end (at most as much as a file: 256 MB).
+    /// With the throwing read: the old `readData(ofLength:)` ends in a `try!`, and standard
+    /// input that is a directory (`eval - < folder`) or closed (`<&-`) crashed the program with
+    /// a Swift trap instead of saying so.
+    static func stream(_ handle: FileHandle, name: String) throws -> Data {
+        do {
+            return try handle.read(upToCount: 256 << 20) ?? Data()
+        } catch {
+            throw CorpusIssue(file: name, line: 0, message: unreadable(error))
+        }
+    }
+
+    /// Why a stream could not be read, as the corpus errors say it: "cannot be read (it is a
+    /// directory)". `classify` says the same of its standard input.
+    public static func unreadable(_ error: any Error) -> String {
+        // Foundation wraps the system's error (NSPOSIXErrorDomain) in a Cocoa one.
+        let error = error as NSError
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        guard let posix = [underlying, error].compactMap({ $0 }).first(where: { $0.domain == NSPOSIXErrorDomain }) else {
+            return "cannot be read (\(PlainFile.reason(of: error)))"
+        }
+        return unreadable(errno: Int32(posix.code))
+    }
+
+    public static func unreadable(errno code: Int32) -> String {
+        switch code {
+        case EISDIR: "cannot be read (it is a directory)"
+        // `<&-`: a descriptor that is not open; "bad file descriptor" means nothing to most people.
+        case EBADF: "cannot be read (it is closed)"
+        default: "cannot be read (\(PlainFile.reason(errno: code)))"
+        }
     }
 
     public func read(text: String, name: String, format: CorpusFormat) throws -> Result {

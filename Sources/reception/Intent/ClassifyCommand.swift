@@ -80,7 +80,8 @@ struct ClassifyCommand: ParsableCommand {
         }
         var lineNumber = 0, malformed = 0, notUTF8 = 0
         var restOfALongLine = false
-        for input in InputLines() {
+        var lines = InputLines()
+        while let input = lines.next() {
             // A line past the limit: its first megabyte is the message, the rest is dropped.
             if restOfALongLine { restOfALongLine = input.cut; continue }
             lineNumber += 1
@@ -125,6 +126,12 @@ struct ClassifyCommand: ParsableCommand {
             }
         }
         if notUTF8 > 5 { printError("warning: \(notUTF8 - 5) more lines not valid UTF-8 (\(notUTF8) in all)") }
+        // Standard input a directory (`classify < folder`) or closed reads as no line at all: a
+        // script took the silence and status 0 for "nothing to classify".
+        if let failure = lines.failure {
+            printError("error: standard input: \(CorpusReader.unreadable(errno: failure))")
+            throw ExitCode.failure
+        }
         if malformed > 0 {
             printError("skipped \(Counted.phrase(malformed, "malformed line"))")
             throw ExitCode.failure

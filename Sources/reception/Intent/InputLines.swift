@@ -12,6 +12,9 @@ struct InputLines: IteratorProtocol, Sequence {
     private var buffer: [UInt8] = []
     private var start = 0
     private var ended = false
+    /// The error of a read that failed (standard input a directory, or closed): the lines
+    /// end there, and the caller says why, where an end of input would say nothing.
+    private(set) var failure: Int32?
 
     static let defaultLimit = 1 << 20
 
@@ -55,7 +58,11 @@ struct InputLines: IteratorProtocol, Sequence {
             if start > 0 { buffer.removeFirst(start); start = 0 }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                failure = code
+            }
             if count <= 0 { ended = true; continue }
             buffer += chunk[..<count]
         }
