@@ -182,7 +182,10 @@ public actor REPL {
                 // A message continued line after line is bounded as one line is: past the
                 // limit, it is dropped to its last line and said, not sent in part.
                 if overlong || pending.utf8.count + line.utf8.count > BoundedLine.limit {
-                    if !overlong { error("A message of several lines over \(BoundedLine.limit >> 20) MB was not sent.") }
+                    if !overlong {
+                        error("A message of several lines over \(BoundedLine.limit >> 20) MB was not sent.")
+                        state.failedTasks += 1
+                    }
                     overlong = continues
                     pending = ""
                     continue
@@ -227,10 +230,12 @@ public actor REPL {
     }
 
     /// 128 + the signal after SIGTERM or SIGHUP (the shell's convention); else 0, or 1 when
-    /// input was a script and one of its tasks failed, so a script can tell.
+    /// input was a script and one of its tasks failed or one of its messages was too long to
+    /// send, so a script can tell.
     var exitStatus: Int32 {
         if let signal = InterruptMonitor.shared.terminationSignal { return 128 + signal }
-        return !reader.isInteractive && state.failedTasks > 0 ? 1 : 0
+        let lost = state.failedTasks + StandardInputLines.skippedLines.load(ordering: .relaxed)
+        return !reader.isInteractive && lost > 0 ? 1 : 0
     }
 
     var prompt: String {

@@ -17,18 +17,26 @@ struct PipedModeTests {
     /// A line of input is read with a bound: a 3 MB line (a file piped in by mistake) was
     /// kept whole, 50 MB of it took 273 MB of memory, for a message no backend takes. It is
     /// said and skipped, as is a message continued with "\\" past the bound, and the lines
-    /// after them are the script's next messages.
+    /// after them are the script's next messages. A script that lost a message that way
+    /// exits 1, as one whose task failed, where it exited 0 as if all had been sent.
     @Test func aLineOrAContinuedMessageOverTheBoundIsSkippedAndSaid() async throws {
         let huge = String(repeating: "a", count: 3 << 20)
         let half = String(repeating: "b", count: 600 << 10) + "\\\n"
         let input = huge + "\n" + half + half + half + "last part\nwhat can you do?\n"
         let (output, errors, status) = try await PipedREPL.run(["--no-log", "--local-step-ms", "0"], input: input, separateErrors: true)
-        #expect(status == 0, "\(output)\(errors)")
+        #expect(status == 1, "\(output)\(errors)")
         #expect(errors.contains("error: a line of \(3 << 20) bytes was not sent: a message is at most 1 MB."), "\(errors)")
         #expect((output + errors).contains("A message of several lines over 1 MB was not sent."), "\(output)\(errors)")
         #expect(!output.contains("last part"), "the rest of the long message is not sent on its own: \(output)")
         #expect(output.contains("searched"), "the next message is answered: \(output)")
         #expect(!output.contains("aaaa") && !output.contains("bbbb"))
+        // Each alone is enough for the exit status.
+        for alone in [huge + "\nwhat can you do?\n", half + half + "last part\nwhat can you do?\n"] {
+            let (answered, said, code) = try await PipedREPL.run(["--no-log", "--local-step-ms", "0"], input: alone, separateErrors: true)
+            #expect(code == 1 && answered.contains("searched") && (answered + said).contains("was not sent"), "\(answered)\(said)")
+        }
+        let (fine, _, fineStatus) = try await PipedREPL.run(["--no-log", "--local-step-ms", "0"], input: half + "last part\n", separateErrors: true)
+        #expect(fineStatus == 0 && fine.contains("searched"), "a message under the bound is sent: \(fine)")
     }
 
     /// A mistyped subcommand is named as one, with the subcommands, not answered with the

@@ -8,6 +8,10 @@ import Synchronization
 final class StandardInputLines: Sendable {
     static let shared = StandardInputLines()
 
+    /// Lines too long to be a message, said and skipped: the script's exit status says so
+    /// (a script that lost a message must be able to tell).
+    static let skippedLines = Atomic<Int>(0)
+
     private struct State {
         /// Who waits for the next line.
         var waiting: CheckedContinuation<LineInput, Never>?
@@ -82,6 +86,7 @@ final class StandardInputLines: Sendable {
             case .tooLong(let bytes):
                 // Said and skipped: the lines after it are the script's next messages.
                 StandardStreams.writeError("error: a line of \(bytes) bytes was not sent: a message is at most \(BoundedLine.limit >> 20) MB.\n")
+                Self.skippedLines.add(1, ordering: .relaxed)
             }
         }
     }
