@@ -18,10 +18,19 @@ public struct IntentMiddleware: Middleware {
         // Explained: `/intent` shows why, and one message per turn can afford it.
         var classification = classifier.classify(request.text, goal: request.goal, previous: request.previousTurn, explain: true)
         classification.model = classifier.modelName
+        // Each head says for itself whether it was set by hand: with only one set, the line
+        // after the message, `/intent`, `--json` and the log must still say which one is yours.
         if let override = context.intentOverride {
-            if let intent = override.intent { classification.intent = intent; classification.intentConfidence = 1 }
-            if let urgency = override.urgency { classification.urgency = urgency; classification.urgencyConfidence = 1 }
-            if override.intent != nil && override.urgency != nil { classification.source = .manual }
+            if let intent = override.intent {
+                classification.intent = intent
+                classification.intentConfidence = 1
+                classification.intentByHand = true
+            }
+            if let urgency = override.urgency {
+                classification.urgency = urgency
+                classification.urgencyConfidence = 1
+                classification.urgencyByHand = true
+            }
         }
         request.classification = classification
         return try await next(request, context)
