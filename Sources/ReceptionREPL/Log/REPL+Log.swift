@@ -21,7 +21,7 @@ extension REPL {
             persist(open.record)
             return
         }
-        let record = exchangeRecord(request, sent: sent, context: context)
+        let record = exchangeRecord(request, sent: sent)
         log.open[request.id] = LogSession.OpenExchange(record: record, started: .now)
         persist(record)
     }
@@ -38,12 +38,14 @@ extension REPL {
     func logEnded(_ request: ReceptionRequest, sent: ReceptionRequest, context: ReceptionContext, outcome: ExecuteOutcome,
                   running: RunningTask, errorText: String?) {
         guard log.writable != nil else { return }
-        var record = log.open[request.id]?.record ?? exchangeRecord(request, sent: sent, context: context)
+        var record = log.open[request.id]?.record ?? exchangeRecord(request, sent: sent)
         if record.intent == nil, let classification = sent.classification {
             record.intent = classification.intent
             record.intentConfidence = classification.intentConfidence
             record.urgency = classification.urgency
             record.urgencyConfidence = classification.urgencyConfidence
+            record.intentByHand = classification.intentByHand
+            record.urgencyByHand = classification.urgencyByHand
         }
         let now = ContinuousClock.now
         record.endedAt = Date()
@@ -93,7 +95,7 @@ extension REPL {
     }
 
     /// The exchange as the log keeps it, before anything came back.
-    private func exchangeRecord(_ request: ReceptionRequest, sent: ReceptionRequest, context: ReceptionContext) -> ExchangeRecord {
+    private func exchangeRecord(_ request: ReceptionRequest, sent: ReceptionRequest) -> ExchangeRecord {
         let classification = sent.classification ?? request.classification
         let engineState = session?.continuity?.state() ?? [:]
         return ExchangeRecord(
@@ -101,9 +103,12 @@ extension REPL {
             endpoint: session?.backend.descriptor.endpoint, soul: soulForLog, model: engineState["model"],
             message: request.text, goal: sent.goal, trustLevel: sent.trustLevel,
             intent: classification?.intent, intentConfidence: classification?.intentConfidence,
-            intentByHand: context.intentOverride?.intent != nil || classification?.source == .manual,
+            // The classification says which heads were set by hand, as it does for the screen
+            // and `--json`; the pending override is not asked again (a queued message
+            // delivered later carries its classification, not the context it was typed in).
+            intentByHand: classification?.intentByHand ?? false,
             urgency: classification?.urgency, urgencyConfidence: classification?.urgencyConfidence,
-            urgencyByHand: context.intentOverride?.urgency != nil || classification?.source == .manual,
+            urgencyByHand: classification?.urgencyByHand ?? false,
             engineState: engineState)
     }
 

@@ -4,7 +4,10 @@ import ReceptionCore
 /// explanation for `/intent`.
 public enum ClassificationText {
     public static func line(_ c: IntentClassification) -> String {
-        let how = c.source == .manual ? " · set by you" : ""
+        // With one head set by hand, say which: "set by you" alone would claim both, and
+        // saying nothing passed the label off as the model's.
+        let how = c.intentByHand && c.urgencyByHand ? " · set by you"
+            : c.intentByHand ? " · intent set by you" : c.urgencyByHand ? " · urgency set by you" : ""
         return "\(c.intent.rawValue) / \(c.urgency.rawValue) · confidence \(percent(c.intentConfidence)) / \(percent(c.urgencyConfidence))\(how)"
     }
 
@@ -12,12 +15,26 @@ public enum ClassificationText {
         var lines = ["**intent** " + line(c)]
         let explained = c.intentExplanation != nil || c.urgencyExplanation != nil
         // Labels set by hand: what follows is the model's reading they replaced, said as such.
+        // With one set by hand, each head says whose it is: the model's reading of that one
+        // was replaced, the other's is the label that went out.
+        let oneByHand = c.intentByHand != c.urgencyByHand
         if c.source == .manual, explained { lines += ["", "The model's reading, which your labels replace:"] }
-        if let intent = c.intentExplanation { lines += head("intent", intent) }
-        if let urgency = c.urgencyExplanation { lines += head("urgency", urgency) }
+        if let intent = c.intentExplanation {
+            if oneByHand { lines += ["", heading("intent", byHand: c.intentByHand)] }
+            lines += head("intent", intent)
+        }
+        if let urgency = c.urgencyExplanation {
+            if oneByHand { lines += ["", heading("urgency", byHand: c.urgencyByHand)] }
+            lines += head("urgency", urgency)
+        }
         if !explained { lines.append("(no feature breakdown: the labels were set by hand)") }
         if let model = c.model, c.source == .classifier || explained { lines += ["", "model: \(TerminalText.clean(model, singleLine: true))"] }
         return lines.joined(separator: "\n")
+    }
+
+    /// Whose label a head's breakdown stands behind, when only one head was set by hand.
+    static func heading(_ name: String, byHand: Bool) -> String {
+        byHand ? "The model's reading of the \(name), which your label replaces:" : "The model's reading of the \(name), which is sent:"
     }
 
     static func head(_ name: String, _ explanation: HeadExplanation) -> [String] {
