@@ -48,6 +48,19 @@ struct IntentModelEndToEndTests {
                                                   input: "/intent set action soon\nwhich beans\n/intent\n", home: home)
         #expect(manual.contains("set by you") && manual.contains("The model's reading, which your labels replace:")
                 && manual.contains("model: \(weights.path)"), "\(manual)")
+        // One label by hand (`/intent set action`) was shown as the model's: now the line and
+        // `/intent` say which label is the person's and which the model's, and the log and
+        // `--json` keep the same per head.
+        let (oneHead, _) = try await PipedREPL.run(["--intent-weights", weights.path, "--local-step-ms", "1"],
+                                                   input: "/intent set action\nwhich beans\n/intent\n", home: home)
+        #expect(oneHead.contains("→ action / ") && oneHead.contains(" · intent set by you") && !oneHead.contains("· set by you"), "\(oneHead)")
+        #expect(oneHead.contains("The model's reading of the intent, which your label replaces:")
+                && oneHead.contains("The model's reading of the urgency, which is sent:") && oneHead.contains("model: \(weights.path)"), "\(oneHead)")
+        let (logged, _) = try await PipedREPL.run(["logs", "show", "last"], input: "", home: home)
+        #expect(logged.contains("(intent set by hand)"), "\(logged)")
+        let (json, _) = try await PipedREPL.run(["--json", "--no-log", "--intent-weights", weights.path, "--local-step-ms", "1"],
+                                                input: "/intent set - soon\nwhich beans\n", home: home)
+        #expect(json.contains(#""intentByHand":false"#) && json.contains(#""urgencyByHand":true"#) && json.contains(#""urgency":"soon""#), "\(json)")
     }
 
     /// A weights file cut short (a copy that did not finish) is refused with its place in the
