@@ -47,4 +47,31 @@ struct IntentInputFaultsEndToEndTests {
             }
         }
     }
+
+    /// A file name with an escape sequence in it (OSC 0 retitles the window): the warnings
+    /// printed it cleaned, but "no labelled messages in FILE" printed it raw.
+    static let escapingName = "x\u{1B}]0;PWN\u{07}.jsonl"
+
+    @Test func evalAndTrainCleanAFileNameThatCarriesEscapeSequences() async throws {
+        let dir = try folder()
+        let corpus = dir.appendingPathComponent(Self.escapingName)
+        try "not a corpus line\n".write(to: corpus, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("w.json").path
+        for arguments in [["eval", corpus.path], ["train", corpus.path, "--out", out]] {
+            let (_, errors, status) = try await PipedREPL.run(arguments, input: "", separateErrors: true)
+            #expect(status == 1 && errors.contains("error: no labelled messages in \(dir.path)/x.jsonl"), "\(arguments[0]): \(errors)")
+            #expect(!errors.contains("\u{1B}") && !errors.contains("\u{07}"), "\(arguments[0]): \(errors.debugDescription)")
+        }
+    }
+
+    /// `label` on a file with no message in it, on a terminal (it refuses anything else).
+    @Test func labelCleansAFileNameThatCarriesEscapeSequences() async throws {
+        let dir = try folder()
+        let empty = dir.appendingPathComponent(Self.escapingName)
+        try "".write(to: empty, atomically: true, encoding: .utf8)
+        let session = try TerminalSession(arguments: ["label", empty.path])
+        _ = try await session.waitFor("no messages to label in \(dir.path)/x.jsonl")
+        #expect(try await session.exitStatus() == 1)
+        #expect(!session.rawOutput.contains("\u{1B}]0;PWN"), "\(session.rawOutput.debugDescription)")
+    }
 }

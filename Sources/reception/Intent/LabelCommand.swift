@@ -53,7 +53,7 @@ struct LabelCommand: ParsableCommand {
 
     /// A file's problems as warnings: the first ten, and how many more.
     static func listed(_ issues: [CorpusIssue], of file: String) -> [String] {
-        issues.prefix(10).map { "warning: \($0)" } + (issues.count > 10 ? ["warning: \(issues.count - 10) more lines of \(file) with problems"] : [])
+        issues.prefix(10).map { "warning: \($0)" } + (issues.count > 10 ? ["warning: \(issues.count - 10) more lines of \(EvalCommand.shownPath(file)) with problems"] : [])
     }
 
     /// `msgs.txt` → `msgs.labels.jsonl`, beside it.
@@ -74,30 +74,33 @@ struct LabelCommand: ParsableCommand {
             throw ExitCode.failure
         }
         let outPath = out ?? Self.defaultOut(for: file)
+        // The names as they are printed: a file name can carry escape sequences, which a
+        // terminal would obey (the screen cleans its own).
+        let shownFile = EvalCommand.shownPath(file), shownOut = EvalCommand.shownPath(outPath)
         if URL(fileURLWithPath: outPath).standardizedFileURL == URL(fileURLWithPath: file).standardizedFileURL {
-            printError("error: --out \(outPath) is the file of messages itself; the labels go to a file of their own")
+            printError("error: --out \(shownOut) is the file of messages itself; the labels go to a file of their own")
             throw ExitCode.failure
         }
         let classifier = model.classifierOrBuiltIn(doing: "guessing")
         let input: LabellingInput.Result
         do { input = try LabellingInput.read(path: file, format: format.flatMap { LabellingFormat(rawValue: $0.lowercased()) }) } catch {
-            printError("error: \(error)")
+            printError("error: \(TerminalText.clean("\(error)"))")
             throw ExitCode.failure
         }
         // Said before the screen, and again after it (which covers them).
         var warnings = Self.listed(input.issues, of: file)
         if input.repeats > 0 {
-            warnings.append("note: \(Counted.phrase(input.repeats, "line")) of \(file) repeat\(input.repeats == 1 ? "s" : "") a message of an earlier line: each message is offered once, and its label stands for every line it is on")
+            warnings.append("note: \(Counted.phrase(input.repeats, "line")) of \(shownFile) repeat\(input.repeats == 1 ? "s" : "") a message of an earlier line: each message is offered once, and its label stands for every line it is on")
         }
         warnings.forEach(printError)
         guard !input.items.isEmpty else {
-            printError("error: no messages to label in \(file)")
+            printError("error: no messages to label in \(shownFile)")
             throw ExitCode.failure
         }
         let existed = FileManager.default.fileExists(atPath: outPath)
         let labels: LabelFile
         do { labels = try LabelFile(path: outPath) } catch {
-            printError("error: \(error)")
+            printError("error: \(TerminalText.clean("\(error)"))")
             throw ExitCode.failure
         }
         // A labels file this run created and nothing was written to (quit at the first message,
@@ -113,26 +116,26 @@ struct LabelCommand: ParsableCommand {
         var fileWarnings: [String] = []
         let ids = Set(input.items.map(\.id))
         if !labels.earlier.isEmpty, !labels.earlier.contains(where: { ids.contains($0.id) }) {
-            fileWarnings.append("warning: \(outPath) holds \(Counted.phrase(labels.earlier.count, "label")), none of them of a message in \(file); is it another file's? (--out names another)")
+            fileWarnings.append("warning: \(shownOut) holds \(Counted.phrase(labels.earlier.count, "label")), none of them of a message in \(shownFile); is it another file's? (--out names another)")
         }
-        if labels.repairedTail { fileWarnings.append("note: \(outPath) ended in a line that was never finished; it was dropped, and its message comes again") }
+        if labels.repairedTail { fileWarnings.append("note: \(shownOut) ended in a line that was never finished; it was dropped, and its message comes again") }
         fileWarnings += Self.listed(labels.issues, of: outPath)
         fileWarnings.forEach(printError)
         warnings += fileWarnings
         let order = LabellingOrder(rawValue: self.order)!
         let session = LabellingSession(items: input.items, classifier: classifier, order: order, file: labels)
         if session.queue.isEmpty {
-            let why = session.alreadyDone > 0 ? "all \(Counted.phrase(session.alreadyDone, "message")) of \(file) are in \(outPath) already"
+            let why = session.alreadyDone > 0 ? "all \(Counted.phrase(session.alreadyDone, "message")) of \(shownFile) are in \(shownOut) already"
                 : order == .disagreements && !input.items.contains(where: { $0.intent != nil || $0.urgency != nil })
-                ? "\(file) has no labels of its own to review (--order disagreements shows where they and the model differ)"
-                : "the model agrees with every label in \(file)"
+                ? "\(shownFile) has no labels of its own to review (--order disagreements shows where they and the model differ)"
+                : "the model agrees with every label in \(shownFile)"
             print("Nothing to label: \(why).")
             return
         }
         let screen = LabelScreen(session: session, classifier: classifier, input: file, out: outPath)
         let terminal: KeyboardTerminal
         do { terminal = try KeyboardTerminal() } catch {
-            printError("error: \(error)")
+            printError("error: \(TerminalText.clean("\(error)"))")
             throw ExitCode.failure
         }
         var failure: Error?
