@@ -102,14 +102,19 @@ public struct CorpusReader: Sendable {
     }
 
     static let missingText = "missing or empty \"text\""
+    /// A "text" whose JSON value is a number, a boolean, a list or an object (`FlatJSON`'s
+    /// `nonStrings`): no message anyone wrote. `{"text": 5}` was classified as "5" without a
+    /// word, while `{"text": ["a"]}` was said to be missing.
+    static let textNotAString = "\"text\" must be a string"
 
     /// An optional field; an empty one is no value.
     static func optional(_ key: String, in fields: [String: String]) -> String? {
         fields[key].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    static func message(_ fields: [String: String], line: Int, name: String) -> Swift.Result<LabelledMessage, CorpusIssue> {
+    static func message(_ fields: [String: String], line: Int, name: String, nonStrings: [String] = []) -> Swift.Result<LabelledMessage, CorpusIssue> {
         func problem(_ message: String) -> Swift.Result<LabelledMessage, CorpusIssue> { .failure(CorpusIssue(file: name, line: line, message: message)) }
+        if nonStrings.contains("text") { return problem(textNotAString) }
         guard let text = messageText(fields) else { return problem(missingText) }
         // Labels as a person exports them: any case, spaces around them ("a, b, c" CSV).
         guard let intentRaw = fields["intent"] else { return problem("missing \"intent\"") }
@@ -312,6 +317,7 @@ public struct CorpusReader: Sendable {
                 nonisolated(unsafe) let buffer = buffer
                 DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
                     var part = Result()
+                    var nonStrings: [String] = []
                     for index in (chunk * chunkSize)..<min(lineCount, (chunk + 1) * chunkSize) {
                         let start = starts[index]
                         var end = index + 1 < lineCount ? starts[index + 1] - 1 : buffer.count
@@ -323,12 +329,13 @@ public struct CorpusReader: Sendable {
                             part.issues.append(CorpusIssue(file: name, line: index + 1, message: CorpusText.notUTF8))
                             continue
                         }
-                        switch FlatJSON.parse(slice) {
+                        nonStrings.removeAll(keepingCapacity: true)
+                        switch FlatJSON.parse(slice, nonStrings: &nonStrings) {
                         case .success(let fields):
                             // A message an annotator passed over (`reception label`'s skip, the
                             // shared corpora's annotation passes) is no message, and no mistake.
                             if fields["skip"] == "true" && fields["intent"] == nil && fields["urgency"] == nil { continue }
-                            switch Self.message(fields, line: index + 1, name: name) {
+                            switch Self.message(fields, line: index + 1, name: name, nonStrings: nonStrings) {
                             case .success(let message): part.messages.append(message)
                             case .failure(let problem): part.issues.append(problem)
                             }
@@ -388,6 +395,14 @@ enum FlatJSON {
     struct Failure: Error { var message: String }
 
     static func parse(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Swift.Result<[String: String], Failure> {
+        var unused: [String] = []
+        return parse(bytes, nonStrings: &unused)
+    }
+
+    /// As `parse`, and `nonStrings` gets the keys whose value was a number, a boolean or a
+    /// nested value (not null, which is no value): a reader that needs a string ("text") can
+    /// say that it was not one, where the flat fields hold "5" or nothing.
+    static func parse(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, nonStrings: inout [String]) -> Swift.Result<[String: String], Failure> {
         var i = bytes.startIndex
         let end = bytes.endIndex
         func skip() { while i < end && (bytes[i] == 32 || bytes[i] == 9 || bytes[i] == 13) { i += 1 } }
@@ -489,6 +504,7 @@ enum FlatJSON {
                         if depth == 0 { break }
                     }
                     guard depth == 0 else { return fail("unterminated nested value") }
+                    nonStrings.append(key)
                 } else {
                     let start = i
                     while i < end && bytes[i] != 44 && bytes[i] != 125 && bytes[i] != 32 { i += 1 }
@@ -496,7 +512,7 @@ enum FlatJSON {
                     guard literal == "null" || literal == "true" || literal == "false" || Double(literal) != nil else {
                         return fail("bad value '\(literal)'")
                     }
-                    if literal != "null" { fields[key] = literal }
+                    if literal != "null" { fields[key] = literal; nonStrings.append(key) }
                 }
                 skip()
                 guard i < end else { return fail("unterminated object") }
