@@ -1220,10 +1220,7 @@ struct MarkdownSoulReader {
         let plain = Self.plainText(paragraph.joined(separator: " "))
         guard var sentence = Sentences.firstSentence(plain) else { return nil }
         // A long first sentence is cut at a word, not dropped (the description went missing).
-        if sentence.count > 200 {
-            let head = sentence.prefix(200)
-            sentence = String(head[..<(head.lastIndex(of: " ") ?? head.endIndex)]).trimmingScalars(in: " ,;:—–-") + "…"
-        }
+        sentence = sentence.cutAtWord(200)
         // An epigraph's first sentence ("> \"I'm a builder at heart. I did …\""): its opening
         // quotation mark would be left unclosed.
         for (open, close) in [("\"", "\""), ("“", "”"), ("„", "“"), ("«", "»")] where sentence.hasPrefix(open) && !sentence.dropFirst().contains(close) {

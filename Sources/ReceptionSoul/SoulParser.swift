@@ -483,7 +483,7 @@ private struct Analysis {
             record("words replaced", shown, file, line, evidence(file: file, line: line), knob: nil)
         }
         if !soul.boundaries.isEmpty, let line = boundaryLine {
-            record("refuses", "\(soul.boundaries.count) boundar\(soul.boundaries.count == 1 ? "y" : "ies"), e.g. \(soul.boundaries[0].prefix(60))", line.0, line.1, evidence(file: line.0, line: line.1), knob: "boundaries")
+            record("refuses", "\(soul.boundaries.count) boundar\(soul.boundaries.count == 1 ? "y" : "ies"), e.g. \(soul.boundaries[0].cutAtWord(60))", line.0, line.1, evidence(file: line.0, line: line.1), knob: "boundaries")
         }
         // A trait without evidence cannot be checked by its author: never listed.
         soul.traits = traits.filter { !$0.evidence.trimmedSpaces.isEmpty }

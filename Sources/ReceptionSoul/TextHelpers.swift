@@ -44,4 +44,14 @@ extension StringProtocol {
         let scalars = Set(set.unicodeScalars)
         return trimmingScalars { scalars.contains($0) || $0 == " " || $0 == "\t" }
     }
+
+    /// At most about `limit` characters, cut after a whole word and marked with "…" where
+    /// something was left out: a quotation cut mid-word ("Speaks about experien") reads as
+    /// the persona's own typo. A cut that falls at the end of a sentence ends there.
+    func cutAtWord(_ limit: Int) -> String {
+        guard count > limit else { return String(self) }
+        let head = prefix(limit)
+        let cut = String(head[..<(head.lastIndex(of: " ") ?? head.endIndex)]).trimmingScalars(in: " ,;:—–-")
+        return cut.last.map { ".!?".contains($0) } == true ? cut : cut + "…"
+    }
 }

@@ -316,6 +316,28 @@ struct DerivedTraitsTests {
         }
     }
 
+    /// `soul show --derived` quoted a long boundary cut mid-word ("Speaks about experien"),
+    /// which reads as the persona's own typo; it is cut after a word and marked as cut.
+    @Test func aLongBoundaryIsQuotedToAWholeWord() throws {
+        let text = """
+        # Ada
+
+        I am Ada, a printer.
+
+        ## Boundaries
+        - Won't trash other printers or their presses, and speaks about experience rather than taking sides.
+        - Keep the manifest private.
+        """
+        let (soul, _) = SoulAnalyzer.analyze(text: text, fileName: "ada.md")
+        let refuses = try #require(soul.traits.first { $0.name == "refuses" })
+        #expect(refuses.value == "2 boundaries, e.g. Won't trash other printers or their presses, and speaks…", "\(refuses.value)")
+        // Cut in the word after a sentence's end: the quotation is that sentence.
+        let cutAfterASentence = text.replacingOccurrences(of: ", and speaks about experience rather than taking sides.",
+                                                          with: " directly. Speaking plainly, always.")
+        let sentence = try #require(SoulAnalyzer.analyze(text: cutAfterASentence, fileName: "ada.md").0.traits.first { $0.name == "refuses" })
+        #expect(sentence.value == "2 boundaries, e.g. Won't trash other printers or their presses directly.", "\(sentence.value)")
+    }
+
     @Test func oddInputNeverCrashes() throws {
         let long = String(repeating: "word ", count: 50_000)
         let odd = [
