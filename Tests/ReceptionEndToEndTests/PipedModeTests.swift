@@ -115,6 +115,14 @@ struct PipedModeTests {
         }
     }
 
+    /// --json and --plain together were both taken, and JSON won unsaid: a script that asked
+    /// for plain text got JSON. Nothing is read or sent.
+    @Test func jsonAndPlainTogetherAreRefused() async throws {
+        let (output, errors, status) = try await PipedREPL.run(["--json", "--plain", "--no-log"], input: "hello\n", separateErrors: true)
+        #expect(status == 64 && errors.contains("--json prints events as JSON, --plain as plain text: use one of them."), "\(errors)")
+        #expect(output.isEmpty, "\(output)")
+    }
+
     /// A script's output holds the answers; what went wrong is on stderr.
     @Test func errorsGoToStandardErrorAndAnswersToStandardOutput() async throws {
         let (output, errors, status) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "1"],

@@ -82,6 +82,8 @@ struct ChatCommand: AsyncParsableCommand {
         if let localStepMs, !(0...60_000).contains(localStepMs) { throw ValidationError("--local-step-ms must be 0...60000.") }
         guard (1...3600).contains(queueRetry) else { throw ValidationError("--queue-retry must be 1...3600 seconds.") }
         if let rewriteTimeout, !(1...600).contains(rewriteTimeout) { throw ValidationError("--rewrite-timeout must be 1...600 seconds.") }
+        // Both were taken and JSON won unsaid: a script asking for plain text got JSON.
+        if json, plain { throw ValidationError("--json prints events as JSON, --plain as plain text: use one of them.") }
         if continueLast, conversation != nil { throw ValidationError("--continue carries on the last conversation, --conversation ID a given one: use one of them.") }
         if let conversation, conversation.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--conversation needs an id (reception logs lists them).") }
     }
