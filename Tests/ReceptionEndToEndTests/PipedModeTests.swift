@@ -115,6 +115,18 @@ struct PipedModeTests {
         }
     }
 
+    /// A line that is not UTF-8 ("café" in Windows-1252) is sent with its bad byte replaced,
+    /// as `classify` reads it, and said: it went with � unsaid, where `classify` warns.
+    @Test func aLineThatIsNotUTF8IsSentAndSaid() async throws {
+        let script = #"printf 'caf\351 au lait or espresso?\nwhat can you do?\n' | exec "$0" --no-log --local-step-ms 0 --json"#
+        let (output, errors, status) = try await PipedREPL.run(["-c", script, try Binary.reception()], input: "", separateErrors: true,
+                                                               executable: "/bin/sh")
+        #expect(status == 0, "\(output)\(errors)")
+        #expect(errors.components(separatedBy: "warning: a line is not UTF-8: its bad bytes were replaced with \u{FFFD} and it was sent.").count == 2,
+                "said once, for the one line: \(errors)")
+        #expect(output.contains("caf\u{FFFD} au lait") || output.contains(#"caf\ufffd au lait"#), "\(output)")
+    }
+
     /// --json and --plain together were both taken, and JSON won unsaid: a script that asked
     /// for plain text got JSON. Nothing is read or sent.
     @Test func jsonAndPlainTogetherAreRefused() async throws {

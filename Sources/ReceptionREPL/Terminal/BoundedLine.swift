@@ -10,6 +10,8 @@ enum BoundedLine {
 
     enum Read: Equatable {
         case line(String)
+        /// A line that is not UTF-8, with its bad bytes replaced by U+FFFD.
+        case notUTF8(String)
         /// A line longer than the limit, of this many bytes (without its newline), dropped.
         case tooLong(Int)
         case end
@@ -43,6 +45,8 @@ enum BoundedLine {
         guard sawAnything else { return .end }
         if length > limit { return .tooLong(length) }
         if bytes.last == 0x0D { bytes.removeLast() }
-        return .line(String(decoding: bytes, as: UTF8.self))
+        // Validated first: almost every line is UTF-8, and then no second pass is made.
+        if let text = String(validating: bytes, as: UTF8.self) { return .line(text) }
+        return .notUTF8(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -82,6 +82,11 @@ final class StandardInputLines: Sendable {
         while true {
             switch BoundedLine.read() {
             case .line(let line): return .line(line)
+            case .notUTF8(let line):
+                // Sent, as `classify` reads such a line, but said: the person sees why the
+                // message has � where they wrote something else.
+                StandardStreams.writeError("warning: a line is not UTF-8: its bad bytes were replaced with \u{FFFD} and it was sent.\n")
+                return .line(line)
             case .end: return .endOfInput
             case .tooLong(let bytes):
                 // Said and skipped: the lines after it are the script's next messages.
