@@ -17,6 +17,23 @@ struct SoulCommandsEndToEndTests {
         }
     }
 
+    /// 800 KB of empty sections gave 200,000 lines of one warning, and a different message
+    /// among them was lost: a kind of message repeated in a soul is shown five times, then
+    /// counted; `--all` shows every one, and the summary counts them all either way.
+    @Test func aWarningRepeatedManyTimesIsShownFiveTimesThenCounted() async throws {
+        let folder = Scratch.root.appendingPathComponent("reception-lint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("empty.md")
+        try ("# Ada\n\nI am Ada.\n\n" + (0..<50).map { "## Empty \($0)\n\n" }.joined()).write(to: file, atomically: true, encoding: .utf8)
+        let (output, errors, status) = try await PipedREPL.run(["soul", "lint", file.path], input: "", separateErrors: true)
+        #expect(status == 0 && errors.contains("0 errors, 50 warnings in 1 soul"), "\(errors)")
+        #expect(output.components(separatedBy: "\n").filter { $0.contains(": warning: section \"Empty") }.count == 5, "\(output)")
+        #expect(output.contains("\(file.path): 45 more warnings of this kind: section \"…\" is empty (--all shows them)"), "\(output)")
+        let (every, _, _) = try await PipedREPL.run(["soul", "lint", "--all", file.path], input: "", separateErrors: true)
+        #expect(every.components(separatedBy: "\n").filter { $0.contains(": warning: section \"Empty") }.count == 50 && !every.contains("more warnings"),
+                "\(every)")
+    }
+
     /// `soul bench` takes a soul as the other soul commands do: a path, an id or a name.
     @Test func soulBenchTakesAKnownSoulByIdOrName() async throws {
         func parsedBytes(_ arguments: [String]) async throws -> String? {

@@ -24,13 +24,39 @@ struct SoulCommand: ParsableCommand {
         @Flag(name: .long, help: "Show only errors.")
         var errorsOnly = false
 
+        @Flag(name: .long, help: "Show every diagnostic; by default a message repeated more than \(Lint.shownAlike) times in a soul is shown \(Lint.shownAlike) times, then counted.")
+        var all = false
+
+        /// How many diagnostics with the same message a soul shows before the rest are counted:
+        /// 800 KB of empty sections gave 200,000 lines of the same warning, and the one
+        /// different message among them was lost.
+        static let shownAlike = 5
+
+        /// A message with what it quotes left out: `section "…" is empty`.
+        static func kind(of message: String) -> String {
+            message.replacingOccurrences(of: #""[^"]*""#, with: "\"…\"", options: .regularExpression)
+        }
+
         func run() throws {
             var errors = 0, warnings = 0
             let catalog = SoulCatalog(directories: SoulCatalog.standardDirectories())
             for file in files {
                 let diagnostics = SoulLinter.lint(file, catalog: catalog)
+                var alike: [String: (first: SoulDiagnostic, count: Int)] = [:]
+                var order: [String] = []
                 for diagnostic in diagnostics where !errorsOnly || diagnostic.severity == .error {
-                    print(diagnostic)
+                    // Alike by kind: what a message quotes (a section's name) differs from one to the next.
+                    let key = diagnostic.severity.rawValue + ":" + Self.kind(of: diagnostic.message)
+                    let count = (alike[key]?.count ?? 0) + 1
+                    if count == 1 { order.append(key) }
+                    alike[key] = (alike[key]?.first ?? diagnostic, count)
+                    if all || count <= Self.shownAlike { print(diagnostic) }
+                }
+                for key in order {
+                    guard let (first, count) = alike[key], !all, count > Self.shownAlike else { continue }
+                    let more = count - Self.shownAlike
+                    print("\(TerminalText.clean(first.file, singleLine: true)): \(more) more \(first.severity.rawValue)\(more == 1 ? "" : "s") " +
+                          "of this kind: \(TerminalText.line(Self.kind(of: first.message), limit: 80)) (--all shows them)")
                 }
                 errors += diagnostics.errors.count
                 warnings += diagnostics.warnings.count
