@@ -21,16 +21,22 @@ struct IntentInputFaultsEndToEndTests {
                                 input: "", separateErrors: true, executable: "/bin/sh")
     }
 
+    /// Standard input a directory, then closed, with the start of the reason each gives. A
+    /// closed descriptor 0 is the lowest free one, so the runtime can be given it for a
+    /// descriptor of its own (an epoll instance) before the command reads: the read then fails
+    /// with another reason ("invalid argument", 2 runs in 120), but still fails, and is said.
+    static let unreadable = [("< \"$dir\"", "it is a directory)"), ("<&-", "")]
+
     /// `eval -` and `train -` read standard input with an API that ends in `try!`: a directory or
     /// a closed descriptor there crashed the program with a Swift trap (exit 132).
     @Test func evalAndTrainSayWhenStandardInputCannotBeRead() async throws {
         let dir = try folder()
         let out = dir.appendingPathComponent("w.json").path
         for arguments in [["eval", "-", "--format", "jsonl"], ["train", "-", "--format", "jsonl", "--out", out]] {
-            for (redirection, why) in [("< \"$dir\"", "it is a directory"), ("<&-", "it is closed")] {
+            for (redirection, why) in Self.unreadable {
                 let (_, errors, status) = try await run(arguments, stdin: redirection, dir: dir)
                 #expect(status == 1, "\(arguments) \(redirection): \(errors)")
-                #expect(errors.contains("error: standard input: cannot be read (\(why))") && !errors.contains("Fatal error"), "\(arguments) \(redirection): \(errors)")
+                #expect(errors.contains("error: standard input: cannot be read (\(why)") && !errors.contains("Fatal error"), "\(arguments) \(redirection): \(errors)")
             }
         }
         #expect(!FileManager.default.fileExists(atPath: out))
@@ -40,10 +46,10 @@ struct IntentInputFaultsEndToEndTests {
     @Test func classifySaysWhenStandardInputCannotBeRead() async throws {
         let dir = try folder()
         for arguments in [["classify"], ["classify", "--jsonl-input"]] {
-            for (redirection, why) in [("< \"$dir\"", "it is a directory"), ("<&-", "it is closed")] {
+            for (redirection, why) in Self.unreadable {
                 let (output, errors, status) = try await run(arguments, stdin: redirection, dir: dir)
                 #expect(status == 1 && output.isEmpty, "\(arguments) \(redirection): \(output)\(errors)")
-                #expect(errors.contains("error: standard input: cannot be read (\(why))"), "\(arguments) \(redirection): \(errors)")
+                #expect(errors.contains("error: standard input: cannot be read (\(why)"), "\(arguments) \(redirection): \(errors)")
             }
         }
     }
