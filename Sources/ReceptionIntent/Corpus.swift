@@ -145,6 +145,9 @@ public struct CorpusReader: Sendable {
         /// What was read but left out on purpose, in a line each (messages an annotator skipped
         /// or a pass did not label), for the person to see that nothing went missing unsaid.
         public var notes: [String] = []
+        /// Files each of whose lines has an id or labels and no "text": labels kept apart from
+        /// their texts, which `read(labels:texts:)` reads, not a corpus.
+        public var labelsOnlyFiles: [String] = []
         public init() {}
 
         /// Messages whose id an earlier one already has ("the same id twice" is one message
@@ -200,6 +203,76 @@ public struct CorpusReader: Sendable {
             var lines = repeats.prefix(5).map { "warning: \(TerminalText.clean($0.location, singleLine: true)): the id \(CorpusText.shown($0.id)) was already used at \(TerminalText.clean($0.first, singleLine: true)); both are read" }
             if repeats.count > 5 { lines.append("warning: \(repeats.count - 5) more repeated ids") }
             return lines
+        }
+
+        /// How many lines of a file with one kind of problem are each said at their line; the
+        /// rest are counted in one line.
+        public static let shownPerKind = 5
+
+        /// Warning lines for `issues` (each line skipped): in each file, the first
+        /// `shownPerKind` lines with each kind of problem at their lines, then how many more
+        /// there were of that kind; and for a file that looks like a labels file, a note saying
+        /// what reads one. A labels file given to `eval` printed 3,112 lines of `missing or
+        /// empty "text"`, and nothing said why.
+        public var skippedLineWarnings: [String] {
+            struct Kind: Hashable { var file: String, kind: String }
+            var files: [String] = []
+            var shown: [String: [String]] = [:]
+            var kinds: [String: [Kind]] = [:]
+            var counts: [Kind: Int] = [:]
+            // In words, the kind as every line of it says it ("expected 4 fields"), or with N for
+            // the numbers where they differ.
+            var said: [Kind: String] = [:]
+            for issue in issues {
+                let words = Self.kind(of: issue.message)
+                let key = Kind(file: issue.file, kind: words.replacingOccurrences(of: "[0-9]+", with: "N", options: .regularExpression))
+                if shown[issue.file] == nil { files.append(issue.file); shown[issue.file] = [] }
+                if counts[key] == nil { kinds[issue.file, default: []].append(key) }
+                switch said[key] {
+                case nil: said[key] = words
+                case let earlier? where earlier != words: said[key] = key.kind
+                default: break
+                }
+                counts[key, default: 0] += 1
+                if counts[key]! <= Self.shownPerKind { shown[issue.file]!.append("warning: \(issue) (skipped)") }
+            }
+            let hinted = labelsOnlyFiles.filter { !files.contains($0) }
+            return (files + hinted).flatMap { file in
+                let name = TerminalText.clean(file, singleLine: true)
+                var lines = shown[file] ?? []
+                for key in kinds[file] ?? [] where counts[key]! > Self.shownPerKind {
+                    let more = counts[key]! - Self.shownPerKind
+                    lines.append(TerminalText.clean("warning: \(name): \(Counted.phrase(more, "more line")) skipped: \(said[key]!) (\(Counted.phrase(counts[key]!, "line")) in all)", singleLine: true))
+                }
+                if labelsOnlyFiles.contains(file) {
+                    lines.append("note: \(name) looks like a labels file (ids and labels, and no \"text\" on any line), not a corpus; "
+                                 + "reception train --labels FILE --texts MESSAGES reads one, with the file of the messages it labels")
+                }
+                return lines
+            }
+        }
+
+        /// The kind of problem a line has, for counting alike ones together: the message's
+        /// words before any detail (`malformed JSON: …`, `unknown intent "x" (expected …)`,
+        /// `expected 4 fields, found 3`), without a value it quotes (a field's name stays:
+        /// `missing "intent"` is not `missing "urgency"`).
+        static func kind(of message: String) -> String {
+            var head = Substring(message)
+            for separator in [": ", " (", "; ", ", "] {
+                if let range = head.range(of: separator) { head = head[..<range.lowerBound] }
+            }
+            let fieldNames: Set<Substring> = ["text", "intent", "urgency", "id", "goal", "note", "source"]
+            var kind = ""
+            var rest = head[...]
+            while let open = rest.firstIndex(of: "\"") {
+                let afterOpen = rest.index(after: open)
+                guard let close = rest[afterOpen...].firstIndex(of: "\"") else { break }
+                let value = rest[afterOpen..<close]
+                kind += fieldNames.contains(value) ? rest[...close] : rest[..<open].dropLast(rest[..<open].hasSuffix(" ") ? 1 : 0)
+                rest = rest[rest.index(after: close)...]
+            }
+            kind += rest
+            return kind.trimmingCharacters(in: .whitespaces)
         }
     }
 
@@ -306,8 +379,11 @@ public struct CorpusReader: Sendable {
             let starts = lineStarts
             let chunkSize = 4096
             let chunks = (lineCount + chunkSize - 1) / chunkSize
-            let parts = UnsafeMutableBufferPointer<Result>.allocate(capacity: max(chunks, 1))
-            parts.initialize(repeating: Result())
+            /// A chunk's messages and issues, and how many of its lines were JSON objects and how
+            /// many of those had labels or an id but no "text" at all (a labels file's lines).
+            struct Part { var read = Result(), objects = 0, labelsOnly = 0 }
+            let parts = UnsafeMutableBufferPointer<Part>.allocate(capacity: max(chunks, 1))
+            parts.initialize(repeating: Part())
             defer { parts.deinitialize(); parts.deallocate() }
             nonisolated(unsafe) let slots = parts
             let done = Counter()
@@ -316,7 +392,7 @@ public struct CorpusReader: Sendable {
             bytes.withUnsafeBufferPointer { buffer in
                 nonisolated(unsafe) let buffer = buffer
                 DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                    var part = Result()
+                    var part = Part()
                     var nonStrings: [String] = []
                     for index in (chunk * chunkSize)..<min(lineCount, (chunk + 1) * chunkSize) {
                         let start = starts[index]
@@ -326,21 +402,24 @@ public struct CorpusReader: Sendable {
                         let slice = buffer[start..<end]
                         if slice.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
                         if checkLines, String(validating: slice, as: UTF8.self) == nil {
-                            part.issues.append(CorpusIssue(file: name, line: index + 1, message: CorpusText.notUTF8))
+                            part.read.issues.append(CorpusIssue(file: name, line: index + 1, message: CorpusText.notUTF8))
                             continue
                         }
                         nonStrings.removeAll(keepingCapacity: true)
                         switch FlatJSON.parse(slice, nonStrings: &nonStrings) {
                         case .success(let fields):
+                            part.objects += 1
+                            if fields["text"] == nil, !nonStrings.contains("text"),
+                               fields["intent"] != nil || fields["urgency"] != nil || fields["id"] != nil { part.labelsOnly += 1 }
                             // A message an annotator passed over (`reception label`'s skip, the
                             // shared corpora's annotation passes) is no message, and no mistake.
                             if fields["skip"] == "true" && fields["intent"] == nil && fields["urgency"] == nil { continue }
                             switch Self.message(fields, line: index + 1, name: name, nonStrings: nonStrings) {
-                            case .success(let message): part.messages.append(message)
-                            case .failure(let problem): part.issues.append(problem)
+                            case .success(let message): part.read.messages.append(message)
+                            case .failure(let problem): part.read.issues.append(problem)
                             }
                         case .failure(let error):
-                            part.issues.append(CorpusIssue(file: name, line: index + 1, message: "malformed JSON: \(error.message)"))
+                            part.read.issues.append(CorpusIssue(file: name, line: index + 1, message: "malformed JSON: \(error.message)"))
                         }
                     }
                     slots[chunk] = part
@@ -349,10 +428,14 @@ public struct CorpusReader: Sendable {
                 }
             }
             for part in parts {
-                if strict, let first = part.issues.first { throw first }
-                result.messages += part.messages
-                result.issues += part.issues
+                if strict, let first = part.read.issues.first { throw first }
+                result.messages += part.read.messages
+                result.issues += part.read.issues
             }
+            // Every line an id or labels and none a text: a labels file (`labels_a.jsonl`) given
+            // where a corpus goes. Its thousands of "missing text" warnings did not say so.
+            let objects = parts.reduce(0) { $0 + $1.objects }
+            if objects > 0, parts.reduce(0, { $0 + $1.labelsOnly }) == objects { result.labelsOnlyFiles.append(name) }
         case .csv, .tsv:
             let rows = format == .csv ? DelimitedText.csvRows(bytes) : DelimitedText.tsvRows(bytes)
             guard let header = rows.first else { break }
@@ -383,6 +466,7 @@ public struct CorpusReader: Sendable {
             let part = try read(path: path, format: format)
             total.messages += part.messages
             total.issues += part.issues
+            total.labelsOnlyFiles += part.labelsOnlyFiles
             total.notes += part.notes
         }
         return total

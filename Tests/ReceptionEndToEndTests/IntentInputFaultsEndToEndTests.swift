@@ -80,4 +80,25 @@ struct IntentInputFaultsEndToEndTests {
         #expect(try await session.exitStatus() == 1)
         #expect(!session.rawOutput.contains("\u{1B}]0;PWN"), "\(session.rawOutput.debugDescription)")
     }
+
+    /// A labels file given where a corpus goes (`eval labels_a.jsonl` printed 3,112 warnings):
+    /// a few lines of the problem, how many more, and what reads such a file. --strict still
+    /// stops at the first line.
+    @Test func aLabelsFileGivenAsACorpusIsSaidInAFewLines() async throws {
+        let dir = try folder()
+        let labels = dir.appendingPathComponent("labels_a.jsonl")
+        try (0..<200).map { #"{"id": "m\#($0)", "intent": "action", "urgency": "soon"}"# }.joined(separator: "\n")
+            .write(to: labels, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("w.json").path
+        for arguments in [["eval", labels.path], ["train", labels.path, "--out", out]] {
+            let (_, errors, status) = try await PipedREPL.run(arguments, input: "", separateErrors: true)
+            let lines = errors.split(separator: "\n")
+            #expect(status == 1 && lines.count < 12, "\(arguments[0]): \(errors)")
+            #expect(errors.contains("labels_a.jsonl:5: missing or empty \"text\" (skipped)") && !errors.contains("labels_a.jsonl:6:"), "\(arguments[0]): \(errors)")
+            #expect(errors.contains("labels_a.jsonl: 195 more lines skipped: missing or empty \"text\" (200 lines in all)"), "\(arguments[0]): \(errors)")
+            #expect(errors.contains("looks like a labels file") && errors.contains("reception train --labels FILE --texts MESSAGES"), "\(arguments[0]): \(errors)")
+        }
+        let (_, strict, strictStatus) = try await PipedREPL.run(["eval", labels.path, "--strict"], input: "", separateErrors: true)
+        #expect(strictStatus == 1 && strict.contains("error: \(labels.path):1: missing or empty \"text\""), "\(strict)")
+    }
 }

@@ -28,3 +28,59 @@ struct CorpusLineProblemTests {
         }
     }
 }
+
+/// A file of thousands of bad lines (a labels file given as a corpus printed 3,112 warnings)
+/// is said in a few lines a kind, and a labels file is said to be one.
+@Suite("Skipped-line warnings", .onTheCPULane)
+struct SkippedLineWarningTests {
+    static let good = #"{"text": "why is the sky blue", "intent": "curiosity", "urgency": "exploratory"}"#
+
+    @Test func eachKindOfProblemIsSaidAtAFewLinesThenCounted() throws {
+        var lines = [Self.good]
+        for n in 0..<12 { lines.append(#"{"id": "m\#(n)", "text": "", "intent": "action", "urgency": "soon"}"#) }
+        for n in 0..<7 { lines.append(#"{"text": "hi", "intent": "feeling\#(n)", "urgency": "soon"}"#) }
+        lines += [#"{"text": "hi", "intent": "action""#, #"{"text": "hi", "intent": "action", "urgency": "later"}"#]
+        let result = try CorpusReader().read(text: lines.joined(separator: "\n"), name: "c.jsonl", format: .jsonl)
+        #expect(result.issues.count == 21)
+        let warnings = result.skippedLineWarnings
+        #expect(warnings.count == 5 + 5 + 2 + 2, "\(warnings.joined(separator: "\n"))")
+        #expect(Array(warnings.prefix(5)) == (2...6).map { "warning: c.jsonl:\($0): missing or empty \"text\" (skipped)" })
+        #expect(warnings[5] == #"warning: c.jsonl:14: unknown intent "feeling0" (expected decision, research, action, curiosity, validation) (skipped)"#)
+        #expect(warnings.contains { $0.hasPrefix("warning: c.jsonl:21: malformed JSON") } && warnings.contains { $0.hasPrefix("warning: c.jsonl:22: unknown urgency \"later\"") })
+        #expect(Array(warnings.suffix(2)) == [#"warning: c.jsonl: 7 more lines skipped: missing or empty "text" (12 lines in all)"#,
+                                              "warning: c.jsonl: 2 more lines skipped: unknown intent (7 lines in all)"])
+        #expect(!warnings.contains { $0.hasPrefix("note:") }, "lines with a text: a corpus, not a labels file")
+        #expect(throws: CorpusIssue.self) { try CorpusReader(strict: true).read(text: lines.joined(separator: "\n"), name: "c.jsonl", format: .jsonl) }
+    }
+
+    /// Counted in each file apart, each by its own kind: `missing "intent"` is not `missing
+    /// "urgency"`, and "expected 3 fields, found 2" and "…, found 4" are one kind.
+    @Test func kindsAreCountedPerFile() throws {
+        var result = try CorpusReader().read(text: Array(repeating: #"{"text": "hi", "urgency": "soon"}"#, count: 6).joined(separator: "\n"), name: "a.jsonl", format: .jsonl)
+        let other = try CorpusReader().read(text: "text,intent,urgency\n" + Array(repeating: "hi,action", count: 6).joined(separator: "\n")
+                                           + "\n" + Array(repeating: "hi,action,soon,now", count: 6).joined(separator: "\n"), name: "b.csv", format: .csv)
+        result.issues += other.issues
+        let warnings = result.skippedLineWarnings
+        #expect(warnings.filter { $0.contains(" more line") } == [#"warning: a.jsonl: 1 more line skipped: missing "intent" (6 lines in all)"#,
+                                                                 "warning: b.csv: 7 more lines skipped: expected 3 fields (12 lines in all)"],
+                "\(warnings.joined(separator: "\n"))")
+        #expect(CorpusReader.Result.kind(of: #"missing "urgency""#) == #"missing "urgency""#)
+        #expect(CorpusReader.Result.kind(of: #"no message "x-1" in texts.jsonl"#) == "no message in texts.jsonl")
+    }
+
+    /// Every line an id or labels and none a text: a labels file, which `train --labels` reads
+    /// with its messages. Said once, after the file's few warnings.
+    @Test func aLabelsFileIsSaidToBeOne() throws {
+        let labels = (0..<40).map { n in n % 4 == 0 ? #"{"id": "m\#(n)", "skip": true}"# : #"{"id": "m\#(n)", "intent": "action", "urgency": "soon"}"# }
+        let result = try CorpusReader().read(text: labels.joined(separator: "\n"), name: "labels_a.jsonl", format: .jsonl)
+        let warnings = result.skippedLineWarnings
+        #expect(warnings.count == 7, "\(warnings.joined(separator: "\n"))")
+        #expect(warnings[5] == #"warning: labels_a.jsonl: 25 more lines skipped: missing or empty "text" (30 lines in all)"#)
+        #expect(warnings[6].hasPrefix("note: labels_a.jsonl looks like a labels file") && warnings[6].contains("reception train --labels FILE --texts MESSAGES"))
+        // One line with a text, or lines with neither labels nor an id, and it is no labels file.
+        for text in [(labels + [Self.good]).joined(separator: "\n"), #"{"x": 1}"# + "\n" + #"{"goal": "g"}"#] {
+            let read = try CorpusReader().read(text: text, name: "c.jsonl", format: .jsonl)
+            #expect(!read.skippedLineWarnings.contains { $0.hasPrefix("note:") }, "\(text)")
+        }
+    }
+}

@@ -104,7 +104,9 @@ struct EvalCommand: ParsableCommand {
             // selection `train --split` makes, so the two never overlap.
             corpus.messages = TrainingSelection(splits: Set(split.compactMap(CorpusSplit.init(rawValue:)))).apply(corpus.messages)
         }
-        for issue in corpus.issues { printError("warning: \(issue) (skipped)") }
+        // A few lines of each kind of problem per file, then how many more: a file of thousands
+        // of bad lines (a labels file given as a corpus) buried everything else said here.
+        for warning in corpus.skippedLineWarnings { printError(warning) }
         for warning in corpus.repeatedIDWarnings { printError(warning) }
         for note in corpus.conflictingLabelNotes { printError(note) }
         guard !corpus.messages.isEmpty else {

@@ -210,7 +210,9 @@ struct TrainCommand: ParsableCommand {
                 corpus.notes += joined.notes
             }
         } catch { printError("error: \(TerminalText.clean("\(error)"))"); throw ExitCode.failure }
-        for issue in corpus.issues { printError("warning: \(issue) (skipped)") }
+        // A few lines of each kind of problem per file, then how many more: a file of thousands
+        // of bad lines (a labels file given as a corpus) buried everything else said here.
+        for warning in corpus.skippedLineWarnings { printError(warning) }
         for warning in corpus.repeatedIDWarnings { printError(warning) }
         for note in corpus.conflictingLabelNotes { printError(note) }
         for note in corpus.notes { printError("note: \(TerminalText.clean(note, singleLine: true))") }
