@@ -24,6 +24,7 @@ struct Reception: AsyncParsableCommand {
     /// before they reach the terminal. Help goes to standard output, errors to standard error,
     /// with ArgumentParser's exit codes, as before.
     static func main() async {
+        keepStandardDescriptorsTaken()
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
             if let refusal = unknownSubcommand(arguments) { throw ValidationError(refusal) }
@@ -44,6 +45,21 @@ struct Reception: AsyncParsableCommand {
                 }
             }
             Foundation.exit(code.rawValue)
+        }
+    }
+
+    /// Run with a standard descriptor closed (`reception 2>&-`, `<&-`), the next file opened
+    /// takes its number: a warning meant for standard error would be written into a pending
+    /// log file, and a read of standard input would read whatever took descriptor 0. Each
+    /// closed one is given /dev/null, opened the other way round, so that using it fails
+    /// ("bad file descriptor") as using a closed one does, and no file ever takes its number.
+    static func keepStandardDescriptorsTaken() {
+        for descriptor in Int32(0)...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            let opened = open("/dev/null", (descriptor == 0 ? O_WRONLY : O_RDONLY) | O_CLOEXEC)
+            if opened >= 0, opened != descriptor {
+                dup2(opened, descriptor)
+                close(opened)
+            }
         }
     }
 
