@@ -10,7 +10,8 @@ struct SoulCommand: ParsableCommand {
         abstract: "Write, check and compare soul.md personalities.",
         discussion: """
             lint, preview, diff, prompt and show take SOUL as a file or folder path, or the id or name of a known soul \
-            (see `reception soul list`); new takes a NAME; bench takes a file path. Format: Souls/README.md.
+            (see `reception soul list`); bench takes a file or a known soul (a folder is several files: it times one); \
+            new takes a NAME. Format: Souls/README.md.
             """,
         subcommands: [Lint.self, Preview.self, New.self, Diff.self, Prompt.self, List.self, Bench.self, Show.self])
 
