@@ -72,6 +72,17 @@ struct REPLSessionTests {
         #expect(offered.contains("a plan first, /approve runs it") && offered.contains("  /approve") && offered.contains("  /cancel"), "\(offered)")
     }
 
+    /// "/trust 1 2" set level 1 and dropped the 2 unsaid, and "/followups x" before any answer
+    /// said there were no follow-ups yet, not that x is no number: both are usage errors now,
+    /// and the level is unchanged.
+    @Test func aCommandGivenWordsItDoesNotTakeSaysSo() async throws {
+        let backend = ScriptedBackend { _ in [.event(.result(BackendResult(text: "x")))] }
+        let (output, state, _) = await runREPL(["/trust 2", "/trust 1 2", "/followups x", "/followups 1 2"], backend: backend)
+        #expect(output.contains("Trust level must be 0, 1 or 2 (/trust LEVEL)."), "\(output)")
+        #expect(state.trustLevel == 2, "unchanged by the refused command")
+        #expect(output.components(separatedBy: "Usage: /followups [N]").count == 3 && !output.contains("No answer yet"), "\(output)")
+    }
+
     /// A backend's commands show their arguments the way the REPL's own do, in the command
     /// column (they were in the summary, or missing), and `/help NAME` shows them too.
     @Test func helpShowsABackendCommandsArgumentsInTheCommandColumn() async throws {

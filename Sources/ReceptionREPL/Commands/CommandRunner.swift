@@ -302,7 +302,10 @@ extension REPL {
             let meaning = meanings.indices.contains(state.trustLevel) ? meanings[state.trustLevel] : "not a level Reception knows (use 0, 1 or 2)"
             return say("Trust level \(state.trustLevel) — \(meaning).")
         }
-        guard let level = Int(value), (0...2).contains(level) else { return error("Trust level must be 0, 1 or 2.") }
+        // "/trust 1 2" set 1 and dropped the 2 unsaid: one level, or none.
+        guard arguments.count == 1, let level = Int(value), (0...2).contains(level) else {
+            return error("Trust level must be 0, 1 or 2 (/trust LEVEL).")
+        }
         state.trustLevel = level
         state.trustChosenByPerson = true
         note("Trust level \(level) — \(meanings[level]).")
@@ -353,14 +356,16 @@ extension REPL {
     }
 
     private func followups(_ arguments: [String]) async {
+        // A mistyped argument is said as one, before whether there are follow-ups at all
+        // ("/followups x" answered "No answer yet, so no follow-ups").
+        if !arguments.isEmpty, arguments.count != 1 || REPL.typedNumber(arguments[0]) == nil { return error("Usage: /followups [N]") }
         guard !state.lastFollowups.isEmpty else {
             return note(state.lastRequest == nil ? "No answer yet, so no follow-ups: they come with an answer."
                                                  : "The last result had no follow-up suggestions.")
         }
         if let first = arguments.first {
             // `/followups 2` does what typing 2 does, rather than ignoring the number.
-            guard arguments.count == 1, let number = REPL.typedNumber(first) else { return error("Usage: /followups [N]") }
-            return await sendFollowup(number)
+            return await sendFollowup(REPL.typedNumber(first)!)
         }
         let lines = state.lastFollowups.enumerated().map { "  \($0.offset + 1). \($0.element)" }
         say((lines + ["", "Type a number to send that question."]).joined(separator: "\n"))
