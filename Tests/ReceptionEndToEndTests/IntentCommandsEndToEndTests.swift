@@ -39,7 +39,10 @@ struct IntentCommandsEndToEndTests {
             (["--out", folder.appendingPathComponent("missing/w.json").path], "the folder \(folder.path)/missing does not exist."),
             (["--out", folder.path], "is a folder; give a file name"),
             (["--out", folder.appendingPathComponent("w.json").path, "--balance", "5"], "--balance must be from 0 (none) to 1 (fully balanced)."),
-            (["--out", folder.appendingPathComponent("w.json").path, "--l2=-1"], "--l2 and --l2-words must be greater than 0."),
+            (["--out", folder.appendingPathComponent("w.json").path, "--l2=-1"], "--l2 and --l2-words must be greater than 0 and at most 1"),
+            // Every weight regularised away: "0 weighted features" was written, exit 0.
+            (["--out", folder.appendingPathComponent("w.json").path, "--l2", "1e308"], "--l2 and --l2-words must be greater than 0 and at most 1"),
+            (["--out", folder.appendingPathComponent("w.json").path, "--l2-words", "inf"], "--l2 and --l2-words must be greater than 0 and at most 1"),
             (["--out", folder.appendingPathComponent("w.json").path, "--folds", "100"], "--folds must be from 0 to 20"),
             // Alone, the option weighed nothing and the weights came out the same: said, not ignored.
             (["--out", folder.appendingPathComponent("w.json").path, "--own-weight", "5"], "--own-weight weighs your corpora against the shipped ones"),

@@ -111,7 +111,11 @@ struct TrainCommand: ParsableCommand {
             guard withShippedCorpora else { throw ValidationError("--own-weight weighs your corpora against the shipped ones: it goes with --with-shipped-corpora.") }
         }
         if labels.isEmpty != (texts == nil) { throw ValidationError("--labels and --texts go together: the labels file holds ids, the texts file their messages") }
-        guard l2 > 0, l2Words > 0 else { throw ValidationError("--l2 and --l2-words must be greater than 0.") }
+        // Past 1 (1e308, inf) every weight is regularised away and the model written has no
+        // feature with any weight: refused, not trained and saved as if it were a model.
+        guard l2 > 0, l2Words > 0, l2 <= 1, l2Words <= 1 else {
+            throw ValidationError("--l2 and --l2-words must be greater than 0 and at most 1 (the defaults are \(TrainingOptions().l2) and \(TrainingOptions().l2Words)).")
+        }
         guard minWordCount >= 0 else { throw ValidationError("--min-word-count must be 0 (no word features) or more.") }
         guard (0...1).contains(balance) else { throw ValidationError("--balance must be from 0 (none) to 1 (fully balanced).") }
         guard (0...20).contains(folds) else { throw ValidationError("--folds must be from 0 to 20 (0 or 1: no calibration).") }
