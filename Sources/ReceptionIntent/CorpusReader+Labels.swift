@@ -85,7 +85,11 @@ extension CorpusReader {
                 if stop > start && buffer[stop - 1] == 13 { stop -= 1 }
                 let slice = buffer[start..<stop]
                 if !slice.allSatisfy({ $0 == 32 || $0 == 9 }) {
-                    switch FlatJSON.parse(slice) {
+                    var nonStrings: [String] = []
+                    switch FlatJSON.parse(slice, nonStrings: &nonStrings) {
+                    case .success where nonStrings.contains("text"):
+                        // As a corpus line is read: {"text": 5} is no message anyone wrote.
+                        issues.append(CorpusIssue(file: path, line: line, message: textNotAString))
                     case .success(let fields): records.append((fields, line))
                     case .failure(let error): issues.append(CorpusIssue(file: path, line: line, message: "malformed JSON: \(error.message)"))
                     }

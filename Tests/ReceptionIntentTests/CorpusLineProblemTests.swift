@@ -84,3 +84,31 @@ struct SkippedLineWarningTests {
         }
     }
 }
+
+/// The other two readers of JSON lines read a "text" as the corpus reader does: `reception
+/// label`'s input and the texts file of `train --labels --texts` took `{"text": 5}` as "5".
+@Suite("Text that is not a string, in every reader", .onTheCPULane)
+struct NonStringTextInEveryReaderTests {
+    @Test func labelsInputSaysATextThatIsNotAString() throws {
+        let lines = [#"{"id": "a", "text": 5}"#, #"{"id": "b", "text": "book a table for two"}"#]
+        let read = try LabellingInput.read(data: Data(lines.joined(separator: "\n").utf8), name: "mine.jsonl", format: .jsonl)
+        #expect(read.items.map(\.text) == ["book a table for two"], "\(read.items)")
+        #expect(read.issues.map(\.description) == ["mine.jsonl:1: \"text\" must be a string (skipped)"], "\(read.issues)")
+    }
+
+    @Test func aTextsFileSaysATextThatIsNotAString() throws {
+        let folder = Scratch.root.appendingPathComponent("reception-texts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let texts = folder.appendingPathComponent("messages.jsonl"), labels = folder.appendingPathComponent("labels.jsonl")
+        try [#"{"id": "a", "text": 5}"#, #"{"id": "b", "text": "book a table for two"}"#].joined(separator: "\n")
+            .write(to: texts, atomically: true, encoding: .utf8)
+        try [#"{"id": "a", "intent": "action", "urgency": "soon"}"#, #"{"id": "b", "intent": "action", "urgency": "soon"}"#]
+            .joined(separator: "\n").write(to: labels, atomically: true, encoding: .utf8)
+        let result = try CorpusReader().read(labels: labels.path, texts: texts.path)
+        #expect(result.messages.map(\.text) == ["book a table for two"], "\(result.messages)")
+        let said = result.issues.map(\.description)
+        #expect(said.contains("\(texts.path):1: \"text\" must be a string") && said.contains { $0.hasPrefix("\(labels.path):1: no message \"a\"") },
+                "\(said)")
+    }
+}

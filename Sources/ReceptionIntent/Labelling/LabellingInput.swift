@@ -132,9 +132,12 @@ public enum LabellingInput {
                 if lineBytes.last == 13 { lineBytes.removeLast() }
                 if lineBytes.allSatisfy({ $0 == 32 || $0 == 9 }) { continue }
                 guard String(validating: lineBytes, as: UTF8.self) != nil else { issue(line, CorpusText.notUTF8); continue }
-                switch lineBytes.withUnsafeBufferPointer({ FlatJSON.parse($0[...]) }) {
+                var nonStrings: [String] = []
+                switch lineBytes.withUnsafeBufferPointer({ FlatJSON.parse($0[...], nonStrings: &nonStrings) }) {
                 case .success(let fields):
                     if fields["skip"] == "true" { continue }
+                    // As eval and train read it: {"text": 5} is no message anyone wrote.
+                    if nonStrings.contains("text") { issue(line, CorpusReader.textNotAString); continue }
                     add(fields, line: line)
                 case .failure(let error): issue(line, "malformed JSON: \(error.message)")
                 }
