@@ -302,16 +302,22 @@ public struct CorpusReader: Sendable {
         return try read(data: data, name: path, format: format)
     }
 
-    /// Standard input or a named pipe, read to its end (at most as much as a file: 256 MB).
-    /// With the throwing read: the old `readData(ofLength:)` ends in a `try!`, and standard
-    /// input that is a directory (`eval - < folder`) or closed (`<&-`) crashed the program with
-    /// a Swift trap instead of saying so.
-    static func stream(_ handle: FileHandle, name: String) throws -> Data {
+    /// Standard input or a named pipe, read to its end (at most as much as a file: 256 MB;
+    /// more is refused as a larger file is, where it was cut there without a word and the
+    /// rest of the corpus left out). With the throwing read: the old `readData(ofLength:)`
+    /// ends in a `try!`, and standard input that is a directory (`eval - < folder`) or closed
+    /// (`<&-`) crashed the program with a Swift trap instead of saying so.
+    static func stream(_ handle: FileHandle, name: String, limit: Int = 256 << 20) throws -> Data {
+        let data: Data
         do {
-            return try handle.read(upToCount: 256 << 20) ?? Data()
+            data = try handle.read(upToCount: limit + 1) ?? Data()
         } catch {
             throw CorpusIssue(file: name, line: 0, message: unreadable(error))
         }
+        guard data.count <= limit else {
+            throw CorpusIssue(file: name, line: 0, message: "holds more than the \(limit >> 20) MB this reads; split the corpus into files")
+        }
+        return data
     }
 
     /// Why a stream could not be read, as the corpus errors say it: "cannot be read (it is a

@@ -112,3 +112,21 @@ struct NonStringTextInEveryReaderTests {
                 "\(said)")
     }
 }
+
+/// A corpus on standard input or a named pipe is read to the same bound as a file; past it,
+/// it was cut there without a word and the rest of the corpus left out.
+@Suite("A corpus stream past its bound", .onTheCPULane)
+struct CorpusStreamBoundTests {
+    @Test func moreThanTheBoundIsRefusedNotCut() throws {
+        let pipe = Pipe.forChild()
+        try pipe.fileHandleForWriting.write(contentsOf: Data(repeating: 0x61, count: 3 << 10))
+        try pipe.fileHandleForWriting.close()
+        #expect {
+            _ = try CorpusReader.stream(pipe.fileHandleForReading, name: "standard input", limit: 1 << 10)
+        } throws: { "\($0)".contains("standard input") && "\($0)".contains("holds more than") }
+        let fits = Pipe.forChild()
+        try fits.fileHandleForWriting.write(contentsOf: Data(repeating: 0x61, count: 1 << 10))
+        try fits.fileHandleForWriting.close()
+        #expect(try CorpusReader.stream(fits.fileHandleForReading, name: "standard input", limit: 1 << 10).count == 1 << 10)
+    }
+}
