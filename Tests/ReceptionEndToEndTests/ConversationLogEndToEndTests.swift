@@ -198,11 +198,18 @@ struct ConversationLogEndToEndTests {
         let labelledOnly = home.appendingPathComponent("labelled.jsonl").path
         let (wrote, _) = try await Self.reception(["logs", "export", "--all", "--jsonl", "--labelled", "-o", labelledOnly], home: home)
         #expect(wrote.contains("Wrote 20 messages to \(labelledOnly)."), "\(wrote)")
-        // A conversation with nothing labelled by hand: said, not "Wrote FILE." over an empty file.
+        // A conversation with nothing labelled by hand: said, and no empty file left behind
+        // (which the next export, with something in it, had to replace with --force).
         let (_, _) = try await PipedREPL.run(["--backend", "oai"], input: "nothing labelled here\n", home: home)
         let empty = home.appendingPathComponent("empty.jsonl").path
-        let (none, _) = try await Self.reception(["logs", "export", "last", "--jsonl", "--labelled", "-o", empty], home: home)
-        #expect(none.contains("Wrote 0 messages to \(empty).") && none.contains("No exchange there is labelled by hand"), "\(none)")
+        let (none, noneStatus) = try await Self.reception(["logs", "export", "last", "--jsonl", "--labelled", "-o", empty], home: home)
+        #expect(noneStatus == 0 && none.contains("Nothing to export, so \(empty) was not written.") && none.contains("No exchange there is labelled by hand"),
+                "\(none)")
+        #expect(!FileManager.default.fileExists(atPath: empty))
+        // --force does not replace a file with nothing.
+        try "kept\n".write(toFile: empty, atomically: true, encoding: .utf8)
+        let (_, _) = try await Self.reception(["logs", "export", "last", "--jsonl", "--labelled", "-o", empty, "--force"], home: home)
+        #expect(try String(contentsOfFile: empty, encoding: .utf8) == "kept\n")
         let (strict, strictStatus) = try await Self.reception(["eval", labelledOnly, "--strict"], home: home)
         #expect(strictStatus == 0 && strict.contains("Evaluated 20 messages") && !strict.contains("skipped"), "\(strict)")
         let weights = home.appendingPathComponent("weights.json").path

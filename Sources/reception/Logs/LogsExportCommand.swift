@@ -69,13 +69,22 @@ struct LogsExportCommand: ParsableCommand {
             if !force { throw LogsCommand.fail("\(url.path) already exists; add --force to replace it.") }
         }
         var count = 0
+        /// An export with nothing in it is not written: an empty file left behind had to be
+        /// replaced with --force once there was something to export (and --force replaced a
+        /// file with nothing).
+        struct NothingToWrite: Error {}
         do {
             // Without --force, a file made at the name after the look above is refused too.
             try PrivateFile.write(to: url, existing: force ? .replaceRegularFile : .refuse) { append in
                 count = try LogsCommand.using(log) { try export(from: log, to: append) }
+                if count == 0 { throw NothingToWrite() }
             }
         } catch let exit as ExitCode {
             throw exit
+        } catch is NothingToWrite {
+            StandardStreams.writeError("Nothing to export, so \(url.path) was not written.\n")
+            if let none = nothingExported { StandardStreams.writeError(none + "\n") }
+            return
         } catch {
             throw LogsCommand.fail("Cannot write \(url.path): \(PlainFile.reason(of: error))")
         }
