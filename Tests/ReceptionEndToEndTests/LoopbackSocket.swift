@@ -1,4 +1,5 @@
 import Foundation
+import ReceptionTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,23 +9,10 @@ import Glibc
 enum LoopbackSocket {
     /// A listening socket on 127.0.0.1:`port` (0: a free one) and the port it has.
     static func listen(port: Int) throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = Self.address(port: port)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && Glibc.listen(fd, 64) == 0 && getsockname(fd, $0, &length) == 0
-            }
+        guard let socket = BoundLoopbackSocket(port: port, listening: true, reusingAddress: true) else {
+            throw HarnessError("cannot listen on 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
         }
-        guard bound else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw HarnessError("cannot listen on 127.0.0.1:\(port): \(reason)")
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+        return (socket.descriptor, socket.port)
     }
 
     /// A connected socket to 127.0.0.1:`port`, or nil when nothing accepts there.

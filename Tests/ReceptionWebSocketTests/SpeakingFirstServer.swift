@@ -22,25 +22,14 @@ final class SpeakingFirstServer: Sendable {
     init(greetings: [String], thenClose: Bool = false) throws {
         self.greetings = greetings
         self.thenClose = thenClose
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 128) == 0 && getsockname(fd, $0, &length) == 0
-            }
+        guard let socket = BoundLoopbackSocket(listening: true, reusingAddress: true) else {
+            throw SpeakingFirstServerError(reason: "cannot listen on loopback")
         }
-        guard bound else { close(fd); throw SpeakingFirstServerError(reason: "cannot listen on loopback") }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        listener = socket.descriptor
+        port = socket.port
         Thread.detachNewThread { [self] in
             while true {
-                let connection = acceptNotInherited(fd)
+                let connection = acceptNotInherited(self.listener)
                 guard connection >= 0 else { return }  // closed: the server stops
                 let number = accepted.withLock { $0 += 1; return $0 }
                 let greetings = self.greetings.map { "\($0) #\(number)" }

@@ -24,18 +24,46 @@ public struct NoFreePort: Error, CustomStringConvertible {
 public func unusedLoopbackPort() throws -> Int {
     for _ in 0..<200 {
         let port = nextPort.add(1, ordering: .relaxed).oldValue
+        if let socket = BoundLoopbackSocket(port: port) {
+            close(socket.descriptor)
+            return port
+        }
+    }
+    throw NoFreePort()
+}
+
+/// A TCP socket bound to 127.0.0.1, close-on-exec (a child forked meanwhile must not keep it).
+public struct BoundLoopbackSocket: Sendable {
+    public let descriptor: Int32
+    /// The port it is bound to (the one the kernel picked, for port 0).
+    public let port: Int
+
+    /// Nil when the port is taken (or, for `listening`, cannot be listened on).
+    /// `reusingAddress`: SO_REUSEADDR, for a server restarted on its port.
+    public init?(port: Int = 0, listening: Bool = false, reusingAddress: Bool = false) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        defer { close(fd) }
+        guard fd >= 0 else { return nil }
+        if reusingAddress {
+            var yes: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && (!listening || listen(fd, 128) == 0) && getsockname(fd, $0, &length) == 0
+            }
         }
-        if bound { return port }
+        guard bound else {
+            close(fd)
+            return nil
+        }
+        descriptor = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
     }
-    throw NoFreePort()
 }
 
 /// A port on 127.0.0.1 where every connection is refused, for tests of an unreachable server.
@@ -44,18 +72,8 @@ public func unusedLoopbackPort() throws -> Int {
 /// kernel refuses each connection to it, and no other process can take it while the tests run.
 /// The socket stays open for the life of the test process.
 public let refusingLoopbackPort: Int = {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    precondition(fd >= 0, "cannot make a socket: errno \(errno)")
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-    }
-    precondition(bound, "cannot bind a loopback socket: errno \(errno)")
-    return Int(UInt16(bigEndian: address.sin_port))
+    guard let socket = BoundLoopbackSocket() else { preconditionFailure("cannot bind a loopback socket: errno \(errno)") }
+    return socket.port
 }()
 
 /// `http://127.0.0.1:PORT` (or another scheme) on `refusingLoopbackPort`.
