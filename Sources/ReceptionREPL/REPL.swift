@@ -359,7 +359,7 @@ public actor REPL {
         // An answer stopped half-way (Ctrl-C, a failure, a lost connection) was still seen:
         // history and /save keep what was shown, once.
         if let sent = state.lastRequest { recordPartial(running, request: sent) }
-        logEnded(request, sent: sent, context: context, outcome: interrupted.withLock({ $0 }) ? .cancelled : outcome,
+        logEnded(request, sent: sent, outcome: interrupted.withLock({ $0 }) ? .cancelled : outcome,
                  running: running, errorText: errorText)
         if interrupted.withLock({ $0 }) {
             console.stopSpinner(running.spinner)
@@ -386,7 +386,7 @@ public actor REPL {
             showClassification(exchange.request)
         }
         // On its way: now it is written to the log (a log that waits cannot hold the message up).
-        logBegan(request, sent: exchange.request, context: context)
+        logBegan(request, sent: exchange.request)
         running.spinner = console.startSpinner("working…")
         defer { console.stopSpinner(running.spinner) }
         var sawTerminal = false

@@ -11,7 +11,7 @@ extension REPL {
 
     /// The exchange of `request` has gone out (`sent` is it after every middleware): written
     /// with its classification before the answer comes. An approved plan reopens its exchange.
-    func logBegan(_ request: ReceptionRequest, sent: ReceptionRequest, context: ReceptionContext) {
+    func logBegan(_ request: ReceptionRequest, sent: ReceptionRequest) {
         guard log.writable != nil else { return }
         if case .approve = request.action, var open = log.open[request.id] {
             open.record.ending = .open
@@ -35,7 +35,7 @@ extension REPL {
 
     /// How the exchange ended (`execute` knows it last): the answer as shown, the engine's
     /// own text, ids, timings, tokens.
-    func logEnded(_ request: ReceptionRequest, sent: ReceptionRequest, context: ReceptionContext, outcome: ExecuteOutcome,
+    func logEnded(_ request: ReceptionRequest, sent: ReceptionRequest, outcome: ExecuteOutcome,
                   running: RunningTask, errorText: String?) {
         guard log.writable != nil else { return }
         var record = log.open[request.id]?.record ?? exchangeRecord(request, sent: sent)
