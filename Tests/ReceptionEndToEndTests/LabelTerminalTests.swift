@@ -178,12 +178,36 @@ struct LabelTerminalTests {
         let redrawn = String(small.screen[again..<redrawnKeys])
         let redrawnRows = redrawn.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).count
         #expect(redrawn.contains("more lines …") && redrawnRows <= 14, "\(redrawnRows) rows: \(redrawn)")
-        // Too small for the screen, the terminal is asked to grow, in lines that fit; q still quits.
+        // Too small for the screen, the terminal is asked to grow, in lines that fit; q still
+        // quits, and nothing else is taken: Enter wrote the guess of a message nobody could see.
         small.resize(rows: 8, columns: 30)
         let tooSmall = try await small.waitFor("least 40×14", after: redrawnKeys)
         #expect(!small.screen[tooSmall...].contains("model "), "the screen is not drawn on 30×8")
+        small.type("\r")
+        small.type("s")
         small.type("q")
+        _ = try await small.waitFor("Labelled 0 messages and skipped 0", after: tooSmall)
         #expect(try await small.exitStatus() == 0)
+        #expect(!FileManager.default.fileExists(atPath: labels.path), "no label and no skip was written unseen")
+    }
+
+    /// The end of a session suggests training on the labels with the split's test part kept
+    /// out; with 20 labels, 2 of them in that part, the suggested command failed ("too little
+    /// to train on: 18 messages"). The hint counts what the command would train on.
+    @Test func theTrainingHintCountsWhatTheSplitLeavesToTrainOn() async throws {
+        let folder = try Self.newFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Ids m5 and m15 fall in the test part of the id-hash split (FNV-1a of the id mod 100 ≥ 85).
+        let messages = (0...20).map { #"{"id": "m\#($0)", "text": "book a table for \#($0 + 2) tonight"}"# }
+        try (messages.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("inbox.jsonl"), atomically: true, encoding: .utf8)
+        let labels = (0..<20).map { #"{"id": "m\#($0)", "text": "book a table for \#($0 + 2) tonight", "intent": "action", "urgency": "soon"}"# }
+        try (labels.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("inbox.labels.jsonl"), atomically: true, encoding: .utf8)
+        let session = try TerminalSession(arguments: ["label", folder.appendingPathComponent("inbox.jsonl").path, "--order", "input"])
+        let at = try await session.waitFor("Enter write")
+        session.type("q")
+        _ = try await session.waitFor("holds 20 labels, 18 of them outside the part kept for testing; training needs at least 20 there.", after: at)
+        #expect(!session.screen.contains("Train on them"), "\(session.screen)")
+        #expect(try await session.exitStatus() == 0)
     }
 
     /// Japanese takes two columns a character and has no spaces to wrap at: the message is

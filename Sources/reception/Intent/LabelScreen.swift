@@ -35,6 +35,15 @@ final class LabelScreen {
             let key = terminal.readKey(drawnFor: size)
             // Drawn again for the new size, with what it said (an undo's notice) still on it.
             if key == .resized { continue }
+            // Too small to show the message and the guess: only leaving works. Enter wrote the
+            // guess of a message nobody could see.
+            if Self.tooSmall(size.columns, size.rows) {
+                switch key {
+                case .interrupt, .endOfInput: return
+                case .character(let character) where character.lowercased() == "q": return
+                default: continue
+                }
+            }
             notice = ""
             switch key {
             case .enter:
@@ -101,6 +110,8 @@ final class LabelScreen {
     /// The smallest terminal the screen is drawn on: its fixed lines and four of the message.
     static let smallest = (columns: 40, rows: 14)
 
+    static func tooSmall(_ columns: Int, _ rows: Int) -> Bool { columns < smallest.columns || rows < smallest.rows }
+
     /// The screen for a terminal of `width` columns and `rows` rows: every line fits its width,
     /// and a long message is shortened to the rows the rest leaves, so the header, the guess
     /// and the keys stay on screen (a long pasted line pushed the header off an 80×24 one).
@@ -108,8 +119,8 @@ final class LabelScreen {
         guard let current = session.current else { return "" }
         // Smaller, the header, the guess and the keys cannot all be on screen (they scrolled off,
         // lines wrapped over each other): say so, in lines that fit, until the terminal grows.
-        // Keys still work.
-        if width < Self.smallest.columns || rows < Self.smallest.rows {
+        // Only q works meanwhile: no message can be labelled unseen.
+        if Self.tooSmall(width, rows) {
             let words = ["reception label:", "make the", "terminal at", "least \(Self.smallest.columns)×\(Self.smallest.rows)", "(now \(width)×\(rows));", "q quits"]
             return "\u{1B}[H\u{1B}[2J" + words.prefix(max(1, rows)).map { TerminalWidth.truncate($0, to: max(2, width)) }.joined(separator: "\r\n")
         }
@@ -242,6 +253,8 @@ final class LabelScreen {
             text += "The model (\(TerminalText.line(classifier.modelName, limit: 80))) was right on \(share(s.intentRight)) intents, \(share(s.urgencyRight)) urgencies, both on \(share(s.bothRight)).\n"
         }
         let all = session.file.entries.filter { !$0.skipped }.count
+        // What the suggested command trains on: the split's test part is kept out of it.
+        let trainable = session.file.entries.filter { !$0.skipped && CorpusSplit(id: $0.id) != .test }.count
         if session.file.entries.isEmpty {
             text += "Nothing was written to \(TerminalText.line(out, limit: 200)).\n"
         } else if all == 0 {
@@ -250,8 +263,9 @@ final class LabelScreen {
             let name = TerminalText.line(out, limit: 200)
             // The hint keeps the id-hash split's test part out of training, so the comparison
             // it leads to is on labels the model never saw (trained on all, it "wins" by 0.2).
-            text += all < TrainCommand.minimumMessages
-                ? "\(name) holds \(Counted.phrase(all, "label")); training needs at least \(TrainCommand.minimumMessages).\n"
+            text += trainable < TrainCommand.minimumMessages
+                ? "\(name) holds \(Counted.phrase(all, "label")), \(trainable) of them outside the part kept for testing; "
+                    + "training needs at least \(TrainCommand.minimumMessages) there.\n"
                 : "\(name) holds \(Counted.phrase(all, "label")). Train on them: reception train \(name) --split train --split dev --out my-weights.json\n"
                     + "Then compare on the ones it did not see: reception eval \(name) --split test --weights my-weights.json --against built-in\n"
         }
