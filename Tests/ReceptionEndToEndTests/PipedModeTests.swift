@@ -127,6 +127,24 @@ struct PipedModeTests {
         #expect(output.contains("caf\u{FFFD} au lait") || output.contains(#"caf\ufffd au lait"#), "\(output)")
     }
 
+    /// --knowledge with a session that starts on another backend was dropped without a word
+    /// (with -c, the question then went to the continued conversation's server); it is said,
+    /// and said nowhere when the session starts on `local`.
+    @Test func knowledgeForASessionThatStartsElsewhereIsNoted() async throws {
+        let notes = Scratch.root.appendingPathComponent("reception-notes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: notes) }
+        try "# Garden\n\nCompost: three parts brown to one part green.\n".write(to: notes.appendingPathComponent("garden.md"), atomically: true, encoding: .utf8)
+        let (_, errors, _) = try await PipedREPL.run(["--backend", "loop-symphony", "--knowledge", notes.path, "--no-log"], input: "",
+                                                     environment: ["LOOP_SYMPHONY_URL": refusingLoopbackURL()], separateErrors: true)
+        #expect(errors.contains("note: --knowledge is for the local backend; this session starts on loop-symphony (loop-symphony), and /backend local answers from it."),
+                "\(errors)")
+        let (answer, quiet, status) = try await PipedREPL.run(["--knowledge", notes.path, "--no-log", "--local-step-ms", "0"],
+                                                              input: "what is in the compost?\n", separateErrors: true)
+        #expect(status == 0, "\(answer)\(quiet)")
+        #expect(answer.contains("three parts brown") && !quiet.contains("--knowledge is for"), "\(answer)\(quiet)")
+    }
+
     /// --json and --plain together were both taken, and JSON won unsaid: a script that asked
     /// for plain text got JSON. Nothing is read or sent.
     @Test func jsonAndPlainTogetherAreRefused() async throws {

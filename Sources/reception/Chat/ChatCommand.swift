@@ -162,6 +162,15 @@ struct ChatCommand: AsyncParsableCommand {
                 throw ValidationError("\(error)")
             }
         }
+        // --knowledge is the local backend's: a session that starts elsewhere (--backend, or the
+        // backend of a continued conversation) dropped it without a word.
+        if knowledge != nil {
+            let starting = modelBackend(environment: environment)
+            if let (_, plugin) = try? catalog.entry(named: starting), plugin.kind != "local" {
+                console.errorLine("note: --knowledge is for the local backend; this session starts on \(TerminalText.line(starting, limit: 60)) " +
+                                  "(\(plugin.kind)), and /backend local answers from it.")
+            }
+        }
         let completionWords = CompletionWords()
         let reader: any LineReader
         if interactive && !json {
