@@ -14,6 +14,19 @@ struct PrivateFileTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 
+    /// A folder that is there but makes no new files (`/proc`) answers "no such file" to a
+    /// create: that was said as "the folder /proc does not exist".
+    @Test func aFolderThatMakesNoFilesIsNotCalledMissing() throws {
+        let target = URL(fileURLWithPath: "/proc/reception-\(UUID().uuidString).md")
+        #expect {
+            try PrivateFile.write(to: target) { append in try append(Data("x".utf8)) }
+        } throws: { "\($0)" == "cannot create a file in /proc (the folder takes no new files)" }
+        let missing = URL(fileURLWithPath: directory + "/no-such-folder/t.md")
+        #expect {
+            try PrivateFile.write(to: missing) { append in try append(Data("x".utf8)) }
+        } throws: { "\($0)" == "the folder \(directory)/no-such-folder does not exist" }
+    }
+
     /// The temporary file was created 0666 less the umask and tightened to
     /// 0600 only after the text was in it, so another user could open it meanwhile. A watcher
     /// looks at the folder while a large file is written under umask 000.

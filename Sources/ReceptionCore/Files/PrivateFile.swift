@@ -52,7 +52,7 @@ public enum PrivateFile {
         // open(2) gives the file its 0600 mode as it creates it: FileManager's createFile wrote
         // the bytes into a 0666-less-umask file first and tightened it only afterwards.
         let descriptor = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw creationFailure(in: directory, errno: errno) }
+        guard descriptor >= 0 else { throw creationFailure(in: directory, errno: errno, folderOpened: true) }
         let writeFailure = { (code: Int32) in
             Failure(description: "cannot write a file in \(directory.path) (\(String(cString: strerror(code)).lowercased()))")
         }
@@ -100,9 +100,12 @@ public enum PrivateFile {
         }
     }
 
-    /// Why no file could be made in `directory`, in the words the person needs.
-    private static func creationFailure(in directory: URL, errno code: Int32) -> Failure {
+    /// Why no file could be made in `directory`, in the words the person needs. With the folder
+    /// already open, "no such file" is a folder that makes no new files (`/proc`), not a
+    /// missing one.
+    private static func creationFailure(in directory: URL, errno code: Int32, folderOpened: Bool = false) -> Failure {
         switch code {
+        case ENOENT where folderOpened: Failure(description: "cannot create a file in \(directory.path) (the folder takes no new files)")
         case ENOENT: Failure(description: "the folder \(directory.path) does not exist")
         case ENOTDIR: Failure(description: "\(directory.path) is not a folder")
         case EACCES, EPERM: Failure(description: "cannot create a file in \(directory.path) (permission denied)")
