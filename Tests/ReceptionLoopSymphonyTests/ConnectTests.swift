@@ -66,6 +66,22 @@ struct ConnectTests {
         await server.stop()
     }
 
+    /// A server that cannot be reached starts the session offline; the notice spoke of an API
+    /// key that "could not be checked" even when none was configured (only the development key
+    /// sent on loopback).
+    @Test func anUnreachableServerSpeaksOfTheKeyOnlyWhenOneWasConfigured() async throws {
+        let profile = try #require(LoopSymphonyPlugin.plugin.builtInProfile?(.standard(["HOME": "/nonexistent", "LOOP_SYMPHONY_URL": refusingLoopbackURL()])))
+        let unkeyed = try await LoopSymphonyPlugin.connect(
+            LoopSymphonyPlugin.configuration(for: profile, environment: environment), name: "loop-symphony", environment: environment)
+        let said = unkeyed.notice ?? ""
+        #expect(said.contains("cannot be reached") && said.contains("Messages you send now are queued and sent when it answers.") && !said.contains("API key"),
+                "\(said)")
+        await unkeyed.shutdown()
+        let keyed = try await LoopSymphonyPlugin.connect(configuration(refusingLoopbackURL(), key: "k"), name: "ls", environment: environment)
+        #expect(keyed.notice?.contains("(the API key could not be checked)") == true, "\(keyed.notice ?? "no notice")")
+        await keyed.shutdown()
+    }
+
     @Test func theServersTrustLevelIsWhereASessionStarts() async throws {
         try await withServer { server, client in
             _ = try await client.trust.setLevel(2)

@@ -93,7 +93,10 @@ public enum LoopSymphonyPlugin {
             _ = try await connecting.health.check()
         } catch BackendError.unreachable(_, let reason) {
             offline = true
-            notice = "The server at \(RedactedURL.display(configuration.baseURL)) cannot be reached (\(reason)). Messages you send now are queued and sent when it answers (the API key could not be checked)."
+            // The key is spoken of only when one was configured: the reference server's
+            // development key, sent on loopback when none was, is nobody's to check.
+            let keyUnchecked = configuration.apiKey != nil && !configuration.apiKeyIsDevelopmentDefault ? " (the API key could not be checked)" : ""
+            notice = "The server at \(RedactedURL.display(configuration.baseURL)) cannot be reached (\(reason)). Messages you send now are queued and sent when it answers\(keyUnchecked)."
         } catch BackendError.http(let status, let detail) {
             // Something answers, but not Loop Symphony's health check: name the URL, and the
             // likely cause for a 404 (a URL with a path, or another server's port).
