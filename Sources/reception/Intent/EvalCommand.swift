@@ -68,10 +68,6 @@ struct EvalCommand: ParsableCommand {
         return String(format: "%.\(digits)f", value)
     }
 
-    /// A path as the person gave it, safe to print: a file name can carry escape sequences
-    /// (`eval corpora/*` on someone else's files), which a terminal would obey.
-    static func shownPath(_ path: String) -> String { TerminalText.clean(path, singleLine: true) }
-
     func run() throws {
         let classifier: IntentClassifier
         var other: IntentClassifier?
@@ -81,19 +77,19 @@ struct EvalCommand: ParsableCommand {
                 other = try IntentModelOptions.classifier(weights: IntentModelOptions.path(against), lexicon: againstLexicon)
                 func file(_ path: String?) -> String? { path.map { URL(fileURLWithPath: $0).standardizedFileURL.path } }
                 if file(IntentModelOptions.path(against)) == file(model.weightsPath), file(againstLexicon) == file(model.lexicon) {
-                    printError("note: --against \(Self.shownPath(against)) is the model being evaluated: both columns are the same model")
+                    printError("note: --against \(against) is the model being evaluated: both columns are the same model")
                 }
             }
-        } catch { printError("error: \(TerminalText.clean("\(error)"))"); throw ExitCode.failure }
+        } catch { printError("error: \(error)"); throw ExitCode.failure }
         if let report {
-            do { _ = try ReportHTML.checkedTarget(URL(fileURLWithPath: report)) } catch { printError("error: \(TerminalText.clean("\(error)"))"); throw ExitCode.failure }
+            do { _ = try ReportHTML.checkedTarget(URL(fileURLWithPath: report)) } catch { printError("error: \(error)"); throw ExitCode.failure }
         }
         let readBar = ProgressBar(label: "reading   ")
         let reader = CorpusReader(strict: strict, progress: { done, total in readBar.update(done, total) })
         var corpus: CorpusReader.Result
         do { corpus = try reader.read(paths: files, format: format.corpusFormat) } catch {
             readBar.finish()
-            printError("error: \(TerminalText.clean("\(error)"))")
+            printError("error: \(error)")
             throw ExitCode.failure
         }
         readBar.finish()
@@ -113,7 +109,7 @@ struct EvalCommand: ParsableCommand {
             if let why = TrainingSelection.whyNoneKept(read: all, splits: split) {
                 printError("error: \(why)")
             } else {
-                printError("error: no labelled messages in \(files.map(Self.shownPath).joined(separator: ", "))")
+                printError("error: no labelled messages in \(files.joined(separator: ", "))")
             }
             throw ExitCode.failure
         }
@@ -140,9 +136,9 @@ struct EvalCommand: ParsableCommand {
         if let report {
             do {
                 let file = try ReportHTML.write(result, to: URL(fileURLWithPath: report))
-                printError("report written to \(Self.shownPath(file.path))")
+                printError("report written to \(file.path)")
             } catch {
-                printError("error: cannot write the report into \(Self.shownPath(report)): \(PlainFile.reason(of: error))")
+                printError("error: cannot write the report into \(report): \(PlainFile.reason(of: error))")
                 throw ExitCode.failure
             }
         }

@@ -50,6 +50,9 @@ struct IntentCommandError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// What the intent commands say on standard error, cleaned of escape sequences in one place:
+/// messages quote file names and errors that carry them (`eval corpora/*` on someone else's
+/// files), which a terminal would obey.
 func printError(_ message: String) {
-    StandardStreams.writeError(message + "\n")
+    StandardStreams.writeError(TerminalText.clean(message) + "\n")
 }

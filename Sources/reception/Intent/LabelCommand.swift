@@ -53,7 +53,7 @@ struct LabelCommand: ParsableCommand {
 
     /// A file's problems as warnings: the first ten, and how many more.
     static func listed(_ issues: [CorpusIssue], of file: String) -> [String] {
-        issues.prefix(10).map { "warning: \($0)" } + (issues.count > 10 ? ["warning: \(issues.count - 10) more lines of \(EvalCommand.shownPath(file)) with problems"] : [])
+        issues.prefix(10).map { "warning: \($0)" } + (issues.count > 10 ? ["warning: \(issues.count - 10) more lines of \(file) with problems"] : [])
     }
 
     /// `msgs.txt` → `msgs.labels.jsonl`, beside it.
@@ -74,9 +74,9 @@ struct LabelCommand: ParsableCommand {
             throw ExitCode.failure
         }
         let outPath = out ?? Self.defaultOut(for: file)
-        // The names as they are printed: a file name can carry escape sequences, which a
-        // terminal would obey (the screen cleans its own).
-        let shownFile = EvalCommand.shownPath(file), shownOut = EvalCommand.shownPath(outPath)
+        // printError cleans what it says; "Nothing to label" goes to standard output, where a
+        // file name's escape sequences would be obeyed too.
+        let shownFile = TerminalText.clean(file, singleLine: true), shownOut = TerminalText.clean(outPath, singleLine: true)
         if URL(fileURLWithPath: outPath).standardizedFileURL == URL(fileURLWithPath: file).standardizedFileURL {
             printError("error: --out \(shownOut) is the file of messages itself; the labels go to a file of their own")
             throw ExitCode.failure
@@ -84,7 +84,7 @@ struct LabelCommand: ParsableCommand {
         let classifier = model.classifierOrBuiltIn(doing: "guessing")
         let input: LabellingInput.Result
         do { input = try LabellingInput.read(path: file, format: format.flatMap { LabellingFormat(rawValue: $0.lowercased()) }) } catch {
-            printError("error: \(TerminalText.clean("\(error)"))")
+            printError("error: \(error)")
             throw ExitCode.failure
         }
         // Said before the screen, and again after it (which covers them).
@@ -100,7 +100,7 @@ struct LabelCommand: ParsableCommand {
         let existed = FileManager.default.fileExists(atPath: outPath)
         let labels: LabelFile
         do { labels = try LabelFile(path: outPath) } catch {
-            printError("error: \(TerminalText.clean("\(error)"))")
+            printError("error: \(error)")
             throw ExitCode.failure
         }
         // A labels file this run created and nothing was written to (quit at the first message,
@@ -135,7 +135,7 @@ struct LabelCommand: ParsableCommand {
         let screen = LabelScreen(session: session, classifier: classifier, input: file, out: outPath)
         let terminal: KeyboardTerminal
         do { terminal = try KeyboardTerminal() } catch {
-            printError("error: \(TerminalText.clean("\(error)"))")
+            printError("error: \(error)")
             throw ExitCode.failure
         }
         var failure: Error?

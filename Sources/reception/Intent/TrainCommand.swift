@@ -173,19 +173,19 @@ struct TrainCommand: ParsableCommand {
         var lexiconText = ShippedModelSource.shippedLexiconText
         if let exportLexicon {
             try lexiconText.write(toFile: exportLexicon, atomically: true, encoding: .utf8)
-            printError("wrote the built-in lexicon to \(EvalCommand.shownPath(exportLexicon))")
+            printError("wrote the built-in lexicon to \(exportLexicon)")
         }
         let lexicon: Lexicon
         do {
             if let path = self.lexicon {
                 do { lexiconText = try PlainFile.readText(path) } catch let problem as PlainFile.Problem {
-                    throw IntentCommandError("cannot read the lexicon \(EvalCommand.shownPath(problem.path)): \(problem.reason)")
+                    throw IntentCommandError("cannot read the lexicon \(problem.path): \(problem.reason)")
                 }
                 lexicon = try Lexicon(text: lexiconText, source: path)
             } else {
                 lexicon = .shipped
             }
-        } catch { printError("error: \(TerminalText.clean("\(error)"))"); throw ExitCode.failure }
+        } catch { printError("error: \(error)"); throw ExitCode.failure }
         var corpus: CorpusReader.Result
         do {
             corpus = try CorpusReader(strict: strict).read(paths: corpora, format: format.corpusFormat)
@@ -213,7 +213,7 @@ struct TrainCommand: ParsableCommand {
                 corpus.issues += joined.issues
                 corpus.notes += joined.notes
             }
-        } catch { printError("error: \(TerminalText.clean("\(error)"))"); throw ExitCode.failure }
+        } catch { printError("error: \(error)"); throw ExitCode.failure }
         // A few lines of each kind of problem per file, then how many more: a file of thousands
         // of bad lines (a labels file given as a corpus) buried everything else said here.
         for warning in corpus.skippedLineWarnings { printError(warning) }
@@ -240,7 +240,7 @@ struct TrainCommand: ParsableCommand {
             if let why = TrainingSelection.whyNoneKept(read: corpus.messages, splits: split) {
                 printError("error: \(why)")
             } else {
-                printError("error: no labelled messages in \((corpora + labels + [texts].compactMap { $0 }).map(EvalCommand.shownPath).joined(separator: ", "))")
+                printError("error: no labelled messages in \((corpora + labels + [texts].compactMap { $0 }).joined(separator: ", "))")
             }
             throw ExitCode.failure
         }
@@ -280,6 +280,6 @@ struct TrainCommand: ParsableCommand {
         }
         let (count, split) = Self.messageCount(messages)
         let splitNote = split == 0 ? "" : " (\(split) of them labelled differently by the passes: each label trains with its share)"
-        print("trained on \(count) message\(count == 1 ? "" : "s")\(splitNote) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s: \(weights.features.count) weighted features → \(EvalCommand.shownPath(out))")
+        print("trained on \(count) message\(count == 1 ? "" : "s")\(splitNote) in \(String(format: "%.1f", Date().timeIntervalSince(start))) s: \(weights.features.count) weighted features → \(TerminalText.clean(out, singleLine: true))")
     }
 }
