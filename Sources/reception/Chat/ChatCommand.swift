@@ -140,11 +140,13 @@ struct ChatCommand: AsyncParsableCommand {
         }
 
         let (usableProfiles, usable) = BackendSetup.usableCatalog(environment: environment, localKnowledge: knowledge, localStepMilliseconds: localStepMs)
+        // Looked up once, and only when asked for: with -c it reads the log for the continued
+        // conversation's backend.
+        lazy var starting = modelBackend(environment: environment)
         if let problems = usable.problems {
             // A broken configuration is shown where it is, never skipped silently. It stops the
             // REPL when the backend it starts on is touched (or nothing of the file can be read);
             // a mistake in a profile nobody asked for is said, and that profile left out.
-            let starting = modelBackend(environment: environment)
             let touched = usable.brokenNames.contains(starting)
             guard !usable.isUnreadable, !touched else {
                 StandardStreams.writeError("error: the backend configuration has problems:\n\(problems)\n")
@@ -157,7 +159,7 @@ struct ChatCommand: AsyncParsableCommand {
         for notice in catalog.replacedBuiltIns { console.errorLine("note: \(TerminalText.clean(notice, singleLine: true))") }
         if let model {
             do {
-                catalog = try BackendSetup.applying(model: model, to: modelBackend(environment: environment), in: catalog)
+                catalog = try BackendSetup.applying(model: model, to: starting, in: catalog)
             } catch {
                 throw ValidationError("\(error)")
             }
@@ -165,7 +167,6 @@ struct ChatCommand: AsyncParsableCommand {
         // --knowledge is the local backend's: a session that starts elsewhere (--backend, or the
         // backend of a continued conversation) dropped it without a word.
         if knowledge != nil {
-            let starting = modelBackend(environment: environment)
             if let (_, plugin) = try? catalog.entry(named: starting), plugin.kind != "local" {
                 console.errorLine("note: --knowledge is for the local backend; this session starts on \(TerminalText.line(starting, limit: 60)) " +
                                   "(\(plugin.kind)), and /backend local answers from it.")
