@@ -83,6 +83,24 @@ struct REPLSessionTests {
         #expect(output.components(separatedBy: "Usage: /followups [N]").count == 3 && !output.contains("No answer yet"), "\(output)")
     }
 
+    /// "/new trip to Kyoto" started an empty conversation and dropped the words unsaid, and
+    /// "/intent clear please" cleared: a command that takes no words now refuses them and
+    /// changes nothing, while "/quit bye" still leaves.
+    @Test func aCommandThatTakesNoWordsRefusesThemAndChangesNothing() async throws {
+        let backend = ScriptedBackend { request in [.event(.result(BackendResult(text: "answer to \(request.text)")))] }
+        let (output, state, status) = await runREPL(["first question", "/new trip to Kyoto", "/history now", "/intent set decision",
+                                                     "/intent clear please", "/intent", "second question", "/quit bye", "never sent"], backend: backend)
+        #expect(status == 0)
+        #expect(output.contains("/new takes no words: type /new alone. Your first message then goes in the new conversation."), "\(output)")
+        #expect(output.contains("/history takes no words: type /history alone."), "\(output)")
+        #expect(output.contains("Usage: /intent clear (it takes no more words)"), "\(output)")
+        let received = backend.received
+        #expect(received.map(\.text) == ["first question", "second question"], "/quit bye left before the last line")
+        #expect(received.last?.conversation.map(\.query) == ["first question"], "the refused /new kept the conversation")
+        #expect(output.contains("Next message: intent decision, urgency (classifier)."), "the refused /intent clear kept the label set by hand:\n\(output)")
+        #expect(state.turns.count == 2)
+    }
+
     /// A backend's commands show their arguments the way the REPL's own do, in the command
     /// column (they were in the summary, or missing), and `/help NAME` shows them too.
     @Test func helpShowsABackendCommandsArgumentsInTheCommandColumn() async throws {

@@ -32,6 +32,13 @@ extension REPL {
         guard let name = words.first?.lowercased() else { return .proceed }
         let arguments = Array(words.dropFirst())
         state.commandsUsed.insert(name)
+        // "/new trip to Kyoto" started an empty conversation and dropped the words unsaid, as if
+        // they had been sent: a command that takes no words says so and does nothing. `/quit`
+        // still leaves with words after it, as IRC's `/quit reason` does.
+        if !arguments.isEmpty, !["/quit", "/exit"].contains(name), let command = SlashCommand.named(name), command.arguments.isEmpty {
+            error("\(name) takes no words: type \(name) alone.\(name == "/new" ? " Your first message then goes in the new conversation." : "")")
+            return .proceed
+        }
         switch name {
         case "/quit", "/exit": return .quit
         case "/help": help(arguments)
@@ -265,6 +272,7 @@ extension REPL {
             }
             say(text)
         case "clear":
+            guard arguments.count == 1 else { return error("Usage: /intent clear (it takes no more words)") }
             state.pendingOverride = nil
             note("The next message will be classified as usual.")
         case "set":

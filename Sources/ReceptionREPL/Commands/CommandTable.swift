@@ -39,7 +39,7 @@ public struct SlashCommand: Sendable, Hashable {
                      details: "Writes the transcript to FILE. An existing file is never overwritten unless you add --force."),
         SlashCommand(name: "/queue", arguments: "[list | drop N|all | flush | resend N]", summary: "messages queued while a backend was unreachable",
                      details: "A message sent while its backend cannot be reached is kept on disk and sent, in order and once, when the backend answers again: when Reception starts or switches to it, before your next message, or on `/queue flush`. `/queue` lists them (age, backend, first words); `/queue drop N` or `/queue drop all` forgets them. `/queue resend N` sends one that a crashed session may already have delivered to an engine that cannot check."),
-        SlashCommand(name: "/quit", arguments: "", summary: "leave (Ctrl-D does too)", details: "Leaves the REPL; history is already saved."),
+        SlashCommand(name: "/quit", arguments: "", summary: "leave (Ctrl-D does too)", details: "Leaves the REPL; history is already saved. Words after it are ignored (`/quit bye` leaves too)."),
     ]
 
     public static func named(_ name: String) -> SlashCommand? {
