@@ -99,6 +99,29 @@ public struct BackendProfile: Sendable, Hashable {
         values.keys.sorted().map { key in "\(key) \(values[key]!.display)" }.joined(separator: ", ")
     }
 
+    /// The summary with each secret looked up now, never shown: "api_key from $KEY (set)", or
+    /// "(not usable)" and the reason among `problems`. A listing that only named the variable
+    /// left a person to find out at start that it was not set in this shell.
+    public func summary(checkingSecretsIn environment: PluginEnvironment) -> (line: String, problems: [String]) {
+        var problems: [String] = []
+        let line = values.keys.sorted().map { key in
+            let value = values[key]!
+            switch value {
+            case .secretFromEnvironment, .secretFromFile:
+                do {
+                    _ = try secret(key, environment: environment)
+                    return "\(key) \(value.display) (set)"
+                } catch {
+                    problems.append((error as? ProfileError)?.message ?? String(describing: error))
+                    return "\(key) \(value.display) (not usable)"
+                }
+            default:
+                return "\(key) \(value.display)"
+            }
+        }.joined(separator: ", ")
+        return (line, problems)
+    }
+
     static func expandingTilde(_ path: String, environment: PluginEnvironment) -> String {
         UserPath.expand(path, environment: environment.variables)
     }
@@ -129,8 +152,11 @@ public enum ProfileValue: Sendable, Hashable {
 /// A problem with one profile, said with where the profile came from.
 public struct ProfileError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
+    /// What is wrong, without the profile's name and origin (for a line under the profile's own).
+    public var message: String
 
     public init(profile: BackendProfile, _ message: String) {
+        self.message = message
         description = "Profile \(profile.name)\(profile.origin.map { " (\($0))" } ?? ""): \(message)"
     }
 }

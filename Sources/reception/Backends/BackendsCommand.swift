@@ -63,7 +63,10 @@ struct BackendsCommand: ParsableCommand {
             for entry in catalog.entries where !localServers.contains(entry.profile) {
                 let origin = entry.profile.origin.map { " [\($0)]" } ?? " [built in]"
                 // Names and values come from the configuration file: cleaned before printing.
-                lines.append(TerminalText.clean("  \(entry.profile.name) (\(entry.plugin.kind))\(entry.profile.values.isEmpty ? "" : ": " + entry.profile.summary)\(origin)", singleLine: true))
+                let (summary, problems) = entry.profile.summary(checkingSecretsIn: environment)
+                lines.append(TerminalText.clean("  \(entry.profile.name) (\(entry.plugin.kind))\(summary.isEmpty ? "" : ": " + summary)\(origin)", singleLine: true))
+                // Not an error of the file (the variable may be set in another shell): said, exit 0.
+                for problem in problems { lines.append(TerminalText.clean("    warning: \(problem)", singleLine: true)) }
             }
             for notice in catalog.replacedBuiltIns { lines.append(TerminalText.clean("  note: \(notice)", singleLine: true)) }
             lines.append("")
