@@ -79,6 +79,24 @@ enum SoulAnalyzer {
         var examples: Bool?
     }
 
+    /// Whether anything says who speaks and how: front matter, a section a soul has, examples,
+    /// boundaries, a stated tone, or a line that addresses or introduces the persona (a
+    /// statement about the voice is checked by the caller). Measured habits do not count: any
+    /// prose has sentence lengths.
+    static func readsAsPersona(_ soul: Soul, frontMatter: Set<String>) -> Bool {
+        if !frontMatter.isEmpty || soul.tone != nil || !soul.examples.isEmpty || !soul.boundaries.isEmpty || !soul.signaturePhrases.isEmpty { return true }
+        if soul.sections.contains(where: { $0.kind != .other }) { return true }
+        let cues = ["you are", "you're", "i am", "i'm", "your voice", "you speak", "you write", "you talk", "persona", "personality"]
+        // An instruction to the speaker ("Be kind and brief.", "Never apologise.") is a persona
+        // written as a system prompt.
+        let instructions = ["be ", "keep ", "speak", "answer", "reply", "respond", "talk", "sound", "always ", "never ", "avoid ", "don't ", "do not "]
+        return soul.body.prefix(20_000).split(separator: "\n").prefix(400).contains { line in
+            let lowered = line.lowercased()
+            let start = lowered.drop { " \t-*>#".contains($0) }
+            return cues.contains { lowered.contains($0) } || instructions.contains { start.hasPrefix($0) }
+        }
+    }
+
     /// A soul folder's files: the main file and its companions.
     struct Folder {
         var main: URL
@@ -187,6 +205,13 @@ enum SoulAnalyzer {
         _ = analyzer.run(text)
         for companion in companions { analyzer.companion(companion) }
         let soul = analyzer.finish()
+        // A licence or a project's README loads as every default with a name and a line: lint
+        // said "0 errors, 0 warnings" and nothing told the author that no persona was read.
+        // (An empty file has its own warning; front matter with unknown keys has theirs.)
+        if soul.body.contains(where: { !$0.isWhitespace }), analyzer.frontMatterLines.isEmpty, !analyzer.statesTheVoice,
+           !readsAsPersona(soul, frontMatter: analyzer.setByFrontMatter) {
+            analyzer.report(.warning, 1, 1, "nothing here reads as a persona: no front matter, no section such as Identity, Voice or Boundaries, no examples, nothing said about how it speaks and no \"you are\" or \"I am\" line; answers come in the default voice (`reception soul new NAME` writes a starting file)")
+        }
         let sorted = analyzer.diagnostics.sorted { ($0.file, $0.line, $0.column) < ($1.file, $1.line, $1.column) }
         return (soul, sorted)
     }
@@ -213,6 +238,8 @@ private struct Analysis {
     var languageFromRule: (String, Int)?
     /// Derive the traits the front matter overrides too (for `soul show --derived`).
     var allTraits = false
+    /// The prose states how the persona speaks (see `TraitDeriver.statesTheVoice`).
+    var statesTheVoice = false
 
     init(fileName: String) {
         self.fileName = fileName
@@ -387,6 +414,7 @@ private struct Analysis {
         // derived trait would fill needs no derivation.
         let knobs = ["verbosity", "formality", "capitalization", "emoji", "confidence", "outcomes", "sign_off", "interventions", "dashes"]
         if allTraits || !knobs.allSatisfy(setByFrontMatter.contains) { deriver.derive() }
+        statesTheVoice = deriver.statesTheVoice
         var traits: [SoulTrait] = []
         func record(_ name: String, _ value: String, _ file: String, _ line: Int, _ evidence: String, knob: String?) {
             let overridden = knob.map { setByFrontMatter.contains($0) } ?? false
@@ -912,7 +940,13 @@ private struct Analysis {
     mutating func integer(_ node: Node, key: String, minimum: Int) -> Int? {
         let (line, column) = location(node)
         guard let scalar = node.scalar, let number = Int(scalar.string.trimmedSpaces) else {
-            report(.error, line, column, "`\(key)` must be a whole number")
+            // Digits past Int's range are a whole number all the same: "must be a whole number"
+            // told the author of `max_sentences: 99999999999999999999` something untrue.
+            let text = node.scalar?.string.trimmedSpaces ?? ""
+            let digits = text.drop { $0 == "+" || $0 == "-" }
+            let outOfRange = !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
+            report(.error, line, column, !outOfRange ? "`\(key)` must be a whole number"
+                   : text.hasPrefix("-") ? "`\(key)` must be at least \(minimum)" : "`\(key)` is too large a number (at most \(Int.max))")
             return nil
         }
         guard number >= minimum else {

@@ -55,6 +55,9 @@ struct TraitDeriver {
     var closer: Found?
     var greeting: Found?
     var refusal: Found?
+    /// The prose states something about the voice ("Short sentences.", "no slang"), rather
+    /// than only having habits measured on it: what lint takes as a persona written down.
+    var statesTheVoice = false
 
     init(sources: [Source], language: String) {
         self.sources = sources
@@ -128,6 +131,8 @@ struct TraitDeriver {
                 }
             }
         }
+
+        statesTheVoice = !votes.isEmpty
 
         func winner(_ trait: String) -> Found? {
             guard let options = votes[trait] else { return nil }

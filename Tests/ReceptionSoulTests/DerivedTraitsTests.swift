@@ -138,6 +138,30 @@ struct DerivedTraitsTests {
         }
     }
 
+    /// A licence passed lint with "0 errors, 0 warnings": nothing told its author that no
+    /// persona was read from it. A file that says nothing about who speaks or how is warned of;
+    /// a persona of one line, or one written as instructions, is not.
+    @Test func aFileThatReadsAsNoPersonaIsWarnedOf() {
+        let licence = "MIT License\n\nCopyright (c) 2024 Someone\n\nPermission is hereby granted, free of charge, to any person obtaining a copy of this software.\n"
+        let warned = SoulLinter.lint(text: licence, fileName: "LICENSE.md")
+        #expect(warned.map(\.severity) == [.warning] && warned.first?.message.hasPrefix("nothing here reads as a persona") == true, "\(warned)")
+        for persona in ["# Wren\n\nA calm librarian. Short sentences, no slang.\n", "Be kind and brief.\n", "You are Wren, a calm librarian.\n",
+                        "# Wren\n\n## Voice\n\nQuiet.\n", "---\nname: Wren\n---\nThe library opens at nine.\n"] {
+            let diagnostics = SoulLinter.lint(text: persona, fileName: "wren.md")
+            #expect(!diagnostics.contains { $0.message.contains("reads as a persona") }, "\(persona): \(diagnostics)")
+        }
+    }
+
+    /// `max_sentences: 99999999999999999999` was said to be no whole number.
+    @Test func aNumberPastTheIntegersRangeIsSaidToBeTooLarge() {
+        let large = SoulLinter.lint(text: "---\nlength:\n  max_sentences: 99999999999999999999\n---\nYou are W.\n", fileName: "w.md")
+        #expect(large.map(\.description) == ["w.md:3:18: error: `length.max_sentences` is too large a number (at most \(Int.max))"], "\(large)")
+        let small = SoulLinter.lint(text: "---\nlength:\n  max_sentences: -99999999999999999999\n---\nYou are W.\n", fileName: "w.md")
+        #expect(small.map(\.message) == ["`length.max_sentences` must be at least 1"], "\(small)")
+        let word = SoulLinter.lint(text: "---\nlength:\n  max_sentences: three\n---\nYou are W.\n", fileName: "w.md")
+        #expect(word.map(\.message) == ["`length.max_sentences` must be a whole number"], "\(word)")
+    }
+
     @Test func typeIsNotANearMissForTone() {
         let diagnostics = SoulLinter.lint(text: "---\nfoo: 1\ntyp: x\nlanguaje: en\n---\n# X\n\nBody.\n", fileName: "k.md")
         #expect(diagnostics.count == 3)
