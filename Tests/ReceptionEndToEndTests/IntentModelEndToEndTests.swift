@@ -112,4 +112,22 @@ struct IntentModelEndToEndTests {
         let (_, itself, _) = try await PipedREPL.run(["eval", corpus.path, "--weights", weights.path, "--against", weights.path], input: "", separateErrors: true)
         #expect(itself.contains("both columns are the same model"), "\(itself)")
     }
+
+    /// Re-running `eval --report` refreshes the report without --force: the replacement is
+    /// said, so a report kept for comparison is not lost unnoticed, and a page that is not a
+    /// report is refused.
+    @Test func evalReportSaysWhenItReplacesAnEarlierReport() async throws {
+        let (folder, corpus, _) = try await Self.trained()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let reports = folder.appendingPathComponent("reports")
+        let (_, first, firstStatus) = try await PipedREPL.run(["eval", corpus.path, "--report", reports.path], input: "", separateErrors: true)
+        #expect(firstStatus == 0 && first.contains("report written to \(reports.path)/index.html\n"), "\(first)")
+        let (_, second, _) = try await PipedREPL.run(["eval", corpus.path, "--report", reports.path], input: "", separateErrors: true)
+        #expect(second.contains("report written to \(reports.path)/index.html (it replaced the earlier report there)"), "\(second)")
+        try "<html>mine</html>".write(to: reports.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        let (_, refused, status) = try await PipedREPL.run(["eval", corpus.path, "--report", reports.path], input: "", separateErrors: true)
+        #expect(status == 1 && refused.contains("exists and is not a report of reception eval"), "\(refused)")
+        #expect(try String(contentsOf: reports.appendingPathComponent("index.html"), encoding: .utf8) == "<html>mine</html>")
+    }
+
 }

@@ -28,7 +28,7 @@ struct EvalCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Exit with status 1 if intent or urgency accuracy is below this (0...1).", valueName: "x"))
     var minAccuracy: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Write a self-contained HTML report (index.html with SVG charts) into this directory.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Write a self-contained HTML report (index.html with SVG charts) into this directory; an earlier report there is replaced, any other index.html refused.", valueName: "dir"))
     var report: String?
 
     @Flag(name: .long, help: "Stop at the first malformed line.")
@@ -135,8 +135,11 @@ struct EvalCommand: ParsableCommand {
         }
         if let report {
             do {
+                // Re-running refreshes a report, so an earlier one is replaced without --force;
+                // it is said, so a report kept for comparison is not lost unnoticed.
+                let replaced = FileManager.default.fileExists(atPath: URL(fileURLWithPath: report).appendingPathComponent("index.html").path)
                 let file = try ReportHTML.write(result, to: URL(fileURLWithPath: report))
-                printError("report written to \(file.path)")
+                printError("report written to \(file.path)\(replaced ? " (it replaced the earlier report there)" : "")")
             } catch {
                 printError("error: cannot write the report into \(report): \(PlainFile.reason(of: error))")
                 throw ExitCode.failure
