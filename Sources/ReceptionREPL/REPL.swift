@@ -499,9 +499,14 @@ public actor REPL {
         state.lastFindings = result.findings
         state.turns.append(ConversationTurn(asked: request, outcome: result.outcome, summary: result.text))
         var shown = streamed
+        var markdown = streamed
         let blocks = lastDisplay.isEmpty && !result.textWasStreamed ? [DisplayBlock(role: .summary, markdown: result.text)] : lastDisplay
-        if !blocks.isEmpty { shown += (shown.isEmpty ? "" : "\n\n") + BlockPrinter(styled: false).text(for: blocks) }
-        state.transcript.append(TranscriptEntry(speaker: .reception, markdown: shown))
+        if !blocks.isEmpty {
+            shown += (shown.isEmpty ? "" : "\n\n") + BlockPrinter(styled: false).text(for: blocks)
+            markdown += (markdown.isEmpty ? "" : "\n\n") + BlockPrinter.markdown(for: blocks)
+        }
+        // The transcript keeps the soul's Markdown (what /save writes); the log, what was shown.
+        state.transcript.append(TranscriptEntry(speaker: .reception, markdown: markdown))
         lastDisplay = []
         return shown
     }
@@ -519,7 +524,7 @@ public actor REPL {
         state.transcript.append(TranscriptEntry(speaker: .person, markdown: asked))
         let preface = "The whole of the last answer, with what the soul left out; ask again and the \(backendName) backend is asked for more."
         let text = printer.text(for: blocks)
-        state.transcript.append(TranscriptEntry(speaker: .reception, markdown: BlockPrinter(styled: false).text(for: blocks)))
+        state.transcript.append(TranscriptEntry(speaker: .reception, markdown: BlockPrinter.markdown(for: blocks)))
         if console.mode == .json {
             // Its own type: a script that reads "result" events must not take this for a new answer.
             var json = EventJSON.message("answer_in_full", TerminalText.clean(BlockPrinter(styled: false).text(for: blocks)))

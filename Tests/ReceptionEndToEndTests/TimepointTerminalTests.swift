@@ -130,8 +130,8 @@ struct TimepointTerminalTests {
         let saved = try String(contentsOfFile: file, encoding: .utf8)
         #expect(saved.contains("/chat Oppenheimer what are you thinking"), "\(saved)")
         #expect(saved.contains("I am thinking about what comes next."), "\(saved)")
-        // Saved as shown, the way an answer to "ask NAME …" is: no Markdown marks around the name.
-        #expect(saved.contains("\nOppenheimer: Oppenheimer considers") && !saved.contains("**Oppenheimer**"), "\(saved)")
+        // Saved as Markdown, the way an answer to "ask NAME …" is: the name bold in both.
+        #expect(saved.contains("\n**Oppenheimer**: Oppenheimer considers") && saved.contains("\n**Oppenheimer**: Oppenheimer answers"), "\(saved)")
         #expect(!saved.contains("/credits") && !saved.contains("/signin"), "status commands are not the conversation: \(saved)")
     }
 

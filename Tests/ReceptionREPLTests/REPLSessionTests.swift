@@ -101,6 +101,44 @@ struct REPLSessionTests {
         #expect(state.turns.count == 2)
     }
 
+    /// `/save` wrote the screen's rendering: a one-word code span lost its backticks (so
+    /// `*_old_*` read as emphasis in the file) and a table became aligned columns. It now
+    /// writes the answer's Markdown; the screen still shows it rendered.
+    @Test func saveWritesTheAnswersMarkdownNotItsRendering() async throws {
+        let answer = "Rename `*_old_*` first.\n\n| step | time |\n|---|---|\n| build | 8 min |"
+        let backend = ScriptedBackend { _ in [.event(.result(BackendResult(text: answer)))] }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("reception-save-\(UUID().uuidString).md")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (output, _, _) = await runREPL(["what first?", "/save \(file.path)"], backend: backend)
+        #expect(output.contains("Saved 2 entries"), "\(output)")
+        #expect(!output.contains("`*_old_*`") && !output.contains("|---|"), "the screen shows it rendered:\n\(output)")
+        let saved = try String(contentsOf: file, encoding: .utf8)
+        #expect(saved.contains("## Reception\n\n" + answer + "\n"), "\(saved)")
+    }
+
+    @Test func blocksBecomeMarkdownWithTheirTitlesBoldAndFindingsListed() {
+        let blocks = [DisplayBlock(role: .summary, title: "Answer *now*", markdown: "Use `ls -la`."),
+                      DisplayBlock(role: .finding, title: "Findings", markdown: "first line\nsecond line"),
+                      DisplayBlock(role: .finding, markdown: "`x` is 2"),
+                      DisplayBlock(role: .followups, title: "Next", items: ["why?", "how?"])]
+        #expect(BlockPrinter.markdown(for: blocks) == """
+        **Answer \\*now\\***
+
+        Use `ls -la`.
+
+        **Findings**
+
+        - first line
+          second line
+        - `x` is 2
+
+        **Next**
+
+        1. why?
+        2. how?
+        """)
+    }
+
     /// A backend's commands show their arguments the way the REPL's own do, in the command
     /// column (they were in the summary, or missing), and `/help NAME` shows them too.
     @Test func helpShowsABackendCommandsArgumentsInTheCommandColumn() async throws {

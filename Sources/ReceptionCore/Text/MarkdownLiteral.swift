@@ -109,7 +109,9 @@ public enum MarkdownLiteral {
             // Not on a line indented as code (a shown code block): two spaces after `docker run \`
             // end the shell's line continuation when the command is pasted.
             let indentedAsCode = line.text.prefix { $0 == " " }.count >= 4
-            let continues = !line.inCode && !indentedAsCode && !line.text.isEmpty && next.map { !$0.inCode && !$0.text.isEmpty } == true
+            // Nor on a table's row: its lines are the table's own, and a saved table is copied whole.
+            let tableRow = line.text.drop { $0 == " " }.first == "|"
+            let continues = !line.inCode && !indentedAsCode && !tableRow && !line.text.isEmpty && next.map { !$0.inCode && !$0.text.isEmpty } == true
             return continues ? line.text + "  " : line.text
         }.joined(separator: "\n")
     }

@@ -109,9 +109,9 @@ extension REPL {
             if command.inTranscript {
                 // Typed as one line: kept as typed, then the answer as it was shown.
                 state.transcript.append(TranscriptEntry(speaker: .person, markdown: ([command.name] + arguments).joined(separator: " ")))
-                // As shown (rendered, like an answer's text), so that "/chat NAME …" and "ask NAME …"
-                // save the same reply the same way.
-                state.transcript.append(TranscriptEntry(speaker: .reception, markdown: MarkdownText.render(text, styled: false)))
+                // As Markdown, like an answer's text, so that "/chat NAME …" and "ask NAME …" save
+                // the same reply the same way.
+                state.transcript.append(TranscriptEntry(speaker: .reception, markdown: text))
             }
             // A live view ends on Ctrl-C with its own summary; the person still hears where they are.
             if command.live != nil, interrupted.withLock({ $0 }) { note("Stopped \(command.name) (Ctrl-C). Back at the prompt.") }
