@@ -137,7 +137,7 @@ struct PipedModeTests {
         try "# Garden\n\nCompost: three parts brown to one part green.\n".write(to: notes.appendingPathComponent("garden.md"), atomically: true, encoding: .utf8)
         let (_, errors, _) = try await PipedREPL.run(["--backend", "loop-symphony", "--knowledge", notes.path, "--no-log"], input: "",
                                                      environment: ["LOOP_SYMPHONY_URL": refusingLoopbackURL()], separateErrors: true)
-        #expect(errors.contains("note: --knowledge is for the local backend; this session starts on loop-symphony (loop-symphony), and /backend local answers from it."),
+        #expect(errors.contains("note: --knowledge is for the local backend; this session starts on loop-symphony, and /backend local answers from it."),
                 "\(errors)")
         let (answer, quiet, status) = try await PipedREPL.run(["--knowledge", notes.path, "--no-log", "--local-step-ms", "0"],
                                                               input: "what is in the compost?\n", separateErrors: true)

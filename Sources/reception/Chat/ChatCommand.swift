@@ -168,8 +168,10 @@ struct ChatCommand: AsyncParsableCommand {
         // backend of a continued conversation) dropped it without a word.
         if knowledge != nil {
             if let (_, plugin) = try? catalog.entry(named: starting), plugin.kind != "local" {
-                console.errorLine("note: --knowledge is for the local backend; this session starts on \(TerminalText.line(starting, limit: 60)) " +
-                                  "(\(plugin.kind)), and /backend local answers from it.")
+                // The kind only where the profile's name does not say it ("loop-symphony (loop-symphony)").
+                let kind = plugin.kind == starting ? "" : " (\(plugin.kind))"
+                console.errorLine("note: --knowledge is for the local backend; this session starts on \(TerminalText.line(starting, limit: 60))" +
+                                  "\(kind), and /backend local answers from it.")
             }
         }
         let completionWords = CompletionWords()
