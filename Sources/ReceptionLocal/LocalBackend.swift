@@ -88,6 +88,7 @@ public struct LocalBackend: Backend {
         let start = ContinuousClock.now
         // A greeting alone is answered without a search ("searched 26 passages; 0 matched" above
         // a greeting would say the backend looked it up).
+        await engine.carryOn(request.conversation)
         let matches = greeting != nil ? [] : await engine.search(request.text)
         if greeting == nil {
             try await pause(taskID, engine: engine)

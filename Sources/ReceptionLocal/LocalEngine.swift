@@ -9,7 +9,9 @@ actor LocalEngine {
     private var plans: [String: ReceptionRequest] = [:]
     private var running: Set<String> = []
     private var cancelled: Set<String> = []
-    private var memory = SessionMemory()
+    var memory = SessionMemory()
+    /// The conversation a request carried was looked at (see `carryOn`).
+    var carriedOn = false
 
     init(knowledge: KnowledgeBase, usesBuiltInKnowledge: Bool) {
         self.knowledge = knowledge
@@ -90,10 +92,7 @@ actor LocalEngine {
             composed = Answerer.nothingMore(suggestions: suggestions)
         } else {
             let continuing = MoreRequest.asksForMore(request.text) ? memory.lastTopic : nil
-            composed = Answerer.compose(query: continuing ?? request.text, matches: matches, alreadySaid: memory.saidPassages,
-                                        suggestions: suggestions,
-                                        sections: { file in knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading) },
-                                        sharedHeadings: knowledge.sharedHeadings, unreadFiles: knowledge.skipped.count)
+            composed = compose(query: continuing ?? request.text, matches: matches, suggestions: suggestions)
         }
         let interventions = InterventionRules.evaluate(
             query: request.text, matches: matches, answered: composed.answered, memory: &memory,
@@ -112,6 +111,15 @@ actor LocalEngine {
             confidence: composed.confidence, discrepancy: composed.discrepancy, followups: followups,
             usage: Usage(other: ["iterations": 2, "milliseconds": Double(durationMS)]),
             raw: .object(["instrument": .string("knowledge_search"), "sources": .array(sources.map(JSONValue.string))]))
+    }
+
+    /// An answer from the matches, past what this conversation was already told.
+    func compose(query: String, matches: [KnowledgeBase.Match], suggestions: [String]? = nil) -> Answerer.Composed {
+        let knowledge = knowledge
+        return Answerer.compose(query: query, matches: matches, alreadySaid: memory.saidPassages,
+                                suggestions: suggestions ?? self.suggestions(),
+                                sections: { file in knowledge.passages.filter { $0.file == file && $0.isSection }.map(\.heading) },
+                                sharedHeadings: knowledge.sharedHeadings, unreadFiles: knowledge.skipped.count)
     }
 
     /// What to offer when a question found nothing: questions the knowledge in use answers.

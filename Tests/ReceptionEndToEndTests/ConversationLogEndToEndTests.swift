@@ -364,6 +364,26 @@ struct ConversationLogEndToEndTests {
         #expect(listed.contains("2 exchanges  first topic") || (listed.contains("first topic") && listed.contains("second topic")), "\(listed)")
     }
 
+    /// "tell me more" after `reception -c` on the local backend searched its own words and
+    /// found nothing: the engine's memory of the topic was the earlier session's. The carried
+    /// turns now give the topic and what was already said, so the answer is the one the same
+    /// session would have given.
+    @Test func tellMeMoreAfterContinueGoesOnWithTheEarlierTopic() async throws {
+        let home = Scratch.root.appendingPathComponent("reception-more-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let (first, _) = try await PipedREPL.run(["--local-step-ms", "0"], input: "what is trust level 0?\n", home: home)
+        #expect(first.contains("At trust level 0 (supervised)"), "\(first)")
+        let (carried, status) = try await PipedREPL.run(["-c", "--local-step-ms", "0"], input: "tell me more\n", home: home)
+        #expect(status == 0, "\(carried)")
+        #expect(!carried.contains("I found nothing") && !carried.contains("At trust level 0 (supervised)"),
+                "more on the topic, past what the first session said: \(carried)")
+        let sameSessionHome = Scratch.root.appendingPathComponent("reception-more-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: sameSessionHome) }
+        let (same, _) = try await PipedREPL.run(["--local-step-ms", "0"], input: "what is trust level 0?\ntell me more\n", home: sameSessionHome)
+        let answer = { (text: String) in text.components(separatedBy: "→ ").last ?? "" }
+        #expect(answer(carried) == answer(same), "the same as in one session:\n\(answer(carried))\n---\n\(answer(same))")
+    }
+
     /// A listing filtered by soul names that soul and counts what it said, not the soul the
     /// conversation ended with and all its exchanges.
     @Test func aListingBySoulNamesThatSoulAndCountsItsExchanges() async throws {

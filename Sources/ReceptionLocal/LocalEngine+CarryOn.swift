@@ -1,0 +1,31 @@
+import ReceptionCore
+
+extension LocalEngine {
+    /// A conversation carried on from an earlier session (`reception -c`) arrives with its
+    /// turns but not this engine's memory: "tell me more" had no topic, searched its own
+    /// words and found nothing. The turns are replayed once, in order: a turn whose answer
+    /// this engine would give word for word (the same knowledge, the same question) counts
+    /// as said, and the last question answered becomes the topic. An answer another backend
+    /// gave is not replayed as said; its question still names the topic.
+    func carryOn(_ conversation: [ConversationTurn]) {
+        guard !carriedOn else { return }
+        carriedOn = true
+        guard memory.lastTopic == nil, memory.saidPassages.isEmpty else { return }
+        // A bound on what one start costs: a search per turn.
+        for turn in conversation.suffix(Self.turnsReplayed) {
+            guard let said = turn.summary, !said.isEmpty, Answerer.greeting(turn.query) == nil else { continue }
+            let more = MoreRequest.asksForMore(turn.query)
+            guard let query = more ? memory.lastTopic : turn.query else { continue }
+            let matches = search(turn.query)
+            let composed = compose(query: query, matches: matches)
+            if composed.summary == said {
+                memory.saidPassages.formUnion(composed.usedPassages)
+                if !more, composed.answered, composed.outcome != .inconclusive { memory.lastTopic = turn.query }
+            } else if !more, turn.outcome != .inconclusive {
+                memory.lastTopic = turn.query
+            }
+        }
+    }
+
+    static let turnsReplayed = 50
+}
