@@ -86,14 +86,19 @@ enum SoulAnalyzer {
     static func readsAsPersona(_ soul: Soul, frontMatter: Set<String>) -> Bool {
         if !frontMatter.isEmpty || soul.tone != nil || !soul.examples.isEmpty || !soul.boundaries.isEmpty || !soul.signaturePhrases.isEmpty { return true }
         if soul.sections.contains(where: { $0.kind != .other }) { return true }
-        let cues = ["you are", "you're", "i am", "i'm", "your voice", "you speak", "you write", "you talk", "persona", "personality"]
+        let cues = ["you are", "you're", "i am", "i'm", "your voice", "you speak", "you write", "you talk"]
         // An instruction to the speaker ("Be kind and brief.", "Never apologise.") is a persona
         // written as a system prompt.
         let instructions = ["be ", "keep ", "speak", "answer", "reply", "respond", "talk", "sound", "always ", "never ", "avoid ", "don't ", "do not "]
-        return soul.body.prefix(20_000).split(separator: "\n").prefix(400).contains { line in
+        // Only where a persona introduces itself, its first lines: a licence says "You are not
+        // required to accept this License" and "keep intact all notices" hundreds of lines in.
+        let opening = soul.body.prefix(20_000).split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }.prefix(12)
+        return opening.contains { line in
             let lowered = line.lowercased()
             let start = lowered.drop { " \t-*>#".contains($0) }
+            let words = Set(lowered.split { !$0.isLetter })
             return cues.contains { lowered.contains($0) } || instructions.contains { start.hasPrefix($0) }
+                || words.contains("persona") || words.contains("personality")
         }
     }
 
@@ -572,6 +577,9 @@ private struct Analysis {
         "audience", "platform", "platforms", "requires", "depends", "when", "triggers", "globs", "alwaysapply", "always_apply",
     ]
 
+    /// Keys set twice that are each said before the front matter is read past them.
+    static let duplicateKeysRead = 20
+
     /// Past this a greeting is a wall of text at the top of every session.
     static let longGreeting = 400
 
@@ -581,35 +589,48 @@ private struct Analysis {
         return scalar.string
     }
 
-    mutating func frontMatter(_ yaml: String, endLine: Int) {
-        let node: Node?
-        do {
-            // The basic resolver: every scalar stays text, and this file types it (faster, and
-            // `emoji: no` or `name: null` mean what the author wrote).
-            node = try Yams.compose(yaml: yaml, .basic, .default, .utf8)
-        } catch let error as YamlError {
-            var (line, column, message) = Self.describe(error)
-            let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
-            if case .duplicatedKeysInMapping(let duplicates, _) = error, let key = duplicates.first {
-                // Point at the second occurrence of the key, in the words the other knobs use.
-                let hits = lines.indices.filter { lines[$0].trimmedSpaces.hasPrefix(key + ":") }
-                if hits.count > 1 {
-                    line = hits[1] + 1
-                    column = (lines[hits[1]].prefix { $0 == " " }.count) + 1
-                    report(.error, line + 1, column, "`\(key)` is set twice (first on line \(hits[0] + 2))")
-                    return
+    mutating func frontMatter(_ text: String, endLine: Int) {
+        var yaml = text
+        var node: Node?
+        // Yams stops at a key set twice; the rest of the file was left unchecked, and the
+        // author met its other problems one run of lint at a time. The second occurrence is
+        // blanked (line numbers stay) and the front matter read again, a bounded number of times.
+        for attempt in 0... {
+            do {
+                // The basic resolver: every scalar stays text, and this file types it (faster, and
+                // `emoji: no` or `name: null` mean what the author wrote).
+                node = try Yams.compose(yaml: yaml, .basic, .default, .utf8)
+                break
+            } catch let error as YamlError {
+                var (line, column, message) = Self.describe(error)
+                var lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
+                if case .duplicatedKeysInMapping(let duplicates, _) = error, let key = duplicates.first {
+                    // Point at the second occurrence of the key, in the words the other knobs use.
+                    let hits = lines.indices.filter { lines[$0].trimmedSpaces.hasPrefix(key + ":") }
+                    if hits.count > 1 {
+                        let second = hits[1]
+                        let indent = lines[second].prefix { $0 == " " }.count
+                        report(.error, second + 2, indent + 1, "`\(key)` is set twice (first on line \(hits[0] + 2))")
+                        guard attempt < Self.duplicateKeysRead else { return }
+                        // The key's line and what is indented under it.
+                        var end = second + 1
+                        while end < lines.count, lines[end].trimmedSpaces.isEmpty || lines[end].prefix(while: { $0 == " " }).count > indent { end += 1 }
+                        for index in second..<end { lines[index] = "" }
+                        yaml = lines.joined(separator: "\n")
+                        continue
+                    }
                 }
+                // A tab in a line's indentation is the usual cause of the scanner's "cannot start
+                // any token", which does not say so.
+                if (1...lines.count).contains(line), lines[line - 1].prefix(while: { $0 == " " || $0 == "\t" }).contains("\t") {
+                    message += "; this line is indented with a tab, and YAML indents with spaces only"
+                }
+                report(.error, line + 1, column, "invalid YAML: \(message)")
+                return
+            } catch {
+                report(.error, 2, 1, "invalid YAML: \(error)")
+                return
             }
-            // A tab in a line's indentation is the usual cause of the scanner's "cannot start
-            // any token", which does not say so.
-            if (1...lines.count).contains(line), lines[line - 1].prefix(while: { $0 == " " || $0 == "\t" }).contains("\t") {
-                message += "; this line is indented with a tab, and YAML indents with spaces only"
-            }
-            report(.error, line + 1, column, "invalid YAML: \(message)")
-            return
-        } catch {
-            report(.error, 2, 1, "invalid YAML: \(error)")
-            return
         }
         guard let node else { return }  // empty front matter: allowed
         guard let mapping = node.mapping else {

@@ -145,6 +145,11 @@ struct DerivedTraitsTests {
         let licence = "MIT License\n\nCopyright (c) 2024 Someone\n\nPermission is hereby granted, free of charge, to any person obtaining a copy of this software.\n"
         let warned = SoulLinter.lint(text: licence, fileName: "LICENSE.md")
         #expect(warned.map(\.severity) == [.warning] && warned.first?.message.hasPrefix("nothing here reads as a persona") == true, "\(warned)")
+        // A long licence addresses its reader ("You are not required…") and gives orders ("keep
+        // intact…") far from its opening: no persona either.
+        let long = "Apache License\n\n" + (1...20).map { "Clause \($0). The licensor grants the rights set out in this section to the licensee.\n" }.joined()
+            + "You are not required to accept this License.\nkeep intact all notices of the absence of any warranty.\n"
+        #expect(SoulLinter.lint(text: long, fileName: "apache.md").contains { $0.message.hasPrefix("nothing here reads as a persona") })
         for persona in ["# Wren\n\nA calm librarian. Short sentences, no slang.\n", "Be kind and brief.\n", "You are Wren, a calm librarian.\n",
                         "# Wren\n\n## Voice\n\nQuiet.\n", "---\nname: Wren\n---\nThe library opens at nine.\n"] {
             let diagnostics = SoulLinter.lint(text: persona, fileName: "wren.md")

@@ -199,6 +199,14 @@ struct LintTests {
         let duplicate = SoulLinter.lint(text: "---\ngreeting: hi\ngreeting: again\n---\n", fileName: "e.md")
         #expect(duplicate.errors.first?.message == "`greeting` is set twice (first on line 2)", "\(duplicate)")
         #expect(duplicate.errors.first?.line == 3)
+        // A key set twice no longer hides the file's other problems, nested or after it; the
+        // first value is the one read.
+        let many = "---\nformality: formal\nlength:\n  max_sentences: 2\n  max_sentences: 3\nformality: casual\nemoji: lots\ntonne: calm\n---\nYou are Dup.\n"
+        let all = SoulLinter.lint(text: many, fileName: "d.md")
+        #expect(all.map(\.description) == ["d.md:5:3: error: `max_sentences` is set twice (first on line 4)",
+                                            "d.md:6:1: error: `formality` is set twice (first on line 2)",
+                                            "d.md:7:8: error: `emoji` must be one of none, sparing, allowed; got `lots`",
+                                            "d.md:8:1: warning: unknown key `tonne` in front matter, ignored; did you mean `tone`?"], "\(all)")
         // A tab in the indentation is named: the scanner's own words do not say it.
         let tabbed = SoulLinter.lint(text: "---\nlength:\n\tmax_sentences: 2\n---\n", fileName: "t.md")
         #expect(tabbed.errors.first?.line == 3 && tabbed.errors.first?.message.contains("indented with a tab") == true, "\(tabbed)")
