@@ -148,6 +148,10 @@ struct SoulCommandsEndToEndTests {
         let (hiding, status) = try await PipedREPL.run(["soul", "new", "Butler", "--user"], input: "", home: home)
         #expect(status == 0 && hiding.contains("note: it hides the built-in soul butler (Ambrose)"), "\(hiding)")
         let (own, _) = try await PipedREPL.run(["soul", "new", "Night Owl", "--user"], input: "", home: home)
-        #expect(own.contains("wrote") && !own.contains("hides"), "\(own)")
+        #expect(own.contains("wrote") && !own.contains("hides") && !own.contains("a command of its own"), "\(own)")
+        // `/soul reload` reloads: a soul called reload is chosen by its path, and `soul new` says so.
+        let (named, _) = try await PipedREPL.run(["soul", "new", "Reload", "--user"], input: "", home: home)
+        #expect(named.contains("note: in the REPL, /soul reload is a command of its own; choose this soul by its path: --soul ")
+                && named.contains("/reception/souls/reload.md or /soul "), "\(named)")
     }
 }

@@ -98,6 +98,22 @@ struct SoulNewTests {
         #expect(try SoulParser.load(contentsOf: url).name == "Night Owl")
     }
 
+    /// "-o newdir/" wrote a file called newdir: a name that ends in a slash is a folder, made
+    /// when its parent exists, and NAME.md goes into it.
+    @Test func aNameEndingInASlashIsAFolderMadeAndWrittenInto() throws {
+        let directory = Scratch.root.appendingPathComponent("soul-new-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = URL(fileURLWithPath: directory.path + "/owls/")
+        let written = try SoulTemplate.write(name: "Night Owl", to: folder, force: false)
+        #expect(written.path == directory.path + "/owls/night-owl.md")
+        #expect(try SoulParser.load(contentsOf: written).name == "Night Owl")
+        let deeper = URL(fileURLWithPath: directory.path + "/missing/owls/")
+        #expect { try SoulTemplate.write(name: "Night Owl", to: deeper, force: false) } throws: { error in
+            "\(error)" == "cannot create the folder \(directory.path)/missing/owls: the folder \(directory.path)/missing does not exist"
+        }
+    }
+
     /// A folder is written into, as `cp` does (it said "exists; pass --force", and --force gave
     /// Foundation's "error 512"); a link to nothing is there too, and is replaced only with --force.
     @Test func aFolderIsWrittenIntoAndALinkToNothingNeedsForce() throws {

@@ -225,6 +225,18 @@ public enum SoulTemplate {
         try check(name: name)
         var url = given
         var isFolder: ObjCBool = false
+        // "-o newdir/" names a folder by its slash: it was written as a file called newdir.
+        if given.hasDirectoryPath, !FileManager.default.fileExists(atPath: given.path) {
+            let parent = given.deletingLastPathComponent()
+            guard FileManager.default.fileExists(atPath: parent.path) else {
+                throw Refusal("cannot create the folder \(given.path): the folder \(parent.path) does not exist")
+            }
+            do {
+                try FileManager.default.createDirectory(at: given, withIntermediateDirectories: false)
+            } catch {
+                throw Refusal("cannot create the folder \(given.path): \(PlainFile.reason(of: error))")
+            }
+        }
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
             url = url.appendingPathComponent(fileName(for: name))
         }

@@ -156,6 +156,11 @@ struct SoulCommand: ParsableCommand {
             if user, let hidden = SoulCatalog(directories: []).entries().first(where: { $0.isBuiltIn && $0.id == url.deletingPathExtension().lastPathComponent }) {
                 print("note: it hides the built-in soul \(hidden.id) (\(TerminalText.clean(hidden.name, singleLine: true))): /soul \(hidden.id) now loads this file; rename it to keep both.")
             }
+            // `/soul reload` reloads, it does not choose a soul called reload.
+            let id = url.deletingPathExtension().lastPathComponent
+            if ["list", "show", "reload", "why"].contains(id.lowercased()) {
+                print("note: in the REPL, /soul \(id) is a command of its own; choose this soul by its path: --soul \(url.path) or /soul \(url.path)")
+            }
             print("next: edit it, then `reception soul lint \(url.path)` and `reception soul preview \(url.path)`")
         }
     }
