@@ -112,14 +112,14 @@ struct IntentCommandsEndToEndTests {
         #expect(classified.contains("action"), "\(classified)")
     }
 
-    /// `--split` on a corpus whose messages have no ids keeps none: said so, not "no labelled
-    /// messages" about a file that has them.
+    /// `--split` that keeps none of a corpus's messages says why, not "no labelled messages"
+    /// about a file that has them. (Both messages' text hashes fall in the train part.)
     @Test func aSplitThatKeepsNothingSaysWhy() async throws {
         let corpus = try folder().appendingPathComponent("noid.csv")
         try "text,intent,urgency\nbook a table,action,soon\nwhy is it blue,curiosity,exploratory\n".write(to: corpus, atomically: true, encoding: .utf8)
         let (_, errors, status) = try await PipedREPL.run(["eval", corpus.path, "--split", "test"], input: "", separateErrors: true)
         #expect(status == 1)
-        #expect(errors.contains("--split test kept none of the 2 messages read: the split goes by each message's id, and none of them has an id"), "\(errors)")
+        #expect(errors.contains("--split test kept none of the 2 messages read: the split goes by each message's id (a message without one by a hash of its text, as `label` names it), and none falls in that part"), "\(errors)")
         let (output, _, whole) = try await PipedREPL.run(["eval", corpus.path], input: "", separateErrors: true)
         #expect(whole == 0 && output.contains("Evaluated 2 messages"), "\(output)")
     }

@@ -40,7 +40,7 @@ struct EvalCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How many of the most confident errors to list (a message on several lines, labelled alike, is one).", valueName: "n"))
     var worst = 10
 
-    @Option(name: .long, help: ArgumentHelp("Evaluate only messages whose id falls in this part of the id-hash split (train, dev, test), as `train --split` picks them; repeatable.", valueName: "part"))
+    @Option(name: .long, help: ArgumentHelp("Evaluate only messages whose id falls in this part of the id-hash split (train, dev, test), as `train --split` picks them; a message without an id goes by the id `label` gives it (a hash of its text); repeatable.", valueName: "part"))
     var split: [String] = []
 
     @OptionGroup var model: IntentModelOptions

@@ -76,7 +76,7 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .long, help: "Cross-validation folds for the calibration temperature (0 or 1: no calibration).")
     var folds = TrainingOptions().folds
 
-    @Option(name: .long, help: ArgumentHelp("Train only on messages whose id falls in this part of the id-hash split (train, dev, test); repeatable.", valueName: "part"))
+    @Option(name: .long, help: ArgumentHelp("Train only on messages whose id falls in this part of the id-hash split (train, dev, test); a message without an id goes by the id `label` gives it (a hash of its text); repeatable.", valueName: "part"))
     var split: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Leave out messages from this source (a dataset such as clinc150, or dataset:subset); repeatable.", valueName: "source"))
