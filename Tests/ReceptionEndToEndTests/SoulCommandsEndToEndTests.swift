@@ -154,4 +154,16 @@ struct SoulCommandsEndToEndTests {
         #expect(named.contains("note: in the REPL, /soul reload is a command of its own; choose this soul by its path: --soul ")
                 && named.contains("/reception/souls/reload.md or /soul "), "\(named)")
     }
+
+    /// `soul prompt --rewrite TEXT` printed the text's escape sequences (the terminal turned
+    /// red): what it prints is what a model is sent, and both are cleaned.
+    @Test func soulPromptRewriteCleansTheTextItIsGiven() async throws {
+        let (output, status) = try await PipedREPL.run(["soul", "prompt", "default", "--rewrite", "Utilize the \u{1B}[31mred line."], input: "")
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("Utilize the red line.") && !output.contains("\u{1B}"), "\(output)")
+        let (system, _) = try await PipedREPL.run(["soul", "prompt", "default", "--turn", "hi \u{1B}]0;title\u{07}there",
+                                                  "--goal", "plan \u{1B}[2Ja trip", "--intent", "decision"], input: "")
+        #expect(system.contains("plan a trip") && !system.contains("\u{1B}") && !system.contains("\u{07}"), "\(system)")
+    }
+
 }

@@ -68,6 +68,16 @@ struct PromptTests {
         let soul = try SoulParser.load(contentsOf: Paths.souls.appendingPathComponent("default.md"))
         #expect(SoulPrompts(templates: fromDisk).systemPrompt(soul: soul) == SoulPrompts().systemPrompt(soul: soul))
     }
+
+    /// An edited template that does not parse is said with its line and in words: it was the
+    /// library's type dump ("ParserError(context: Mustache.MustacheParserContext(…").
+    @Test func aTemplateThatDoesNotParseIsLocatedInWords() {
+        #expect { try SoulPromptTemplates(system: "Hello {{soul.name}}\n{{#broken}}\n", rewrite: "x") } throws: { error in
+            let said = "\(error)"
+            return said.hasPrefix("prompt template system.mustache does not parse: line ") && said.contains("a section is not closed")
+                && !said.contains("Mustache.")
+        }
+    }
 }
 
 @Suite("Embedded copies", .onTheCPULane)

@@ -22,8 +22,23 @@ public struct SoulPromptTemplates: Sendable {
     }
 
     public init(system: String, rewrite: String) throws {
-        do { self.system = try MustacheTemplate(string: system) } catch { throw LoadError.invalid("system.mustache", "\(error)") }
-        do { self.rewrite = try MustacheTemplate(string: rewrite) } catch { throw LoadError.invalid("rewrite.mustache", "\(error)") }
+        do { self.system = try MustacheTemplate(string: system) } catch { throw LoadError.invalid("system.mustache", Self.describe(error)) }
+        do { self.rewrite = try MustacheTemplate(string: rewrite) } catch { throw LoadError.invalid("rewrite.mustache", Self.describe(error)) }
+    }
+
+    /// A parse error located and in words ("line 2, column 1: a section is not closed"), not
+    /// the library's type dump.
+    static func describe(_ error: any Error) -> String {
+        guard let parse = error as? MustacheTemplate.ParserError else { return "\(error)" }
+        let what: String
+        switch parse.error as? MustacheTemplate.Error {
+        case .sectionCloseNameIncorrect?: what = "a section is closed with another name than it was opened with"
+        case .unfinishedName?: what = "a tag is not finished (`{{name}}`)"
+        case .expectedSectionEnd?: what = "a section is not closed (`{{#name}}` needs `{{/name}}`)"
+        case .invalidSetDelimiter?: what = "a set-delimiter tag is malformed"
+        default: what = "\(parse.error)"
+        }
+        return "line \(parse.context.lineNumber), column \(parse.context.columnNumber): \(what)"
     }
 
     /// `system.mustache` and `rewrite.mustache` from a directory (to try edited templates).

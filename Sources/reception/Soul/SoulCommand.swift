@@ -241,18 +241,20 @@ struct SoulCommand: ParsableCommand {
             let soul = try SoulCommand.resolveSoul(soul)
             let prompts = try SoulPrompts(templates: templates.map { try SoulPromptTemplates(directory: URL(fileURLWithPath: $0)) } ?? .builtIn)
             if let rewrite {
-                print(prompts.rewritePrompt(soul: soul, text: rewrite), terminator: "")
+                // The text comes from the command line, but what is printed is what a model is sent:
+                // no escape sequence reaches either.
+                print(prompts.rewritePrompt(soul: soul, text: TerminalText.clean(rewrite)), terminator: "")
                 return
             }
             let classification = intent.map {
                 IntentClassification(intent: IntentType(userInput: $0)!, urgency: UrgencyLevel(userInput: urgency)!,
                                      intentConfidence: 1, urgencyConfidence: 1, source: .manual)
             }
-            let history = turns.map { ConversationTurn(query: $0) }
+            let history = turns.map { ConversationTurn(query: TerminalText.clean($0)) }
             print(prompts.systemPrompt(soul: soul, history: history), terminator: "")
             // The per-message part is not in the system prompt (it would change on every turn);
             // an OpenAI-compatible backend sends it after the person's words.
-            let message = ReceptionRequest(text: "", classification: classification, goal: goal)
+            let message = ReceptionRequest(text: "", classification: classification, goal: goal.map { TerminalText.clean($0, singleLine: true) })
             if let guidance = message.answerGuidance {
                 print("\n# Sent after the person's message, in the same message (it changes from message to message):\n\(guidance)")
             }
