@@ -54,6 +54,7 @@ public enum SoulLinter {
     /// error naming the known souls.
     public static func lint(_ argument: String, catalog: SoulCatalog) -> [SoulDiagnostic] {
         if FileManager.default.fileExists(atPath: argument) { return lint(contentsOf: URL(fileURLWithPath: argument)) }
+        if let broken = PlainFile.brokenLink(argument) { return [SoulDiagnostic(.error, file: argument, line: 1, message: "cannot be read: it is \(broken)")] }
         if let entry = catalog.entry(argument) {
             if let path = entry.path { return lint(contentsOf: URL(fileURLWithPath: path)) }
             // Every built-in soul has its text (`plain` too).

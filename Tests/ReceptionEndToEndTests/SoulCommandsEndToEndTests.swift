@@ -166,4 +166,23 @@ struct SoulCommandsEndToEndTests {
         #expect(system.contains("plan a trip") && !system.contains("\u{1B}") && !system.contains("\u{07}"), "\(system)")
     }
 
+
+    /// A link in a loop was "no such file or known soul" to lint and "No soul file at" to
+    /// --soul: the name is there, and what is wrong with it is said.
+    @Test func aSoulThatIsALinkInALoopOrToNothingIsSaidToBeOne() async throws {
+        let folder = Scratch.root.appendingPathComponent("reception-soul-links-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let loop = folder.appendingPathComponent("loop1.md"), other = folder.appendingPathComponent("loop2.md")
+        try FileManager.default.createSymbolicLink(atPath: loop.path, withDestinationPath: other.path)
+        try FileManager.default.createSymbolicLink(atPath: other.path, withDestinationPath: loop.path)
+        let dangling = folder.appendingPathComponent("gone.md")
+        try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: folder.appendingPathComponent("nothing.md").path)
+        let (linted, lintStatus) = try await PipedREPL.run(["soul", "lint", loop.path, dangling.path], input: "")
+        #expect(lintStatus == 1 && linted.contains("loop1.md:1:1: error: cannot be read: it is a symbolic link in a loop (too many symbolic links)")
+                && linted.contains("gone.md:1:1: error: cannot be read: it is a symbolic link to nothing"), "\(linted)")
+        let (started, status) = try await PipedREPL.run(["--soul", loop.path, "--no-log"], input: "/quit\n")
+        #expect(status != 0 && started.contains("\(loop.path) cannot be read: it is a symbolic link in a loop"), "\(started)")
+    }
+
 }

@@ -77,6 +77,16 @@ public enum PlainFile {
         return (error as NSError).localizedDescription
     }
 
+    /// Why a name that `FileManager.fileExists` denies is not there to read, when the name
+    /// itself is there: a link in a loop ("too many symbolic links") or to nothing. Nil when
+    /// the name is absent too. (`fileExists` follows links, so a loop read as "no such file".)
+    public static func brokenLink(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return nil }
+        guard stat(path, &info) != 0 else { return nil }
+        return errno == ELOOP ? "a symbolic link in a loop (too many symbolic links)" : "a symbolic link to \(reason(errno: errno) == "no such file" ? "nothing" : reason(errno: errno))"
+    }
+
     /// A failed system call on a file, in words a person can act on.
     public static func reason(errno code: Int32) -> String {
         switch code {

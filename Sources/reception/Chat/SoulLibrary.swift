@@ -43,7 +43,9 @@ final class SoulLibrary: SoulControl {
         if nameOrPath.contains("/") || nameOrPath.lowercased().hasSuffix(".md") || (nameOrPath.hasPrefix("~") || FileManager.default.fileExists(atPath: nameOrPath)) && catalog.entry(nameOrPath) == nil {
             let url = URL(fileURLWithPath: UserPath.expand(nameOrPath))
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { throw SoulLibraryError.noFile(url.path) }
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+                throw PlainFile.brokenLink(url.path).map { SoulLibraryError.brokenLink(url.path, $0) } ?? SoulLibraryError.noFile(url.path)
+            }
             // Any readable file parses as prose, so /etc/passwd would become a "soul" with a
             // voice guessed from its lines: only Markdown files and soul folders are souls.
             guard isFolder.boolValue || ["md", "markdown"].contains(url.pathExtension.lowercased()) else {
@@ -128,7 +130,8 @@ final class SoulLibrary: SoulControl {
     private func load(_ url: URL) -> String? {
         file.withLock { $0.modified = Self.modificationDate(url) }
         guard FileManager.default.fileExists(atPath: url.path) else {
-            return "\(url.path) is gone (moved or deleted); \(store.current.name) speaks on as last read. /soul NAME or /soul FILE switches."
+            let what = PlainFile.brokenLink(url.path).map { "is now \($0)" } ?? "is gone (moved or deleted)"
+            return "\(url.path) \(what); \(store.current.name) speaks on as last read. /soul NAME or /soul FILE switches."
         }
         do {
             store.current = try SoulParser.load(contentsOf: url)
@@ -155,6 +158,7 @@ final class SoulLibrary: SoulControl {
 enum SoulLibraryError: Error, CustomStringConvertible {
     case notFound(String, known: [String])
     case noFile(String)
+    case brokenLink(String, String)
     case notMarkdown(String)
 
     var description: String {
@@ -163,6 +167,8 @@ enum SoulLibraryError: Error, CustomStringConvertible {
             "No soul named \"\(name)\"." + (known.isEmpty ? "" : " Known: \(known.joined(separator: ", ")).") + " A path to a .md file works too."
         case .noFile(let path):
             "No soul file at \(path)."
+        case .brokenLink(let path, let what):
+            "\(path) cannot be read: it is \(what)."
         case .notMarkdown(let path):
             "\(path) is not a soul: a soul is a .md file, or a folder holding SOUL.md."
         }

@@ -361,7 +361,8 @@ extension SoulCommand {
     }
 
     static func locate(_ argument: String) throws -> Located {
-        if FileManager.default.fileExists(atPath: argument) { return .path(argument) }
+        // A link in a loop or to nothing is a path all the same: reading it says which.
+        if FileManager.default.fileExists(atPath: argument) || PlainFile.brokenLink(argument) != nil { return .path(argument) }
         let catalog = SoulCatalog(directories: SoulCatalog.standardDirectories())
         if let entry = catalog.entry(argument) {
             if let path = entry.path { return .path(path) }
