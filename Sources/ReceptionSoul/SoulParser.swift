@@ -60,6 +60,9 @@ public enum SoulParser {
         try SoulAnalyzer.text(of: url)
     }
 
+    /// The longest name a soul uses as written; a longer one is cut, with a warning.
+    public static let longName = 80
+
     public static func parse(_ text: String, fileName: String = "soul.md", allTraits: Bool = false) throws -> Soul {
         let (soul, diagnostics) = SoulAnalyzer.analyze(text: text, fileName: fileName, allTraits: allTraits)
         let errors = diagnostics.errors
@@ -231,6 +234,7 @@ private struct Analysis {
     /// Where each front-matter string knob sits, for later cross-checks.
     var stringLocations: [String: (line: Int, column: Int, text: String)] = [:]
     var greetingLocation: (line: Int, column: Int)?
+    var nameLocation: (line: Int, column: Int)?
 
     /// Where the name came from, when not the front matter: "heading" or "file".
     var nameFrom = "file"
@@ -520,6 +524,13 @@ private struct Analysis {
         }
         // A trait without evidence cannot be checked by its author: never listed.
         soul.traits = traits.filter { !$0.evidence.trimmedSpaces.isEmpty }
+        // The name heads the prompt, the start line and every /soul listing: a name of 200,000
+        // characters flooded the terminal on each. Cut, and said where it was written.
+        if soul.name.count > SoulParser.longName {
+            let (line, column) = setByFrontMatter.contains("name") ? (nameLocation ?? (1, 1)) : (nameFrom == "file" ? 1 : nameLine, 1)
+            report(.warning, line, column, "the name is \(soul.name.count) characters; it is used cut to \(SoulParser.longName) (it heads the prompt, the start line and /soul)")
+            soul.name = String(soul.name.prefix(SoulParser.longName - 1)) + "…"
+        }
         crossChecks()
         return soul
     }
@@ -680,7 +691,7 @@ private struct Analysis {
         setByFrontMatter.insert(key)
         switch key {
         case "name":
-            if let name = string(value, key: key, allowEmpty: false, singleLine: true) { soul.name = name }
+            if let name = string(value, key: key, allowEmpty: false, singleLine: true) { soul.name = name; nameLocation = location(value) }
         case "description": soul.summary = string(value, key: key)
         case "language":
             if let language = string(value, key: key, allowEmpty: false) {

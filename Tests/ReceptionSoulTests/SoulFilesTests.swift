@@ -190,6 +190,17 @@ struct LintTests {
         #expect(list.errors.first?.message.contains("mapping") == true)
     }
 
+    /// A 200,000-character name flooded the terminal at start and on every /soul, and lint said
+    /// nothing: it is used cut to 80 characters, with a warning where it was written.
+    @Test func aVeryLongNameIsCutAndSaid() throws {
+        let text = "---\nname: " + String(repeating: "A", count: 2_000) + "\n---\nYou are long.\n"
+        let diagnostics = SoulLinter.lint(text: text, fileName: "n.md")
+        #expect(diagnostics.map(\.description) == ["n.md:2:7: warning: the name is 2000 characters; it is used cut to 80 (it heads the prompt, the start line and /soul)"])
+        let soul = try SoulParser.parse(text, fileName: "n.md")
+        #expect(soul.name == String(repeating: "A", count: 79) + "…")
+        #expect(try SoulParser.parse("---\nname: Ada\n---\nYou are Ada.\n", fileName: "a.md").name == "Ada")
+    }
+
     @Test func wrongTypesAndDuplicates() {
         let text = "---\nname: [a, b]\ngreeting: hi\nconfidence:\n  thresholds: { high: 0.4, low: 0.6 }\nlanguage: english language\n---\n"
         let diagnostics = SoulLinter.lint(text: text, fileName: "c.md")

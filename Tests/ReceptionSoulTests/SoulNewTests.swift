@@ -41,8 +41,15 @@ struct SoulNewTests {
         "```code",
         "---",
         "name: Eve",
-        String(repeating: "Very long name ", count: 40).trimmingCharacters(in: .whitespaces),
+        String(repeating: "Long name ", count: 8).trimmingCharacters(in: .whitespaces),
     ]
+
+    /// A name longer than a soul uses (80 characters) would be cut in the file written.
+    @Test func aNameTooLongToUseIsRefused() {
+        #expect { try SoulTemplate.check(name: String(repeating: "Very long name ", count: 40)) } throws: { error in
+            "\(error)" == "the name is 600 characters; a soul's name is at most 80"
+        }
+    }
 
     @Test(arguments: awkwardNames)
     func anAwkwardNameGivesAFileThatLintsCleanAndKeepsTheName(_ name: String) throws {

@@ -191,6 +191,10 @@ public enum SoulTemplate {
         if name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw Refusal("the name must not be blank")
         }
+        // A longer one would be used cut (see `SoulParser`): the starting file would not lint clean.
+        if name.count > SoulParser.longName {
+            throw Refusal("the name is \(name.count) characters; a soul's name is at most \(SoulParser.longName)")
+        }
         // A tab too: `clean(_:singleLine:)` leaves a tab alone when nothing else needs cleaning.
         func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar == "\t" || TerminalText.clean(String(scalar), singleLine: true) != String(scalar) }
         guard let offending = name.unicodeScalars.first(where: isControl) else { return }
