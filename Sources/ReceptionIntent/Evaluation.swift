@@ -24,6 +24,16 @@ public struct HeadMetrics: Sendable, Hashable, Codable {
     public var accuracy: Double
     public var macroF1: Double
     public var perLabel: [PerLabel]
+
+    /// A label's figures as shown in tables: "—" where a figure has no meaning (precision of a
+    /// label nothing was predicted as; recall and F1 of a label no message has), which a
+    /// 0.000 made look like a failure beside a perfect accuracy.
+    public func shownFigures(_ index: Int, _ format: (Double) -> String) -> (precision: String, recall: String, f1: String) {
+        let label = perLabel[index]
+        let predicted = confusion.reduce(0) { $0 + $1[index] }
+        return (predicted == 0 ? "—" : format(label.precision), label.support == 0 ? "—" : format(label.recall),
+                label.support == 0 ? "—" : format(label.f1))
+    }
     /// confusion[truth][predicted], in `labels` order.
     public var confusion: [[Int]]
     public var reliability: [Bin]

@@ -58,8 +58,9 @@ public enum ReportHTML {
             body += "<figure>\(histogramSVG(head))<figcaption>Confidence histogram</figcaption></figure>\n"
             body += "</div>\n"
             body += "<table><thead><tr><th>label</th><th>precision</th><th>recall</th><th>F1</th><th>support</th></tr></thead><tbody>\n"
-            for label in head.perLabel {
-                body += "<tr><td>\(escape(label.label))</td><td>\(f3(label.precision))</td><td>\(f3(label.recall))</td><td>\(f3(label.f1))</td><td>\(label.support)</td></tr>\n"
+            for (index, label) in head.perLabel.enumerated() {
+                let shown = head.shownFigures(index, f3)
+                body += "<tr><td>\(escape(label.label))</td><td>\(shown.precision)</td><td>\(shown.recall)</td><td>\(shown.f1)</td><td>\(label.support)</td></tr>\n"
             }
             body += "</tbody></table>\n</section>\n"
         }

@@ -20,8 +20,9 @@ public enum ReportText {
             out += "accuracy \(f3(head.accuracy))   macro-F1 \(f3(head.macroF1))   ECE \(f3(head.ece))\n\n"
             let width = max(12, (head.labels.map(\.count).max() ?? 0) + 2)
             out += pad("label", width) + pad("precision", 11) + pad("recall", 9) + pad("F1", 8) + "support\n"
-            for label in head.perLabel {
-                out += pad(label.label, width) + pad(f3(label.precision), 11) + pad(f3(label.recall), 9) + pad(f3(label.f1), 8) + "\(label.support)\n"
+            for (index, label) in head.perLabel.enumerated() {
+                let shown = head.shownFigures(index, f3)
+                out += pad(label.label, width) + pad(shown.precision, 11) + pad(shown.recall, 9) + pad(shown.f1, 8) + "\(label.support)\n"
             }
             out += "\nconfusion (rows: truth, columns: predicted)\n"
             let short = head.labels.map { String($0.prefix(5)) }

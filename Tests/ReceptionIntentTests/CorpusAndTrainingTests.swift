@@ -195,6 +195,17 @@ struct MetricsTests {
         #expect(abs(metrics.ece - (0.5 * 0.05 + 0.5 * abs(1.0 / 3.0 - 0.55))) < 1e-12)
         #expect(metrics.confidenceHistogram[9] == 3 && metrics.confidenceHistogram[5] == 3)
     }
+
+    /// A label no message has, and one nothing was predicted as, showed 0.000 beside a perfect
+    /// accuracy, as if they had failed: their figures have no meaning and are shown as "—".
+    @Test func figuresWithoutMeaningAreShownAsADash() {
+        // truth: a a b; predicted: a c b. Nothing is c in truth; nothing is predicted d.
+        let metrics = HeadMetrics(labels: ["a", "b", "c", "d"], truth: [0, 0, 1], predicted: [0, 2, 1], confidence: [0.9, 0.9, 0.9])
+        let f3 = { (x: Double) in String(format: "%.3f", x) }
+        #expect(metrics.shownFigures(0, f3) == ("1.000", "0.500", "0.667"))
+        #expect(metrics.shownFigures(2, f3) == ("0.000", "—", "—"), "predicted once, wrongly, and in no message")
+        #expect(metrics.shownFigures(3, f3) == ("—", "—", "—"))
+    }
 }
 
 @Suite("Training", .serialized)
