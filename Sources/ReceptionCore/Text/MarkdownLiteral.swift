@@ -111,7 +111,15 @@ public enum MarkdownLiteral {
             let indentedAsCode = line.text.prefix { $0 == " " }.count >= 4
             // Nor on a table's row: its lines are the table's own, and a saved table is copied whole.
             let tableRow = line.text.drop { $0 == " " }.first == "|"
-            let continues = !line.inCode && !indentedAsCode && !tableRow && !line.text.isEmpty && next.map { !$0.inCode && !$0.text.isEmpty } == true
+            // Nor before a list item that starts a line of its own anyway (the break only left
+            // two spaces at the end of every item): one after an item, a bullet, or "1." (the
+            // only number that may interrupt a paragraph).
+            let beforeItem = next.map { next in
+                let body = next.text.drop { $0 == " " }
+                guard listMarkerLength(body) != nil else { return false }
+                return listMarkerLength(line.text.drop { $0 == " " }) != nil || !(body.first?.isNumber ?? false) || body.hasPrefix("1.") || body.hasPrefix("1)")
+            } ?? false
+            let continues = !line.inCode && !indentedAsCode && !tableRow && !beforeItem && !line.text.isEmpty && next.map { !$0.inCode && !$0.text.isEmpty } == true
             return continues ? line.text + "  " : line.text
         }.joined(separator: "\n")
     }
