@@ -309,6 +309,20 @@ struct MarkdownSoulReader {
                 }
             }
 
+            // "You are Gus. Be brief. Never say \"awesome\".": a ban in a later sentence of a line
+            // of prose is a ban all the same; the line stays the persona's own words.
+            if sectionKind != .vocabulary, roles[index] == .prose {
+                for sentence in Self.laterSentences(trimmed) where Self.isNeverSayLine(sentence.lowercased()) {
+                    var cut = sentence
+                    if let dash = Self.dashOutsideQuotes(sentence) { cut = String(sentence[..<dash]) }
+                    if let clause = Self.clauseOutsideQuotes(cut) { cut = String(cut[..<clause]) }
+                    if Self.isConditionalBan(sentence) { continue }
+                    for term in Self.quotedPhrases(cut).compactMap(Self.cleanTerm) where term.count <= 60 {
+                        if !avoid.contains(where: { $0.lowercased() == term.lowercased() }) { avoid.append(term); avoidLines.append((term, firstLine + index)) }
+                    }
+                }
+            }
+
             // "no \"as an ai\", no hedging": a quoted phrase right after "no" or "never" is
             // avoided wherever in the line it stands (published SOUL.md files write bans so).
             if sectionKind != .vocabulary, roles[index] == .prose {
@@ -612,6 +626,26 @@ struct MarkdownSoulReader {
             break
         }
         return text.trimmedSpaces
+    }
+
+    /// The sentences of a line after its first: what follows ". ", "! " or "? " outside quotes.
+    static func laterSentences(_ line: String) -> [String] {
+        var sentences: [String] = []
+        var current = ""
+        var quoted = false
+        var previous: Character = " "
+        for character in line {
+            if character == "\"" || character == "“" || character == "”" { quoted.toggle() }
+            if !quoted, character == " ", ".!?".contains(previous) {
+                sentences.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+            previous = character
+        }
+        sentences.append(current)
+        return sentences.dropFirst().map { $0.trimmedSpaces }.filter { !$0.isEmpty }
     }
 
     /// "Never say …", "Don't use …", "Avoid saying …" with quoted terms.

@@ -304,7 +304,9 @@ struct TraitDeriver {
             return ("one-sentence", negated(words, before: at))
         }
         if (shortAt != nil || cjkShort) && (longAt != nil || cjkLong) { return nil }  // "brief when brief works; thorough when it counts"
-        if let shortAt, hasContext || ["terse", "concise", "punchy", "knapp"].contains(words[shortAt]) { return ("concise", negated(words, before: shortAt)) }
+        // "Be brief.", "Keep it short.": said to the speaker, a length without naming what.
+        let toTheSpeaker = shortAt.map { at in (at >= 1 && words[at - 1] == "be") || (at >= 2 && words[at - 2] == "keep" && words[at - 1] == "it") } ?? false
+        if let shortAt, hasContext || toTheSpeaker || ["terse", "concise", "punchy", "knapp"].contains(words[shortAt]) { return ("concise", negated(words, before: shortAt)) }
         if cjkShort { return ("concise", false) }
         if let longAt, hasContext || ["detailed", "thorough", "ausführlich"].contains(words[longAt]) { return ("detailed", negated(words, before: longAt)) }
         if cjkLong { return ("detailed", false) }

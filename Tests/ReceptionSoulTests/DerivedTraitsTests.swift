@@ -157,6 +157,17 @@ struct DerivedTraitsTests {
         }
     }
 
+    /// The first persona a newcomer writes, on one line: "Never say" in its third sentence was
+    /// not read (only a line that starts with it was), and "Be brief." set no length.
+    @Test func aBanInALaterSentenceAndBeBriefAreRead() throws {
+        let soul = try SoulParser.parse("# Grumpy Gus\nYou are Gus. Be brief. Never say \"awesome\".\n", fileName: "gus.md")
+        #expect(soul.vocabulary.avoid == ["awesome"], "\(soul.vocabulary.avoid)")
+        #expect(soul.verbosity == .concise)
+        #expect(try SoulParser.parse("Keep it short.\n", fileName: "k.md").verbosity == .concise)
+        // A quoted sentence end is not a sentence of the line: "Say \"Stop. Never say 'x'.\"" bans nothing.
+        #expect(try SoulParser.parse("# A\nGreet with \"Hello. Never say \u{201C}bye\u{201D} here\".\n", fileName: "a.md").vocabulary.avoid.isEmpty)
+    }
+
     /// `max_sentences: 99999999999999999999` was said to be no whole number.
     @Test func aNumberPastTheIntegersRangeIsSaidToBeTooLarge() {
         let large = SoulLinter.lint(text: "---\nlength:\n  max_sentences: 99999999999999999999\n---\nYou are W.\n", fileName: "w.md")
