@@ -48,4 +48,19 @@ struct PlainFileTests {
         try Data("café\n".utf8).write(to: file)
         #expect(try PlainFile.readText(file.path) == "café\n")
     }
+
+    /// On Linux a failed Foundation write often carries no POSIX error: "cannot write the report
+    /// into /proc/nope: The operation could not be completed. The file doesn’t exist." Its code
+    /// is said in words; a failure with a POSIX error under it keeps that one's.
+    @Test func foundationsFileErrorsAreSaidInWords() throws {
+        #expect(PlainFile.reason(of: CocoaError(.fileNoSuchFile)) == "no such file or folder")
+        #expect(PlainFile.reason(of: CocoaError(.fileWriteNoPermission)) == "permission denied")
+        #expect(PlainFile.reason(of: CocoaError(.fileWriteOutOfSpace)) == "no space left on the device")
+        let missing = directory.appendingPathComponent("no/such/folder/file.txt")
+        #expect(throws: (any Error).self) { try Data("x".utf8).write(to: missing) }
+        do { try Data("x".utf8).write(to: missing) } catch {
+            #expect(!PlainFile.reason(of: error).contains("could not be completed"), "\(PlainFile.reason(of: error))")
+        }
+    }
+
 }

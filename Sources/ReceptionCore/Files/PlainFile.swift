@@ -74,6 +74,17 @@ public enum PlainFile {
         // Our own errors say themselves; bridged they would read "The operation could not be completed".
         // (Cast through Any: on Linux the compiler deems the direct cast always true and warns.)
         if !(error is CocoaError), let described = error as Any as? CustomStringConvertible { return described.description }
+        // On Linux Foundation often gives no POSIX error under its own: its code, in words.
+        if let cocoa = error as? CocoaError {
+            switch cocoa.code {
+            case .fileNoSuchFile, .fileReadNoSuchFile: return "no such file or folder"
+            case .fileWriteNoPermission, .fileReadNoPermission: return "permission denied"
+            case .fileWriteVolumeReadOnly: return "the file system is read-only"
+            case .fileWriteOutOfSpace: return "no space left on the device"
+            case .fileWriteFileExists: return "a file of that name exists"
+            default: break
+            }
+        }
         return (error as NSError).localizedDescription
     }
 
