@@ -217,4 +217,18 @@ struct IntentCommandsEndToEndTests {
         #expect(status == 1)
         #expect(errors.contains("\(folder.path): cannot read the weights: is a directory, not a file"), "\(errors)")
     }
+
+    /// At a terminal, `reception classify` with no message waited without a word: it now says
+    /// it reads lines until Ctrl-D, classifies what is typed, and a pipe is told nothing.
+    @Test func classifyAtATerminalSaysItReadsTypedLines() async throws {
+        let terminal = try TerminalSession(arguments: ["classify"])
+        try await terminal.waitFor("note: classifying each line you type; Ctrl-D ends")
+        terminal.enter("book a table for two tonight")
+        try await terminal.waitFor("action")
+        terminal.type("\u{04}")
+        #expect(try await terminal.exitStatus() == 0)
+        let (_, errors, _) = try await PipedREPL.run(["classify"], input: "book a table\n", separateErrors: true)
+        #expect(!errors.contains("Ctrl-D"), "\(errors)")
+    }
+
 }

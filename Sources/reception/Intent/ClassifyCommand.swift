@@ -80,6 +80,10 @@ struct ClassifyCommand: ParsableCommand {
         }
         var lineNumber = 0, malformed = 0, notUTF8 = 0
         var restOfALongLine = false
+        // At a terminal, `reception classify` alone waited without a word.
+        if isatty(STDIN_FILENO) == 1 {
+            printError("note: classifying each line you type; Ctrl-D ends (or give the message itself: reception classify \"book a table\")")
+        }
         var lines = InputLines()
         while let input = lines.next() {
             // A line past the limit: its first megabyte is the message, the rest is dropped.
