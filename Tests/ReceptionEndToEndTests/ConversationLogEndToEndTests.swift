@@ -333,6 +333,12 @@ struct ConversationLogEndToEndTests {
         _ = try await PipedREPL.run(["--backend", "oai"], input: "for the log\n", home: home)
         let (listed, _) = try await Self.reception(["logs"], home: home)
         #expect(listed.contains("for the log") && !listed.contains("not for the log"), "\(listed)")
+        // Carried on without logging: said, since a later -c would find none of it.
+        let (carried, _) = try await PipedREPL.run(["-c", "--no-log"], input: "", home: home)
+        #expect(carried.contains("This session is not logged (--no-log): what is said now is not added to conversation"), "\(carried)")
+        _ = try await Self.reception(["logs", "off"], home: home)
+        let (carriedOff, _) = try await PipedREPL.run(["-c"], input: "", home: home)
+        #expect(carriedOff.contains("Logging is off (reception logs on turns it on)"), "\(carriedOff)")
     }
 
     /// A profile pointed at another server since: the history is not sent there, and the REPL says so.

@@ -240,6 +240,13 @@ extension REPL {
         let moved = conversation.backend == backendName ? "" : " (held with \(conversation.backend); its turns now go to \(backendName))"
         let earlier = conversation.exchangeCount > exchanges.count ? " (the last \(exchanges.count) of \(conversation.exchangeCount))" : ""
         note("Continuing conversation \(short)\(moved): \(Counted.phrase(exchanges.count, "earlier exchange"))\(earlier), the last on \(Self.dateText(conversation.lastAt)). /history lists them; /new starts afresh.")
+        // Read from the log, but not written to it: a later `-c` would find the conversation
+        // without what is said now, with nothing to say why.
+        if !log.writing {
+            note("This session is not logged (--no-log): what is said now is not added to conversation \(short).")
+        } else if log.control?.isOn == false {
+            note("Logging is off (reception logs on turns it on): what is said now is not added to conversation \(short).")
+        }
         if log.hold?.isHeldElsewhere == true {
             // Both sessions add to it, each engine seeing only its own session's turns; the log
             // lists the exchanges in the order they were sent.
