@@ -1019,6 +1019,10 @@ private struct Analysis {
     static func describe(_ error: YamlError) -> (line: Int, column: Int, message: String) {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
+            // libyaml's own words name its C function ("set with yaml_set_max_nest_level()").
+            if problem.hasPrefix("Maximum nesting level reached") {
+                return (mark.line, mark.column, "nested too deep (more than libyaml's limit of brackets or indented levels)")
+            }
             return YAMLErrorPlace.choose(problem: problem, line: mark.line, column: mark.column,
                                          context: context?.text, contextLine: context?.mark.line, contextColumn: context?.mark.column)
         case .reader(let problem, let offset, let value, let yaml):

@@ -218,6 +218,10 @@ struct LintTests {
                                             "d.md:6:1: error: `formality` is set twice (first on line 2)",
                                             "d.md:7:8: error: `emoji` must be one of none, sparing, allowed; got `lots`",
                                             "d.md:8:1: warning: unknown key `tonne` in front matter, ignored; did you mean `tone`?"], "\(all)")
+        // Nesting past libyaml's limit is said in words, not the name of its C function.
+        let deep = SoulLinter.lint(text: "---\nk: " + String(repeating: "[", count: 2_000) + String(repeating: "]", count: 2_000) + "\n---\n", fileName: "n.md")
+        #expect(deep.errors.first?.message.hasSuffix("nested too deep (more than libyaml's limit of brackets or indented levels)") == true
+                && !deep.errors.contains { $0.message.contains("yaml_set") }, "\(deep)")
         // A tab in the indentation is named: the scanner's own words do not say it.
         let tabbed = SoulLinter.lint(text: "---\nlength:\n\tmax_sentences: 2\n---\n", fileName: "t.md")
         #expect(tabbed.errors.first?.line == 3 && tabbed.errors.first?.message.contains("indented with a tab") == true, "\(tabbed)")
