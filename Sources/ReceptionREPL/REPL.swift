@@ -507,6 +507,7 @@ public actor REPL {
         }
         // The transcript keeps the soul's Markdown (what /save writes); the log, what was shown.
         state.transcript.append(TranscriptEntry(speaker: .reception, markdown: markdown))
+        if let soul = souls?.currentLabel, state.soulsHeard.last != soul { state.soulsHeard.append(soul) }
         lastDisplay = []
         return shown
     }

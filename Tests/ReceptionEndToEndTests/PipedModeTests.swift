@@ -277,6 +277,22 @@ struct PipedModeTests {
         #expect(saved.contains("## Reception"))
     }
 
+    /// A transcript whose answers were said in two souls was headed with the last alone: the
+    /// header names each, in order, and /new starts the list again.
+    @Test func saveNamesEverySoulTheAnswersWereSaidIn() async throws {
+        let file = Scratch.root.appendingPathComponent("reception-save-\(UUID().uuidString).md")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let input = "what can reception do?\n/soul butler\nwhat is trust?\n/save \(file.path)\n/new\nwhat is trust?\n/save \(file.path) --force\n"
+        let (output, _) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "0", "--no-log"], input: input)
+        #expect(output.components(separatedBy: "Saved ").count == 3, "\(output)")
+        let saved = try String(contentsOf: file, encoding: .utf8)
+        #expect(saved.contains("- soul: Ambrose (butler)\n"), "the second save, after /new: \(saved)")
+        let (both, _) = try await PipedREPL.run(["--trust", "1", "--local-step-ms", "0", "--no-log"],
+                                                input: "what can reception do?\n/soul butler\nwhat is trust?\n/save \(file.path) --force\n")
+        #expect(both.contains("Saved"), "\(both)")
+        #expect(try String(contentsOf: file, encoding: .utf8).contains("- soul: Reception (default), then Ambrose (butler)\n"))
+    }
+
     /// `~` is $HOME (the one the person is using, not the account's); an unquoted name with a
     /// space is one file; a folder or a missing folder is said plainly.
     @Test func saveExpandsTildeFromHomeKeepsSpacesAndExplainsFailures() async throws {

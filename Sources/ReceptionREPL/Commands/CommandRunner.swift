@@ -430,8 +430,9 @@ extension REPL {
             }
             if !force { return error("\(url.path) already exists; /save \(path) --force replaces it.") }
         }
-        let markdown = TranscriptWriter.markdown(state.transcript, sessionID: state.sessionID, backend: backendName,
-                                                 soul: souls?.currentLabel)
+        // Every soul the answers were said in ("Reception (default), then Ambrose (butler)").
+        let souls = state.soulsHeard.isEmpty ? self.souls?.currentLabel : state.soulsHeard.joined(separator: ", then ")
+        let markdown = TranscriptWriter.markdown(state.transcript, sessionID: state.sessionID, backend: backendName, soul: souls)
         do {
             // The looks above choose the message; the write itself keeps the promise (never
             // replacing without --force, never through a link), whatever appears meanwhile.

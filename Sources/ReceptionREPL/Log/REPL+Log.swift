@@ -284,6 +284,7 @@ extension REPL {
         state.turns = []
         state.messages = []
         state.transcript = []
+        state.soulsHeard = []
         state.goal = nil
         state.lastFollowups = []
         state.lastAnswerInFull = nil

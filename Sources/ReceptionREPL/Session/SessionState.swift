@@ -16,6 +16,9 @@ public struct SessionState: Sendable {
     public var messages: [SentMessage] = []
     /// What was shown, for `/save` (Markdown, in order).
     public var transcript: [TranscriptEntry] = []
+    /// The souls this conversation's answers were said in, in order (a switch adds one): what
+    /// `/save` heads the transcript with, not only the soul in use when it is saved.
+    public var soulsHeard: [String] = []
     /// The last request as the backend received it (after every middleware).
     public var lastRequest: ReceptionRequest?
     /// The same request in the engine's wire format, when the backend has one (for `/request`).
