@@ -311,7 +311,8 @@ struct MarkdownSoulReader {
 
             // "You are Gus. Be brief. Never say \"awesome\".": a ban in a later sentence of a line
             // of prose is a ban all the same; the line stays the persona's own words.
-            if sectionKind != .vocabulary, roles[index] == .prose {
+            // (Split only a line that has such words at all: parsing is on the REPL's start path.)
+            if sectionKind != .vocabulary, roles[index] == .prose, Self.neverSayStarts.contains(where: { lowered.fastContains($0) }) {
                 for sentence in Self.laterSentences(trimmed) where Self.isNeverSayLine(sentence.lowercased()) {
                     var cut = sentence
                     if let dash = Self.dashOutsideQuotes(sentence) { cut = String(sentence[..<dash]) }
@@ -648,15 +649,16 @@ struct MarkdownSoulReader {
         return sentences.dropFirst().map { $0.trimmedSpaces }.filter { !$0.isEmpty }
     }
 
+    static let neverSayStarts = ["never say", "never use", "don't say", "don’t say", "don't use", "don’t use", "do not say", "do not use", "avoid saying", "avoid the word", "avoid phrases", "never write", "sag nie", "sage nie", "niemals",
+                                 "ich sage nie", "ich sage niemals", "ich verwende nie", "je ne dis jamais", "ne dis jamais", "ne jamais dire", "nunca digo", "nunca digas", "nunca uses",
+                                 "nunca diga", "nunca uso", "nunca use", "não diga", "não use", "não digo", "não uso"]
+
     /// "Never say …", "Don't use …", "Avoid saying …" with quoted terms.
     static func isNeverSayLine(_ lowered: String) -> Bool {
         var text = Substring(lowered)
         if let marker = listMarkerLength(text) { text = text.dropFirst(marker) }
         text = text.drop { $0 == " " || $0 == "*" || $0 == "_" }
-        let starts = ["never say", "never use", "don't say", "don’t say", "don't use", "don’t use", "do not say", "do not use", "avoid saying", "avoid the word", "avoid phrases", "never write", "sag nie", "sage nie", "niemals",
-                      "ich sage nie", "ich sage niemals", "ich verwende nie", "je ne dis jamais", "ne dis jamais", "ne jamais dire", "nunca digo", "nunca digas", "nunca uses",
-                      "nunca diga", "nunca uso", "nunca use", "não diga", "não use", "não digo", "não uso"]
-        guard starts.contains(where: { text.hasPrefix($0) }) else { return false }
+        guard neverSayStarts.contains(where: { text.hasPrefix($0) }) else { return false }
         return text.contains("\"") || text.contains("“") || text.contains("`") || text.contains("„") || text.contains("「") || text.contains("«")
     }
 
