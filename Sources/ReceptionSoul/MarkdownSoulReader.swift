@@ -311,8 +311,10 @@ struct MarkdownSoulReader {
 
             // "You are Gus. Be brief. Never say \"awesome\".": a ban in a later sentence of a line
             // of prose is a ban all the same; the line stays the persona's own words.
-            // (Split only a line that has such words at all: parsing is on the REPL's start path.)
-            if sectionKind != .vocabulary, roles[index] == .prose, Self.neverSayStarts.contains(where: { lowered.fastContains($0) }) {
+            // (Split only a line with a quote, which a ban needs, and a ban's words: parsing is
+            // on the REPL's start path.)
+            if sectionKind != .vocabulary, roles[index] == .prose, trimmed.unicodeScalars.contains(where: { Self.quoteMarks.contains($0) }),
+               Self.neverSayStarts.contains(where: { lowered.fastContains($0) }) {
                 for sentence in Self.laterSentences(trimmed) where Self.isNeverSayLine(sentence.lowercased()) {
                     var cut = sentence
                     if let dash = Self.dashOutsideQuotes(sentence) { cut = String(sentence[..<dash]) }
@@ -648,6 +650,9 @@ struct MarkdownSoulReader {
         sentences.append(current)
         return sentences.dropFirst().map { $0.trimmedSpaces }.filter { !$0.isEmpty }
     }
+
+    /// The quotation marks a ban's terms are written in (see `isNeverSayLine`).
+    static let quoteMarks: Set<Unicode.Scalar> = ["\"", "“", "`", "„", "「", "«"]
 
     static let neverSayStarts = ["never say", "never use", "don't say", "don’t say", "don't use", "don’t use", "do not say", "do not use", "avoid saying", "avoid the word", "avoid phrases", "never write", "sag nie", "sage nie", "niemals",
                                  "ich sage nie", "ich sage niemals", "ich verwende nie", "je ne dis jamais", "ne dis jamais", "ne jamais dire", "nunca digo", "nunca digas", "nunca uses",
