@@ -32,6 +32,13 @@ struct SoulCommandsEndToEndTests {
         let (every, _, _) = try await PipedREPL.run(["soul", "lint", "--all", file.path], input: "", separateErrors: true)
         #expect(every.components(separatedBy: "\n").filter { $0.contains(": warning: section \"Empty") }.count == 50 && !every.contains("more warnings"),
                 "\(every)")
+        // Unknown keys are one kind too, whatever key each names (ten were ten kinds, all shown).
+        let keys = folder.appendingPathComponent("keys.md")
+        try ("---\n" + (0..<10).map { "a\($0): 1\n" }.joined() + "tonne: calm\n---\nI am Ada.\n").write(to: keys, atomically: true, encoding: .utf8)
+        let (keyed, _, _) = try await PipedREPL.run(["soul", "lint", keys.path], input: "", separateErrors: true)
+        #expect(keyed.components(separatedBy: "\n").filter { $0.contains(": warning: unknown key") }.count == 6, "five of ten, and the suggestion: \(keyed)")
+        #expect(keyed.contains("\(keys.path): 5 more warnings of this kind: unknown key `…` in front matter, ignored (--all shows them)"), "\(keyed)")
+        #expect(keyed.contains("unknown key `tonne` in front matter, ignored; did you mean `tone`?"), "a suggestion is not counted away: \(keyed)")
     }
 
     /// `soul bench` takes a soul as the other soul commands do: a path, an id or a name.

@@ -33,9 +33,12 @@ struct SoulCommand: ParsableCommand {
         /// different message among them was lost.
         static let shownAlike = 5
 
-        /// A message with what it quotes left out: `section "…" is empty`.
+        /// A message with what it quotes left out: `section "…" is empty`, "unknown key `…` in
+        /// front matter, ignored" (ten unknown keys were ten kinds, each shown). One with a
+        /// did-you-mean stays a kind of its own, so the suggestion is not counted away.
         static func kind(of message: String) -> String {
             message.replacingOccurrences(of: #""[^"]*""#, with: "\"…\"", options: .regularExpression)
+                .replacingOccurrences(of: #"`[^`]*`"#, with: "`…`", options: .regularExpression)
         }
 
         func run() throws {
