@@ -323,13 +323,8 @@ public struct CorpusReader: Sendable {
     /// Why a stream could not be read, as the corpus errors say it: "cannot be read (it is a
     /// directory)". `classify` says the same of its standard input.
     public static func unreadable(_ error: any Error) -> String {
-        // Foundation wraps the system's error (NSPOSIXErrorDomain) in a Cocoa one.
-        let error = error as NSError
-        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
-        guard let posix = [underlying, error].compactMap({ $0 }).first(where: { $0.domain == NSPOSIXErrorDomain }) else {
-            return "cannot be read (\(PlainFile.reason(of: error)))"
-        }
-        return unreadable(errno: Int32(posix.code))
+        guard let code = PlainFile.errnoCode(of: error) else { return "cannot be read (\(PlainFile.reason(of: error)))" }
+        return unreadable(errno: code)
     }
 
     public static func unreadable(errno code: Int32) -> String {

@@ -69,8 +69,7 @@ public enum PlainFile {
     /// Why a Foundation file operation failed, in the same plain words: the POSIX reason under
     /// Foundation's wrapper ("permission denied"), never `Error Domain=NSCocoaErrorDomain Code=513`.
     public static func reason(of error: any Error) -> String {
-        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        if let underlying, underlying.domain == NSPOSIXErrorDomain { return reason(errno: Int32(underlying.code)) }
+        if let code = errnoCode(of: error) { return reason(errno: code) }
         // Our own errors say themselves; bridged they would read "The operation could not be completed".
         // (Cast through Any: on Linux the compiler deems the direct cast always true and warns.)
         if !(error is CocoaError), let described = error as Any as? CustomStringConvertible { return described.description }
@@ -96,6 +95,14 @@ public enum PlainFile {
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return nil }
         guard stat(path, &info) != 0 else { return nil }
         return errno == ELOOP ? "a symbolic link in a loop (too many symbolic links)" : "a symbolic link to \(reason(errno: errno) == "no such file" ? "nothing" : reason(errno: errno))"
+    }
+
+    /// The system's error code behind a Foundation error: the error itself when it is a POSIX
+    /// one, or the POSIX error Foundation wrapped in its own (`NSUnderlyingErrorKey`).
+    public static func errnoCode(of error: any Error) -> Int32? {
+        let error = error as NSError
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        return [underlying, error].compactMap { $0 }.first { $0.domain == NSPOSIXErrorDomain }.map { Int32($0.code) }
     }
 
     /// A failed system call on a file, in words a person can act on.
