@@ -80,7 +80,6 @@ actor LocalEngine {
     /// `greeting`: what `Answerer.greeting` read the request as, read once by the caller (which
     /// searched nothing for one).
     func answer(_ request: ReceptionRequest, greeting: Answerer.Greeting?, matches: [KnowledgeBase.Match], durationMS: Int) -> BackendResult {
-        let knowledge = knowledge
         let suggestions = suggestions()
         let composed: Answerer.Composed
         if let greeting {
